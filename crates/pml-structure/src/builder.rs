@@ -1,0 +1,1606 @@
+//! The walk from SWC's syntax tree to the static structure.
+//!
+//! One pass over the statements in evaluation order. Control flow is tracked with a *frontier*:
+//! the nodes (with the decision outcome, if any) that the next node must follow. A new node gets
+//! one edge from every pending entry and becomes the frontier. Branches start from their decision,
+//! and re-join by merging their frontiers; `return`/`throw`/`break`/`continue` end a path.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+use swc_common::{Span as SwcSpan, Spanned};
+use swc_ecma_ast::{
+    ArrowExpr, ArrowFunctionBody, BinaryOp, CallExpr, Callee, Decl, Expr, ExprOrSpread, ForHead,
+    Lit, MemberExpr, MemberProp, ObjectPatProp, Pat, Prop, PropOrSpread, Stmt, VarDeclKind,
+    VarDeclOrExpr,
+};
+
+use crate::diagnostics;
+use crate::fold::{self, Env, JsValue};
+use crate::model::{
+    ArgumentValue, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity, Span,
+    StaticStructure,
+};
+use crate::parse::LineIndex;
+use crate::rewrite::{self, contains_agent_call, free_variables};
+
+/// What a name is bound to at some point of the program.
+#[derive(Debug, Clone)]
+pub(crate) enum Binding {
+    /// The result of a node, or a path into it: `n1`, `n1.content`, `j1[0]`.
+    Node(String),
+    /// A value known statically (a `const` literal, or an unrolled `map` element).
+    Literal(JsValue),
+    /// The parameter of an unrolled `map` callback: one element of a literal array.
+    Element(JsValue),
+    /// The element parameter of a `map` over a collection whose items are not known: `n1[*]`.
+    Template(String),
+    /// Declared here, value unknown (a `let`, a parameter, a loop variable): hides outer bindings.
+    Opaque,
+}
+
+/// Where an expression sits, which decides which operations become nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// The whole right-hand side of a statement (`const x = ...`, `return ...`, `x = ...`,
+    /// an expression statement): code operations and statement-level operators become nodes.
+    Statement,
+    /// An argument value of an MCP call or an element of `Promise.all`: code operations become
+    /// nodes (so the call's arguments are references to results), operators stay expressions.
+    Argument,
+    /// Anywhere else (conditions, operands, callbacks' surroundings): only MCP and capability
+    /// calls become nodes; code is part of the enclosing expression.
+    Nested,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Pending {
+    from: String,
+    outcome: Option<String>,
+}
+
+/// What evaluating an expression produced.
+#[derive(Debug, Clone, Default)]
+struct Out {
+    /// The expression's value is (a path into) this node's result.
+    value: Option<String>,
+    /// For array literals and `Promise.all`: the value of each element.
+    elements: Option<Vec<Option<String>>>,
+}
+
+impl Out {
+    fn value(value: String) -> Self {
+        Out {
+            value: Some(value),
+            elements: None,
+        }
+    }
+}
+
+/// A point to roll back to (used for forks that turn out to hold nothing).
+struct Checkpoint {
+    nodes: usize,
+    edges: usize,
+    counters: [usize; 6],
+    frontier: Vec<Pending>,
+}
+
+pub(crate) struct Builder<'a> {
+    pub(crate) src: &'a str,
+    /// Subtract from a `BytePos` to get an offset into `src`.
+    pub(crate) base: u32,
+    lines: &'a LineIndex,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    counters: [usize; 6],
+    frontier: Vec<Pending>,
+    /// False after `return`/`throw`/`break`/`continue` until paths merge again.
+    live: bool,
+    scopes: Vec<Scope>,
+    env: Vec<HashMap<String, Binding>>,
+    /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
+    pub(crate) node_spans: HashMap<(u32, u32), String>,
+    /// Frontiers collected at `break` for each enclosing switch (None for loops).
+    breaks: Vec<Option<Vec<Pending>>>,
+    variable_bindings: IndexMap<String, String>,
+    literal_bindings: IndexMap<String, Value>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Env for Builder<'_> {
+    fn literal(&self, name: &str) -> Option<JsValue> {
+        match self.lookup(name)? {
+            Binding::Literal(v) | Binding::Element(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Builder<'a> {
+    pub(crate) fn new(src: &'a str, base: u32, lines: &'a LineIndex) -> Self {
+        Builder {
+            src,
+            base,
+            lines,
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            counters: [0; 6],
+            frontier: Vec::new(),
+            live: true,
+            scopes: Vec::new(),
+            env: vec![HashMap::new()],
+            node_spans: HashMap::new(),
+            breaks: Vec::new(),
+            variable_bindings: IndexMap::new(),
+            literal_bindings: IndexMap::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    pub(crate) fn finish(self) -> StaticStructure {
+        let mut edges = self.edges;
+        let mut seen = std::collections::HashSet::new();
+        edges.retain(|e| seen.insert((e.from.clone(), e.to.clone(), e.kind, e.outcome.clone())));
+        StaticStructure {
+            nodes: self.nodes,
+            edges,
+            variable_bindings: self.variable_bindings,
+            literal_bindings: self.literal_bindings,
+            hil_required_tools: Vec::new(),
+            diagnostics: self.diagnostics,
+        }
+    }
+
+    // ----- positions and text -------------------------------------------------------------
+
+    pub(crate) fn offsets(&self, span: SwcSpan) -> (usize, usize) {
+        let lo = (span.lo.0.saturating_sub(self.base) as usize).min(self.src.len());
+        let hi = (span.hi.0.saturating_sub(self.base) as usize).clamp(lo, self.src.len());
+        (lo, hi)
+    }
+
+    pub(crate) fn text(&self, span: SwcSpan) -> &'a str {
+        let (lo, hi) = self.offsets(span);
+        self.src.get(lo..hi).unwrap_or("")
+    }
+
+    fn span(&self, span: SwcSpan) -> Span {
+        let (start, end) = self.offsets(span);
+        let (line, column) = self.lines.line_col(self.src, start);
+        Span {
+            start,
+            end,
+            line,
+            column,
+        }
+    }
+
+    fn warn(&mut self, code: &str, message: String, span: SwcSpan) {
+        let (start, _) = self.offsets(span);
+        let (line, column) = self.lines.line_col(self.src, start);
+        self.diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            code: code.into(),
+            message,
+            line,
+            column,
+        });
+    }
+
+    // ----- bindings -----------------------------------------------------------------------
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.env.iter().rev().find_map(|scope| scope.get(name))
+    }
+
+    fn bind(&mut self, name: &str, binding: Binding) {
+        if let Some(scope) = self.env.last_mut() {
+            scope.insert(name.to_string(), binding);
+        }
+    }
+
+    fn push_env(&mut self) {
+        self.env.push(HashMap::new());
+    }
+
+    fn pop_env(&mut self) {
+        if self.env.len() > 1 {
+            self.env.pop();
+        }
+    }
+
+    /// Bind every name a pattern declares to `Opaque`.
+    fn bind_opaque(&mut self, pat: &Pat) {
+        let mut names = Vec::new();
+        rewrite::pattern_names(pat, &mut names);
+        for name in names {
+            self.bind(&name, Binding::Opaque);
+        }
+    }
+
+    /// Bind a declaration pattern to a node's result (`value`), element-wise for arrays when the
+    /// elements are known (`const [a, b] = await Promise.all([...])`).
+    fn bind_pattern(&mut self, pat: &Pat, value: &str, elements: Option<&[Option<String>]>) {
+        match pat {
+            Pat::Ident(id) => {
+                self.bind(&id.id.sym, Binding::Node(value.to_string()));
+                self.variable_bindings
+                    .insert(id.id.sym.to_string(), value.to_string());
+            }
+            Pat::Array(arr) => {
+                for (i, elem) in arr.elems.iter().enumerate() {
+                    let Some(elem) = elem else { continue };
+                    if let Pat::Rest(rest) = elem {
+                        self.bind_opaque(&rest.arg);
+                        continue;
+                    }
+                    let path = elements
+                        .and_then(|els| els.get(i).cloned().flatten())
+                        .unwrap_or_else(|| format!("{value}[{i}]"));
+                    self.bind_pattern(elem, &path, None);
+                }
+            }
+            Pat::Object(obj) => {
+                for prop in &obj.props {
+                    match prop {
+                        ObjectPatProp::KeyValue(kv) => match fold::prop_name(&kv.key) {
+                            Some(key) => {
+                                let path = member_path(value, &key);
+                                self.bind_pattern(&kv.value, &path, None);
+                            }
+                            None => self.bind_opaque(&kv.value),
+                        },
+                        ObjectPatProp::Assign(a) => {
+                            let name = a.key.id.sym.to_string();
+                            let path = member_path(value, &name);
+                            if a.value.is_some() {
+                                // A default value: the binding may not be the result's property.
+                                self.bind(&name, Binding::Opaque);
+                            } else {
+                                self.bind(&name, Binding::Node(path.clone()));
+                                self.variable_bindings.insert(name, path);
+                            }
+                        }
+                        ObjectPatProp::Rest(rest) => self.bind_opaque(&rest.arg),
+                    }
+                }
+            }
+            Pat::Assign(a) => self.bind_opaque(&a.left),
+            other => self.bind_opaque(other),
+        }
+    }
+
+    // ----- nodes and edges ----------------------------------------------------------------
+
+    fn next_id(&mut self, kind: NodeKind) -> String {
+        let slot = kind as usize;
+        self.counters[slot] += 1;
+        format!("{}{}", kind.prefix(), self.counters[slot])
+    }
+
+    /// Create a node after the current frontier, which it then becomes.
+    fn add_node(&mut self, mut node: Node) -> String {
+        node.scope = self.scopes.last().cloned();
+        let id = node.id.clone();
+        for pending in std::mem::take(&mut self.frontier) {
+            self.edges.push(Edge {
+                from: pending.from,
+                to: id.clone(),
+                kind: if pending.outcome.is_some() {
+                    EdgeKind::Conditional
+                } else {
+                    EdgeKind::Sequence
+                },
+                outcome: pending.outcome,
+                coverage: None,
+            });
+        }
+        self.frontier = vec![Pending {
+            from: id.clone(),
+            outcome: None,
+        }];
+        self.live = true;
+        self.nodes.push(node);
+        id
+    }
+
+    fn new_node(&mut self, kind: NodeKind, span: SwcSpan) -> Node {
+        let id = self.next_id(kind);
+        Node::new(id, kind, self.span(span))
+    }
+
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            nodes: self.nodes.len(),
+            edges: self.edges.len(),
+            counters: self.counters,
+            frontier: self.frontier.clone(),
+        }
+    }
+
+    fn rollback(&mut self, cp: Checkpoint) {
+        self.nodes.truncate(cp.nodes);
+        self.edges.truncate(cp.edges);
+        self.counters = cp.counters;
+        self.frontier = cp.frontier;
+    }
+
+    fn record_span(&mut self, span: SwcSpan, value: &str) {
+        self.node_spans
+            .insert((span.lo.0, span.hi.0), value.to_string());
+    }
+
+    // ----- statements ---------------------------------------------------------------------
+
+    pub(crate) fn stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            if !self.live {
+                // Unreachable code after return/throw/break/continue.
+                break;
+            }
+            self.stmt(stmt);
+        }
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        self.push_env();
+        self.stmts(stmts);
+        self.pop_env();
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Block(b) => self.block(&b.stmts),
+            Stmt::Expr(e) => {
+                self.expr(&e.expr, Position::Statement);
+            }
+            Stmt::Decl(Decl::Var(var)) => {
+                for decl in &var.decls {
+                    self.declarator(var.kind, &decl.name, decl.init.as_deref());
+                }
+            }
+            Stmt::Decl(Decl::Fn(f)) => {
+                self.bind(&f.ident.sym, Binding::Opaque);
+                if contains_agent_call(&*f.function) {
+                    self.warn_unanalysed(f.function.span, &format!("function `{}`", f.ident.sym));
+                }
+            }
+            Stmt::Decl(Decl::Class(c)) => {
+                self.bind(&c.ident.sym, Binding::Opaque);
+                if contains_agent_call(&*c.class) {
+                    self.warn_unanalysed(c.class.span, &format!("class `{}`", c.ident.sym));
+                }
+            }
+            Stmt::Decl(_) => {}
+            Stmt::Return(r) => {
+                if let Some(arg) = &r.arg {
+                    self.expr(arg, Position::Statement);
+                }
+                self.end_path();
+            }
+            Stmt::Throw(t) => {
+                self.expr(&t.arg, Position::Nested);
+                self.end_path();
+            }
+            Stmt::Break(b) => {
+                if b.label.is_none() {
+                    if let Some(Some(target)) = self.breaks.last_mut() {
+                        target.extend(std::mem::take(&mut self.frontier));
+                    }
+                }
+                self.end_path();
+            }
+            Stmt::Continue(_) => self.end_path(),
+            Stmt::If(i) => self.if_stmt(i),
+            Stmt::Switch(s) => self.switch_stmt(s),
+            Stmt::Labeled(l) => self.stmt(&l.body),
+            Stmt::Try(t) => {
+                self.block(&t.block.stmts);
+                if let Some(handler) = &t.handler {
+                    // The handler runs after part of the block: it continues from what ran.
+                    self.live = true;
+                    self.push_env();
+                    if let Some(param) = &handler.param {
+                        self.bind_opaque(param);
+                    }
+                    self.stmts(&handler.body.stmts);
+                    self.pop_env();
+                }
+                if let Some(finalizer) = &t.finalizer {
+                    self.live = true;
+                    self.block(&finalizer.stmts);
+                }
+            }
+            Stmt::ForOf(f) => {
+                self.expr(&f.right, Position::Nested);
+                let header = self.rewrite_text(&f.right);
+                let kind = LoopKind::ForOf;
+                self.loop_stmt(stmt.span(), kind, Some(header), |b| {
+                    b.bind_for_head(&f.left);
+                    b.loop_body(&f.body);
+                });
+            }
+            Stmt::ForIn(f) => {
+                self.expr(&f.right, Position::Nested);
+                let header = self.rewrite_text(&f.right);
+                self.loop_stmt(stmt.span(), LoopKind::ForIn, Some(header), |b| {
+                    b.bind_for_head(&f.left);
+                    b.loop_body(&f.body);
+                });
+            }
+            Stmt::For(f) => {
+                let condition = f.test.as_deref().map(|t| self.rewrite_text(t));
+                self.loop_stmt(stmt.span(), LoopKind::For, condition, |b| {
+                    match &f.init {
+                        Some(VarDeclOrExpr::VarDecl(v)) => {
+                            for d in &v.decls {
+                                b.bind_opaque(&d.name);
+                            }
+                        }
+                        Some(VarDeclOrExpr::Expr(e)) => {
+                            b.expr(e, Position::Nested);
+                        }
+                        None => {}
+                    }
+                    if let Some(test) = &f.test {
+                        b.expr(test, Position::Nested);
+                    }
+                    b.loop_body(&f.body);
+                    if let Some(update) = &f.update {
+                        b.expr(update, Position::Nested);
+                    }
+                });
+            }
+            Stmt::While(w) => {
+                let condition = Some(self.rewrite_text(&w.test));
+                self.loop_stmt(stmt.span(), LoopKind::While, condition, |b| {
+                    b.expr(&w.test, Position::Nested);
+                    b.loop_body(&w.body);
+                });
+            }
+            Stmt::DoWhile(w) => {
+                let condition = Some(self.rewrite_text(&w.test));
+                self.loop_stmt(stmt.span(), LoopKind::DoWhile, condition, |b| {
+                    b.loop_body(&w.body);
+                    b.live = true;
+                    b.expr(&w.test, Position::Nested);
+                });
+            }
+            Stmt::With(w) => {
+                self.expr(&w.obj, Position::Nested);
+                self.stmt(&w.body);
+            }
+            Stmt::Empty(_) | Stmt::Debugger(_) => {}
+        }
+    }
+
+    fn end_path(&mut self) {
+        self.frontier.clear();
+        self.live = false;
+    }
+
+    fn warn_unanalysed(&mut self, span: SwcSpan, what: &str) {
+        self.warn(
+            diagnostics::UNANALYSED_FUNCTION,
+            format!(
+                "{what} calls MCP tools where pml cannot tell when it runs; calls inside it are not analysed statically"
+            ),
+            span,
+        );
+    }
+
+    fn bind_for_head(&mut self, head: &ForHead) {
+        match head {
+            ForHead::VarDecl(v) => {
+                for d in &v.decls {
+                    self.bind_opaque(&d.name);
+                }
+            }
+            ForHead::UsingDecl(u) => {
+                for d in &u.decls {
+                    self.bind_opaque(&d.name);
+                }
+            }
+            ForHead::Pat(p) => self.bind_opaque(p),
+        }
+    }
+
+    fn loop_body(&mut self, body: &Stmt) {
+        self.breaks.push(None);
+        self.stmt(body);
+        self.breaks.pop();
+    }
+
+    /// A loop: one node holding the loop's source; its body's nodes are scoped to it. What
+    /// follows the loop comes after the loop node (the body may run any number of times).
+    fn loop_stmt(
+        &mut self,
+        span: SwcSpan,
+        kind: LoopKind,
+        condition: Option<String>,
+        body: impl FnOnce(&mut Self),
+    ) -> String {
+        let mut node = self.new_node(NodeKind::Loop, span);
+        node.loop_kind = Some(kind);
+        node.code = Some(self.text(span).to_string());
+        node.condition = condition;
+        let id = self.add_node(node);
+        self.scopes.push(Scope::Loop { id: id.clone() });
+        self.push_env();
+        body(self);
+        self.pop_env();
+        self.scopes.pop();
+        self.frontier = vec![Pending {
+            from: id.clone(),
+            outcome: None,
+        }];
+        self.live = true;
+        id
+    }
+
+    fn if_stmt(&mut self, stmt: &swc_ecma_ast::IfStmt) {
+        self.expr(&stmt.test, Position::Nested);
+        let cp = self.checkpoint();
+        let mut node = self.new_node(NodeKind::Decision, stmt.span);
+        node.condition = Some(self.rewrite_text(&stmt.test));
+        let d = self.add_node(node);
+        let after = self.nodes.len();
+        let (mut exits, mut ended) = self.branch(&d, "true", |b| b.stmt(&stmt.cons));
+        match &stmt.alt {
+            Some(alt) => {
+                let (more, alt_ended) = self.branch(&d, "false", |b| b.stmt(alt));
+                exits.extend(more);
+                ended |= alt_ended;
+            }
+            None => exits.push(Pending {
+                from: d.clone(),
+                outcome: Some("false".into()),
+            }),
+        }
+        if self.nodes.len() == after && !ended {
+            // No node and no early exit in either branch: the `if` does not shape the structure.
+            self.rollback(cp);
+            self.live = true;
+            return;
+        }
+        self.merge(exits);
+    }
+
+    /// Run `f` as the branch `outcome` of decision `d`; returns the branch's exit frontier and
+    /// whether the path ended inside it (return/throw/break/continue).
+    fn branch(
+        &mut self,
+        d: &str,
+        outcome: &str,
+        f: impl FnOnce(&mut Self),
+    ) -> (Vec<Pending>, bool) {
+        self.frontier = vec![Pending {
+            from: d.to_string(),
+            outcome: Some(outcome.to_string()),
+        }];
+        self.live = true;
+        self.scopes.push(Scope::Decision {
+            id: d.to_string(),
+            outcome: outcome.to_string(),
+        });
+        self.push_env();
+        f(self);
+        self.pop_env();
+        self.scopes.pop();
+        if self.live {
+            (std::mem::take(&mut self.frontier), false)
+        } else {
+            (Vec::new(), true)
+        }
+    }
+
+    fn merge(&mut self, exits: Vec<Pending>) {
+        self.live = !exits.is_empty();
+        self.frontier = exits;
+    }
+
+    fn switch_stmt(&mut self, stmt: &swc_ecma_ast::SwitchStmt) {
+        self.expr(&stmt.discriminant, Position::Nested);
+        let cp = self.checkpoint();
+        let mut ended = false;
+        let mut node = self.new_node(NodeKind::Decision, stmt.span);
+        node.condition = Some(self.rewrite_text(&stmt.discriminant));
+        let d = self.add_node(node);
+        let after = self.nodes.len();
+        self.breaks.push(Some(Vec::new()));
+        let mut fallthrough: Vec<Pending> = Vec::new();
+        let mut has_default = false;
+        for case in &stmt.cases {
+            let outcome = match &case.test {
+                Some(test) => format!("case:{}", self.case_label(test)),
+                None => {
+                    has_default = true;
+                    "default".to_string()
+                }
+            };
+            let mut entry = std::mem::take(&mut fallthrough);
+            entry.push(Pending {
+                from: d.clone(),
+                outcome: Some(outcome.clone()),
+            });
+            self.frontier = entry;
+            self.live = true;
+            self.scopes.push(Scope::Decision {
+                id: d.clone(),
+                outcome,
+            });
+            self.stmts(&case.cons);
+            self.scopes.pop();
+            if self.live {
+                fallthrough = std::mem::take(&mut self.frontier);
+            } else if case
+                .cons
+                .last()
+                .is_some_and(|s| !matches!(s, Stmt::Break(b) if b.label.is_none()))
+            {
+                ended = true;
+            }
+        }
+        let mut exits = self.breaks.pop().flatten().unwrap_or_default();
+        exits.extend(fallthrough);
+        if !has_default {
+            exits.push(Pending {
+                from: d,
+                outcome: Some("default".into()),
+            });
+        }
+        if self.nodes.len() == after && !ended {
+            self.rollback(cp);
+            self.live = true;
+            return;
+        }
+        self.merge(exits);
+    }
+
+    fn case_label(&self, test: &Expr) -> String {
+        match fold::fold(test, self) {
+            Some(JsValue::Str(s)) => s,
+            Some(v @ (JsValue::Num(_) | JsValue::Bool(_) | JsValue::Null)) => v.to_js_string(),
+            _ => self.rewrite_text(test),
+        }
+    }
+
+    fn declarator(&mut self, kind: VarDeclKind, name: &Pat, init: Option<&Expr>) {
+        let Some(init) = init else {
+            self.bind_opaque(name);
+            return;
+        };
+        if kind == VarDeclKind::Const {
+            if let Pat::Ident(id) = name {
+                if let Some(value) = fold::fold(init, self) {
+                    if let Some(json) = value.to_json() {
+                        self.literal_bindings.insert(id.id.sym.to_string(), json);
+                    }
+                    self.bind(&id.id.sym, Binding::Literal(value));
+                    return;
+                }
+            }
+        }
+        let out = self.expr(init, Position::Statement);
+        match out.value {
+            Some(value) => self.bind_pattern(name, &value, out.elements.as_deref()),
+            None => self.bind_opaque(name),
+        }
+    }
+
+    // ----- expressions --------------------------------------------------------------------
+
+    fn expr(&mut self, e: &Expr, pos: Position) -> Out {
+        let out = self.expr_inner(e, pos);
+        if let Some(v) = &out.value {
+            if !matches!(e, Expr::Ident(_)) {
+                self.record_span(e.span(), v);
+            }
+        }
+        out
+    }
+
+    fn expr_inner(&mut self, e: &Expr, pos: Position) -> Out {
+        match e {
+            Expr::Paren(p) => self.expr(&p.expr, pos),
+            Expr::Await(a) => self.expr(&a.arg, pos),
+            Expr::TsAs(x) => self.expr(&x.expr, pos),
+            Expr::TsNonNull(x) => self.expr(&x.expr, pos),
+            Expr::TsSatisfies(x) => self.expr(&x.expr, pos),
+            Expr::TsConstAssertion(x) => self.expr(&x.expr, pos),
+            Expr::TsTypeAssertion(x) => self.expr(&x.expr, pos),
+            Expr::Call(call) => self.call(call, pos),
+            Expr::Ident(id) => match self.lookup(&id.sym) {
+                Some(Binding::Node(v)) => Out::value(v.clone()),
+                _ => Out::default(),
+            },
+            Expr::Member(m) => self.member(m, pos),
+            Expr::Array(arr) => {
+                let child = if pos == Position::Nested {
+                    Position::Nested
+                } else {
+                    Position::Argument
+                };
+                let mut elements = Vec::with_capacity(arr.elems.len());
+                for elem in arr.elems.iter() {
+                    elements.push(match elem {
+                        Some(ExprOrSpread { expr, spread: None }) => self.expr(expr, child).value,
+                        Some(ExprOrSpread { expr, .. }) => {
+                            self.expr(expr, child);
+                            None
+                        }
+                        None => None,
+                    });
+                }
+                Out {
+                    value: None,
+                    elements: Some(elements),
+                }
+            }
+            Expr::Object(obj) => {
+                let child = if pos == Position::Nested {
+                    Position::Nested
+                } else {
+                    Position::Argument
+                };
+                for prop in &obj.props {
+                    match prop {
+                        PropOrSpread::Spread(s) => {
+                            self.expr(&s.expr, child);
+                        }
+                        PropOrSpread::Prop(p) => match &**p {
+                            Prop::KeyValue(kv) => {
+                                self.expr(&kv.value, child);
+                            }
+                            Prop::Getter(_) | Prop::Setter(_) | Prop::Method(_) => {}
+                            Prop::Shorthand(_) => {}
+                            Prop::Assign(a) => {
+                                self.expr(&a.value, Position::Nested);
+                            }
+                        },
+                    }
+                }
+                Out::default()
+            }
+            Expr::Cond(c) => self.ternary(c, pos),
+            Expr::Bin(bin) => self.binary(bin, e, pos),
+            Expr::Assign(a) => {
+                let out = self.expr(&a.right, pos);
+                if let Some(name) = a.left.as_ident() {
+                    let name = name.id.sym.to_string();
+                    match &out.value {
+                        Some(v) => {
+                            self.bind_existing(&name, Binding::Node(v.clone()));
+                            self.variable_bindings.insert(name, v.clone());
+                        }
+                        None => self.bind_existing(&name, Binding::Opaque),
+                    }
+                }
+                out
+            }
+            Expr::Tpl(tpl) => {
+                for e in &tpl.exprs {
+                    self.expr(e, Position::Nested);
+                }
+                Out::default()
+            }
+            Expr::TaggedTpl(t) => {
+                self.expr(&t.tag, Position::Nested);
+                for e in &t.tpl.exprs {
+                    self.expr(e, Position::Nested);
+                }
+                Out::default()
+            }
+            Expr::Unary(u) => {
+                self.expr(&u.arg, Position::Nested);
+                Out::default()
+            }
+            Expr::Update(u) => {
+                self.expr(&u.arg, Position::Nested);
+                Out::default()
+            }
+            Expr::Seq(s) => {
+                let mut last = Out::default();
+                for e in &s.exprs {
+                    last = self.expr(e, Position::Nested);
+                }
+                last
+            }
+            Expr::New(n) => {
+                self.expr(&n.callee, Position::Nested);
+                for a in n.args.iter().flatten() {
+                    self.expr(&a.expr, Position::Nested);
+                }
+                Out::default()
+            }
+            Expr::OptChain(_) => {
+                // `a?.b()`: evaluated conditionally at run time; look for calls inside only.
+                self.nested_calls_in(e);
+                Out::default()
+            }
+            Expr::Arrow(_) | Expr::Fn(_) | Expr::Class(_) => {
+                if contains_agent_call(e) {
+                    self.warn_unanalysed(e.span(), "a function");
+                }
+                Out::default()
+            }
+            Expr::Yield(y) => {
+                if let Some(arg) = &y.arg {
+                    self.expr(arg, Position::Nested);
+                }
+                Out::default()
+            }
+            _ => Out::default(),
+        }
+    }
+
+    /// Rebind a name in the scope that declared it (assignment to an existing variable).
+    fn bind_existing(&mut self, name: &str, binding: Binding) {
+        for scope in self.env.iter_mut().rev() {
+            if let Some(slot) = scope.get_mut(name) {
+                *slot = binding;
+                return;
+            }
+        }
+        self.bind(name, binding);
+    }
+
+    /// Walk an expression only for the MCP calls it contains.
+    fn nested_calls_in(&mut self, e: &Expr) {
+        match e {
+            Expr::OptChain(o) => match &*o.base {
+                swc_ecma_ast::OptChainBase::Member(m) => {
+                    self.expr(&m.obj, Position::Nested);
+                }
+                swc_ecma_ast::OptChainBase::Call(c) => {
+                    self.expr(&c.callee, Position::Nested);
+                    for a in &c.args {
+                        self.expr(&a.expr, Position::Nested);
+                    }
+                }
+            },
+            other => {
+                self.expr(other, Position::Nested);
+            }
+        }
+    }
+
+    fn member(&mut self, m: &MemberExpr, pos: Position) -> Out {
+        let obj_pos = if pos == Position::Nested {
+            Position::Nested
+        } else {
+            pos
+        };
+        let obj = self.expr(&m.obj, obj_pos);
+        let key = match &m.prop {
+            MemberProp::Ident(name) => Some(name.sym.to_string()),
+            MemberProp::Computed(c) => {
+                self.expr(&c.expr, Position::Nested);
+                match fold::fold(&c.expr, self) {
+                    Some(JsValue::Num(n)) if n.fract() == 0.0 && n >= 0.0 => {
+                        Some(format!("[{}]", n as u64))
+                    }
+                    Some(JsValue::Str(s)) => Some(s),
+                    _ => None,
+                }
+            }
+            MemberProp::PrivateName(_) => None,
+        };
+        match (obj.value, key) {
+            (Some(base), Some(key)) => Out::value(member_path(&base, &key)),
+            _ => Out::default(),
+        }
+    }
+
+    fn ternary(&mut self, c: &swc_ecma_ast::CondExpr, pos: Position) -> Out {
+        self.expr(&c.test, Position::Nested);
+        let cp = self.checkpoint();
+        let branch_pos = if pos == Position::Nested {
+            Position::Nested
+        } else {
+            Position::Argument
+        };
+        let mut node = self.new_node(NodeKind::Decision, c.span);
+        node.condition = Some(self.rewrite_text(&c.test));
+        let d = self.add_node(node);
+        let after = self.nodes.len();
+        let (mut exits, _) = self.branch(&d, "true", |b| {
+            b.expr(&c.cons, branch_pos);
+        });
+        exits.extend(
+            self.branch(&d, "false", |b| {
+                b.expr(&c.alt, branch_pos);
+            })
+            .0,
+        );
+        if self.nodes.len() == after {
+            self.rollback(cp);
+            self.live = true;
+            return Out::default();
+        }
+        self.merge(exits);
+        Out::default()
+    }
+
+    fn binary(&mut self, bin: &swc_ecma_ast::BinExpr, whole: &Expr, pos: Position) -> Out {
+        let short_circuit = matches!(
+            bin.op,
+            BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::NullishCoalescing
+        );
+        if short_circuit && contains_agent_call(&bin.right) {
+            // `ok && await mcp.a.b()`: the right side runs only for one outcome of the left.
+            self.expr(&bin.left, Position::Nested);
+            let mut node = self.new_node(NodeKind::Decision, bin.span);
+            let left = self.rewrite_text(&bin.left);
+            let (condition, outcome) = match bin.op {
+                BinaryOp::LogicalAnd => (left, "true"),
+                BinaryOp::LogicalOr => (left, "false"),
+                _ => (format!("({left}) == null"), "true"),
+            };
+            node.condition = Some(condition);
+            let d = self.add_node(node);
+            let other = if outcome == "true" { "false" } else { "true" };
+            let (mut exits, _) = self.branch(&d, outcome, |b| {
+                b.expr(&bin.right, Position::Nested);
+            });
+            exits.push(Pending {
+                from: d,
+                outcome: Some(other.into()),
+            });
+            self.merge(exits);
+            return Out::default();
+        }
+        self.expr(&bin.left, Position::Nested);
+        self.expr(&bin.right, Position::Nested);
+        if pos != Position::Statement || fold::fold(whole, self).is_some() {
+            return Out::default();
+        }
+        let Some(op) = pml_pure_ops::binary_operation(bin.op.as_str()) else {
+            return Out::default();
+        };
+        let id = self.code_node(op.tool, bin.span, whole, None, None);
+        Out::value(id)
+    }
+
+    /// Create a `code:*` task for `expr` (its source text is the code), with the free variables
+    /// of the code as arguments. `code_span` narrows the code for chained calls (`map(...)` of
+    /// `xs.filter(...).map(...)`), whose receiver then comes in as the `$receiver` argument.
+    fn code_node(
+        &mut self,
+        tool: &str,
+        span: SwcSpan,
+        whole: &Expr,
+        code_span: Option<SwcSpan>,
+        receiver: Option<String>,
+    ) -> String {
+        let mut node = self.new_node(NodeKind::Task, span);
+        let code = self.text(code_span.unwrap_or(span)).to_string();
+        let mut arguments = IndexMap::new();
+        if let Some(r) = receiver {
+            arguments.insert("$receiver".to_string(), ArgumentValue::reference(r));
+        }
+        let scan: Vec<&Expr> = match (code_span, whole) {
+            (Some(_), Expr::Call(call)) => call.args.iter().map(|a| &*a.expr).collect(),
+            _ => vec![whole],
+        };
+        for e in scan {
+            for name in free_variables(e) {
+                if arguments.contains_key(&name) || rewrite::is_global(&name) {
+                    continue;
+                }
+                let value = match self.lookup(&name) {
+                    Some(Binding::Node(v)) => ArgumentValue::reference(v.clone()),
+                    Some(Binding::Literal(v) | Binding::Element(v)) => match v.to_json() {
+                        Some(json) => ArgumentValue::literal(json),
+                        None => ArgumentValue::reference(name.clone()),
+                    },
+                    Some(Binding::Template(t)) => ArgumentValue::reference(t.clone()),
+                    Some(Binding::Opaque) | None => ArgumentValue::reference(name.clone()),
+                };
+                arguments.insert(name, value);
+            }
+        }
+        if let Err(impure) = pml_pure_ops::validate_pure_code(&code) {
+            let id = node.id.clone();
+            self.warn(
+                diagnostics::IMPURE_CODE,
+                format!("{id} ({tool}): {impure}"),
+                span,
+            );
+        }
+        node.tool = Some(tool.to_string());
+        node.code = Some(code);
+        if !arguments.is_empty() {
+            node.arguments = Some(arguments);
+        }
+        self.add_node(node)
+    }
+
+    // ----- calls --------------------------------------------------------------------------
+
+    fn call(&mut self, call: &CallExpr, pos: Position) -> Out {
+        let Callee::Expr(callee) = &call.callee else {
+            for a in &call.args {
+                self.expr(&a.expr, Position::Nested);
+            }
+            return Out::default();
+        };
+        match classify_callee(callee, self) {
+            CalleeKind::Mcp { server, tool } => {
+                let id = self.agent_call(call, NodeKind::Task, format!("{server}:{tool}"));
+                return Out::value(id);
+            }
+            CalleeKind::Capability(name) => {
+                let id = self.agent_call(call, NodeKind::Capability, name);
+                return Out::value(id);
+            }
+            CalleeKind::DynamicMcp => {
+                self.warn(
+                    diagnostics::DYNAMIC_CALL,
+                    format!(
+                        "`{}`: the server or tool name is computed at run time, so this call is not analysed statically",
+                        self.text(callee.span())
+                    ),
+                    call.span,
+                );
+            }
+            CalleeKind::Fork => return self.fork(call),
+            CalleeKind::Static { tool } => {
+                if pos != Position::Nested {
+                    for a in &call.args {
+                        self.expr(&a.expr, Position::Nested);
+                    }
+                    let id = self.code_node(tool, call.span, &Expr::Call(call.clone()), None, None);
+                    return Out::value(id);
+                }
+            }
+            CalleeKind::Method { method } => return self.method_call(call, callee, method, pos),
+            CalleeKind::Other => {}
+        }
+        self.expr(callee, Position::Nested);
+        for a in &call.args {
+            self.expr(&a.expr, Position::Nested);
+        }
+        Out::default()
+    }
+
+    /// `recv.method(args)`: a code operation, a loop over a callback that calls tools, or an
+    /// ordinary call we only look into.
+    fn method_call(&mut self, call: &CallExpr, callee: &Expr, method: &str, pos: Position) -> Out {
+        let Expr::Member(m) = strip(callee) else {
+            return Out::default();
+        };
+        let callback_calls_tools = call.args.iter().any(|a| contains_agent_call(&a.expr));
+        let receiver_pos = if pos == Position::Nested {
+            Position::Nested
+        } else {
+            Position::Argument
+        };
+        let recv = self.expr(&m.obj, receiver_pos);
+        let chained = recv.value.is_some() && is_call_based(&m.obj);
+
+        if callback_calls_tools && method != "then" {
+            // `items.forEach(async i => await mcp...)`, `xs.map(x => mcp...)` outside Promise.all.
+            let kind = if method == "forEach" {
+                LoopKind::ForEach
+            } else {
+                LoopKind::Callback
+            };
+            let header = recv
+                .value
+                .clone()
+                .unwrap_or_else(|| self.rewrite_text(&m.obj));
+            let id = self.loop_stmt(call.span, kind, Some(header.clone()), |b| {
+                for a in &call.args {
+                    if let Some(cb) = callback(&a.expr) {
+                        b.callback_body(
+                            &cb,
+                            Binding::Template(format!("{header}[*]")),
+                            Position::Nested,
+                        );
+                    } else {
+                        b.expr(&a.expr, Position::Nested);
+                    }
+                }
+            });
+            return Out::value(id);
+        }
+
+        if method == "forEach" && pos != Position::Nested {
+            let header = recv
+                .value
+                .clone()
+                .unwrap_or_else(|| self.rewrite_text(&m.obj));
+            let id = self.loop_stmt(call.span, LoopKind::ForEach, Some(header), |_| {});
+            return Out::value(id);
+        }
+
+        let op = pml_pure_ops::method_operation(method);
+        match op {
+            Some(op) if pos != Position::Nested => {
+                for a in &call.args {
+                    if !is_function(&a.expr) {
+                        self.expr(&a.expr, Position::Nested);
+                    }
+                }
+                let whole = Expr::Call(call.clone());
+                let id = if chained {
+                    let prop_span = m.prop.span();
+                    let code_span = SwcSpan::new(prop_span.lo, call.span.hi);
+                    self.code_node(op.tool, call.span, &whole, Some(code_span), recv.value)
+                } else {
+                    self.code_node(op.tool, call.span, &whole, None, None)
+                };
+                Out::value(id)
+            }
+            _ => {
+                for a in &call.args {
+                    self.expr(&a.expr, Position::Nested);
+                }
+                Out::default()
+            }
+        }
+    }
+
+    /// An MCP tool call or a capability call: arguments first (inner calls run before this
+    /// one), then the node.
+    fn agent_call(&mut self, call: &CallExpr, kind: NodeKind, name: String) -> String {
+        let mut arguments = IndexMap::new();
+        if let Some(first) = call.args.first() {
+            self.call_arguments(first, &mut arguments);
+        }
+        for extra in call.args.iter().skip(1) {
+            self.expr(&extra.expr, Position::Nested);
+        }
+        let mut node = self.new_node(kind, call.span);
+        match kind {
+            NodeKind::Capability => node.capability_id = Some(name),
+            _ => node.tool = Some(name),
+        }
+        node.arguments = Some(arguments);
+        self.add_node(node)
+    }
+
+    fn call_arguments(&mut self, arg: &ExprOrSpread, out: &mut IndexMap<String, ArgumentValue>) {
+        match strip(&arg.expr) {
+            Expr::Object(obj) if arg.spread.is_none() => {
+                for prop in &obj.props {
+                    match prop {
+                        PropOrSpread::Prop(p) => match &**p {
+                            Prop::KeyValue(kv) => {
+                                let key = fold::prop_name(&kv.key)
+                                    .unwrap_or_else(|| format!("[{}]", self.text(kv.key.span())));
+                                let value = self.argument(&kv.value);
+                                out.insert(key, value);
+                            }
+                            Prop::Shorthand(id) => {
+                                let value = match self.lookup(&id.sym) {
+                                    Some(Binding::Node(v)) => ArgumentValue::reference(v.clone()),
+                                    Some(Binding::Literal(v) | Binding::Element(v)) => {
+                                        match v.to_json() {
+                                            Some(json) => ArgumentValue::literal(json),
+                                            None => ArgumentValue::reference(id.sym.to_string()),
+                                        }
+                                    }
+                                    Some(Binding::Template(t)) => {
+                                        ArgumentValue::reference(t.clone())
+                                    }
+                                    _ => ArgumentValue::reference(id.sym.to_string()),
+                                };
+                                out.insert(id.sym.to_string(), value);
+                            }
+                            Prop::Method(_) | Prop::Getter(_) | Prop::Setter(_) => {
+                                let key = self.text(p.span()).to_string();
+                                out.insert(key.clone(), ArgumentValue::reference(key));
+                            }
+                            Prop::Assign(_) => {}
+                        },
+                        PropOrSpread::Spread(s) => self.spread_argument(&s.expr, out),
+                    }
+                }
+            }
+            other => self.spread_argument(other, out),
+        }
+    }
+
+    /// `{ ...base }` or a whole non-literal argument object: literal objects are merged in,
+    /// anything else is kept as a `...expression` reference.
+    fn spread_argument(&mut self, e: &Expr, out: &mut IndexMap<String, ArgumentValue>) {
+        let value = self.expr(e, Position::Argument);
+        if let Some(JsValue::Object(map)) = fold::fold(e, self) {
+            for (k, v) in map {
+                if let Some(json) = v.to_json() {
+                    out.insert(k, ArgumentValue::literal(json));
+                }
+            }
+            return;
+        }
+        let expression = value.value.unwrap_or_else(|| self.rewrite_text(e));
+        out.insert(
+            format!("...{expression}"),
+            ArgumentValue::reference(expression),
+        );
+    }
+
+    /// Classify one argument value: literal, parameter or reference.
+    fn argument(&mut self, e: &Expr) -> ArgumentValue {
+        let out = self.expr(e, Position::Argument);
+        if let Some(v) = out.value {
+            return ArgumentValue::reference(v);
+        }
+        if let Some(value) = fold::fold_json(e, self) {
+            let template_parameters = match &value {
+                Value::String(s) => crate::template_parameters(s),
+                _ => None,
+            };
+            return ArgumentValue::Literal {
+                value,
+                template_parameters,
+            };
+        }
+        if let Some(name) = parameter_name(e) {
+            return ArgumentValue::Parameter {
+                parameter_name: name,
+            };
+        }
+        ArgumentValue::reference(self.rewrite_text(e))
+    }
+
+    // ----- Promise.all --------------------------------------------------------------------
+
+    fn fork(&mut self, call: &CallExpr) -> Out {
+        let Some(arg) = call.args.first() else {
+            return Out::default();
+        };
+        let cp = self.checkpoint();
+        let node = self.new_node(NodeKind::Fork, call.span);
+        let f = self.add_node(node);
+        self.scopes.push(Scope::Fork { id: f.clone() });
+        let start = self.frontier.clone();
+        let mut exits: Vec<Pending> = Vec::new();
+        let mut elements: Vec<Option<String>> = Vec::new();
+        let mut any = false;
+        let mut run_branch = |b: &mut Self, f: &mut dyn FnMut(&mut Self) -> Option<String>| {
+            b.frontier = start.clone();
+            b.live = true;
+            let before = b.nodes.len();
+            let value = f(b);
+            if b.nodes.len() > before {
+                any = true;
+                if b.live {
+                    exits.extend(std::mem::take(&mut b.frontier));
+                }
+            }
+            value
+        };
+        match strip(&arg.expr) {
+            Expr::Array(arr) if arg.spread.is_none() => {
+                for elem in &arr.elems {
+                    let value = match elem {
+                        Some(e) if e.spread.is_none() => {
+                            run_branch(self, &mut |b| b.expr(&e.expr, Position::Argument).value)
+                        }
+                        Some(e) => {
+                            run_branch(self, &mut |b| {
+                                b.expr(&e.expr, Position::Nested);
+                                None
+                            });
+                            None
+                        }
+                        None => None,
+                    };
+                    elements.push(value);
+                }
+            }
+            Expr::Call(map_call) if map_with_tool_callback(map_call).is_some() => {
+                let Some((m, cb)) = map_with_tool_callback(map_call) else {
+                    return Out::default();
+                };
+                self.frontier = start.clone();
+                let recv = self.expr(&m.obj, Position::Nested);
+                match fold::fold(&m.obj, self) {
+                    Some(JsValue::Array(items)) => {
+                        // Unroll: one task per element, the parameter bound to the element.
+                        for (index, item) in items.into_iter().enumerate() {
+                            let value = run_branch(self, &mut |b| {
+                                b.callback_body_with_index(
+                                    &cb,
+                                    Binding::Element(item.clone()),
+                                    index,
+                                    Position::Argument,
+                                )
+                            });
+                            elements.push(value);
+                        }
+                    }
+                    _ => {
+                        let collection = recv.value.unwrap_or_else(|| self.rewrite_text(&m.obj));
+                        let template = Binding::Template(format!("{collection}[*]"));
+                        run_branch(self, &mut |b| {
+                            b.callback_body(&cb, template.clone(), Position::Argument)
+                        });
+                    }
+                }
+            }
+            other => {
+                // `Promise.all(promises)`: nothing to fork statically.
+                self.scopes.pop();
+                self.rollback(cp);
+                self.expr(other, Position::Nested);
+                return Out::default();
+            }
+        }
+        self.finish_fork(cp, f, exits, elements, any)
+    }
+
+    fn finish_fork(
+        &mut self,
+        cp: Checkpoint,
+        f: String,
+        exits: Vec<Pending>,
+        elements: Vec<Option<String>>,
+        any: bool,
+    ) -> Out {
+        self.scopes.pop();
+        if !any {
+            // No call inside: a fork/join around nothing would only be noise.
+            self.rollback(cp);
+            self.live = true;
+            return Out::default();
+        }
+        let span = self.nodes.iter().find(|n| n.id == f).map(|n| n.span);
+        self.frontier = exits;
+        let id = self.next_id(NodeKind::Join);
+        let mut join = Node::new(id, NodeKind::Join, span.unwrap_or_default());
+        join.span.start = join.span.end;
+        let j = self.add_node(join);
+        Out {
+            value: Some(j),
+            elements: Some(elements),
+        }
+    }
+
+    /// Evaluate a callback's body with its first parameter bound to `param`.
+    fn callback_body(&mut self, cb: &ArrowOrFn, param: Binding, pos: Position) -> Option<String> {
+        self.callback_body_with_index(cb, param, usize::MAX, pos)
+    }
+
+    fn callback_body_with_index(
+        &mut self,
+        cb: &ArrowOrFn,
+        param: Binding,
+        index: usize,
+        pos: Position,
+    ) -> Option<String> {
+        self.push_env();
+        for (i, p) in cb.params.iter().enumerate() {
+            match (i, p) {
+                (0, Pat::Ident(id)) => self.bind(&id.id.sym, param.clone()),
+                (1, Pat::Ident(id)) if index != usize::MAX => {
+                    self.bind(&id.id.sym, Binding::Element(JsValue::Num(index as f64)))
+                }
+                (_, p) => self.bind_opaque(p),
+            }
+        }
+        let value = match cb.body {
+            CallbackBody::Expr(e) => self.expr(e, pos).value,
+            CallbackBody::Block(stmts) => {
+                let mut value = None;
+                for stmt in stmts {
+                    if !self.live {
+                        break;
+                    }
+                    if let Stmt::Return(r) = stmt {
+                        if let Some(arg) = &r.arg {
+                            value = self.expr(arg, pos).value;
+                        }
+                        break;
+                    }
+                    self.stmt(stmt);
+                }
+                value
+            }
+        };
+        self.pop_env();
+        self.live = true;
+        value
+    }
+
+    // ----- rewriting ----------------------------------------------------------------------
+
+    /// The source text of `e` with bound names replaced by the node results they hold.
+    pub(crate) fn rewrite_text(&self, e: &Expr) -> String {
+        rewrite::rewrite(self, e)
+    }
+}
+
+/// `base` + `.key` (or `[0]`/`["odd key"]`).
+fn member_path(base: &str, key: &str) -> String {
+    if key.starts_with('[') {
+        return format!("{base}{key}");
+    }
+    let ident = !key.is_empty()
+        && key
+            .chars()
+            .enumerate()
+            .all(|(i, c)| c == '_' || c == '$' || c.is_alphabetic() || (i > 0 && c.is_numeric()));
+    if ident {
+        format!("{base}.{key}")
+    } else {
+        format!(
+            "{base}[{}]",
+            serde_json::to_string(key).unwrap_or_else(|_| "\"\"".into())
+        )
+    }
+}
+
+/// `args.name` / `args["name"]` -> `name`.
+fn parameter_name(e: &Expr) -> Option<String> {
+    let Expr::Member(m) = strip(e) else {
+        return None;
+    };
+    let Expr::Ident(obj) = strip(&m.obj) else {
+        return None;
+    };
+    if &*obj.sym != "args" {
+        return None;
+    }
+    match &m.prop {
+        MemberProp::Ident(name) => Some(name.sym.to_string()),
+        MemberProp::Computed(c) => match strip(&c.expr) {
+            Expr::Lit(Lit::Str(s)) => Some(s.value.to_string_lossy().into_owned()),
+            _ => None,
+        },
+        MemberProp::PrivateName(_) => None,
+    }
+}
+
+/// Parentheses, `await` and TypeScript wrappers removed.
+pub(crate) fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Await(a) => strip(&a.arg),
+        Expr::TsAs(x) => strip(&x.expr),
+        Expr::TsNonNull(x) => strip(&x.expr),
+        Expr::TsSatisfies(x) => strip(&x.expr),
+        Expr::TsConstAssertion(x) => strip(&x.expr),
+        Expr::TsTypeAssertion(x) => strip(&x.expr),
+        other => other,
+    }
+}
+
+/// Is the value of `e` produced by a call (possibly followed by member accesses)?
+fn is_call_based(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Call(_) => true,
+        Expr::Member(m) => is_call_based(&m.obj),
+        _ => false,
+    }
+}
+
+fn is_function(e: &Expr) -> bool {
+    matches!(strip(e), Expr::Arrow(_) | Expr::Fn(_))
+}
+
+pub(crate) enum CalleeKind<'e> {
+    Mcp { server: String, tool: String },
+    Capability(String),
+    DynamicMcp,
+    Fork,
+    Static { tool: &'static str },
+    Method { method: &'e str },
+    Other,
+}
+
+/// The static name of a member property: `.name` or `["name"]`.
+fn prop_static_name(prop: &MemberProp) -> Option<String> {
+    match prop {
+        MemberProp::Ident(name) => Some(name.sym.to_string()),
+        MemberProp::Computed(c) => match strip(&c.expr) {
+            Expr::Lit(Lit::Str(s)) => Some(s.value.to_string_lossy().into_owned()),
+            Expr::Tpl(t) if t.exprs.is_empty() => t
+                .quasis
+                .first()
+                .and_then(|q| q.cooked.as_ref())
+                .map(|c| c.to_string_lossy().into_owned()),
+            _ => None,
+        },
+        MemberProp::PrivateName(_) => None,
+    }
+}
+
+fn is_root(e: &Expr, name: &str, b: &Builder<'_>) -> bool {
+    // A local variable named `mcp` would shadow the global proxy.
+    matches!(strip(e), Expr::Ident(id) if &*id.sym == name && b.lookup(name).is_none())
+}
+
+pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKind<'e> {
+    let Expr::Member(outer) = strip(callee) else {
+        return CalleeKind::Other;
+    };
+    if let Expr::Member(inner) = strip(&outer.obj) {
+        if is_root(&inner.obj, "mcp", b) {
+            return match (prop_static_name(&inner.prop), prop_static_name(&outer.prop)) {
+                (Some(server), Some(tool)) => CalleeKind::Mcp { server, tool },
+                _ => CalleeKind::DynamicMcp,
+            };
+        }
+    }
+    if is_root(&outer.obj, "capabilities", b) {
+        return match prop_static_name(&outer.prop) {
+            Some(name) => CalleeKind::Capability(name),
+            None => CalleeKind::DynamicMcp,
+        };
+    }
+    let MemberProp::Ident(method) = &outer.prop else {
+        return CalleeKind::Other;
+    };
+    if let Expr::Ident(ns) = strip(&outer.obj) {
+        if b.lookup(&ns.sym).is_none() {
+            if &*ns.sym == "Promise" && matches!(&*method.sym, "all" | "allSettled") {
+                return CalleeKind::Fork;
+            }
+            if let Some(op) = pml_pure_ops::static_operation(&ns.sym, &method.sym) {
+                return CalleeKind::Static { tool: op.tool };
+            }
+            if matches!(&*ns.sym, "Object" | "Math" | "JSON" | "Promise") {
+                return CalleeKind::Other;
+            }
+        }
+    }
+    CalleeKind::Method {
+        method: &method.sym,
+    }
+}
+
+/// `xs.map(x => mcp...)` as a fork's argument: the receiver and the callback.
+fn map_with_tool_callback(call: &CallExpr) -> Option<(&MemberExpr, ArrowOrFn<'_>)> {
+    let Callee::Expr(callee) = &call.callee else {
+        return None;
+    };
+    let Expr::Member(m) = strip(callee) else {
+        return None;
+    };
+    if !matches!(&m.prop, MemberProp::Ident(id) if &*id.sym == "map") {
+        return None;
+    }
+    let first = call.args.first()?;
+    if !contains_agent_call(&*first.expr) {
+        return None;
+    }
+    Some((m, callback(&first.expr)?))
+}
+
+pub(crate) enum CallbackBody<'e> {
+    Expr(&'e Expr),
+    Block(&'e [Stmt]),
+}
+
+pub(crate) struct ArrowOrFn<'e> {
+    params: Vec<&'e Pat>,
+    body: CallbackBody<'e>,
+}
+
+fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
+    match strip(e) {
+        Expr::Arrow(ArrowExpr { params, body, .. }) => Some(ArrowOrFn {
+            params: params.iter().collect(),
+            body: match &**body {
+                ArrowFunctionBody::Expr(e) => CallbackBody::Expr(e),
+                ArrowFunctionBody::FunctionBody(b) => CallbackBody::Block(&b.stmts),
+            },
+        }),
+        Expr::Fn(f) => Some(ArrowOrFn {
+            params: f.function.params.iter().map(|p| &p.pat).collect(),
+            body: CallbackBody::Block(
+                f.function
+                    .body
+                    .as_ref()
+                    .map(|b| b.stmts.as_slice())
+                    .unwrap_or(&[]),
+            ),
+        }),
+        _ => None,
+    }
+}

@@ -1,0 +1,206 @@
+//! Agent code -> static structure.
+//!
+//! **Input:** the TypeScript or JavaScript an agent writes: the *body* of an async function
+//! (top-level `await` and `return`; `args` is the capability's parameters; `mcp.<server>.<tool>(..)`
+//! calls MCP tools; `capabilities.<name>(..)` calls other capabilities).
+//!
+//! **Output:** a [`StaticStructure`]: task nodes (`server:tool`, pure operations `code:<op>`),
+//! decisions (if/else, switch, ternary, `&&`/`||` guards), forks/joins (`Promise.all`),
+//! capabilities and loops; `sequence`, `conditional` and `provides` edges; arguments classified as
+//! literal / reference / parameter; variable and literal bindings; diagnostics.
+//!
+//! **Invariants:**
+//! - Never panics and never overflows the stack, whatever the input (deep nesting runs on a
+//!   large dedicated stack; beyond [`MAX_NESTING`] the input is refused with a diagnostic).
+//! - Bad input is data: a syntax error gives an empty structure plus `syntax-error` diagnostics.
+//! - Deterministic: the same input gives byte-identical JSON (ordered maps only).
+//! - Node ids are numbered per kind in evaluation order; every node is reachable from the first
+//!   node through sequence/conditional edges or from its enclosing scope node.
+//! - This is the only crate whose API mentions SWC; it does no I/O.
+//!
+//! ```
+//! use pml_structure::{build_structure, BuildOptions, ArgumentValue};
+//!
+//! let code = r#"
+//!     const file = await mcp.filesystem.read_text_file({ path: args.path });
+//!     if (file.content.length > 0) {
+//!         await mcp.memory.create_entities({ entities: [{ name: file.content }] });
+//!     }
+//! "#;
+//! let s = build_structure(code, &BuildOptions::default()).structure;
+//! assert_eq!(s.nodes[0].tool.as_deref(), Some("filesystem:read_text_file"));
+//! assert_eq!(s.nodes[1].condition.as_deref(), Some("n1.content.length > 0"));
+//! let args = s.nodes[0].arguments.as_ref().unwrap();
+//! assert_eq!(args["path"], ArgumentValue::Parameter { parameter_name: "path".into() });
+//! ```
+
+mod builder;
+pub mod diagnostics;
+mod fold;
+mod model;
+mod parameterize;
+mod parse;
+mod rewrite;
+mod schema;
+pub mod template;
+
+use std::time::Instant;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+pub use model::{
+    ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
+    Span, StaticStructure,
+};
+pub use parameterize::{parameterize, ParameterizeReturn};
+pub use parse::Dialect;
+pub use schema::{coverage, Approval, ConfigError, Permissions, ToolCatalog, ToolSchema};
+
+/// Inputs beyond the code itself.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    pub dialect: Dialect,
+    /// Tool schemas: enable `provides` edges.
+    pub catalog: Option<ToolCatalog>,
+    /// Approval rules: fill `hilRequiredTools`.
+    pub permissions: Option<Permissions>,
+}
+
+/// Wall-clock cost of the phases, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timings {
+    /// SWC parse (including the nesting pre-check).
+    pub parse_ms: f64,
+    /// The walk that builds the structure, after the parse.
+    pub structure_ms: f64,
+}
+
+/// What [`build_structure`] returns: the structure (with its diagnostics) and timings.
+#[derive(Debug, Clone, Default)]
+pub struct BuildReturn {
+    pub structure: StaticStructure,
+    pub timings: Timings,
+}
+
+/// Deepest bracket nesting accepted. SWC's parser recurses per level; this bound and the stack
+/// size of the worker thread below are chosen together (see `tests/it/hostile.rs`).
+pub const MAX_NESTING: usize = 100_000;
+
+/// Stack for the worker thread: the parser, the walk and the syntax tree's destructor recurse
+/// per nesting level. Reserved address space only: pages are touched as deep as the input goes.
+const STACK_SIZE: usize = 4 << 30;
+
+/// Build the static structure of `code`.
+pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
+    let run = || build_on_this_thread(code, options);
+    let result = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("pml-structure".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, run)
+            .map(|handle| handle.join())
+    });
+    match result {
+        Ok(Ok(ret)) => ret,
+        // Could not spawn (address space exhausted?) or the walk panicked: report, don't crash.
+        Ok(Err(_)) | Err(_) => BuildReturn {
+            structure: StaticStructure {
+                diagnostics: vec![Diagnostic {
+                    severity: Severity::Error,
+                    code: diagnostics::TOO_DEEP.into(),
+                    message: "internal error while analysing this input (please report it)".into(),
+                    line: 1,
+                    column: 1,
+                }],
+                ..Default::default()
+            },
+            timings: Timings::default(),
+        },
+    }
+}
+
+fn build_on_this_thread(code: &str, options: &BuildOptions) -> BuildReturn {
+    let started = Instant::now();
+    let lines = parse::LineIndex::new(code);
+    if let Some((depth, offset)) = nesting_over(code, MAX_NESTING) {
+        let (line, column) = lines.line_col(code, offset);
+        return BuildReturn {
+            structure: StaticStructure {
+                diagnostics: vec![Diagnostic {
+                    severity: Severity::Error,
+                    code: diagnostics::TOO_DEEP.into(),
+                    message: format!(
+                        "brackets nest deeper than {MAX_NESTING} levels (reached {depth}); refusing to analyse"
+                    ),
+                    line,
+                    column,
+                }],
+                ..Default::default()
+            },
+            timings: Timings::default(),
+        };
+    }
+    let parsed = parse::parse(code, options.dialect, &lines);
+    let parse_ms = started.elapsed().as_secs_f64() * 1e3;
+    let walk_started = Instant::now();
+    let mut structure = match &parsed {
+        Ok(parsed) => {
+            let mut b = builder::Builder::new(code, parsed.base, &lines);
+            b.stmts(&parsed.body);
+            b.finish()
+        }
+        Err(diagnostics) => StaticStructure {
+            diagnostics: diagnostics.clone(),
+            ..Default::default()
+        },
+    };
+    if let Some(catalog) = &options.catalog {
+        schema::add_provides_edges(&mut structure, catalog);
+    }
+    if let Some(perms) = &options.permissions {
+        structure.hil_required_tools = schema::hil_required_tools(&structure, perms);
+    }
+    let structure_ms = walk_started.elapsed().as_secs_f64() * 1e3;
+    // The syntax tree is dropped here, on the large stack (its destructor recurses too).
+    drop(parsed);
+    BuildReturn {
+        structure,
+        timings: Timings {
+            parse_ms,
+            structure_ms,
+        },
+    }
+}
+
+/// The first place where `(`/`[`/`{` nesting exceeds `max`, ignoring brackets in strings and
+/// comments only roughly (a cheap over-approximation: brackets in strings count too).
+fn nesting_over(code: &str, max: usize) -> Option<(usize, usize)> {
+    let mut depth: usize = 0;
+    for (i, b) in code.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Some((depth, i));
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// For a string argument that looks like code: its literals, as parameters (name -> value).
+pub(crate) fn template_parameters(s: &str) -> Option<IndexMap<String, Value>> {
+    if !template::looks_like_code(s) {
+        return None;
+    }
+    let mut names = template::ParameterNames::new();
+    let literals = template::extract_template_literals(s, &mut names);
+    if literals.is_empty() {
+        return None;
+    }
+    Some(literals.into_iter().map(|l| (l.name, l.value)).collect())
+}

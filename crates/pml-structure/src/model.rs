@@ -1,0 +1,242 @@
+//! The static structure: the data this crate produces (and every later stage reads).
+//!
+//! The JSON shape is a contract (see `docs/formats.md`): camel case, absent fields omitted,
+//! maps in insertion order so the output is deterministic.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What the structure builder found in one agent program.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaticStructure {
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+    /// Variable name -> the node id whose result it holds (`"n1"`), or a property path into it
+    /// for destructured results (`const { content } = ...` -> `"n1.content"`).
+    pub variable_bindings: IndexMap<String, String>,
+    /// `const` name -> its value, for literals and constant-folded expressions.
+    pub literal_bindings: IndexMap<String, Value>,
+    /// Tools (in node order, without duplicates) that a permission config marks as needing a human.
+    pub hil_required_tools: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl StaticStructure {
+    /// The node with this id.
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.id == id)
+    }
+
+    /// True when a diagnostic of severity error was reported (the structure is then empty).
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NodeKind {
+    Task,
+    Decision,
+    Capability,
+    Fork,
+    Join,
+    Loop,
+}
+
+impl NodeKind {
+    /// The id prefix of this kind: tasks `n1..`, decisions `d1..`, forks `f1..`...
+    pub fn prefix(self) -> &'static str {
+        match self {
+            NodeKind::Task => "n",
+            NodeKind::Decision => "d",
+            NodeKind::Capability => "c",
+            NodeKind::Fork => "f",
+            NodeKind::Join => "j",
+            NodeKind::Loop => "l",
+        }
+    }
+}
+
+/// One node of the structure. Which optional fields are set depends on `kind`:
+/// tasks have `tool` (+ `code` for `code:*` operations) and `arguments`; decisions a `condition`;
+/// capabilities a `capabilityId` and `arguments`; loops a `loopKind`, their `code` and (for
+/// `while`-like loops) a `condition`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: NodeKind,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tool: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub arguments: Option<IndexMap<String, ArgumentValue>>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub condition: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub capability_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub loop_kind: Option<LoopKind>,
+    /// The innermost enclosing decision outcome, fork or loop.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub scope: Option<Scope>,
+    pub span: Span,
+}
+
+impl Node {
+    pub fn new(id: String, kind: NodeKind, span: Span) -> Self {
+        Node {
+            id,
+            kind,
+            tool: None,
+            code: None,
+            arguments: None,
+            condition: None,
+            capability_id: None,
+            loop_kind: None,
+            scope: None,
+            span,
+        }
+    }
+
+    /// True for `code:*` pseudo-tool tasks.
+    pub fn is_code(&self) -> bool {
+        self.tool.as_deref().is_some_and(|t| t.starts_with("code:"))
+    }
+
+    /// True for MCP tool tasks (`server:tool`).
+    pub fn is_mcp(&self) -> bool {
+        self.kind == NodeKind::Task && !self.is_code()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LoopKind {
+    ForOf,
+    ForIn,
+    For,
+    While,
+    DoWhile,
+    ForEach,
+    /// An array method (`map`, `filter`...) whose callback calls MCP tools, outside `Promise.all`.
+    Callback,
+}
+
+/// Where a node sits: which decision outcome, fork or loop encloses it (innermost only; the
+/// enclosing node carries its own scope, so the chain can be followed outwards).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum Scope {
+    Decision { id: String, outcome: String },
+    Fork { id: String },
+    Loop { id: String },
+}
+
+/// Byte range in the source (0-based, end exclusive) and the 1-based line/column of its start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    #[serde(rename = "type")]
+    pub kind: EdgeKind,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub outcome: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub coverage: Option<Coverage>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EdgeKind {
+    Sequence,
+    Conditional,
+    Provides,
+}
+
+/// How much of a consumer's input a provider's output covers (tool schemas).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Coverage {
+    /// The provider's outputs cover every required input of the consumer.
+    Strict,
+    /// Some, not all, required inputs.
+    Partial,
+    /// Only optional inputs.
+    Optional,
+}
+
+/// How one argument of a task gets its value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum ArgumentValue {
+    /// Known statically (literals, constant-folded expressions, literal bindings).
+    Literal {
+        value: Value,
+        /// For strings that are code (e.g. Playwright scripts): the literals inside that code,
+        /// extracted as parameters (name -> value).
+        #[serde(
+            rename = "templateParameters",
+            skip_serializing_if = "Option::is_none",
+            default
+        )]
+        template_parameters: Option<IndexMap<String, Value>>,
+    },
+    /// Computed at run time: the source expression with bound variable names replaced by the
+    /// node ids they hold (`file.content` -> `n1.content`).
+    Reference { expression: String },
+    /// `args.<name>`: a parameter of the capability.
+    #[serde(rename_all = "camelCase")]
+    Parameter { parameter_name: String },
+}
+
+impl ArgumentValue {
+    pub fn literal(value: Value) -> Self {
+        ArgumentValue::Literal {
+            value,
+            template_parameters: None,
+        }
+    }
+
+    pub fn reference(expression: impl Into<String>) -> Self {
+        ArgumentValue::Reference {
+            expression: expression.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A problem found in the input: never a panic, always data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Stable code, e.g. `syntax-error` (see `diagnostics.rs`).
+    pub code: String,
+    pub message: String,
+    /// 1-based line and column (columns count characters).
+    pub line: usize,
+    pub column: usize,
+}

@@ -1,0 +1,400 @@
+//! Syntax-tree queries over expressions: rewriting bound names to node ids, free variables of
+//! code, and "does this subtree call an MCP tool?".
+//!
+//! All of them work on the tree, never on text patterns: strings, comments, object keys and
+//! property names (`x.file`) are never touched, and names declared inside a callback shadow the
+//! outer bindings.
+
+use std::collections::HashSet;
+
+use swc_common::{Span, Spanned};
+use swc_ecma_ast::{
+    ArrowExpr, CallExpr, Callee, Decl, Expr, Function, MemberProp, ObjectPatProp, Pat, Prop, Stmt,
+    VarDeclarator,
+};
+use swc_ecma_visit::{Visit, VisitWith};
+
+use crate::builder::{strip, Binding, Builder};
+use crate::fold::JsValue;
+
+/// Every name a binding pattern declares.
+pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(id) => out.push(id.id.sym.to_string()),
+        Pat::Array(arr) => {
+            for elem in arr.elems.iter().flatten() {
+                pattern_names(elem, out);
+            }
+        }
+        Pat::Object(obj) => {
+            for prop in &obj.props {
+                match prop {
+                    ObjectPatProp::KeyValue(kv) => pattern_names(&kv.value, out),
+                    ObjectPatProp::Assign(a) => out.push(a.key.id.sym.to_string()),
+                    ObjectPatProp::Rest(r) => pattern_names(&r.arg, out),
+                }
+            }
+        }
+        Pat::Rest(r) => pattern_names(&r.arg, out),
+        Pat::Assign(a) => pattern_names(&a.left, out),
+        Pat::Expr(_) | Pat::Invalid(_) => {}
+    }
+}
+
+/// Names declared by a function's parameters and by the declarations directly in its body.
+fn function_scope_names(params: &[&Pat], body: Option<&[Stmt]>) -> HashSet<String> {
+    let mut names = Vec::new();
+    for p in params {
+        pattern_names(p, &mut names);
+    }
+    if let Some(stmts) = body {
+        let mut collector = DeclCollector { names: &mut names };
+        for stmt in stmts {
+            stmt.visit_with(&mut collector);
+        }
+    }
+    names.into_iter().collect()
+}
+
+/// Collects declared names in a body, not descending into nested functions.
+struct DeclCollector<'a> {
+    names: &'a mut Vec<String>,
+}
+
+impl Visit for DeclCollector<'_> {
+    fn visit_var_declarator(&mut self, d: &VarDeclarator) {
+        pattern_names(&d.name, self.names);
+        d.init.visit_with(self);
+    }
+    fn visit_decl(&mut self, d: &Decl) {
+        match d {
+            Decl::Fn(f) => self.names.push(f.ident.sym.to_string()),
+            Decl::Class(c) => self.names.push(c.ident.sym.to_string()),
+            other => other.visit_children_with(self),
+        }
+    }
+    fn visit_function(&mut self, _: &Function) {}
+    fn visit_arrow_expr(&mut self, _: &ArrowExpr) {}
+}
+
+/// Tracks the names declared by enclosing callbacks inside the expression being walked.
+#[derive(Default)]
+struct Shadows {
+    stack: Vec<HashSet<String>>,
+}
+
+impl Shadows {
+    fn is_shadowed(&self, name: &str) -> bool {
+        self.stack.iter().any(|s| s.contains(name))
+    }
+}
+
+fn arrow_scope(a: &ArrowExpr) -> HashSet<String> {
+    let params: Vec<&Pat> = a.params.iter().collect();
+    let body = match &*a.body {
+        swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),
+        swc_ecma_ast::ArrowFunctionBody::Expr(_) => None,
+    };
+    function_scope_names(&params, body)
+}
+
+fn function_scope(f: &Function) -> HashSet<String> {
+    let params: Vec<&Pat> = f.params.iter().map(|p| &p.pat).collect();
+    function_scope_names(&params, f.body.as_ref().map(|b| b.stmts.as_slice()))
+}
+
+// ----- rewriting ---------------------------------------------------------------------------
+
+struct Rewriter<'b, 'a> {
+    b: &'b Builder<'a>,
+    shadows: Shadows,
+    edits: Vec<(usize, usize, String)>,
+    root: (u32, u32),
+}
+
+impl Rewriter<'_, '_> {
+    fn binding_text(&self, name: &str) -> Option<String> {
+        if self.shadows.is_shadowed(name) {
+            return None;
+        }
+        match self.b.lookup(name)? {
+            Binding::Node(v) | Binding::Template(v) => Some(v.clone()),
+            Binding::Element(v) => Some(js_literal(v)),
+            Binding::Literal(_) | Binding::Opaque => None,
+        }
+    }
+
+    fn edit(&mut self, span: Span, text: String) {
+        let (lo, hi) = self.b.offsets(span);
+        self.edits.push((lo, hi, text));
+    }
+}
+
+impl Visit for Rewriter<'_, '_> {
+    fn visit_expr(&mut self, e: &Expr) {
+        let span = e.span();
+        let key = (span.lo.0, span.hi.0);
+        if key != self.root {
+            if let Some(id) = self.b.node_spans.get(&key) {
+                let id = id.clone();
+                self.edit(span, id);
+                return;
+            }
+        }
+        if let Expr::Ident(id) = e {
+            if let Some(text) = self.binding_text(&id.sym) {
+                self.edit(id.span, text);
+            }
+            return;
+        }
+        e.visit_children_with(self);
+    }
+
+    fn visit_prop(&mut self, p: &Prop) {
+        if let Prop::Shorthand(id) = p {
+            if let Some(text) = self.binding_text(&id.sym) {
+                self.edit(id.span, format!("{}: {text}", id.sym));
+            }
+            return;
+        }
+        p.visit_children_with(self);
+    }
+
+    fn visit_member_prop(&mut self, p: &MemberProp) {
+        if let MemberProp::Computed(c) = p {
+            c.visit_with(self);
+        }
+    }
+
+    fn visit_arrow_expr(&mut self, a: &ArrowExpr) {
+        self.shadows.stack.push(arrow_scope(a));
+        a.body.visit_with(self);
+        self.shadows.stack.pop();
+    }
+
+    fn visit_function(&mut self, f: &Function) {
+        self.shadows.stack.push(function_scope(f));
+        f.body.visit_with(self);
+        self.shadows.stack.pop();
+    }
+}
+
+/// A JS literal for a folded value (used where an unrolled `map` parameter is substituted).
+fn js_literal(v: &JsValue) -> String {
+    match v.to_json() {
+        Some(json) => json.to_string(),
+        None => v.to_js_string(),
+    }
+}
+
+/// The source text of `e` with every bound name (and every sub-expression that is a node's
+/// result) replaced by the node result it holds: `file.content` -> `n1.content`.
+pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> String {
+    let span = e.span();
+    let root = (span.lo.0, span.hi.0);
+    if let Some(id) = b.node_spans.get(&root) {
+        return id.clone();
+    }
+    let mut r = Rewriter {
+        b,
+        shadows: Shadows::default(),
+        edits: Vec::new(),
+        root,
+    };
+    e.visit_with(&mut r);
+    let (lo, hi) = b.offsets(span);
+    let text = b.src.get(lo..hi).unwrap_or("");
+    if r.edits.is_empty() {
+        return text.to_string();
+    }
+    r.edits.sort_by_key(|(s, _, _)| *s);
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut at = lo;
+    for (s, e, replacement) in r.edits {
+        if s < at || e > hi {
+            continue;
+        }
+        out.push_str(b.src.get(at..s).unwrap_or(""));
+        out.push_str(&replacement);
+        at = e;
+    }
+    out.push_str(b.src.get(at..hi).unwrap_or(""));
+    out
+}
+
+// ----- free variables ----------------------------------------------------------------------
+
+struct FreeVars {
+    shadows: Shadows,
+    seen: HashSet<String>,
+    out: Vec<String>,
+}
+
+impl FreeVars {
+    fn note(&mut self, name: &str) {
+        if !self.shadows.is_shadowed(name) && self.seen.insert(name.to_string()) {
+            self.out.push(name.to_string());
+        }
+    }
+}
+
+impl Visit for FreeVars {
+    fn visit_expr(&mut self, e: &Expr) {
+        if let Expr::Ident(id) = e {
+            self.note(&id.sym);
+            return;
+        }
+        e.visit_children_with(self);
+    }
+
+    fn visit_prop(&mut self, p: &Prop) {
+        if let Prop::Shorthand(id) = p {
+            self.note(&id.sym);
+            return;
+        }
+        p.visit_children_with(self);
+    }
+
+    fn visit_member_prop(&mut self, p: &MemberProp) {
+        if let MemberProp::Computed(c) = p {
+            c.visit_with(self);
+        }
+    }
+
+    fn visit_arrow_expr(&mut self, a: &ArrowExpr) {
+        self.shadows.stack.push(arrow_scope(a));
+        // Default values of parameters are evaluated in the outer scope... close enough: they
+        // are visited with the parameters in scope, which only hides a name that shadows itself.
+        a.params.visit_with(self);
+        a.body.visit_with(self);
+        self.shadows.stack.pop();
+    }
+
+    fn visit_function(&mut self, f: &Function) {
+        self.shadows.stack.push(function_scope(f));
+        f.params.visit_with(self);
+        f.body.visit_with(self);
+        self.shadows.stack.pop();
+    }
+
+    fn visit_pat(&mut self, p: &Pat) {
+        // Binding names are declarations, not uses; default values are uses.
+        match p {
+            Pat::Assign(a) => a.right.visit_with(self),
+            Pat::Expr(e) => e.visit_with(self),
+            Pat::Array(arr) => arr.elems.visit_with(self),
+            Pat::Object(obj) => {
+                for prop in &obj.props {
+                    match prop {
+                        ObjectPatProp::KeyValue(kv) => kv.value.visit_with(self),
+                        ObjectPatProp::Assign(a) => a.value.visit_with(self),
+                        ObjectPatProp::Rest(r) => r.arg.visit_with(self),
+                    }
+                }
+            }
+            Pat::Rest(r) => r.arg.visit_with(self),
+            Pat::Ident(_) | Pat::Invalid(_) => {}
+        }
+    }
+}
+
+/// Names an expression reads that it does not declare itself, in order of first use.
+pub(crate) fn free_variables(e: &Expr) -> Vec<String> {
+    let mut fv = FreeVars {
+        shadows: Shadows::default(),
+        seen: HashSet::new(),
+        out: Vec::new(),
+    };
+    e.visit_with(&mut fv);
+    fv.out
+}
+
+/// Names that code may read without anything in the program providing them.
+pub(crate) fn is_global(name: &str) -> bool {
+    matches!(
+        name,
+        "undefined"
+            | "NaN"
+            | "Infinity"
+            | "Math"
+            | "JSON"
+            | "Object"
+            | "Array"
+            | "String"
+            | "Number"
+            | "Boolean"
+            | "Date"
+            | "RegExp"
+            | "Map"
+            | "Set"
+            | "WeakMap"
+            | "WeakSet"
+            | "Symbol"
+            | "BigInt"
+            | "Error"
+            | "TypeError"
+            | "RangeError"
+            | "Promise"
+            | "parseInt"
+            | "parseFloat"
+            | "isNaN"
+            | "isFinite"
+            | "encodeURIComponent"
+            | "decodeURIComponent"
+            | "encodeURI"
+            | "decodeURI"
+            | "Intl"
+            | "structuredClone"
+            | "console"
+    )
+}
+
+// ----- agent calls -------------------------------------------------------------------------
+
+struct AgentCallFinder {
+    found: bool,
+}
+
+impl Visit for AgentCallFinder {
+    fn visit_call_expr(&mut self, call: &CallExpr) {
+        if self.found {
+            return;
+        }
+        if let Callee::Expr(callee) = &call.callee {
+            if is_agent_callee(callee) {
+                self.found = true;
+                return;
+            }
+        }
+        call.visit_children_with(self);
+    }
+}
+
+/// `mcp.<server>.<tool>` / `mcp.<server>[...]` / `capabilities.<name>` (syntactically).
+fn is_agent_callee(callee: &Expr) -> bool {
+    let Expr::Member(outer) = strip(callee) else {
+        return false;
+    };
+    if let Expr::Member(inner) = strip(&outer.obj) {
+        if matches!(strip(&inner.obj), Expr::Ident(id) if &*id.sym == "mcp") {
+            return true;
+        }
+    }
+    matches!(strip(&outer.obj), Expr::Ident(id) if &*id.sym == "capabilities")
+}
+
+/// Does this subtree (including nested functions) call an MCP tool or a capability?
+pub(crate) fn contains_agent_call<N: VisitWith<AgentCallFinderVisitor> + ?Sized>(node: &N) -> bool {
+    let mut finder = AgentCallFinderVisitor(AgentCallFinder { found: false });
+    node.visit_with(&mut finder);
+    finder.0.found
+}
+
+/// Public-in-crate wrapper so `contains_agent_call` can be generic over any node.
+pub(crate) struct AgentCallFinderVisitor(AgentCallFinder);
+
+impl Visit for AgentCallFinderVisitor {
+    fn visit_call_expr(&mut self, call: &CallExpr) {
+        self.0.visit_call_expr(call);
+    }
+}

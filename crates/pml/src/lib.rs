@@ -1,0 +1,96 @@
+//! pml: the facade over the pipeline stages, and the `pml` command.
+//!
+//! **Input:** agent code (a file or a string) plus optional tool catalog and permission config.
+//! **Output:** each stage's result, as Rust values and as the JSON documented in `docs/formats.md`.
+//!
+//! Today the pipeline has its first stage, [`analyze`] (code -> static structure, via
+//! `pml-structure`); later stages (DAG, optimizer, hash, executor) plug in here.
+//!
+//! **Invariants:** library errors are typed ([`InputError`]); this crate reads files, the stage
+//! crates never do. Dependencies point down: `pml` -> stage crates, never the reverse.
+//!
+//! ```
+//! let ret = pml::analyze("await mcp.fs.read({ path: 'a' });", &pml::AnalyzeOptions::default());
+//! assert_eq!(ret.structure.nodes.len(), 1);
+//! ```
+
+use std::path::{Path, PathBuf};
+
+pub use pml_structure::{
+    build_structure, ArgumentValue, BuildOptions as AnalyzeOptions, BuildReturn, Diagnostic,
+    Dialect, Permissions, Severity, StaticStructure, ToolCatalog,
+};
+
+/// Build the static structure of `code` (stage 1).
+pub fn analyze(code: &str, options: &AnalyzeOptions) -> BuildReturn {
+    build_structure(code, options)
+}
+
+/// Reading an input file went wrong (exit status 2 at the command line).
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: cannot read: {source}")]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not UTF-8 text (invalid byte at offset {offset})")]
+    NotUtf8 { path: PathBuf, offset: usize },
+    #[error("{path}: {message}")]
+    BadConfig { path: PathBuf, message: String },
+}
+
+/// Read a source file as UTF-8 text.
+pub fn read_source(path: &Path) -> Result<String, InputError> {
+    let bytes = std::fs::read(path).map_err(|source| InputError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// The dialect a file name implies: `.js`/`.mjs`/`.cjs` are JavaScript, the rest TypeScript.
+pub fn dialect_for(path: &Path) -> Dialect {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("js" | "mjs" | "cjs" | "jsx") => Dialect::JavaScript,
+        _ => Dialect::TypeScript,
+    }
+}
+
+/// Load a tool catalog file (`{"tools": [...]}`).
+pub fn load_catalog(path: &Path) -> Result<ToolCatalog, InputError> {
+    let text = read_source(path)?;
+    ToolCatalog::from_json(&text).map_err(|e| InputError::BadConfig {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Load a permission config file (`{"permissions": {...}}`).
+pub fn load_permissions(path: &Path) -> Result<Permissions, InputError> {
+    let text = read_source(path)?;
+    Permissions::from_json(&text).map_err(|e| InputError::BadConfig {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Render diagnostics the way compilers do: `file:line:column: message` (warnings say so).
+pub fn render_diagnostics(file: &str, diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let level = match d.severity {
+            Severity::Error => "",
+            Severity::Warning => "warning: ",
+        };
+        out.push_str(&format!(
+            "{file}:{}:{}: {level}{} [{}]\n",
+            d.line, d.column, d.message, d.code
+        ));
+    }
+    out
+}

@@ -1,0 +1,153 @@
+//! The `pml` command: `pml analyze FILE`, `pml parameterize FILE`.
+//!
+//! Exit status: 0 success, 1 the program has errors (syntax), 2 usage, input or config errors.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "pml",
+    version,
+    about = "Inspect, optimise and run the code agents write against MCP tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the static structure of an agent program as JSON.
+    Analyze {
+        /// The agent program (TypeScript, or JavaScript for .js files).
+        file: PathBuf,
+        /// Tool catalog with input/output schemas (`{"tools": [...]}`): adds `provides` edges.
+        #[arg(long, value_name = "CATALOG.json")]
+        tools: Option<PathBuf>,
+        /// Permission config (`{"permissions": {"server:*": "hil"}}`): fills `hilRequiredTools`.
+        #[arg(long, value_name = "PERMS.json")]
+        permissions: Option<PathBuf>,
+        /// Write one JSON line with phase timings to stderr.
+        #[arg(long)]
+        timings: bool,
+        /// Pretty-print (the default when stdout is a terminal).
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Replace the literals inside code-template arguments by `${args.<name>}` parameters.
+    Parameterize {
+        file: PathBuf,
+        #[arg(long)]
+        pretty: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(2),
+            };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("pml: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
+    match cli.command {
+        Command::Analyze {
+            file,
+            tools,
+            permissions,
+            timings,
+            pretty,
+        } => {
+            let started = std::time::Instant::now();
+            let code = pml::read_source(&file)?;
+            let options = pml::AnalyzeOptions {
+                dialect: pml::dialect_for(&file),
+                catalog: tools.as_deref().map(pml::load_catalog).transpose()?,
+                permissions: permissions
+                    .as_deref()
+                    .map(pml::load_permissions)
+                    .transpose()?,
+            };
+            let read_ms = started.elapsed().as_secs_f64() * 1e3;
+            let ret = pml::analyze(&code, &options);
+            let json_started = std::time::Instant::now();
+            emit(&ret.structure, pretty);
+            let diagnostics = pml::render_diagnostics(&display(&file), &ret.structure.diagnostics);
+            eprint!("{diagnostics}");
+            if timings {
+                let line = serde_json::json!({
+                    "read_ms": read_ms,
+                    "parse_ms": ret.timings.parse_ms,
+                    "structure_ms": ret.timings.structure_ms,
+                    "output_ms": json_started.elapsed().as_secs_f64() * 1e3,
+                    "total_ms": started.elapsed().as_secs_f64() * 1e3,
+                    "bytes": code.len(),
+                    "nodes": ret.structure.nodes.len(),
+                });
+                eprintln!("{line}");
+            }
+            Ok(if ret.structure.has_errors() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Parameterize { file, pretty } => {
+            let code = pml::read_source(&file)?;
+            let ret = pml_structure::parameterize(&code, pml::dialect_for(&file));
+            emit(&ret, pretty);
+            let diagnostics = pml::render_diagnostics(&display(&file), &ret.diagnostics);
+            eprint!("{diagnostics}");
+            Ok(
+                if ret
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.severity == pml::Severity::Error)
+                {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
+                },
+            )
+        }
+    }
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
+    let stdout = std::io::stdout();
+    let pretty = pretty || stdout.is_terminal();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let written = if pretty {
+        serde_json::to_writer_pretty(&mut out, value)
+    } else {
+        serde_json::to_writer(&mut out, value)
+    };
+    // A closed pipe (`pml analyze f | head`) is not an error worth a panic.
+    if written.is_ok() {
+        let _ = writeln!(out);
+        let _ = out.flush();
+    }
+}

@@ -1,0 +1,899 @@
+//! `cargo xtask bench [--quick]`: is `pml analyze` fast and small enough? (See `docs/benchmarks.md`.)
+//!
+//! Input: two agent programs from [`crate::gen`] with the same seed, ~360 KB ("1x") and four times that ("4x"),
+//! written to `target/bench/`. Output: a table on stdout, `target/bench/report.json`, and a non-zero exit naming
+//! every goal that was missed. Every ratio compares figures measured in the same run, on the same machine.
+//!
+//! What is measured:
+//! - `pml analyze FILE --timings` as a whole process (spawn to exit, wall clock, median of N runs), on both
+//!   programs. `--timings` makes pml print one JSON line on stderr with `parse_ms` (the bare SWC parse) and
+//!   `structure_ms` (building the structure from the AST); the bench reads it after every run.
+//! - the peak resident set size of each of those processes, from `wait4(2)`. The runs are spawned by a fresh,
+//!   small helper process (this same binary, `bench --measure`), because Linux carries the spawner's own
+//!   high-water mark into a `vfork`+`exec`ed child's `ru_maxrss`.
+//! - `node bench/swc-parse.mjs FILE` (`@swc/core` `parseSync`, in-process median, and Node's peak RSS), the
+//!   baseline a JS-hosted builder pays before it walks one node.
+//!
+//! The bench builds nothing unless the release `pml` binary is missing (or `--build` is given); it warns when
+//! the binary is older than the sources.
+
+use std::ffi::OsString;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Instant, SystemTime};
+
+use anyhow::{anyhow, bail, Context as _};
+use serde_json::{json, Value};
+
+use crate::gen;
+
+/// Size of the "1x" program, in bytes.
+const BASE_BYTES: usize = 360_000;
+/// Peak RSS limit for `pml analyze` on the 4x program, in KiB (100 MiB).
+const RSS_LIMIT_KB: u64 = 100 * 1024;
+
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--runs N] [--seed S] [--bytes N] [--pml PATH] [--build] [--skip-node]";
+
+struct Options {
+    quick: bool,
+    runs: usize,
+    seed: u64,
+    bytes: usize,
+    pml: Option<PathBuf>,
+    build: bool,
+    skip_node: bool,
+}
+
+/// `cargo xtask bench ...`; `args` are the words after `bench`.
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    if args.first().map(String::as_str) == Some("--measure") {
+        return measure_helper(&args[1..]);
+    }
+    let opts = parse_options(args)?;
+    bench(&opts, args.len())
+}
+
+fn parse_options(args: &[String]) -> anyhow::Result<Options> {
+    let mut opts = Options {
+        quick: false,
+        runs: 0,
+        seed: gen::DEFAULT_SEED,
+        bytes: BASE_BYTES,
+        pml: None,
+        build: false,
+        skip_node: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .with_context(|| format!("bench: {name} needs a value ({USAGE})"))
+        };
+        match arg.as_str() {
+            "--quick" => opts.quick = true,
+            "--build" => opts.build = true,
+            "--skip-node" => opts.skip_node = true,
+            "--runs" => {
+                let v = value("--runs")?;
+                opts.runs = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .with_context(|| format!("bench: bad --runs `{v}`"))?;
+            }
+            "--seed" => {
+                let v = value("--seed")?;
+                opts.seed = v
+                    .parse()
+                    .with_context(|| format!("bench: bad --seed `{v}`"))?;
+            }
+            "--bytes" => {
+                let v = value("--bytes")?;
+                opts.bytes = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .with_context(|| format!("bench: bad --bytes `{v}`"))?;
+            }
+            "--pml" => opts.pml = Some(PathBuf::from(value("--pml")?)),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("bench: unknown argument `{other}` ({USAGE})"),
+        }
+    }
+    if opts.runs == 0 {
+        opts.runs = if opts.quick { 5 } else { 15 };
+    }
+    Ok(opts)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Paths and the pml binary
+
+/// The workspace root: the folder holding `bench/swc-parse.mjs` and `xtask/`.
+fn workspace_root() -> anyhow::Result<PathBuf> {
+    let is_root = |p: &Path| p.join("bench/swc-parse.mjs").is_file() && p.join("xtask").is_dir();
+    if let Some(parent) = Path::new(env!("CARGO_MANIFEST_DIR")).parent() {
+        if is_root(parent) {
+            return Ok(parent.to_path_buf());
+        }
+    }
+    let cwd = std::env::current_dir()?;
+    cwd.ancestors()
+        .find(|p| is_root(p))
+        .map(Path::to_path_buf)
+        .ok_or_else(|| anyhow!("bench: cannot find the workspace root (a folder with bench/swc-parse.mjs) above {}", cwd.display()))
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
+}
+
+fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+fn ensure_pml(root: &Path, opts: &Options) -> anyhow::Result<PathBuf> {
+    if let Some(p) = &opts.pml {
+        anyhow::ensure!(p.is_file(), "bench: --pml {} does not exist", p.display());
+        return Ok(p.clone());
+    }
+    let exe = target_dir(root)
+        .join("release")
+        .join(format!("pml{}", std::env::consts::EXE_SUFFIX));
+    if opts.build || !exe.is_file() {
+        eprintln!("bench: cargo build --release -p pml");
+        let status = Command::new(cargo())
+            .args(["build", "--release", "-p", "pml"])
+            .current_dir(root)
+            .status()
+            .context("bench: cannot run cargo")?;
+        anyhow::ensure!(
+            status.success(),
+            "bench: `cargo build --release -p pml` failed ({status})"
+        );
+        anyhow::ensure!(
+            exe.is_file(),
+            "bench: `cargo build --release -p pml` did not produce {}",
+            exe.display()
+        );
+    } else if let Some(newer) = newer_source(root, &exe) {
+        eprintln!(
+            "bench: warning: {} is older than {}; rerun with --build (or `cargo build --release -p pml`) to bench the current sources",
+            exe.display(),
+            newer.display()
+        );
+    }
+    Ok(exe)
+}
+
+/// A source file under `crates/` (or `Cargo.lock`) modified after `exe`, if any.
+fn newer_source(root: &Path, exe: &Path) -> Option<PathBuf> {
+    let built = std::fs::metadata(exe).and_then(|m| m.modified()).ok()?;
+    let mut stack = vec![root.join("crates")];
+    let mut newest: Option<(SystemTime, PathBuf)> = None;
+    let mut consider = |path: PathBuf| {
+        if let Ok(t) = std::fs::metadata(&path).and_then(|m| m.modified()) {
+            if t > built && newest.as_ref().is_none_or(|(n, _)| t > *n) {
+                newest = Some((t, path));
+            }
+        }
+    };
+    consider(root.join("Cargo.lock"));
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                || path.file_name().is_some_and(|n| n == "Cargo.toml")
+            {
+                consider(path);
+            }
+        }
+    }
+    newest.map(|(_, p)| p)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The measuring helper: `bench --measure RUNS -- PROGRAM ARGS...`
+
+/// Runs `PROGRAM ARGS...` RUNS times, stdout to /dev/null, and prints one JSON object:
+/// `{"runs": [{"wall_ms", "max_rss_kb", "code", "stderr"}...], "helper_max_rss_kb"}`.
+/// `helper_max_rss_kb` is the floor under every `max_rss_kb` (see the module doc).
+fn measure_helper(args: &[String]) -> anyhow::Result<()> {
+    let (runs, cmd) = match args {
+        [runs, sep, program, rest @ ..] if sep == "--" => (
+            runs.parse::<usize>().context("bench --measure: bad RUNS")?,
+            (program, rest),
+        ),
+        _ => bail!("usage: bench --measure RUNS -- PROGRAM ARGS..."),
+    };
+    let mut out = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut child = Command::new(cmd.0)
+            .args(cmd.1)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("bench --measure: cannot run {}", cmd.0))?;
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("piped")
+            .read_to_string(&mut stderr)?;
+        let (code, max_rss_kb) = wait_with_rusage(child)?;
+        let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+        out.push(
+            json!({ "wall_ms": wall_ms, "max_rss_kb": max_rss_kb, "code": code, "stderr": stderr }),
+        );
+    }
+    println!(
+        "{}",
+        json!({ "runs": out, "helper_max_rss_kb": self_max_rss_kb() })
+    );
+    Ok(())
+}
+
+/// Waits for `child` and returns its exit code (None if killed by a signal) and its peak RSS in KiB.
+#[cfg(unix)]
+fn wait_with_rusage(child: std::process::Child) -> anyhow::Result<(Option<i32>, Option<u64>)> {
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: `rusage` is plain old data, all-zero is a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own unreaped child; `status` and `usage` are valid for writes. After this the
+        // `Child` handle is only dropped, never waited on again.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(anyhow!("bench: wait4({pid}) failed: {err}"));
+        }
+    }
+    drop(child);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Ok((code, Some(maxrss_kb(usage.ru_maxrss))))
+}
+
+#[cfg(not(unix))]
+fn wait_with_rusage(mut child: std::process::Child) -> anyhow::Result<(Option<i32>, Option<u64>)> {
+    Ok((child.wait()?.code(), None))
+}
+
+#[cfg(unix)]
+fn self_max_rss_kb() -> Option<u64> {
+    // SAFETY: as above.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is valid for writes.
+    (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0)
+        .then(|| maxrss_kb(usage.ru_maxrss))
+}
+
+#[cfg(not(unix))]
+fn self_max_rss_kb() -> Option<u64> {
+    None
+}
+
+/// `ru_maxrss` is in KiB on Linux and in bytes on macOS.
+#[cfg(unix)]
+fn maxrss_kb(raw: libc::c_long) -> u64 {
+    let raw = raw.max(0) as u64;
+    if cfg!(target_os = "macos") {
+        raw / 1024
+    } else {
+        raw
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The bench
+
+struct Program {
+    label: &'static str,
+    path: PathBuf,
+    stats: gen::ProgramStats,
+}
+
+/// Per-program figures of `pml analyze`.
+struct PmlFigures {
+    wall_ms: Vec<f64>,
+    parse_ms: Vec<f64>,
+    structure_ms: Vec<f64>,
+    total_ms: Vec<f64>,
+    /// `(parse_ms + structure_ms) / parse_ms`, per run.
+    structure_ratio: Vec<f64>,
+    max_rss_kb: Vec<u64>,
+    helper_max_rss_kb: Option<u64>,
+    output_bytes: usize,
+}
+
+fn bench(opts: &Options, own_args: usize) -> anyhow::Result<()> {
+    let root = workspace_root()?;
+    let out_dir = target_dir(&root).join("bench");
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("bench: cannot create {}", out_dir.display()))?;
+
+    // 1. The programs.
+    let mut programs = Vec::new();
+    for (label, factor) in [("1x", 1), ("4x", 4)] {
+        let text = gen::generate(opts.bytes * factor, opts.seed);
+        let path = out_dir.join(format!("agent-{label}.ts"));
+        std::fs::write(&path, &text)
+            .with_context(|| format!("bench: cannot write {}", path.display()))?;
+        programs.push(Program {
+            label,
+            path,
+            stats: gen::stats(&text),
+        });
+    }
+
+    // 2. pml analyze, whole process.
+    let pml = ensure_pml(&root, opts)?;
+    let warmup = if opts.quick { 1 } else { 2 };
+    let mut pml_figures = Vec::new();
+    for p in &programs {
+        eprintln!(
+            "bench: pml analyze {} ({} runs)",
+            p.path.display(),
+            opts.runs
+        );
+        pml_figures.push(measure_pml(&pml, &p.path, warmup, opts.runs, own_args)?);
+    }
+
+    // 3. Node + @swc/core parseSync.
+    let mut node_figures: Vec<Option<Value>> = vec![None, None];
+    if !opts.skip_node {
+        ensure_node_modules(&root)?;
+        let iterations = if opts.quick { [5, 3] } else { [20, 8] };
+        for (i, p) in programs.iter().enumerate() {
+            eprintln!(
+                "bench: node bench/swc-parse.mjs {} {}",
+                p.path.display(),
+                iterations[i]
+            );
+            node_figures[i] = Some(run_node(&root, &p.path, iterations[i])?);
+        }
+    }
+
+    // 4. Figures, goals, report.
+    let [one, four] = [&pml_figures[0], &pml_figures[1]];
+    let node_ms = |i: usize| {
+        node_figures[i]
+            .as_ref()
+            .and_then(|v| v["median_ms"].as_f64())
+    };
+    let node_rss = |i: usize| {
+        node_figures[i]
+            .as_ref()
+            .and_then(|v| v["max_rss_kb"].as_u64())
+    };
+
+    let wall = [median(&one.wall_ms), median(&four.wall_ms)];
+    let parse = [median(&one.parse_ms), median(&four.parse_ms)];
+    let structure = [median(&one.structure_ms), median(&four.structure_ms)];
+    let ratio = [median(&one.structure_ratio), median(&four.structure_ratio)];
+    let rss_peak = [peak(&one.max_rss_kb), peak(&four.max_rss_kb)];
+
+    let goals = vec![
+        Goal::at_least(
+            "speed: node @swc/core parseSync / pml analyze whole process, 1x",
+            node_ms(0).map(|n| n / wall[0]),
+            10.0,
+            "x",
+        ),
+        Goal::at_most(
+            "structure cost: (parse_ms + structure_ms) / parse_ms, 1x",
+            Some(ratio[0]),
+            1.5,
+            "x",
+        ),
+        Goal::at_most(
+            "scaling: pml analyze whole process 4x / 1x",
+            Some(wall[1] / wall[0]),
+            5.0,
+            "x",
+        ),
+        Goal::at_most(
+            "memory: pml analyze peak RSS, 4x (MiB)",
+            rss_peak[1].map(|kb| kb as f64 / 1024.0),
+            RSS_LIMIT_KB as f64 / 1024.0,
+            " MiB",
+        ),
+    ];
+
+    print_table(
+        &programs, &pml, opts, &wall, &parse, &structure, &ratio, &rss_peak, &node_ms, &node_rss,
+        &goals,
+    );
+
+    let pml_json = |f: &PmlFigures| {
+        json!({
+            "wall_ms": summary(&f.wall_ms),
+            "parse_ms": summary(&f.parse_ms),
+            "structure_ms": summary(&f.structure_ms),
+            "total_ms": summary(&f.total_ms),
+            "structure_ratio": summary(&f.structure_ratio),
+            "max_rss_kb": { "peak": peak(&f.max_rss_kb), "median": median_u64(&f.max_rss_kb), "all": f.max_rss_kb },
+            "helper_max_rss_kb": f.helper_max_rss_kb,
+            "output_bytes": f.output_bytes,
+        })
+    };
+    let program_json = |p: &Program| {
+        json!({
+            "file": p.path.display().to_string(),
+            "bytes": p.stats.bytes,
+            "lines": p.stats.lines,
+            "mcp_calls": p.stats.mcp_calls,
+        })
+    };
+    let report = json!({
+        "seed": opts.seed,
+        "quick": opts.quick,
+        "runs": opts.runs,
+        "warmup": warmup,
+        "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "os": std::env::consts::OS,
+        "pml": pml.display().to_string(),
+        "programs": { "1x": program_json(&programs[0]), "4x": program_json(&programs[1]) },
+        "pml_analyze": { "1x": pml_json(one), "4x": pml_json(four) },
+        "node_swc_parse": { "1x": node_figures[0], "4x": node_figures[1] },
+        "ratios": {
+            "node_over_pml_1x": node_ms(0).map(|n| n / wall[0]),
+            "node_over_pml_4x": node_ms(1).map(|n| n / wall[1]),
+            "structure_ratio_1x": ratio[0],
+            "structure_ratio_4x": ratio[1],
+            "pml_growth_4x_over_1x": wall[1] / wall[0],
+            "parse_growth_4x_over_1x": parse[1] / parse[0],
+            "node_growth_4x_over_1x": node_ms(1).zip(node_ms(0)).map(|(b, a)| b / a),
+        },
+        "goals": goals.iter().map(Goal::to_json).collect::<Vec<_>>(),
+    });
+    let report_path = out_dir.join("report.json");
+    std::fs::write(&report_path, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("bench: cannot write {}", report_path.display()))?;
+    println!("\nreport: {}", report_path.display());
+
+    let missed: Vec<&str> = goals
+        .iter()
+        .filter(|g| g.met() == Some(false))
+        .map(|g| g.name)
+        .collect();
+    let unmeasured: Vec<&str> = goals
+        .iter()
+        .filter(|g| g.met().is_none())
+        .map(|g| g.name)
+        .collect();
+    if !missed.is_empty() {
+        bail!("bench: goal(s) missed: {}", missed.join("; "));
+    }
+    if !unmeasured.is_empty() && !opts.skip_node {
+        bail!("bench: goal(s) not measured: {}", unmeasured.join("; "));
+    }
+    Ok(())
+}
+
+/// Checks one `pml analyze` run for correctness, then measures `warmup + runs` runs through the helper.
+fn measure_pml(
+    pml: &Path,
+    file: &Path,
+    warmup: usize,
+    runs: usize,
+    own_args: usize,
+) -> anyhow::Result<PmlFigures> {
+    // A run whose output we keep: pml must succeed and print JSON.
+    let out = Command::new(pml)
+        .arg("analyze")
+        .arg(file)
+        .arg("--timings")
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("bench: cannot run {}", pml.display()))?;
+    if !out.status.success() {
+        bail!(
+            "bench: `{} analyze {}` failed ({}): {}",
+            pml.display(),
+            file.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    serde_json::from_slice::<Value>(&out.stdout).with_context(|| {
+        format!(
+            "bench: `pml analyze {}` did not print one JSON value on stdout",
+            file.display()
+        )
+    })?;
+    timings(&String::from_utf8_lossy(&out.stderr))
+        .with_context(|| format!("bench: pml analyze {}", file.display()))?;
+
+    // The helper re-runs this binary with the same argv prefix (e.g. `xtask bench`), then `--measure ...`.
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let prefix = &argv[1..argv.len().saturating_sub(own_args).max(1)];
+    let helper =
+        Command::new(std::env::current_exe().context("bench: cannot find the xtask executable")?)
+            .args(prefix)
+            .arg("--measure")
+            .arg((warmup + runs).to_string())
+            .arg("--")
+            .arg(pml)
+            .arg("analyze")
+            .arg(file)
+            .arg("--timings")
+            .stderr(Stdio::inherit())
+            .output()
+            .context("bench: cannot run the measuring helper")?;
+    anyhow::ensure!(
+        helper.status.success(),
+        "bench: the measuring helper failed ({})",
+        helper.status
+    );
+    let v: Value = serde_json::from_slice(&helper.stdout)
+        .context("bench: bad output from the measuring helper")?;
+
+    let mut f = PmlFigures {
+        wall_ms: vec![],
+        parse_ms: vec![],
+        structure_ms: vec![],
+        total_ms: vec![],
+        structure_ratio: vec![],
+        max_rss_kb: vec![],
+        helper_max_rss_kb: v["helper_max_rss_kb"].as_u64(),
+        output_bytes: out.stdout.len(),
+    };
+    for r in v["runs"].as_array().into_iter().flatten().skip(warmup) {
+        let stderr = r["stderr"].as_str().unwrap_or_default();
+        if r["code"].as_i64() != Some(0) {
+            bail!(
+                "bench: `pml analyze {}` failed during the timed runs: {}",
+                file.display(),
+                stderr.trim()
+            );
+        }
+        let t = timings(stderr)?;
+        f.wall_ms.push(r["wall_ms"].as_f64().unwrap_or(f64::NAN));
+        f.parse_ms.push(t.parse_ms);
+        f.structure_ms.push(t.structure_ms);
+        f.total_ms
+            .push(t.total_ms.unwrap_or(t.parse_ms + t.structure_ms));
+        f.structure_ratio
+            .push((t.parse_ms + t.structure_ms) / t.parse_ms);
+        if let Some(kb) = r["max_rss_kb"].as_u64() {
+            f.max_rss_kb.push(kb);
+        }
+    }
+    anyhow::ensure!(
+        f.wall_ms.len() == runs,
+        "bench: the measuring helper returned {} runs, expected {runs}",
+        f.wall_ms.len()
+    );
+    Ok(f)
+}
+
+struct Timings {
+    parse_ms: f64,
+    structure_ms: f64,
+    total_ms: Option<f64>,
+}
+
+/// The last JSON line on pml's stderr that has `parse_ms` and `structure_ms` (at the top or under `timings`).
+fn timings(stderr: &str) -> anyhow::Result<Timings> {
+    for line in stderr.lines().rev() {
+        let Ok(mut v) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        if v.get("timings").is_some_and(Value::is_object) {
+            v = v["timings"].take();
+        }
+        if let (Some(parse_ms), Some(structure_ms)) =
+            (v["parse_ms"].as_f64(), v["structure_ms"].as_f64())
+        {
+            return Ok(Timings {
+                parse_ms,
+                structure_ms,
+                total_ms: v["total_ms"].as_f64(),
+            });
+        }
+    }
+    bail!(
+        "`pml analyze --timings` printed no JSON line with `parse_ms` and `structure_ms` on stderr (got: {:?})",
+        stderr.chars().take(300).collect::<String>()
+    )
+}
+
+fn ensure_node_modules(root: &Path) -> anyhow::Result<()> {
+    if root
+        .join("bench/node_modules/@swc/core/package.json")
+        .is_file()
+    {
+        return Ok(());
+    }
+    eprintln!("bench: npm ci --prefix bench");
+    let status = Command::new("npm")
+        .args(["ci", "--prefix", "bench", "--no-audit", "--no-fund"])
+        .current_dir(root)
+        .status()
+        .context("bench: cannot run npm (Node.js and npm are needed for the baseline; or pass --skip-node)")?;
+    anyhow::ensure!(
+        status.success(),
+        "bench: `npm ci --prefix bench` failed ({status})"
+    );
+    Ok(())
+}
+
+fn run_node(root: &Path, file: &Path, iterations: usize) -> anyhow::Result<Value> {
+    let out = Command::new("node")
+        .arg(root.join("bench/swc-parse.mjs"))
+        .arg(file)
+        .arg(iterations.to_string())
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .output()
+        .context("bench: cannot run node (or pass --skip-node)")?;
+    if !out.status.success() {
+        bail!(
+            "bench: `node bench/swc-parse.mjs {}` failed ({}): {}",
+            file.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("bench: bad output from bench/swc-parse.mjs")
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Goals, statistics, printing
+
+struct Goal {
+    name: &'static str,
+    value: Option<f64>,
+    limit: f64,
+    at_least: bool,
+    unit: &'static str,
+}
+
+impl Goal {
+    fn at_least(name: &'static str, value: Option<f64>, limit: f64, unit: &'static str) -> Self {
+        Goal {
+            name,
+            value,
+            limit,
+            at_least: true,
+            unit,
+        }
+    }
+
+    fn at_most(name: &'static str, value: Option<f64>, limit: f64, unit: &'static str) -> Self {
+        Goal {
+            name,
+            value,
+            limit,
+            at_least: false,
+            unit,
+        }
+    }
+
+    fn met(&self) -> Option<bool> {
+        let v = self.value.filter(|v| v.is_finite())?;
+        Some(if self.at_least {
+            v >= self.limit
+        } else {
+            v <= self.limit
+        })
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "value": self.value,
+            "limit": self.limit,
+            "op": if self.at_least { ">=" } else { "<=" },
+            "met": self.met(),
+        })
+    }
+}
+
+fn median(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+fn median_u64(xs: &[u64]) -> Option<u64> {
+    let mut v = xs.to_vec();
+    v.sort_unstable();
+    v.get(v.len() / 2).copied()
+}
+
+fn peak(xs: &[u64]) -> Option<u64> {
+    xs.iter().copied().max()
+}
+
+fn summary(xs: &[f64]) -> Value {
+    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    json!({ "median": median(xs), "min": min, "max": max, "all": xs })
+}
+
+fn fmt_ms(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x.is_finite() => format!("{x:.1} ms"),
+        _ => "-".into(),
+    }
+}
+
+fn fmt_ratio(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x.is_finite() => format!("{x:.2}x"),
+        _ => "-".into(),
+    }
+}
+
+fn fmt_mib(kb: Option<u64>) -> String {
+    kb.map_or("-".into(), |kb| format!("{:.1} MiB", kb as f64 / 1024.0))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn print_table(
+    programs: &[Program],
+    pml: &Path,
+    opts: &Options,
+    wall: &[f64; 2],
+    parse: &[f64; 2],
+    structure: &[f64; 2],
+    ratio: &[f64; 2],
+    rss: &[Option<u64>; 2],
+    node_ms: &dyn Fn(usize) -> Option<f64>,
+    node_rss: &dyn Fn(usize) -> Option<u64>,
+    goals: &[Goal],
+) {
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    println!(
+        "\npml bench: {} (seed {}, median of {} runs{}, {} cpus)\n",
+        pml.display(),
+        opts.seed,
+        opts.runs,
+        if opts.quick { ", --quick" } else { "" },
+        cpus
+    );
+    println!(
+        "{:<8} {:>12} {:>8} {:>10}",
+        "program", "bytes", "lines", "MCP calls"
+    );
+    for p in programs {
+        println!(
+            "{:<8} {:>12} {:>8} {:>10}",
+            p.label, p.stats.bytes, p.stats.lines, p.stats.mcp_calls
+        );
+    }
+    let growth = |a: Option<f64>, b: Option<f64>| fmt_ratio(a.zip(b).map(|(a, b)| b / a));
+    println!("\n{:<42} {:>12} {:>12} {:>10}", "", "1x", "4x", "4x/1x");
+    let row = |name: &str, a: String, b: String, g: String| {
+        println!("{name:<42} {a:>12} {b:>12} {g:>10}")
+    };
+    row(
+        "pml analyze, whole process (wall)",
+        fmt_ms(Some(wall[0])),
+        fmt_ms(Some(wall[1])),
+        growth(Some(wall[0]), Some(wall[1])),
+    );
+    row(
+        "  parse_ms (bare SWC parse inside pml)",
+        fmt_ms(Some(parse[0])),
+        fmt_ms(Some(parse[1])),
+        growth(Some(parse[0]), Some(parse[1])),
+    );
+    row(
+        "  structure_ms (structure from the AST)",
+        fmt_ms(Some(structure[0])),
+        fmt_ms(Some(structure[1])),
+        growth(Some(structure[0]), Some(structure[1])),
+    );
+    row(
+        "  (parse + structure) / parse",
+        fmt_ratio(Some(ratio[0])),
+        fmt_ratio(Some(ratio[1])),
+        String::new(),
+    );
+    row(
+        "  peak RSS",
+        fmt_mib(rss[0]),
+        fmt_mib(rss[1]),
+        growth(rss[0].map(|k| k as f64), rss[1].map(|k| k as f64)),
+    );
+    row(
+        "node @swc/core parseSync (in-process)",
+        fmt_ms(node_ms(0)),
+        fmt_ms(node_ms(1)),
+        growth(node_ms(0), node_ms(1)),
+    );
+    row(
+        "  node peak RSS",
+        fmt_mib(node_rss(0)),
+        fmt_mib(node_rss(1)),
+        String::new(),
+    );
+    row(
+        "node parseSync / pml analyze",
+        fmt_ratio(node_ms(0).map(|n| n / wall[0])),
+        fmt_ratio(node_ms(1).map(|n| n / wall[1])),
+        String::new(),
+    );
+
+    println!("\ngoals");
+    for g in goals {
+        let mark = match g.met() {
+            Some(true) => "ok  ",
+            Some(false) => "MISS",
+            None => "n/a ",
+        };
+        let value = g
+            .value
+            .filter(|v| v.is_finite())
+            .map_or("-".into(), |v| format!("{v:.2}{}", g.unit));
+        let op = if g.at_least { ">=" } else { "<=" };
+        println!(
+            "  [{mark}] {:<66} {value:>12}  (goal {op} {}{})",
+            g.name, g.limit, g.unit
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timings_line() {
+        let t =
+            timings("warning: x\n{\"parse_ms\": 4.5, \"structure_ms\": 1.5, \"total_ms\": 7}\n")
+                .unwrap();
+        assert_eq!(
+            (t.parse_ms, t.structure_ms, t.total_ms),
+            (4.5, 1.5, Some(7.0))
+        );
+        assert!(timings("{\"parse_ms\": 1}").is_err());
+        let t = timings("{\"timings\": {\"parse_ms\": 2, \"structure_ms\": 1}}").unwrap();
+        assert_eq!((t.parse_ms, t.structure_ms, t.total_ms), (2.0, 1.0, None));
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn goals() {
+        assert_eq!(Goal::at_least("a", Some(10.0), 10.0, "x").met(), Some(true));
+        assert_eq!(Goal::at_most("b", Some(1.6), 1.5, "x").met(), Some(false));
+        assert_eq!(Goal::at_most("c", None, 1.5, "x").met(), None);
+        assert_eq!(Goal::at_most("d", Some(f64::NAN), 1.5, "x").met(), None);
+    }
+}

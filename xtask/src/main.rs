@@ -1,0 +1,31 @@
+//! Project automation: `cargo xtask <task>`.
+//!
+//! - `run-pipeline FILE|DIR [--check | --bless]`: run every pipeline stage on a program and print
+//!   each stage's output, or check/rewrite the golden files of a fixture tree.
+//! - `bench [--quick]`: the structure-builder benchmark (see `docs/benchmarks.md`).
+//! - `gen --bytes N [--seed S] [--out FILE]`: generate a synthetic agent program.
+
+use std::process::ExitCode;
+
+mod pipeline;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((task, rest)) = args.split_first() else {
+        eprintln!("usage: cargo xtask <run-pipeline|bench|gen> ...");
+        return ExitCode::from(2);
+    };
+    let result = match task.as_str() {
+        "run-pipeline" => pipeline::run(rest),
+        other => Err(anyhow::anyhow!(
+            "unknown task `{other}` (expected run-pipeline, bench or gen)"
+        )),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! `cargo xtask run-pipeline`: each stage's output for one program, or golden checks for a tree
+//! of fixtures (`fixtures/<name>/input.ts` + goldens beside it; see `fixtures/README.md`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+
+/// One golden file: its name beside the input and how to produce its content.
+struct Stage {
+    file: &'static str,
+    render: fn(&Fixture) -> Result<String>,
+}
+
+const STAGES: &[Stage] = &[Stage {
+    file: "structure.json",
+    render: render_structure,
+}];
+
+pub struct Fixture {
+    pub dir: PathBuf,
+    pub input: PathBuf,
+}
+
+impl Fixture {
+    fn name(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+fn options(fx: &Fixture) -> Result<pml::AnalyzeOptions> {
+    let tools = fx.dir.join("tools.json");
+    let perms = fx.dir.join("permissions.json");
+    Ok(pml::AnalyzeOptions {
+        dialect: pml::dialect_for(&fx.input),
+        catalog: if tools.exists() {
+            Some(pml::load_catalog(&tools)?)
+        } else {
+            None
+        },
+        permissions: if perms.exists() {
+            Some(pml::load_permissions(&perms)?)
+        } else {
+            None
+        },
+    })
+}
+
+fn render_structure(fx: &Fixture) -> Result<String> {
+    let code = pml::read_source(&fx.input)?;
+    let ret = pml::analyze(&code, &options(fx)?);
+    Ok(serde_json::to_string_pretty(&ret.structure)? + "\n")
+}
+
+/// Every fixture under `root` (a folder holding `input.ts` or `input.js`), sorted by path.
+pub fn discover(root: &Path) -> Result<Vec<Fixture>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            }
+        }
+        for input in ["input.ts", "input.js"] {
+            let path = dir.join(input);
+            if path.is_file() {
+                out.push(Fixture {
+                    dir: dir.clone(),
+                    input: path,
+                });
+                break;
+            }
+        }
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(out)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Print,
+    Check,
+    Bless,
+}
+
+/// Differences between the goldens and the current output, as human-readable reports.
+pub fn check_fixtures(fixtures: &[Fixture]) -> Result<Vec<String>> {
+    let mut failures = Vec::new();
+    for fx in fixtures {
+        for stage in STAGES {
+            let actual = (stage.render)(fx)?;
+            let golden = fx.dir.join(stage.file);
+            match std::fs::read_to_string(&golden) {
+                Ok(expected) if expected == actual => {}
+                Ok(expected) => failures.push(format!(
+                    "{}/{}: differs from the current output\n{}",
+                    fx.name(),
+                    stage.file,
+                    diff(&expected, &actual)
+                )),
+                Err(_) => failures.push(format!(
+                    "{}/{}: golden file missing (run `cargo xtask run-pipeline --bless {}`)",
+                    fx.name(),
+                    stage.file,
+                    fx.dir.display()
+                )),
+            }
+        }
+    }
+    Ok(failures)
+}
+
+/// A small line diff: the first differing region with a few lines of context.
+fn diff(expected: &str, actual: &str) -> String {
+    let e: Vec<&str> = expected.lines().collect();
+    let a: Vec<&str> = actual.lines().collect();
+    let prefix = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let suffix = e[prefix..]
+        .iter()
+        .rev()
+        .zip(a[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let start = prefix.saturating_sub(3);
+    let mut out = format!("@@ line {} @@\n", prefix + 1);
+    for line in &e[start..prefix] {
+        out.push_str(&format!("  {line}\n"));
+    }
+    for line in e[prefix..e.len() - suffix].iter().take(40) {
+        out.push_str(&format!("- {line}\n"));
+    }
+    for line in a[prefix..a.len() - suffix].iter().take(40) {
+        out.push_str(&format!("+ {line}\n"));
+    }
+    out
+}
+
+pub fn run(args: &[String]) -> Result<ExitCode> {
+    let mut mode = Mode::Print;
+    let mut targets = Vec::new();
+    for arg in args {
+        match arg.as_str() {
+            "--check" => mode = Mode::Check,
+            "--bless" => mode = Mode::Bless,
+            flag if flag.starts_with("--") => bail!("unknown flag `{flag}`"),
+            path => targets.push(PathBuf::from(path)),
+        }
+    }
+    if targets.is_empty() {
+        bail!("usage: cargo xtask run-pipeline FILE|DIR [--check | --bless]");
+    }
+    let mut fixtures = Vec::new();
+    let mut files = Vec::new();
+    for target in targets {
+        if target.is_dir() {
+            fixtures.extend(discover(&target)?);
+        } else if target.is_file() {
+            files.push(target);
+        } else {
+            bail!("{}: no such file or directory", target.display());
+        }
+    }
+    if mode != Mode::Print && !files.is_empty() {
+        bail!("--check and --bless work on fixture folders, not single files");
+    }
+    match mode {
+        Mode::Print => {
+            for file in files
+                .iter()
+                .cloned()
+                .chain(fixtures.iter().map(|f| f.input.clone()))
+            {
+                let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+                let fx = Fixture { dir, input: file };
+                for stage in STAGES {
+                    println!("== {} :: {}", fx.input.display(), stage.file);
+                    print!("{}", (stage.render)(&fx)?);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Mode::Check => {
+            let failures = check_fixtures(&fixtures)?;
+            for f in &failures {
+                eprintln!("{f}");
+            }
+            let total = fixtures.len() * STAGES.len();
+            if failures.is_empty() {
+                eprintln!("run-pipeline --check: {total} golden files match");
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!(
+                    "run-pipeline --check: {} of {total} golden files differ (review, then `--bless`)",
+                    failures.len()
+                );
+                Ok(ExitCode::from(1))
+            }
+        }
+        Mode::Bless => {
+            let mut written = 0;
+            for fx in &fixtures {
+                for stage in STAGES {
+                    let actual = (stage.render)(fx)?;
+                    let golden = fx.dir.join(stage.file);
+                    if std::fs::read_to_string(&golden).ok().as_deref() != Some(&actual) {
+                        std::fs::write(&golden, actual)
+                            .with_context(|| format!("writing {}", golden.display()))?;
+                        written += 1;
+                    }
+                }
+            }
+            eprintln!("run-pipeline --bless: {written} golden files rewritten");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixture suite: every golden file matches the current output.
+    #[test]
+    fn fixtures_match_goldens() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let fixtures = discover(&root).unwrap();
+        assert!(fixtures.len() >= 40, "expected at least 40 fixtures");
+        let failures = check_fixtures(&fixtures).unwrap();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
