@@ -98,7 +98,13 @@ pub(crate) struct Builder<'a> {
     /// False after `return`/`throw`/`break`/`continue` until paths merge again.
     live: bool,
     scopes: Vec<Scope>,
-    env: Vec<HashMap<String, Binding>>,
+    /// Lexical environment: each name's stack of bindings (innermost last), and per scope the
+    /// names it declared, so entering/leaving a scope and looking up a name are O(1) whatever
+    /// the nesting depth.
+    env: HashMap<String, Vec<Binding>>,
+    env_scopes: Vec<Vec<String>>,
+    /// Names whose value is changed after declaration (`x.push(..)`, `x.a = ..`): never folded.
+    mutated: std::collections::HashSet<String>,
     /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
     pub(crate) node_spans: HashMap<(u32, u32), String>,
     /// Frontiers collected at `break` for each enclosing switch (None for loops).
@@ -129,7 +135,9 @@ impl<'a> Builder<'a> {
             frontier: Vec::new(),
             live: true,
             scopes: Vec::new(),
-            env: vec![HashMap::new()],
+            env: HashMap::new(),
+            env_scopes: vec![Vec::new()],
+            mutated: Default::default(),
             node_spans: HashMap::new(),
             breaks: Vec::new(),
             variable_bindings: IndexMap::new(),
@@ -191,22 +199,36 @@ impl<'a> Builder<'a> {
     // ----- bindings -----------------------------------------------------------------------
 
     pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.env.iter().rev().find_map(|scope| scope.get(name))
+        self.env.get(name).and_then(|stack| stack.last())
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
-        if let Some(scope) = self.env.last_mut() {
-            scope.insert(name.to_string(), binding);
+        let Some(scope) = self.env_scopes.last_mut() else {
+            return;
+        };
+        let stack = self.env.entry(name.to_string()).or_default();
+        if scope.iter().any(|n| n == name) {
+            // Redeclared in the same scope: replace.
+            if let Some(top) = stack.last_mut() {
+                *top = binding;
+                return;
+            }
         }
+        scope.push(name.to_string());
+        stack.push(binding);
     }
 
     fn push_env(&mut self) {
-        self.env.push(HashMap::new());
+        self.env_scopes.push(Vec::new());
     }
 
     fn pop_env(&mut self) {
-        if self.env.len() > 1 {
-            self.env.pop();
+        if self.env_scopes.len() > 1 {
+            for name in self.env_scopes.pop().unwrap_or_default() {
+                if let Some(stack) = self.env.get_mut(&name) {
+                    stack.pop();
+                }
+            }
         }
     }
 
@@ -333,6 +355,12 @@ impl<'a> Builder<'a> {
 
     // ----- statements ---------------------------------------------------------------------
 
+    /// The program's top level: notes mutated names, then walks the statements.
+    pub(crate) fn program(&mut self, stmts: &[Stmt]) {
+        self.mutated = rewrite::mutated_names(stmts);
+        self.stmts(stmts);
+    }
+
     pub(crate) fn stmts(&mut self, stmts: &[Stmt]) {
         for stmt in stmts {
             if !self.live {
@@ -413,11 +441,17 @@ impl<'a> Builder<'a> {
                 }
             }
             Stmt::ForOf(f) => {
-                self.expr(&f.right, Position::Nested);
+                let out = self.expr(&f.right, Position::Nested);
                 let header = self.rewrite_text(&f.right);
-                let kind = LoopKind::ForOf;
-                self.loop_stmt(stmt.span(), kind, Some(header), |b| {
+                let element = format!("{}[*]", out.value.unwrap_or_else(|| header.clone()));
+                self.loop_stmt(stmt.span(), LoopKind::ForOf, Some(header), |b| {
                     b.bind_for_head(&f.left);
+                    // The loop variable is one element of the iterable, like a map parameter.
+                    if let ForHead::VarDecl(v) = &f.left {
+                        if let [d] = v.decls.as_slice() {
+                            b.bind_element_pattern(&d.name, &element);
+                        }
+                    }
                     b.loop_body(&f.body);
                 });
             }
@@ -503,6 +537,39 @@ impl<'a> Builder<'a> {
                 }
             }
             ForHead::Pat(p) => self.bind_opaque(p),
+        }
+    }
+
+    /// Bind a loop variable pattern to paths inside one (unknown) element: `entry` ->
+    /// `n1.entries[*]`, `{ name }` -> `n1.entries[*].name`.
+    fn bind_element_pattern(&mut self, pat: &Pat, element: &str) {
+        match pat {
+            Pat::Ident(id) => self.bind(&id.id.sym, Binding::Template(element.to_string())),
+            Pat::Object(obj) => {
+                for prop in &obj.props {
+                    match prop {
+                        ObjectPatProp::Assign(a) if a.value.is_none() => {
+                            let path = member_path(element, &a.key.id.sym);
+                            self.bind(&a.key.id.sym, Binding::Template(path));
+                        }
+                        ObjectPatProp::KeyValue(kv) => {
+                            if let Some(key) = fold::prop_name(&kv.key) {
+                                let path = member_path(element, &key);
+                                self.bind_element_pattern(&kv.value, &path);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Pat::Array(arr) => {
+                for (i, elem) in arr.elems.iter().enumerate() {
+                    if let Some(p @ (Pat::Ident(_) | Pat::Object(_) | Pat::Array(_))) = elem {
+                        self.bind_element_pattern(p, &format!("{element}[{i}]"));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -671,8 +738,8 @@ impl<'a> Builder<'a> {
             self.bind_opaque(name);
             return;
         };
-        if kind == VarDeclKind::Const {
-            if let Pat::Ident(id) = name {
+        if let (VarDeclKind::Const, Pat::Ident(id)) = (kind, name) {
+            if !self.mutated.contains(&*id.id.sym) {
                 if let Some(value) = fold::fold(init, self) {
                     if let Some(json) = value.to_json() {
                         self.literal_bindings.insert(id.id.sym.to_string(), json);
@@ -837,13 +904,10 @@ impl<'a> Builder<'a> {
 
     /// Rebind a name in the scope that declared it (assignment to an existing variable).
     fn bind_existing(&mut self, name: &str, binding: Binding) {
-        for scope in self.env.iter_mut().rev() {
-            if let Some(slot) = scope.get_mut(name) {
-                *slot = binding;
-                return;
-            }
+        match self.env.get_mut(name).and_then(|stack| stack.last_mut()) {
+            Some(slot) => *slot = binding,
+            None => self.bind(name, binding),
         }
-        self.bind(name, binding);
     }
 
     /// Walk an expression only for the MCP calls it contains.
@@ -974,7 +1038,7 @@ impl<'a> Builder<'a> {
         code_span: Option<SwcSpan>,
         receiver: Option<String>,
     ) -> String {
-        let mut node = self.new_node(NodeKind::Task, span);
+        let mut node = self.new_node(NodeKind::Task, code_span.unwrap_or(span));
         let code = self.text(code_span.unwrap_or(span)).to_string();
         let mut arguments = IndexMap::new();
         if let Some(r) = receiver {
@@ -1071,7 +1135,10 @@ impl<'a> Builder<'a> {
         let Expr::Member(m) = strip(callee) else {
             return Out::default();
         };
-        let callback_calls_tools = call.args.iter().any(|a| contains_agent_call(&a.expr));
+        let callback_calls_tools = call
+            .args
+            .iter()
+            .any(|a| is_function(&a.expr) && contains_agent_call(&*a.expr));
         let receiver_pos = if pos == Position::Nested {
             Position::Nested
         } else {
@@ -1216,18 +1283,39 @@ impl<'a> Builder<'a> {
             }
             return;
         }
-        let expression = value.value.unwrap_or_else(|| self.rewrite_text(e));
-        out.insert(
-            format!("...{expression}"),
-            ArgumentValue::reference(expression),
-        );
+        let key = format!("...{}", self.text(e.span()));
+        let value = match (value.value, parameter_name(e)) {
+            (Some(v), _) => ArgumentValue::reference(v),
+            (None, Some(name)) => ArgumentValue::Parameter {
+                parameter_name: name,
+            },
+            (None, None) => ArgumentValue::reference(self.rewrite_text(e)),
+        };
+        out.insert(key, value);
     }
 
-    /// Classify one argument value: literal, parameter or reference.
+    /// Classify one argument value: literal, parameter, reference, or an object/array of those.
     fn argument(&mut self, e: &Expr) -> ArgumentValue {
-        let out = self.expr(e, Position::Argument);
-        if let Some(v) = out.value {
-            return ArgumentValue::reference(v);
+        // Inner calls first: they become nodes this argument then refers to.
+        self.expr(e, Position::Argument);
+        self.classify(e, 0)
+    }
+
+    /// Classify an already evaluated argument value.
+    fn classify(&self, e: &Expr, depth: usize) -> ArgumentValue {
+        let span = e.span();
+        if let Some(v) = self.node_spans.get(&(span.lo.0, span.hi.0)) {
+            return ArgumentValue::reference(v.clone());
+        }
+        let inner = strip(e);
+        let inner_span = inner.span();
+        if let Some(v) = self.node_spans.get(&(inner_span.lo.0, inner_span.hi.0)) {
+            return ArgumentValue::reference(v.clone());
+        }
+        if let Expr::Ident(id) = inner {
+            if let Some(Binding::Node(v) | Binding::Template(v)) = self.lookup(&id.sym) {
+                return ArgumentValue::reference(v.clone());
+            }
         }
         if let Some(value) = fold::fold_json(e, self) {
             let template_parameters = match &value {
@@ -1244,7 +1332,52 @@ impl<'a> Builder<'a> {
                 parameter_name: name,
             };
         }
+        if depth < 32 {
+            if let Some(v) = self.classify_composite(inner, depth) {
+                return v;
+            }
+        }
         ArgumentValue::reference(self.rewrite_text(e))
+    }
+
+    /// `{ a: args.x, b: n1.y }` / `[args.x, 1]`: per-element classification, when every key is
+    /// static and there are no spreads or holes.
+    fn classify_composite(&self, e: &Expr, depth: usize) -> Option<ArgumentValue> {
+        match e {
+            Expr::Object(obj) => {
+                let mut properties = IndexMap::new();
+                for prop in &obj.props {
+                    let PropOrSpread::Prop(p) = prop else {
+                        return None;
+                    };
+                    match &**p {
+                        Prop::KeyValue(kv) => {
+                            let key = fold::prop_name(&kv.key)?;
+                            properties.insert(key, self.classify(&kv.value, depth + 1));
+                        }
+                        Prop::Shorthand(id) => {
+                            let value = self.classify(&Expr::Ident(id.clone()), depth + 1);
+                            properties.insert(id.sym.to_string(), value);
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(ArgumentValue::Object { properties })
+            }
+            Expr::Array(arr) => {
+                let mut items = Vec::with_capacity(arr.elems.len());
+                for elem in &arr.elems {
+                    match elem {
+                        Some(ExprOrSpread { expr, spread: None }) => {
+                            items.push(self.classify(expr, depth + 1))
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(ArgumentValue::Array { items })
+            }
+            _ => None,
+        }
     }
 
     // ----- Promise.all --------------------------------------------------------------------
@@ -1352,8 +1485,8 @@ impl<'a> Builder<'a> {
         let span = self.nodes.iter().find(|n| n.id == f).map(|n| n.span);
         self.frontier = exits;
         let id = self.next_id(NodeKind::Join);
-        let mut join = Node::new(id, NodeKind::Join, span.unwrap_or_default());
-        join.span.start = join.span.end;
+        // The join has no syntax of its own: it shares the `Promise.all(...)` span.
+        let join = Node::new(id, NodeKind::Join, span.unwrap_or_default());
         let j = self.add_node(join);
         Out {
             value: Some(j),
@@ -1435,24 +1568,23 @@ fn member_path(base: &str, key: &str) -> String {
     }
 }
 
-/// `args.name` / `args["name"]` -> `name`.
+/// `args.name` / `args["name"]` -> `name`; `args.options.root` -> `options.root`.
 fn parameter_name(e: &Expr) -> Option<String> {
     let Expr::Member(m) = strip(e) else {
         return None;
     };
-    let Expr::Ident(obj) = strip(&m.obj) else {
-        return None;
-    };
-    if &*obj.sym != "args" {
-        return None;
-    }
-    match &m.prop {
-        MemberProp::Ident(name) => Some(name.sym.to_string()),
+    let key = match &m.prop {
+        MemberProp::Ident(name) => name.sym.to_string(),
         MemberProp::Computed(c) => match strip(&c.expr) {
-            Expr::Lit(Lit::Str(s)) => Some(s.value.to_string_lossy().into_owned()),
-            _ => None,
+            Expr::Lit(Lit::Str(s)) => s.value.to_string_lossy().into_owned(),
+            _ => return None,
         },
-        MemberProp::PrivateName(_) => None,
+        MemberProp::PrivateName(_) => return None,
+    };
+    match strip(&m.obj) {
+        Expr::Ident(obj) if &*obj.sym == "args" => Some(key),
+        inner @ Expr::Member(_) => Some(format!("{}.{key}", parameter_name(inner)?)),
+        _ => None,
     }
 }
 
@@ -1493,17 +1625,12 @@ pub(crate) enum CalleeKind<'e> {
     Other,
 }
 
-/// The static name of a member property: `.name` or `["name"]`.
-fn prop_static_name(prop: &MemberProp) -> Option<String> {
+/// The static name of a member property: `.name`, `["name"]`, or `[c]` for a constant `c`.
+fn prop_static_name(prop: &MemberProp, b: &Builder<'_>) -> Option<String> {
     match prop {
         MemberProp::Ident(name) => Some(name.sym.to_string()),
-        MemberProp::Computed(c) => match strip(&c.expr) {
-            Expr::Lit(Lit::Str(s)) => Some(s.value.to_string_lossy().into_owned()),
-            Expr::Tpl(t) if t.exprs.is_empty() => t
-                .quasis
-                .first()
-                .and_then(|q| q.cooked.as_ref())
-                .map(|c| c.to_string_lossy().into_owned()),
+        MemberProp::Computed(c) => match fold::fold(&c.expr, b)? {
+            JsValue::Str(s) => Some(s),
             _ => None,
         },
         MemberProp::PrivateName(_) => None,
@@ -1521,14 +1648,17 @@ pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKi
     };
     if let Expr::Member(inner) = strip(&outer.obj) {
         if is_root(&inner.obj, "mcp", b) {
-            return match (prop_static_name(&inner.prop), prop_static_name(&outer.prop)) {
+            return match (
+                prop_static_name(&inner.prop, b),
+                prop_static_name(&outer.prop, b),
+            ) {
                 (Some(server), Some(tool)) => CalleeKind::Mcp { server, tool },
                 _ => CalleeKind::DynamicMcp,
             };
         }
     }
     if is_root(&outer.obj, "capabilities", b) {
-        return match prop_static_name(&outer.prop) {
+        return match prop_static_name(&outer.prop, b) {
             Some(name) => CalleeKind::Capability(name),
             None => CalleeKind::DynamicMcp,
         };

@@ -186,8 +186,22 @@ pub(crate) trait Env {
     fn literal(&self, name: &str) -> Option<JsValue>;
 }
 
+/// Deepest expression nesting folding follows. Deeper values are left to run time: they
+/// would only make bindings no reader wants, and recursive serialisers would pay for them.
+const MAX_FOLD_DEPTH: usize = 64;
+
 /// Fold `expr` to a value, or `None` if any part is not known statically.
 pub(crate) fn fold(expr: &Expr, env: &dyn Env) -> Option<JsValue> {
+    fold_at(expr, env, 0)
+}
+
+fn fold_at(expr: &Expr, env: &dyn Env, depth: usize) -> Option<JsValue> {
+    if depth > MAX_FOLD_DEPTH {
+        return None;
+    }
+    let fold = |e: &Expr, env: &dyn Env| fold_at(e, env, depth + 1);
+    let fold_tpl = |t: &Tpl, env: &dyn Env| fold_tpl(t, env, depth + 1);
+    let fold_object = |o: &ObjectLit, env: &dyn Env| fold_object(o, env, depth + 1);
     match expr {
         Expr::Lit(lit) => fold_lit(lit),
         Expr::Tpl(tpl) => fold_tpl(tpl, env),
@@ -267,7 +281,8 @@ fn fold_lit(lit: &Lit) -> Option<JsValue> {
     })
 }
 
-fn fold_tpl(tpl: &Tpl, env: &dyn Env) -> Option<JsValue> {
+fn fold_tpl(tpl: &Tpl, env: &dyn Env, depth: usize) -> Option<JsValue> {
+    let fold = |e: &Expr, env: &dyn Env| fold_at(e, env, depth + 1);
     let mut out = String::new();
     for (i, quasi) in tpl.quasis.iter().enumerate() {
         out.push_str(&quasi.cooked.as_ref()?.to_string_lossy());
@@ -282,7 +297,8 @@ fn fold_tpl(tpl: &Tpl, env: &dyn Env) -> Option<JsValue> {
     Some(JsValue::Str(out))
 }
 
-fn fold_object(obj: &ObjectLit, env: &dyn Env) -> Option<JsValue> {
+fn fold_object(obj: &ObjectLit, env: &dyn Env, depth: usize) -> Option<JsValue> {
+    let fold = |e: &Expr, env: &dyn Env| fold_at(e, env, depth + 1);
     let mut out = IndexMap::new();
     for prop in &obj.props {
         match prop {

@@ -147,7 +147,7 @@ fn build_on_this_thread(code: &str, options: &BuildOptions) -> BuildReturn {
     let mut structure = match &parsed {
         Ok(parsed) => {
             let mut b = builder::Builder::new(code, parsed.base, &lines);
-            b.stmts(&parsed.body);
+            b.program(&parsed.body);
             b.finish()
         }
         Err(diagnostics) => StaticStructure {

@@ -201,9 +201,15 @@ pub enum ArgumentValue {
     /// Computed at run time: the source expression with bound variable names replaced by the
     /// node ids they hold (`file.content` -> `n1.content`).
     Reference { expression: String },
-    /// `args.<name>`: a parameter of the capability.
+    /// `args.<name>`: a parameter of the capability (`args.a.b` -> `a.b`).
     #[serde(rename_all = "camelCase")]
     Parameter { parameter_name: String },
+    /// An object literal whose values are not all literal: each property classified.
+    Object {
+        properties: IndexMap<String, ArgumentValue>,
+    },
+    /// An array literal whose items are not all literal: each item classified.
+    Array { items: Vec<ArgumentValue> },
 }
 
 impl ArgumentValue {

@@ -29,17 +29,27 @@ pub enum Dialect {
 /// Maps byte offsets in the user's code to 1-based line and (character) column.
 pub(crate) struct LineIndex {
     line_starts: Vec<usize>,
+    /// Per line: only ASCII, so the column is a byte difference (O(1) even on a minified
+    /// one-line program; counting characters there would make the walk quadratic).
+    ascii: Vec<bool>,
 }
 
 impl LineIndex {
     pub(crate) fn new(text: &str) -> Self {
         let mut line_starts = vec![0];
+        let mut ascii = Vec::new();
+        let mut line_ascii = true;
         for (i, b) in text.bytes().enumerate() {
             if b == b'\n' {
                 line_starts.push(i + 1);
+                ascii.push(line_ascii);
+                line_ascii = true;
+            } else if b >= 0x80 {
+                line_ascii = false;
             }
         }
-        LineIndex { line_starts }
+        ascii.push(line_ascii);
+        LineIndex { line_starts, ascii }
     }
 
     /// 1-based line and column of a byte offset (clamped to the text).
@@ -50,6 +60,9 @@ impl LineIndex {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
+        if self.ascii.get(line).copied().unwrap_or(false) {
+            return (line + 1, offset - start + 1);
+        }
         let mut end = offset;
         while !text.is_char_boundary(end) {
             end -= 1;

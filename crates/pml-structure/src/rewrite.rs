@@ -398,3 +398,105 @@ impl Visit for AgentCallFinderVisitor {
         self.0.visit_call_expr(call);
     }
 }
+
+// ----- mutation ----------------------------------------------------------------------------
+
+/// Methods that change their receiver in place.
+const MUTATING_METHODS: &[&str] = &[
+    "push",
+    "pop",
+    "shift",
+    "unshift",
+    "splice",
+    "sort",
+    "reverse",
+    "fill",
+    "copyWithin",
+    "set",
+    "add",
+    "delete",
+    "clear",
+];
+
+/// The identifier an expression's value is rooted at (`x` for `x.a[0].b`).
+fn root_ident(e: &Expr) -> Option<&str> {
+    match strip(e) {
+        Expr::Ident(id) => Some(&id.sym),
+        Expr::Member(m) => root_ident(&m.obj),
+        _ => None,
+    }
+}
+
+struct Mutations {
+    names: HashSet<String>,
+}
+
+impl Visit for Mutations {
+    fn visit_assign_expr(&mut self, a: &swc_ecma_ast::AssignExpr) {
+        if let swc_ecma_ast::AssignTarget::Simple(swc_ecma_ast::SimpleAssignTarget::Member(m)) =
+            &a.left
+        {
+            if let Some(root) = root_ident(&m.obj) {
+                self.names.insert(root.to_string());
+            }
+        }
+        a.visit_children_with(self);
+    }
+
+    fn visit_update_expr(&mut self, u: &swc_ecma_ast::UpdateExpr) {
+        if let Expr::Member(m) = strip(&u.arg) {
+            if let Some(root) = root_ident(&m.obj) {
+                self.names.insert(root.to_string());
+            }
+        }
+        u.visit_children_with(self);
+    }
+
+    fn visit_unary_expr(&mut self, u: &swc_ecma_ast::UnaryExpr) {
+        if u.op == swc_ecma_ast::UnaryOp::Delete {
+            if let Some(root) = root_ident(&u.arg) {
+                self.names.insert(root.to_string());
+            }
+        }
+        u.visit_children_with(self);
+    }
+
+    fn visit_call_expr(&mut self, call: &CallExpr) {
+        if let Callee::Expr(callee) = &call.callee {
+            if let Expr::Member(m) = strip(callee) {
+                let method = match &m.prop {
+                    MemberProp::Ident(id) => Some(&*id.sym),
+                    _ => None,
+                };
+                if let Some(method) = method {
+                    if MUTATING_METHODS.contains(&method) {
+                        if let Some(root) = root_ident(&m.obj) {
+                            self.names.insert(root.to_string());
+                        }
+                    }
+                    // Object.assign(target, ...) mutates its first argument.
+                    if method == "assign"
+                        && matches!(strip(&m.obj), Expr::Ident(o) if &*o.sym == "Object")
+                    {
+                        if let Some(root) = call.args.first().and_then(|a| root_ident(&a.expr)) {
+                            self.names.insert(root.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        call.visit_children_with(self);
+    }
+}
+
+/// Names whose value the program changes in place somewhere (by name, ignoring shadowing: a
+/// conservative answer only costs a folded constant).
+pub(crate) fn mutated_names(stmts: &[Stmt]) -> HashSet<String> {
+    let mut m = Mutations {
+        names: HashSet::new(),
+    };
+    for stmt in stmts {
+        stmt.visit_with(&mut m);
+    }
+    m.names
+}

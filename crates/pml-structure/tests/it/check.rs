@@ -1,0 +1,361 @@
+//! One compact rendering of a structure and inline expectations (`UPDATE_EXPECT=1` rewrites).
+
+use expect_test::{expect, Expect};
+use pml_structure::{build_structure, ArgumentValue, BuildOptions, Scope, StaticStructure};
+
+fn arg(v: &ArgumentValue) -> String {
+    match v {
+        ArgumentValue::Literal { value, .. } => value.to_string(),
+        ArgumentValue::Reference { expression } => format!("ref({expression})"),
+        ArgumentValue::Parameter { parameter_name } => format!("param({parameter_name})"),
+        ArgumentValue::Object { properties } => format!(
+            "{{{}}}",
+            properties
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", arg(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ArgumentValue::Array { items } => {
+            format!("[{}]", items.iter().map(arg).collect::<Vec<_>>().join(", "))
+        }
+    }
+}
+
+pub(crate) fn render(s: &StaticStructure) -> String {
+    let mut out = String::new();
+    for n in &s.nodes {
+        out.push_str(&n.id);
+        if let Some(t) = &n.tool {
+            out.push_str(&format!(" {t}"));
+        }
+        if let Some(c) = &n.capability_id {
+            out.push_str(&format!(" capability:{c}"));
+        }
+        if let Some(c) = &n.condition {
+            out.push_str(&format!(" if({c})"));
+        }
+        if n.is_code() {
+            out.push_str(&format!(" `{}`", n.code.as_deref().unwrap_or("")));
+        }
+        if let Some(args) = &n.arguments {
+            let parts: Vec<String> = args
+                .iter()
+                .map(|(k, v)| format!("{k}={}", arg(v)))
+                .collect();
+            if !parts.is_empty() {
+                out.push_str(&format!(" {{{}}}", parts.join(", ")));
+            }
+        }
+        match &n.scope {
+            Some(Scope::Decision { id, outcome }) => out.push_str(&format!(" @{id}:{outcome}")),
+            Some(Scope::Fork { id } | Scope::Loop { id }) => out.push_str(&format!(" @{id}")),
+            None => {}
+        }
+        out.push('\n');
+    }
+    let edges: Vec<String> = s
+        .edges
+        .iter()
+        .map(|e| {
+            let label = e
+                .outcome
+                .as_deref()
+                .map(|o| format!("[{o}]"))
+                .or_else(|| e.coverage.map(|c| format!("<{c:?}>")))
+                .unwrap_or_default();
+            format!("{}->{}{}", e.from, e.to, label)
+        })
+        .collect();
+    out.push_str(&format!("edges: {}\n", edges.join(" ")));
+    if !s.variable_bindings.is_empty() {
+        let vb: Vec<String> = s
+            .variable_bindings
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        out.push_str(&format!("vars: {}\n", vb.join(" ")));
+    }
+    if !s.literal_bindings.is_empty() {
+        let lb: Vec<String> = s
+            .literal_bindings
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        out.push_str(&format!("literals: {}\n", lb.join(" ")));
+    }
+    for d in &s.diagnostics {
+        out.push_str(&format!(
+            "{:?} {}:{} {} [{}]\n",
+            d.severity, d.line, d.column, d.message, d.code
+        ));
+    }
+    out
+}
+
+fn check(code: &str, expect: Expect) {
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    expect.assert_eq(&render(&s));
+}
+
+#[test]
+fn seeds_example_is_four_nodes() {
+    check(
+        r#"
+const users = await mcp.db.query({ table: "users" });
+const active = users.filter(u => u.active && u.score > 50);
+const names = active.map(u => u.name.toUpperCase());
+const sorted = names.sort();
+"#,
+        expect![[r#"
+            n1 db:query {table="users"}
+            n2 code:filter `users.filter(u => u.active && u.score > 50)` {users=ref(n1)}
+            n3 code:map `active.map(u => u.name.toUpperCase())` {active=ref(n2)}
+            n4 code:sort `names.sort()` {names=ref(n3)}
+            edges: n1->n2 n2->n3 n3->n4
+            vars: users=n1 active=n2 names=n3 sorted=n4
+        "#]],
+    );
+}
+
+#[test]
+fn tools_named_like_methods_stay_mcp_calls() {
+    check(
+        "const r = await mcp.db.find({ id: 1 }); const s = await mcp.kv.map({});",
+        expect![[r#"
+            n1 db:find {id=1}
+            n2 kv:map
+            edges: n1->n2
+            vars: r=n1 s=n2
+        "#]],
+    );
+}
+
+#[test]
+fn inner_await_in_arguments_runs_first() {
+    check(
+        "await mcp.x.write({ data: await mcp.y.read({}), n: 1 });",
+        expect![[r#"
+            n1 y:read
+            n2 x:write {data=ref(n1), n=1}
+            edges: n1->n2
+        "#]],
+    );
+}
+
+#[test]
+fn early_return_makes_the_rest_conditional() {
+    check(
+        r#"
+const f = await mcp.fs.stat({ path: args.p });
+if (!f.exists) return null;
+await mcp.fs.write({ path: args.p, content: "" });
+"#,
+        expect![[r#"
+            n1 fs:stat {path=param(p)}
+            d1 if(!n1.exists)
+            n2 fs:write {path=param(p), content=""}
+            edges: n1->d1 d1->n2[false]
+            vars: f=n1
+        "#]],
+    );
+}
+
+#[test]
+fn guard_operators_are_decisions() {
+    check(
+        "const ok = await mcp.a.check({}); ok.fine && await mcp.a.run({}); ok.bad || await mcp.a.fix({});",
+        expect![[r#"
+            n1 a:check
+            d1 if(n1.fine)
+            n2 a:run @d1:true
+            d2 if(n1.bad)
+            n3 a:fix @d2:false
+            edges: n1->d1 d1->n2[true] n2->d2 d1->d2[false] d2->n3[false]
+            vars: ok=n1
+        "#]],
+    );
+}
+
+#[test]
+fn literal_map_unrolls_with_the_parameter_substituted() {
+    check(
+        r#"const [a, b] = await Promise.all(["a.txt", "b.txt"].map(p => mcp.fs.read({ path: "/d/" + p })));
+await mcp.fs.write({ data: a.content });"#,
+        expect![[r#"
+            f1
+            n1 fs:read {path="/d/a.txt"} @f1
+            n2 fs:read {path="/d/b.txt"} @f1
+            j1
+            n3 fs:write {data=ref(n1.content)}
+            edges: f1->n1 f1->n2 n1->j1 n2->j1 j1->n3
+            vars: a=n1 b=n2
+        "#]],
+    );
+}
+
+#[test]
+fn folding_follows_javascript() {
+    check(
+        r#"
+const a = 10, b = 5;
+const s = a + b + "px";
+const t = "n" + a * 2;
+const c = a > b && "yes";
+const d = typeof s;
+const e = (-a) ** 2 === 100;
+const f = 0.1 + 0.2;
+const g = [1, 2][1] + { k: 3 }.k;
+const h = unknown + 1;
+"#,
+        expect![[r#"
+            n1 code:add `unknown + 1` {unknown=ref(unknown)}
+            edges: 
+            vars: h=n1
+            literals: a=10 b=5 s="15px" t="n20" c="yes" d="string" e=true f=0.30000000000000004 g=5
+        "#]],
+    );
+}
+
+#[test]
+fn mutated_constants_are_not_literals() {
+    check(
+        r#"const xs = []; xs.push(1); const o = { a: 1 }; o.a = 2; const k = [3];
+await mcp.s.t({ xs, o, k });"#,
+        expect![[r#"
+            n1 s:t {xs=ref(xs), o=ref(o), k=[3]}
+            edges: 
+            literals: k=[3]
+        "#]],
+    );
+}
+
+#[test]
+fn switch_fallthrough_and_default() {
+    check(
+        r#"
+switch (args.kind) {
+  case "a":
+  case "b":
+    await mcp.s.ab({});
+  case "c":
+    await mcp.s.c({});
+    break;
+  default:
+    await mcp.s.d({});
+}
+await mcp.s.after({});
+"#,
+        expect![[r#"
+            d1 if(args.kind)
+            n1 s:ab @d1:case:b
+            n2 s:c @d1:case:c
+            n3 s:d @d1:default
+            n4 s:after
+            edges: d1->n1[case:a] d1->n1[case:b] n1->n2 d1->n2[case:c] d1->n3[default] n2->n4 n3->n4
+        "#]],
+    );
+}
+
+#[test]
+fn loops_scope_their_body() {
+    check(
+        r#"
+const list = await mcp.fs.list({});
+for (const e of list.entries) {
+  await mcp.fs.read({ path: e.path });
+}
+list.entries.forEach(async (e) => { await mcp.fs.touch({ path: e.path }); });
+"#,
+        expect![[r#"
+            n1 fs:list
+            l1 if(n1.entries)
+            n2 fs:read {path=ref(n1.entries[*].path)} @l1
+            l2 if(n1.entries)
+            n3 fs:touch {path=ref(n1.entries[*].path)} @l2
+            edges: n1->l1 l1->n2 l1->l2 l2->n3
+            vars: list=n1
+        "#]],
+    );
+}
+
+#[test]
+fn warnings_for_what_is_not_analysed() {
+    check(
+        r#"
+async function helper(p) { return mcp.fs.read({ path: p }); }
+const name = "read";
+await mcp.fs[name]({});
+await mcp.fs[args.tool]({});
+const n = JSON.parse(await fetch("x"));
+"#,
+        expect![[r#"
+            n1 fs:read
+            n2 code:JSON.parse `JSON.parse(await fetch("x"))` {fetch=ref(fetch)}
+            edges: n1->n2
+            vars: n=n2
+            literals: name="read"
+            Warning 2:1 function `helper` calls MCP tools where pml cannot tell when it runs; calls inside it are not analysed statically [unanalysed-function]
+            Warning 5:7 `mcp.fs[args.tool]`: the server or tool name is computed at run time, so this call is not analysed statically [dynamic-call]
+            Warning 6:11 n2 (code:JSON.parse): code reaches `fetch` (network i/o) at byte 17, so it is not pure [impure-code]
+        "#]],
+    );
+}
+
+#[test]
+fn syntax_errors_are_positioned_in_the_users_file() {
+    check(
+        "const a = 1;\nconst b = ;\n",
+        expect![[r#"
+            edges: 
+            Error 2:11 expression expected [syntax-error]
+        "#]],
+    );
+}
+
+#[test]
+fn shorthand_and_destructuring_link_to_nodes() {
+    check(
+        r#"const { content } = await mcp.fs.read({});
+const data = await mcp.db.get({});
+await mcp.out.put({ content, data, d: data.rows[0] });"#,
+        expect![[r#"
+            n1 fs:read
+            n2 db:get
+            n3 out:put {content=ref(n1.content), data=ref(n2), d=ref(n2.rows[0])}
+            edges: n1->n2 n2->n3
+            vars: content=n1.content data=n2
+        "#]],
+    );
+}
+
+#[test]
+fn capabilities_and_bracket_tool_names() {
+    check(
+        r#"const s = await capabilities.summarize({ text: "x" }); await mcp.api["fetch-json"]({ url: s.url });"#,
+        expect![[r#"
+            c1 capability:summarize {text="x"}
+            n1 api:fetch-json {url=ref(c1.url)}
+            edges: c1->n1
+            vars: s=c1
+        "#]],
+    );
+}
+
+#[test]
+fn arguments_survive_without_a_node() {
+    let s = build_structure(
+        "await mcp.a.b({ n: args.x * 2, when: Date.now(), spread: 1, ...args.extra });",
+        &BuildOptions::default(),
+    )
+    .structure;
+    let args = s.nodes[0].arguments.as_ref().unwrap();
+    assert_eq!(args["n"], ArgumentValue::reference("args.x * 2"));
+    assert_eq!(args["when"], ArgumentValue::reference("Date.now()"));
+    assert_eq!(
+        args["...args.extra"],
+        ArgumentValue::Parameter {
+            parameter_name: "extra".into()
+        }
+    );
+}

@@ -1,0 +1,109 @@
+//! Inputs built to break the builder: it must answer (structure or diagnostics), never panic,
+//! overflow the stack or take quadratic time.
+
+use pml_structure::{build_structure, diagnostics, BuildOptions, Dialect, Severity};
+
+fn build(code: &str) -> pml_structure::StaticStructure {
+    build_structure(code, &BuildOptions::default()).structure
+}
+
+#[test]
+fn twenty_thousand_nested_parentheses() {
+    let code = format!(
+        "const x = {}args.a{};\nawait mcp.s.t({{ x }});",
+        "(".repeat(20_000),
+        ")".repeat(20_000)
+    );
+    let s = build(&code);
+    assert!(!s.has_errors(), "{:?}", s.diagnostics);
+    assert_eq!(s.nodes.len(), 1);
+}
+
+#[test]
+fn five_thousand_nested_ifs() {
+    let mut code = String::new();
+    for i in 0..5_000 {
+        code.push_str(&format!("if (args.a{i}) {{\n"));
+    }
+    code.push_str("await mcp.s.t({});\n");
+    code.push_str(&"}\n".repeat(5_000));
+    let s = build(&code);
+    assert!(!s.has_errors());
+    assert_eq!(s.nodes.len(), 5_001);
+    assert_eq!(s.nodes.last().unwrap().id, "n1");
+}
+
+#[test]
+fn fifty_thousand_nested_ternaries_are_linear() {
+    // Used to take over a minute (scope lookups and column counting were per level).
+    let code = format!("x = {}b{};", "a ? ".repeat(50_000), " : c".repeat(50_000));
+    let s = build(&code);
+    assert!(!s.has_errors());
+}
+
+#[test]
+fn ten_megabyte_string_literal() {
+    let code = format!(
+        "const s = \"{}\";\nawait mcp.s.t({{ s }});",
+        "a".repeat(10 << 20)
+    );
+    let s = build(&code);
+    assert!(!s.has_errors());
+    assert_eq!(s.nodes.len(), 1);
+}
+
+#[test]
+fn nesting_beyond_the_limit_is_refused_with_a_diagnostic() {
+    let depth = pml_structure::MAX_NESTING + 1;
+    let code = format!("x = {}1{};", "[".repeat(depth), "]".repeat(depth));
+    let s = build(&code);
+    assert_eq!(s.diagnostics.len(), 1);
+    assert_eq!(s.diagnostics[0].code, diagnostics::TOO_DEEP);
+    assert_eq!(s.diagnostics[0].severity, Severity::Error);
+}
+
+#[test]
+fn deep_literal_arrays_are_not_folded_into_deep_json() {
+    let code = format!("const x = {}1{};", "[".repeat(90_000), "]".repeat(90_000));
+    let s = build(&code);
+    assert!(!s.has_errors());
+    assert!(s.literal_bindings.is_empty());
+    // Serialising must not recurse 90,000 levels.
+    serde_json::to_string(&s).unwrap();
+}
+
+#[test]
+fn binary_garbage_and_lone_surrogate_escapes() {
+    let bytes: Vec<u8> = (0..50_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let text = String::from_utf8_lossy(&bytes);
+    for dialect in [Dialect::TypeScript, Dialect::JavaScript] {
+        let s = build_structure(
+            &text,
+            &BuildOptions {
+                dialect,
+                ..Default::default()
+            },
+        )
+        .structure;
+        assert!(s.has_errors());
+        assert!(s.nodes.is_empty());
+    }
+    let s = build(r#"await mcp.s.t({ x: "\uD800" });"#);
+    assert!(!s.has_errors());
+}
+
+#[test]
+fn code_that_closes_the_wrapper_is_an_error() {
+    let s = build("await mcp.a.b({}); } function evil() {");
+    assert!(s.has_errors());
+    assert!(s.nodes.is_empty());
+}
+
+#[test]
+fn positions_on_non_ascii_lines_count_characters() {
+    let s = build("const é = \"ü\"; const x = ;");
+    assert_eq!(s.diagnostics[0].line, 1);
+    assert_eq!(s.diagnostics[0].column, 26);
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the structure builder: inline expectations per feature (`check`),
+//! hostile inputs, and properties over generated programs.
+
+mod check;
+mod hostile;
