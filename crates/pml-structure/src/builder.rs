@@ -5,7 +5,7 @@
 //! one edge from every pending entry and becomes the frontier. Branches start from their decision,
 //! and re-join by merging their frontiers; `return`/`throw`/`break`/`continue` end a path.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -101,7 +101,7 @@ pub(crate) struct Builder<'a> {
     /// Lexical environment: each name's stack of bindings (innermost last), and per scope the
     /// names it declared, so entering/leaving a scope and looking up a name are O(1) whatever
     /// the nesting depth.
-    env: HashMap<String, Vec<Binding>>,
+    env: HashMap<String, Vec<(usize, Binding)>>,
     env_scopes: Vec<Vec<String>>,
     /// Names whose value is changed after declaration (`x.push(..)`, `x.a = ..`): never folded.
     mutated: std::collections::HashSet<String>,
@@ -135,10 +135,10 @@ impl<'a> Builder<'a> {
             frontier: Vec::new(),
             live: true,
             scopes: Vec::new(),
-            env: HashMap::new(),
+            env: HashMap::default(),
             env_scopes: vec![Vec::new()],
             mutated: Default::default(),
-            node_spans: HashMap::new(),
+            node_spans: HashMap::default(),
             breaks: Vec::new(),
             variable_bindings: IndexMap::new(),
             literal_bindings: IndexMap::new(),
@@ -147,12 +147,9 @@ impl<'a> Builder<'a> {
     }
 
     pub(crate) fn finish(self) -> StaticStructure {
-        let mut edges = self.edges;
-        let mut seen = std::collections::HashSet::new();
-        edges.retain(|e| seen.insert((e.from.clone(), e.to.clone(), e.kind, e.outcome.clone())));
         StaticStructure {
             nodes: self.nodes,
-            edges,
+            edges: self.edges,
             variable_bindings: self.variable_bindings,
             literal_bindings: self.literal_bindings,
             hil_required_tools: Vec::new(),
@@ -199,23 +196,26 @@ impl<'a> Builder<'a> {
     // ----- bindings -----------------------------------------------------------------------
 
     pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.env.get(name).and_then(|stack| stack.last())
+        self.env
+            .get(name)
+            .and_then(|stack| stack.last())
+            .map(|(_, b)| b)
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
+        let depth = self.env_scopes.len();
         let Some(scope) = self.env_scopes.last_mut() else {
             return;
         };
         let stack = self.env.entry(name.to_string()).or_default();
-        if scope.iter().any(|n| n == name) {
+        match stack.last_mut() {
             // Redeclared in the same scope: replace.
-            if let Some(top) = stack.last_mut() {
-                *top = binding;
-                return;
+            Some((d, top)) if *d == depth => *top = binding,
+            _ => {
+                scope.push(name.to_string());
+                stack.push((depth, binding));
             }
         }
-        scope.push(name.to_string());
-        stack.push(binding);
     }
 
     fn push_env(&mut self) {
@@ -305,7 +305,13 @@ impl<'a> Builder<'a> {
     fn add_node(&mut self, mut node: Node) -> String {
         node.scope = self.scopes.last().cloned();
         let id = node.id.clone();
-        for pending in std::mem::take(&mut self.frontier) {
+        let frontier = std::mem::take(&mut self.frontier);
+        for (i, pending) in frontier.iter().enumerate() {
+            if frontier[..i].contains(pending) {
+                // The same path reached this point twice (e.g. an empty case falling through).
+                continue;
+            }
+            let pending = pending.clone();
             self.edges.push(Edge {
                 from: pending.from,
                 to: id.clone(),
@@ -761,7 +767,9 @@ impl<'a> Builder<'a> {
     fn expr(&mut self, e: &Expr, pos: Position) -> Out {
         let out = self.expr_inner(e, pos);
         if let Some(v) = &out.value {
-            if !matches!(e, Expr::Ident(_)) {
+            // Names and member paths of names are rewritten through their bindings; only
+            // expressions that *compute* a node's result need their span remembered.
+            if !matches!(e, Expr::Ident(_) | Expr::Member(_)) {
                 self.record_span(e.span(), v);
             }
         }
@@ -905,7 +913,7 @@ impl<'a> Builder<'a> {
     /// Rebind a name in the scope that declared it (assignment to an existing variable).
     fn bind_existing(&mut self, name: &str, binding: Binding) {
         match self.env.get_mut(name).and_then(|stack| stack.last_mut()) {
-            Some(slot) => *slot = binding,
+            Some((_, slot)) => *slot = binding,
             None => self.bind(name, binding),
         }
     }
@@ -1023,7 +1031,7 @@ impl<'a> Builder<'a> {
         let Some(op) = pml_pure_ops::binary_operation(bin.op.as_str()) else {
             return Out::default();
         };
-        let id = self.code_node(op.tool, bin.span, whole, None, None);
+        let id = self.code_node(op.tool, bin.span, Code::Expr(whole), None, None);
         Out::value(id)
     }
 
@@ -1034,7 +1042,7 @@ impl<'a> Builder<'a> {
         &mut self,
         tool: &str,
         span: SwcSpan,
-        whole: &Expr,
+        whole: Code<'_>,
         code_span: Option<SwcSpan>,
         receiver: Option<String>,
     ) -> String {
@@ -1044,12 +1052,14 @@ impl<'a> Builder<'a> {
         if let Some(r) = receiver {
             arguments.insert("$receiver".to_string(), ArgumentValue::reference(r));
         }
-        let scan: Vec<&Expr> = match (code_span, whole) {
-            (Some(_), Expr::Call(call)) => call.args.iter().map(|a| &*a.expr).collect(),
-            _ => vec![whole],
+        let names = match (code_span, whole) {
+            // A chain link: the receiver comes from `$receiver`; only the arguments read names.
+            (Some(_), Code::Call(call)) => free_variables(&call.args),
+            (_, Code::Call(call)) => free_variables(call),
+            (_, Code::Expr(e)) => free_variables(e),
         };
-        for e in scan {
-            for name in free_variables(e) {
+        {
+            for name in names {
                 if arguments.contains_key(&name) || rewrite::is_global(&name) {
                     continue;
                 }
@@ -1115,7 +1125,7 @@ impl<'a> Builder<'a> {
                     for a in &call.args {
                         self.expr(&a.expr, Position::Nested);
                     }
-                    let id = self.code_node(tool, call.span, &Expr::Call(call.clone()), None, None);
+                    let id = self.code_node(tool, call.span, Code::Call(call), None, None);
                     return Out::value(id);
                 }
             }
@@ -1191,13 +1201,13 @@ impl<'a> Builder<'a> {
                         self.expr(&a.expr, Position::Nested);
                     }
                 }
-                let whole = Expr::Call(call.clone());
+                let whole = Code::Call(call);
                 let id = if chained {
                     let prop_span = m.prop.span();
                     let code_span = SwcSpan::new(prop_span.lo, call.span.hi);
-                    self.code_node(op.tool, call.span, &whole, Some(code_span), recv.value)
+                    self.code_node(op.tool, call.span, whole, Some(code_span), recv.value)
                 } else {
-                    self.code_node(op.tool, call.span, &whole, None, None)
+                    self.code_node(op.tool, call.span, whole, None, None)
                 };
                 Out::value(id)
             }
@@ -1613,6 +1623,13 @@ fn is_call_based(e: &Expr) -> bool {
 
 fn is_function(e: &Expr) -> bool {
     matches!(strip(e), Expr::Arrow(_) | Expr::Fn(_))
+}
+
+/// The syntax a code task's source text comes from.
+#[derive(Clone, Copy)]
+enum Code<'e> {
+    Expr(&'e Expr),
+    Call(&'e CallExpr),
 }
 
 pub(crate) enum CalleeKind<'e> {

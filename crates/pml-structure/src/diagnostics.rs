@@ -10,3 +10,5 @@ pub const DYNAMIC_CALL: &str = "dynamic-call";
 pub const UNANALYSED_FUNCTION: &str = "unanalysed-function";
 /// A `code:*` task whose code reaches I/O or dynamic evaluation (see `pml-pure-ops`).
 pub const IMPURE_CODE: &str = "impure-code";
+/// The builder failed internally (a bug: it never should); the structure is empty.
+pub const INTERNAL: &str = "internal-error";

@@ -93,22 +93,28 @@ const STACK_SIZE: usize = 4 << 30;
 
 /// Build the static structure of `code`.
 pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
-    let run = || build_on_this_thread(code, options);
-    let result = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("pml-structure".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(scope, run)
-            .map(|handle| handle.join())
-    });
-    match result {
-        Ok(Ok(ret)) => ret,
+    // The worker owns its inputs so it can outlive this call: it answers as soon as the
+    // structure is built and frees the syntax tree afterwards, while the caller goes on.
+    let code: std::sync::Arc<str> = std::sync::Arc::from(code);
+    let options = options.clone();
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new()
+        .name("pml-structure".into())
+        .stack_size(STACK_SIZE)
+        .spawn(move || {
+            let (ret, syntax_tree) = build_on_this_thread(&code, &options);
+            let _ = tx.send(ret);
+            // Dropped here, on the large stack (its destructor recurses per nesting level).
+            drop(syntax_tree);
+        });
+    match spawned.ok().and_then(|_| rx.recv().ok()) {
+        Some(ret) => ret,
         // Could not spawn (address space exhausted?) or the walk panicked: report, don't crash.
-        Ok(Err(_)) | Err(_) => BuildReturn {
+        None => BuildReturn {
             structure: StaticStructure {
                 diagnostics: vec![Diagnostic {
                     severity: Severity::Error,
-                    code: diagnostics::TOO_DEEP.into(),
+                    code: diagnostics::INTERNAL.into(),
                     message: "internal error while analysing this input (please report it)".into(),
                     line: 1,
                     column: 1,
@@ -120,12 +126,15 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
     }
 }
 
-fn build_on_this_thread(code: &str, options: &BuildOptions) -> BuildReturn {
+fn build_on_this_thread(
+    code: &str,
+    options: &BuildOptions,
+) -> (BuildReturn, Option<parse::Parsed>) {
     let started = Instant::now();
     let lines = parse::LineIndex::new(code);
     if let Some((depth, offset)) = nesting_over(code, MAX_NESTING) {
         let (line, column) = lines.line_col(code, offset);
-        return BuildReturn {
+        let ret = BuildReturn {
             structure: StaticStructure {
                 diagnostics: vec![Diagnostic {
                     severity: Severity::Error,
@@ -140,20 +149,24 @@ fn build_on_this_thread(code: &str, options: &BuildOptions) -> BuildReturn {
             },
             timings: Timings::default(),
         };
+        return (ret, None);
     }
     let parsed = parse::parse(code, options.dialect, &lines);
     let parse_ms = started.elapsed().as_secs_f64() * 1e3;
     let walk_started = Instant::now();
-    let mut structure = match &parsed {
+    let (mut structure, syntax_tree) = match parsed {
         Ok(parsed) => {
             let mut b = builder::Builder::new(code, parsed.base, &lines);
             b.program(&parsed.body);
-            b.finish()
+            (b.finish(), Some(parsed))
         }
-        Err(diagnostics) => StaticStructure {
-            diagnostics: diagnostics.clone(),
-            ..Default::default()
-        },
+        Err(diagnostics) => (
+            StaticStructure {
+                diagnostics,
+                ..Default::default()
+            },
+            None,
+        ),
     };
     if let Some(catalog) = &options.catalog {
         schema::add_provides_edges(&mut structure, catalog);
@@ -162,15 +175,14 @@ fn build_on_this_thread(code: &str, options: &BuildOptions) -> BuildReturn {
         structure.hil_required_tools = schema::hil_required_tools(&structure, perms);
     }
     let structure_ms = walk_started.elapsed().as_secs_f64() * 1e3;
-    // The syntax tree is dropped here, on the large stack (its destructor recurses too).
-    drop(parsed);
-    BuildReturn {
+    let ret = BuildReturn {
         structure,
         timings: Timings {
             parse_ms,
             structure_ms,
         },
-    }
+    };
+    (ret, syntax_tree)
 }
 
 /// The first place where `(`/`[`/`{` nesting exceeds `max`, ignoring brackets in strings and

@@ -224,7 +224,7 @@ pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> String {
 
 // ----- free variables ----------------------------------------------------------------------
 
-struct FreeVars {
+pub(crate) struct FreeVars {
     shadows: Shadows,
     seen: HashSet<String>,
     out: Vec<String>,
@@ -299,7 +299,7 @@ impl Visit for FreeVars {
 }
 
 /// Names an expression reads that it does not declare itself, in order of first use.
-pub(crate) fn free_variables(e: &Expr) -> Vec<String> {
+pub(crate) fn free_variables<N: VisitWith<FreeVars> + ?Sized>(e: &N) -> Vec<String> {
     let mut fv = FreeVars {
         shadows: Shadows::default(),
         seen: HashSet::new(),
