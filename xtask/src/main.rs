@@ -7,6 +7,8 @@
 
 use std::process::ExitCode;
 
+mod bench;
+mod gen;
 mod pipeline;
 
 fn main() -> ExitCode {
@@ -17,6 +19,8 @@ fn main() -> ExitCode {
     };
     let result = match task.as_str() {
         "run-pipeline" => pipeline::run(rest),
+        "bench" => bench::run(rest).map(|()| ExitCode::SUCCESS),
+        "gen" => gen::run(rest).map(|()| ExitCode::SUCCESS),
         other => Err(anyhow::anyhow!(
             "unknown task `{other}` (expected run-pipeline, bench or gen)"
         )),

@@ -151,6 +151,27 @@ fn build_on_this_thread(
         };
         return (ret, None);
     }
+    if options.dialect == Dialect::TypeScript {
+        if let Some(offset) = angle_nesting_over(code, MAX_ANGLE_NESTING) {
+            let (line, column) = lines.line_col(code, offset);
+            let ret = BuildReturn {
+                structure: StaticStructure {
+                    diagnostics: vec![Diagnostic {
+                        severity: Severity::Error,
+                        code: diagnostics::TOO_DEEP.into(),
+                        message: format!(
+                            "`<` (type assertions, generic calls) nested in more than {MAX_ANGLE_NESTING} levels of brackets; the TypeScript parser backtracks exponentially on these, refusing to analyse"
+                        ),
+                        line,
+                        column,
+                    }],
+                    ..Default::default()
+                },
+                timings: Timings::default(),
+            };
+            return (ret, None);
+        }
+    }
     let parsed = parse::parse(code, options.dialect, &lines);
     let parse_ms = started.elapsed().as_secs_f64() * 1e3;
     let walk_started = Instant::now();
@@ -198,6 +219,38 @@ fn nesting_over(code: &str, max: usize) -> Option<(usize, usize)> {
                 }
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// How many nested bracket levels may each contain a `<` (TypeScript only). SWC's TypeScript
+/// parser tries a type assertion / generic arrow and backtracks at every such level: time grows
+/// ~2.2x per level (`(<a>` x 24 took 10 s). Real agent code stays far below this.
+pub const MAX_ANGLE_NESTING: usize = 12;
+
+/// The offset of the first `<` that sits inside more than `max` enclosing brackets which each
+/// hold a `<` of their own (brackets and `<` in strings count too: a cheap over-approximation).
+fn angle_nesting_over(code: &str, max: usize) -> Option<usize> {
+    // Per open bracket: does its level contain a `<`? And how many of those are open.
+    let mut frames: Vec<bool> = Vec::new();
+    let mut top_level = false;
+    let mut flagged = 0usize;
+    for (i, b) in code.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => frames.push(false),
+            b')' | b']' | b'}' if frames.pop() == Some(true) => flagged -= 1,
+            b'<' => {
+                let slot = frames.last_mut().unwrap_or(&mut top_level);
+                if !*slot {
+                    *slot = true;
+                    flagged += 1;
+                    if flagged > max {
+                        return Some(i);
+                    }
+                }
+            }
             _ => {}
         }
     }

@@ -107,3 +107,20 @@ fn positions_on_non_ascii_lines_count_characters() {
     assert_eq!(s.diagnostics[0].line, 1);
     assert_eq!(s.diagnostics[0].column, 26);
 }
+
+#[test]
+fn typescript_backtracking_patterns_are_refused_quickly() {
+    // Each of these took SWC's TypeScript parser more than 10 s at 24 repetitions (exponential).
+    for pattern in ["<a>(", "(<a>", "f(<a>", "f<("] {
+        let code = format!("x = {};", pattern.repeat(24));
+        let started = std::time::Instant::now();
+        let s = build(&code);
+        assert!(s.has_errors(), "{pattern}");
+        assert_eq!(s.diagnostics[0].code, diagnostics::TOO_DEEP, "{pattern}");
+        // Not a timing goal: a guard against hanging (the budget is generous for debug builds).
+        assert!(started.elapsed().as_secs() < 30, "{pattern}");
+    }
+    // Ordinary comparisons and generics in nested calls are fine.
+    let s = build("const r = f(a < b, g(c < d, h<number>(e < f)));");
+    assert!(!s.has_errors(), "{:?}", s.diagnostics);
+}
