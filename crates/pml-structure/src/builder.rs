@@ -450,62 +450,92 @@ impl<'a> Builder<'a> {
                 let out = self.expr(&f.right, Position::Nested);
                 let header = self.rewrite_text(&f.right);
                 let element = format!("{}[*]", out.value.unwrap_or_else(|| header.clone()));
-                self.loop_stmt(stmt.span(), LoopKind::ForOf, Some(header), |b| {
-                    b.bind_for_head(&f.left);
-                    // The loop variable is one element of the iterable, like a map parameter.
-                    if let ForHead::VarDecl(v) = &f.left {
-                        if let [d] = v.decls.as_slice() {
-                            b.bind_element_pattern(&d.name, &element);
+                self.loop_stmt(
+                    stmt.span(),
+                    LoopKind::ForOf,
+                    Some(header),
+                    free_variables(stmt),
+                    |b| {
+                        b.bind_for_head(&f.left);
+                        // The loop variable is one element of the iterable, like a map parameter.
+                        if let ForHead::VarDecl(v) = &f.left {
+                            if let [d] = v.decls.as_slice() {
+                                b.bind_element_pattern(&d.name, &element);
+                            }
                         }
-                    }
-                    b.loop_body(&f.body);
-                });
+                        b.loop_body(&f.body);
+                    },
+                );
             }
             Stmt::ForIn(f) => {
                 self.expr(&f.right, Position::Nested);
                 let header = self.rewrite_text(&f.right);
-                self.loop_stmt(stmt.span(), LoopKind::ForIn, Some(header), |b| {
-                    b.bind_for_head(&f.left);
-                    b.loop_body(&f.body);
-                });
+                self.loop_stmt(
+                    stmt.span(),
+                    LoopKind::ForIn,
+                    Some(header),
+                    free_variables(stmt),
+                    |b| {
+                        b.bind_for_head(&f.left);
+                        b.loop_body(&f.body);
+                    },
+                );
             }
             Stmt::For(f) => {
                 let condition = f.test.as_deref().map(|t| self.rewrite_text(t));
-                self.loop_stmt(stmt.span(), LoopKind::For, condition, |b| {
-                    match &f.init {
-                        Some(VarDeclOrExpr::VarDecl(v)) => {
-                            for d in &v.decls {
-                                b.bind_opaque(&d.name);
+                self.loop_stmt(
+                    stmt.span(),
+                    LoopKind::For,
+                    condition,
+                    free_variables(stmt),
+                    |b| {
+                        match &f.init {
+                            Some(VarDeclOrExpr::VarDecl(v)) => {
+                                for d in &v.decls {
+                                    b.bind_opaque(&d.name);
+                                }
                             }
+                            Some(VarDeclOrExpr::Expr(e)) => {
+                                b.expr(e, Position::Nested);
+                            }
+                            None => {}
                         }
-                        Some(VarDeclOrExpr::Expr(e)) => {
-                            b.expr(e, Position::Nested);
+                        if let Some(test) = &f.test {
+                            b.expr(test, Position::Nested);
                         }
-                        None => {}
-                    }
-                    if let Some(test) = &f.test {
-                        b.expr(test, Position::Nested);
-                    }
-                    b.loop_body(&f.body);
-                    if let Some(update) = &f.update {
-                        b.expr(update, Position::Nested);
-                    }
-                });
+                        b.loop_body(&f.body);
+                        if let Some(update) = &f.update {
+                            b.expr(update, Position::Nested);
+                        }
+                    },
+                );
             }
             Stmt::While(w) => {
                 let condition = Some(self.rewrite_text(&w.test));
-                self.loop_stmt(stmt.span(), LoopKind::While, condition, |b| {
-                    b.expr(&w.test, Position::Nested);
-                    b.loop_body(&w.body);
-                });
+                self.loop_stmt(
+                    stmt.span(),
+                    LoopKind::While,
+                    condition,
+                    free_variables(stmt),
+                    |b| {
+                        b.expr(&w.test, Position::Nested);
+                        b.loop_body(&w.body);
+                    },
+                );
             }
             Stmt::DoWhile(w) => {
                 let condition = Some(self.rewrite_text(&w.test));
-                self.loop_stmt(stmt.span(), LoopKind::DoWhile, condition, |b| {
-                    b.loop_body(&w.body);
-                    b.live = true;
-                    b.expr(&w.test, Position::Nested);
-                });
+                self.loop_stmt(
+                    stmt.span(),
+                    LoopKind::DoWhile,
+                    condition,
+                    free_variables(stmt),
+                    |b| {
+                        b.loop_body(&w.body);
+                        b.live = true;
+                        b.expr(&w.test, Position::Nested);
+                    },
+                );
             }
             Stmt::With(w) => {
                 self.expr(&w.obj, Position::Nested);
@@ -592,12 +622,18 @@ impl<'a> Builder<'a> {
         span: SwcSpan,
         kind: LoopKind,
         condition: Option<String>,
+        free: Vec<String>,
         body: impl FnOnce(&mut Self),
     ) -> String {
         let mut node = self.new_node(NodeKind::Loop, span);
         node.loop_kind = Some(kind);
         node.code = Some(self.text(span).to_string());
         node.condition = condition;
+        let mut arguments = IndexMap::new();
+        self.free_variable_arguments(free, &mut arguments);
+        if !arguments.is_empty() {
+            node.arguments = Some(arguments);
+        }
         let id = self.add_node(node);
         self.scopes.push(Scope::Loop { id: id.clone() });
         self.push_env();
@@ -1058,23 +1094,7 @@ impl<'a> Builder<'a> {
             (_, Code::Call(call)) => free_variables(call),
             (_, Code::Expr(e)) => free_variables(e),
         };
-        {
-            for name in names {
-                if arguments.contains_key(&name) || rewrite::is_global(&name) {
-                    continue;
-                }
-                let value = match self.lookup(&name) {
-                    Some(Binding::Node(v)) => ArgumentValue::reference(v.clone()),
-                    Some(Binding::Literal(v) | Binding::Element(v)) => match v.to_json() {
-                        Some(json) => ArgumentValue::literal(json),
-                        None => ArgumentValue::reference(name.clone()),
-                    },
-                    Some(Binding::Template(t)) => ArgumentValue::reference(t.clone()),
-                    Some(Binding::Opaque) | None => ArgumentValue::reference(name.clone()),
-                };
-                arguments.insert(name, value);
-            }
-        }
+        self.free_variable_arguments(names, &mut arguments);
         if let Err(impure) = pml_pure_ops::validate_pure_code(&code) {
             let id = node.id.clone();
             self.warn(
@@ -1089,6 +1109,29 @@ impl<'a> Builder<'a> {
             node.arguments = Some(arguments);
         }
         self.add_node(node)
+    }
+
+    /// Each free variable of some code, with where its value comes from.
+    fn free_variable_arguments(
+        &self,
+        names: Vec<String>,
+        arguments: &mut IndexMap<String, ArgumentValue>,
+    ) {
+        for name in names {
+            if arguments.contains_key(&name) || rewrite::is_global(&name) {
+                continue;
+            }
+            let value = match self.lookup(&name) {
+                Some(Binding::Node(v)) => ArgumentValue::reference(v.clone()),
+                Some(Binding::Literal(v) | Binding::Element(v)) => match v.to_json() {
+                    Some(json) => ArgumentValue::literal(json),
+                    None => ArgumentValue::reference(name.clone()),
+                },
+                Some(Binding::Template(t)) => ArgumentValue::reference(t.clone()),
+                Some(Binding::Opaque) | None => ArgumentValue::reference(name.clone()),
+            };
+            arguments.insert(name, value);
+        }
     }
 
     // ----- calls --------------------------------------------------------------------------
@@ -1168,19 +1211,25 @@ impl<'a> Builder<'a> {
                 .value
                 .clone()
                 .unwrap_or_else(|| self.rewrite_text(&m.obj));
-            let id = self.loop_stmt(call.span, kind, Some(header.clone()), |b| {
-                for a in &call.args {
-                    if let Some(cb) = callback(&a.expr) {
-                        b.callback_body(
-                            &cb,
-                            Binding::Template(format!("{header}[*]")),
-                            Position::Nested,
-                        );
-                    } else {
-                        b.expr(&a.expr, Position::Nested);
+            let id = self.loop_stmt(
+                call.span,
+                kind,
+                Some(header.clone()),
+                free_variables(call),
+                |b| {
+                    for a in &call.args {
+                        if let Some(cb) = callback(&a.expr) {
+                            b.callback_body(
+                                &cb,
+                                Binding::Template(format!("{header}[*]")),
+                                Position::Nested,
+                            );
+                        } else {
+                            b.expr(&a.expr, Position::Nested);
+                        }
                     }
-                }
-            });
+                },
+            );
             return Out::value(id);
         }
 
@@ -1189,7 +1238,13 @@ impl<'a> Builder<'a> {
                 .value
                 .clone()
                 .unwrap_or_else(|| self.rewrite_text(&m.obj));
-            let id = self.loop_stmt(call.span, LoopKind::ForEach, Some(header), |_| {});
+            let id = self.loop_stmt(
+                call.span,
+                LoopKind::ForEach,
+                Some(header),
+                free_variables(call),
+                |_| {},
+            );
             return Out::value(id);
         }
 

@@ -40,7 +40,7 @@ mod fold;
 mod model;
 mod parameterize;
 mod parse;
-mod rewrite;
+pub(crate) mod rewrite;
 mod schema;
 pub mod template;
 
@@ -55,6 +55,7 @@ pub use model::{
 };
 pub use parameterize::{parameterize, ParameterizeReturn};
 pub use parse::Dialect;
+pub use rewrite::is_global;
 pub use schema::{coverage, Approval, ConfigError, Permissions, ToolCatalog, ToolSchema};
 
 /// Inputs beyond the code itself.

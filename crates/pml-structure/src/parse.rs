@@ -38,17 +38,14 @@ impl LineIndex {
     pub(crate) fn new(text: &str) -> Self {
         let mut line_starts = vec![0];
         let mut ascii = Vec::new();
-        let mut line_ascii = true;
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-                ascii.push(line_ascii);
-                line_ascii = true;
-            } else if b >= 0x80 {
-                line_ascii = false;
-            }
+        let mut start = 0;
+        // `match_indices` with a char searches with memchr: ~1 instruction per byte.
+        for (i, _) in text.match_indices('\n') {
+            ascii.push(text.as_bytes()[start..i].is_ascii());
+            start = i + 1;
+            line_starts.push(start);
         }
-        ascii.push(line_ascii);
+        ascii.push(text.as_bytes()[start..].is_ascii());
         LineIndex { line_starts, ascii }
     }
 

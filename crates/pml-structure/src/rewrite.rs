@@ -277,6 +277,34 @@ impl Visit for FreeVars {
         self.shadows.stack.pop();
     }
 
+    fn visit_var_declarator(&mut self, d: &VarDeclarator) {
+        // A declaration inside the code (a loop body's `const x = ...`) makes the name local.
+        let mut names = Vec::new();
+        pattern_names(&d.name, &mut names);
+        if let Some(scope) = self.shadows.stack.last_mut() {
+            scope.extend(names);
+        }
+        d.name.visit_with(self);
+        d.init.visit_with(self);
+    }
+
+    fn visit_catch_clause(&mut self, c: &swc_ecma_ast::CatchClause) {
+        let mut names = Vec::new();
+        if let Some(p) = &c.param {
+            pattern_names(p, &mut names);
+        }
+        self.shadows.stack.push(names.into_iter().collect());
+        c.body.visit_with(self);
+        self.shadows.stack.pop();
+    }
+
+    fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
+        if let Some(scope) = self.shadows.stack.last_mut() {
+            scope.insert(f.ident.sym.to_string());
+        }
+        f.function.visit_with(self);
+    }
+
     fn visit_pat(&mut self, p: &Pat) {
         // Binding names are declarations, not uses; default values are uses.
         match p {
@@ -301,7 +329,9 @@ impl Visit for FreeVars {
 /// Names an expression reads that it does not declare itself, in order of first use.
 pub(crate) fn free_variables<N: VisitWith<FreeVars> + ?Sized>(e: &N) -> Vec<String> {
     let mut fv = FreeVars {
-        shadows: Shadows::default(),
+        shadows: Shadows {
+            stack: vec![HashSet::new()],
+        },
         seen: HashSet::new(),
         out: Vec::new(),
     };
@@ -309,11 +339,15 @@ pub(crate) fn free_variables<N: VisitWith<FreeVars> + ?Sized>(e: &N) -> Vec<Stri
     fv.out
 }
 
-/// Names that code may read without anything in the program providing them.
-pub(crate) fn is_global(name: &str) -> bool {
+/// Names that code may read without anything in the program providing them: JavaScript
+/// globals, and what the runtime gives every task (`args`, `mcp`, `capabilities`).
+pub fn is_global(name: &str) -> bool {
     matches!(
         name,
-        "undefined"
+        "args"
+            | "mcp"
+            | "capabilities"
+            | "undefined"
             | "NaN"
             | "Infinity"
             | "Math"

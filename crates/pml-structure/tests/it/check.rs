@@ -269,9 +269,9 @@ list.entries.forEach(async (e) => { await mcp.fs.touch({ path: e.path }); });
 "#,
         expect![[r#"
             n1 fs:list
-            l1 if(n1.entries)
+            l1 if(n1.entries) {list=ref(n1)}
             n2 fs:read {path=ref(n1.entries[*].path)} @l1
-            l2 if(n1.entries)
+            l2 if(n1.entries) {list=ref(n1)}
             n3 fs:touch {path=ref(n1.entries[*].path)} @l2
             edges: n1->l1 l1->n2 l1->l2 l2->n3
             vars: list=n1
