@@ -12,10 +12,20 @@ struct Stage {
     render: fn(&Fixture) -> Result<String>,
 }
 
-const STAGES: &[Stage] = &[Stage {
-    file: "structure.json",
-    render: render_structure,
-}];
+const STAGES: &[Stage] = &[
+    Stage {
+        file: "structure.json",
+        render: render_structure,
+    },
+    Stage {
+        file: "logical.json",
+        render: render_logical,
+    },
+    Stage {
+        file: "physical.json",
+        render: render_physical,
+    },
+];
 
 pub struct Fixture {
     pub dir: PathBuf,
@@ -53,6 +63,41 @@ fn render_structure(fx: &Fixture) -> Result<String> {
     let code = pml::read_source(&fx.input)?;
     let ret = pml::analyze(&code, &options(fx)?);
     Ok(serde_json::to_string_pretty(&ret.structure)? + "\n")
+}
+
+fn logical(fx: &Fixture) -> Result<Option<pml::Dag>> {
+    let code = pml::read_source(&fx.input)?;
+    let options = options(fx)?;
+    let ret = pml::analyze(&code, &options);
+    if ret.structure.has_errors() {
+        return Ok(None);
+    }
+    Ok(Some(pml::to_dag(
+        &ret.structure,
+        &pml::DagOptions {
+            catalog: options.catalog,
+        },
+    )))
+}
+
+/// Programs with syntax errors have no DAG: their golden says so.
+const NO_DAG: &str = "null\n";
+
+fn render_logical(fx: &Fixture) -> Result<String> {
+    Ok(match logical(fx)? {
+        Some(dag) => serde_json::to_string_pretty(&dag)? + "\n",
+        None => NO_DAG.into(),
+    })
+}
+
+fn render_physical(fx: &Fixture) -> Result<String> {
+    Ok(match logical(fx)? {
+        Some(dag) => {
+            let physical = pml::optimize(&dag, &Default::default()).physical;
+            serde_json::to_string_pretty(&physical)? + "\n"
+        }
+        None => NO_DAG.into(),
+    })
 }
 
 /// Every fixture under `root` (a folder holding `input.ts` or `input.js`), sorted by path.

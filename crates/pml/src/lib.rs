@@ -3,8 +3,9 @@
 //! **Input:** agent code (a file or a string) plus optional tool catalog and permission config.
 //! **Output:** each stage's result, as Rust values and as the JSON documented in `docs/formats.md`.
 //!
-//! Today the pipeline has its first stage, [`analyze`] (code -> static structure, via
-//! `pml-structure`); later stages (DAG, optimizer, hash, executor) plug in here.
+//! Stages: [`analyze`] (code -> static structure, `pml-structure`), [`to_dag`] (structure ->
+//! logical DAG, `pml-dag`), [`optimize`] (logical -> physical DAG, `pml-optimizer`); the
+//! executor plugs in after them.
 //!
 //! **Invariants:** library errors are typed ([`InputError`]); this crate reads files, the stage
 //! crates never do. Dependencies point down: `pml` -> stage crates, never the reverse.
@@ -20,6 +21,9 @@ pub use pml_structure::{
     build_structure, ArgumentValue, BuildOptions as AnalyzeOptions, BuildReturn, Diagnostic,
     Dialect, Permissions, Severity, StaticStructure, ToolCatalog,
 };
+
+pub use pml_dag::{to_dag, Dag, DagOptions};
+pub use pml_optimizer::{optimize, OptimizeReturn, OptimizerOptions};
 
 /// Build the static structure of `code` (stage 1).
 pub fn analyze(code: &str, options: &AnalyzeOptions) -> BuildReturn {

@@ -42,6 +42,23 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Print the logical DAG (tasks, dependencies, conditions) of an agent program as JSON.
+    Dag {
+        file: PathBuf,
+        /// The physical DAG instead: pure code chains fused, with `physicalToLogical`.
+        #[arg(long)]
+        optimized: bool,
+        /// With --optimized: also print the DAG after each optimizer rule (to stderr).
+        #[arg(long)]
+        explain: bool,
+        /// Most logical operations per fused task.
+        #[arg(long, default_value_t = 10)]
+        max_fused: usize,
+        #[arg(long, value_name = "CATALOG.json")]
+        tools: Option<PathBuf>,
+        #[arg(long)]
+        pretty: bool,
+    },
     /// Replace the literals inside code-template arguments by `${args.<name>}` parameters.
     Parameterize {
         file: PathBuf,
@@ -117,6 +134,69 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             // The process ends here: freeing thousands of nodes one by one would only add time.
             std::mem::forget(ret);
             Ok(status)
+        }
+        Command::Dag {
+            file,
+            optimized,
+            explain,
+            max_fused,
+            tools,
+            pretty,
+        } => {
+            let code = pml::read_source(&file)?;
+            let catalog = tools.as_deref().map(pml::load_catalog).transpose()?;
+            let options = pml::AnalyzeOptions {
+                dialect: pml::dialect_for(&file),
+                catalog: catalog.clone(),
+                permissions: None,
+            };
+            let ret = pml::analyze(&code, &options);
+            eprint!(
+                "{}",
+                pml::render_diagnostics(&display(&file), &ret.structure.diagnostics)
+            );
+            if ret.structure.has_errors() {
+                return Ok(ExitCode::from(1));
+            }
+            let logical = pml::to_dag(&ret.structure, &pml::DagOptions { catalog });
+            let dag = if optimized {
+                let out = pml::optimize(
+                    &logical,
+                    &pml::OptimizerOptions {
+                        max_fused: max_fused.max(1),
+                        explain,
+                    },
+                );
+                for step in &out.steps {
+                    eprintln!(
+                        "== after {} ({} applications)\n{}",
+                        step.rule,
+                        step.applications,
+                        serde_json::to_string_pretty(&step.dag).unwrap_or_default()
+                    );
+                }
+                out.physical
+            } else {
+                logical
+            };
+            for d in &dag.diagnostics {
+                let task = d
+                    .task
+                    .as_deref()
+                    .map(|t| format!(" {t}"))
+                    .unwrap_or_default();
+                eprintln!("{}:{task}: {} [{}]", display(&file), d.message, d.code);
+            }
+            emit(&dag, pretty);
+            let failed = dag
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == pml::Severity::Error);
+            Ok(if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Parameterize { file, pretty } => {
             let code = pml::read_source(&file)?;

@@ -1,0 +1,427 @@
+//! Static structure -> logical DAG.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use indexmap::IndexMap;
+use pml_structure::{
+    ArgumentValue, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity, StaticStructure,
+    ToolCatalog,
+};
+
+use crate::model::{Condition, Dag, DagDiagnostic, DecisionKind, Metadata, Task, TaskType};
+use crate::{diagnostics, expr, layers};
+
+/// Inputs beyond the structure.
+#[derive(Debug, Clone, Default)]
+pub struct DagOptions {
+    /// Tool schemas and annotations (`readOnlyHint` marks read-only tools).
+    pub catalog: Option<ToolCatalog>,
+}
+
+struct Index<'s> {
+    s: &'s StaticStructure,
+    by_id: HashMap<&'s str, usize>,
+    preds: Vec<Vec<usize>>,
+    /// Outermost enclosing loop (other than the node itself), if any.
+    owner: Vec<Option<usize>>,
+}
+
+impl<'s> Index<'s> {
+    fn new(s: &'s StaticStructure) -> Self {
+        let by_id: HashMap<&str, usize> = s
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect();
+        let mut preds = vec![Vec::new(); s.nodes.len()];
+        for e in &s.edges {
+            if e.kind == EdgeKind::Provides {
+                continue;
+            }
+            if let (Some(&f), Some(&t)) = (by_id.get(e.from.as_str()), by_id.get(e.to.as_str())) {
+                if !preds[t].contains(&f) {
+                    preds[t].push(f);
+                }
+            }
+        }
+        let mut index = Index {
+            s,
+            by_id,
+            preds,
+            owner: Vec::new(),
+        };
+        index.owner = (0..s.nodes.len())
+            .map(|i| index.outermost_loop(i))
+            .collect();
+        index
+    }
+
+    fn scope_parent(&self, i: usize) -> Option<usize> {
+        let id = match self.s.nodes[i].scope.as_ref()? {
+            Scope::Decision { id, .. } | Scope::Fork { id } | Scope::Loop { id } => id,
+        };
+        self.by_id.get(id.as_str()).copied()
+    }
+
+    fn outermost_loop(&self, i: usize) -> Option<usize> {
+        let mut found = None;
+        let mut at = i;
+        let mut guard = 0;
+        while let Some(p) = self.scope_parent(at) {
+            if self.s.nodes[p].kind == NodeKind::Loop {
+                found = Some(p);
+            }
+            at = p;
+            guard += 1;
+            if guard > self.s.nodes.len() {
+                break; // a scope cycle would be a builder bug; never loop forever
+            }
+        }
+        found
+    }
+
+    fn executable(&self, i: usize) -> bool {
+        matches!(
+            self.s.nodes[i].kind,
+            NodeKind::Task | NodeKind::Capability | NodeKind::Loop
+        ) && self.owner[i].is_none()
+    }
+
+    /// The task that stands for node `i` in the DAG: itself, or the loop that absorbs it.
+    fn task_of(&self, i: usize) -> Option<usize> {
+        match self.owner[i] {
+            Some(l) => Some(l),
+            None if self.executable(i) => Some(i),
+            None => None,
+        }
+    }
+
+    /// Nearest executable ancestors through decisions, forks and joins.
+    fn dependencies(&self, i: usize) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        let mut seen = HashSet::new();
+        let mut stack: Vec<usize> = self.preds[i].clone();
+        while let Some(p) = stack.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            match self.task_of(p) {
+                Some(t) if t != i => {
+                    out.insert(t);
+                }
+                Some(_) => {}
+                None => stack.extend(self.preds[p].iter().copied()),
+            }
+        }
+        out
+    }
+}
+
+/// Convert a static structure into the logical DAG.
+pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
+    let index = Index::new(s);
+    let mut dag = Dag::default();
+    // Joins: which task provides each element.
+    for (i, n) in s.nodes.iter().enumerate() {
+        if n.kind == NodeKind::Join {
+            let elements: Vec<String> = index.preds[i]
+                .iter()
+                .filter_map(|&p| index.task_of(p))
+                .map(|t| s.nodes[t].id.clone())
+                .collect();
+            dag.joins.insert(n.id.clone(), elements);
+        }
+    }
+    let entries = switch_entries(&index);
+    for (i, node) in s.nodes.iter().enumerate() {
+        if !index.executable(i) {
+            continue;
+        }
+        let mut task = base_task(node, &index, i, options);
+        task.condition = conditions(&index, i, &entries);
+        let mut texts: Vec<&str> = Vec::new();
+        if let Some(args) = &node.arguments {
+            for v in args.values() {
+                collect_expressions(v, &mut texts);
+            }
+        }
+        for c in &task.condition {
+            texts.push(&c.expression);
+        }
+        if let Some(cond) = &node.condition {
+            texts.push(cond);
+        }
+        let mut reads = BTreeSet::new();
+        let mut unresolved = Vec::new();
+        for text in texts {
+            for name in expr::free_names(text) {
+                if let Some(&j) = index.by_id.get(name.as_str()) {
+                    match s.nodes[j].kind {
+                        NodeKind::Join => {
+                            for e in dag.joins.get(&name).into_iter().flatten() {
+                                reads.insert(e.clone());
+                            }
+                        }
+                        _ => {
+                            if let Some(t) = index.task_of(j) {
+                                if t != i {
+                                    reads.insert(s.nodes[t].id.clone());
+                                }
+                            }
+                        }
+                    }
+                } else if let Some(v) = s.literal_bindings.get(&name) {
+                    task.literals.insert(name, v.clone());
+                } else if !pml_structure::is_global(&name) && !unresolved.contains(&name) {
+                    unresolved.push(name);
+                }
+            }
+            if text.contains("[*]") && node.kind != NodeKind::Loop {
+                let what = "[*]".to_string();
+                if !unresolved.contains(&what) {
+                    unresolved.push(what);
+                }
+            }
+        }
+        // Data dependencies are ancestors in program order already; make sure of it.
+        let mut depends: BTreeSet<usize> = index.dependencies(i);
+        for r in &reads {
+            if let Some(&j) = index.by_id.get(r.as_str()) {
+                depends.insert(j);
+            }
+        }
+        task.depends_on = depends.iter().map(|&j| s.nodes[j].id.clone()).collect();
+        task.metadata.reads = reads.into_iter().collect();
+        if !unresolved.is_empty() {
+            dag.diagnostics.push(DagDiagnostic {
+                severity: Severity::Warning,
+                code: diagnostics::UNRESOLVED.into(),
+                message: format!(
+                    "task {} ({}) reads {} which no earlier task or constant provides; it can only run in sandbox mode",
+                    task.id,
+                    task.tool,
+                    unresolved
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                task: Some(task.id.clone()),
+            });
+            task.metadata.unresolved = unresolved;
+        }
+        dag.tasks.push(task);
+    }
+    finish(&mut dag);
+    dag
+}
+
+/// Compute layers and check the DAG (every dependency exists, no cycle).
+pub(crate) fn finish(dag: &mut Dag) {
+    match layers::layers(&dag.tasks) {
+        Ok(l) => dag.layers = l,
+        Err(message) => dag.diagnostics.push(DagDiagnostic {
+            severity: Severity::Error,
+            code: diagnostics::INTERNAL.into(),
+            message,
+            task: None,
+        }),
+    }
+}
+
+fn collect_expressions<'a>(v: &'a ArgumentValue, out: &mut Vec<&'a str>) {
+    match v {
+        ArgumentValue::Reference { expression } => out.push(expression),
+        ArgumentValue::Object { properties } => {
+            for p in properties.values() {
+                collect_expressions(p, out);
+            }
+        }
+        ArgumentValue::Array { items } => {
+            for p in items {
+                collect_expressions(p, out);
+            }
+        }
+        ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
+    }
+}
+
+fn loop_kind_name(kind: Option<LoopKind>) -> &'static str {
+    match kind {
+        Some(LoopKind::ForOf) => "forOf",
+        Some(LoopKind::ForIn) => "forIn",
+        Some(LoopKind::For) => "for",
+        Some(LoopKind::While) => "while",
+        Some(LoopKind::DoWhile) => "doWhile",
+        Some(LoopKind::ForEach) => "forEach",
+        Some(LoopKind::Callback) | None => "callback",
+    }
+}
+
+fn base_task(node: &Node, index: &Index<'_>, i: usize, options: &DagOptions) -> Task {
+    let mut metadata = Metadata::default();
+    let (tool, kind, code) = match node.kind {
+        NodeKind::Capability => (
+            format!("capability:{}", node.capability_id.as_deref().unwrap_or("")),
+            TaskType::Capability,
+            None,
+        ),
+        NodeKind::Loop => {
+            metadata.contains = index
+                .s
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(j, n)| index.owner[*j] == Some(i) && n.kind != NodeKind::Loop)
+                .filter_map(|(_, n)| match n.kind {
+                    NodeKind::Capability => {
+                        n.capability_id.as_ref().map(|c| format!("capability:{c}"))
+                    }
+                    _ => n.tool.clone(),
+                })
+                .collect();
+            (
+                format!("loop:{}", loop_kind_name(node.loop_kind)),
+                TaskType::Loop,
+                node.code.clone(),
+            )
+        }
+        _ if node.is_code() => {
+            let tool = node.tool.clone().unwrap_or_default();
+            let source = node.code.clone().unwrap_or_default();
+            metadata.pure =
+                pml_pure_ops::is_pure(&tool) && pml_pure_ops::validate_pure_code(&source).is_ok();
+            metadata.permission_set = Some("minimal".into());
+            let chained = node
+                .arguments
+                .as_ref()
+                .is_some_and(|a| a.contains_key("$receiver"));
+            let code = if chained {
+                format!("$receiver.{source}")
+            } else {
+                source
+            };
+            (tool, TaskType::CodeExecution, Some(code))
+        }
+        _ => {
+            let tool = node.tool.clone().unwrap_or_default();
+            metadata.read_only = options
+                .catalog
+                .as_ref()
+                .and_then(|c| c.get(&tool))
+                .and_then(|t| t.annotations.as_ref())
+                .and_then(|a| a.get("readOnlyHint"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
+            (tool, TaskType::McpTool, None)
+        }
+    };
+    Task {
+        id: node.id.clone(),
+        tool,
+        kind,
+        depends_on: Vec::new(),
+        code,
+        arguments: node.arguments.clone(),
+        condition: Vec::new(),
+        literals: IndexMap::new(),
+        metadata,
+    }
+}
+
+/// For each (switch decision, case outcome): the outcomes that enter that case, falling through
+/// from earlier cases included.
+fn switch_entries(index: &Index<'_>) -> HashMap<(usize, String), Vec<String>> {
+    let s = index.s;
+    let scope_of = |i: usize| match &s.nodes[i].scope {
+        Some(Scope::Decision { id, outcome }) => Some((id.clone(), outcome.clone())),
+        _ => None,
+    };
+    let mut entries: HashMap<(usize, String), Vec<String>> = HashMap::new();
+    for (i, node) in s.nodes.iter().enumerate() {
+        let Some((d, outcome)) = scope_of(i) else {
+            continue;
+        };
+        let Some(&di) = index.by_id.get(d.as_str()) else {
+            continue;
+        };
+        if !(outcome.starts_with("case:") || outcome == "default") {
+            continue;
+        }
+        let key = (di, outcome.clone());
+        let mut found: Vec<String> = Vec::new();
+        for e in &s.edges {
+            if e.to != node.id {
+                continue;
+            }
+            if e.kind == EdgeKind::Conditional && e.from == d {
+                if let Some(o) = &e.outcome {
+                    found.push(o.clone());
+                }
+            } else if e.kind == EdgeKind::Sequence {
+                if let Some(&f) = index.by_id.get(e.from.as_str()) {
+                    if let Some((fd, fo)) = scope_of(f) {
+                        if fd == d && fo != outcome {
+                            if let Some(prev) = entries.get(&(di, fo.clone())) {
+                                found.extend(prev.iter().cloned());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let slot = entries.entry(key).or_default();
+        for o in found {
+            if !slot.contains(&o) {
+                slot.push(o);
+            }
+        }
+    }
+    entries
+}
+
+/// The decisions a node's execution depends on, outermost first.
+fn conditions(
+    index: &Index<'_>,
+    i: usize,
+    entries: &HashMap<(usize, String), Vec<String>>,
+) -> Vec<Condition> {
+    let s = index.s;
+    let mut out = Vec::new();
+    let mut at = i;
+    let mut guard = 0;
+    while let Some(scope) = &s.nodes[at].scope {
+        if let Scope::Decision { id, outcome } = scope {
+            if let Some(&d) = index.by_id.get(id.as_str()) {
+                let switch = outcome.starts_with("case:") || outcome == "default";
+                let any_of = entries
+                    .get(&(d, outcome.clone()))
+                    .filter(|e| e.len() > 1 || e.first() != Some(outcome))
+                    .cloned()
+                    .unwrap_or_default();
+                out.push(Condition {
+                    decision_node_id: id.clone(),
+                    required_outcome: outcome.clone(),
+                    any_of,
+                    expression: s.nodes[d].condition.clone().unwrap_or_default(),
+                    kind: if switch {
+                        DecisionKind::Switch
+                    } else {
+                        DecisionKind::If
+                    },
+                });
+            }
+        }
+        match index.scope_parent(at) {
+            Some(p) => at = p,
+            None => break,
+        }
+        guard += 1;
+        if guard > s.nodes.len() {
+            break;
+        }
+    }
+    out.reverse();
+    out
+}
