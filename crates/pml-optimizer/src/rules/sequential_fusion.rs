@@ -1,5 +1,6 @@
 //! `sequential_fusion`: a -> b where both are pure code, b reads a, a has no other dependent,
-//! b depends on nothing but a, both under the same conditions: one task running a then b.
+//! b depends on nothing but a (and what a depends on), both under the same conditions: one task
+//! running a then b.
 //! Covers method chains (`xs.filter(..).map(..)`) and variable-to-variable chains
 //! (`const a = xs.filter(..); const b = a.map(..);`) alike: both are data edges here.
 
@@ -30,10 +31,16 @@ impl Rule for SequentialFusion {
             if !fusable(b) || !matches!(fusion(b), None | Some(NAME)) {
                 continue;
             }
-            let [a_id] = b.depends_on.as_slice() else {
+            // `a`: the dependency of `b` that covers all of b's other dependencies (a condition
+            // both share may make b depend on the same earlier result as a).
+            let Some(a) = b.depends_on.iter().filter_map(|d| dag.task(d)).find(|a| {
+                b.depends_on
+                    .iter()
+                    .all(|d| *d == a.id || a.depends_on.contains(d))
+            }) else {
                 continue;
             };
-            let Some(a) = dag.task(a_id) else { continue };
+            let a_id = &a.id;
             let ok = fusable(a)
                 && matches!(fusion(a), None | Some(NAME))
                 && a.condition == b.condition

@@ -1,0 +1,171 @@
+//! Optimizer tests on real programs: what fuses, what must not, and the driver's invariants.
+
+use pml_dag::{to_dag, Dag};
+use pml_optimizer::{optimize, OptimizerOptions};
+use pml_structure::{build_structure, BuildOptions};
+
+fn logical(code: &str) -> Dag {
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    assert!(!s.has_errors(), "{:?}", s.diagnostics);
+    to_dag(&s, &Default::default())
+}
+
+/// `physical id <- logical ids` per task, one per line.
+fn groups(code: &str) -> String {
+    let physical = optimize(&logical(code), &Default::default()).physical;
+    assert!(physical
+        .diagnostics
+        .iter()
+        .all(|d| d.code != "internal-error"));
+    let map = physical.physical_to_logical.unwrap();
+    physical
+        .tasks
+        .iter()
+        .map(|t| format!("{} {} <- {}", t.id, t.tool, map[&t.id].join(",")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn method_chains_fuse() {
+    expect_test::expect![[r#"
+        n1 db:query <- n1
+        n2+n3+n4 code:fused <- n2,n3,n4"#]]
+    .assert_eq(&groups(
+        "const users = await mcp.db.query({}); return users.filter(u => u.active).map(u => u.name).sort();",
+    ));
+}
+
+#[test]
+fn variable_to_variable_chains_fuse() {
+    expect_test::expect![[r#"
+        n1 db:query <- n1
+        n2+n3+n4 code:fused <- n2,n3,n4
+        n5 fs:write <- n5"#]]
+    .assert_eq(&groups(
+        r#"const users = await mcp.db.query({});
+const active = users.filter(u => u.active);
+const names = active.map(u => u.name);
+const sorted = names.sort();
+await mcp.fs.write({ data: sorted });"#,
+    ));
+}
+
+#[test]
+fn never_across_an_mcp_call_or_a_decision_or_when_the_middle_is_read() {
+    expect_test::expect![[r#"
+        n1 db:query <- n1
+        n2 code:filter <- n2
+        n3 log:write <- n3
+        n4 code:map <- n4
+        n5+n6 code:fused <- n5,n6
+        n7 out:put <- n7"#]]
+    .assert_eq(&groups(
+        r#"const users = await mcp.db.query({});
+const active = users.filter(u => u.active);
+await mcp.log.write({ n: 1 });
+const names = active.map(u => u.name);
+if (names.length > 0) {
+  const upper = names.map(n => n.toUpperCase());
+  const line = upper.join(",");
+  await mcp.out.put({ line, names });
+}"#,
+    ));
+}
+
+#[test]
+fn impure_code_is_not_fused() {
+    expect_test::expect![[r#"
+        n1 db:query <- n1
+        n2 code:map <- n2
+        n3 code:filter <- n3"#]]
+    .assert_eq(&groups(
+        r#"const xs = await mcp.db.query({});
+const ys = xs.map(x => fetch(x.url));
+const zs = ys.filter(y => y);"#,
+    ));
+}
+
+#[test]
+fn the_limit_splits_long_chains() {
+    let code = format!(
+        "const xs = await mcp.db.q({{}}); return xs{};",
+        ".map(x => x + 1)".repeat(23)
+    );
+    let physical = optimize(
+        &logical(&code),
+        &OptimizerOptions {
+            max_fused: 10,
+            explain: false,
+        },
+    )
+    .physical;
+    let sizes: Vec<usize> = physical
+        .physical_to_logical
+        .unwrap()
+        .values()
+        .map(Vec::len)
+        .collect();
+    assert_eq!(sizes, [1, 10, 10, 3]);
+}
+
+#[test]
+fn siblings_in_promise_all_fuse_into_one_task() {
+    expect_test::expect![[r#"
+        n1 db:q <- n1
+        n2+n3 code:fused <- n2,n3
+        n4 out:put <- n4"#]]
+    .assert_eq(&groups(
+        r#"const xs = await mcp.db.q({});
+const [a, b] = await Promise.all([xs.filter(x => x.ok), xs.map(x => x.id)]);
+await mcp.out.put({ a, b });"#,
+    ));
+}
+
+#[test]
+fn optimizing_twice_is_optimizing_once_and_every_logical_task_is_mapped_once() {
+    for fixture in
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures")).unwrap()
+    {
+        let dir = fixture.unwrap().path();
+        let input = ["input.ts", "input.js"]
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.exists());
+        let Some(input) = input else { continue };
+        let code = std::fs::read_to_string(&input).unwrap();
+        let s = build_structure(&code, &BuildOptions::default()).structure;
+        if s.has_errors() {
+            continue;
+        }
+        let l = to_dag(&s, &Default::default());
+        let once = optimize(&l, &Default::default()).physical;
+        pml_optimizer_check(&once, &l, &dir);
+        // Optimizing the physical DAG again (as logical input) changes nothing.
+        let twice = optimize(&once, &Default::default()).physical;
+        assert_eq!(
+            once.tasks.iter().map(|t| &t.id).collect::<Vec<_>>(),
+            twice.tasks.iter().map(|t| &t.id).collect::<Vec<_>>(),
+            "{}",
+            dir.display()
+        );
+    }
+}
+
+fn pml_optimizer_check(physical: &Dag, logical: &Dag, dir: &std::path::Path) {
+    let map = physical.physical_to_logical.as_ref().unwrap();
+    let mut all: Vec<&String> = map.values().flatten().collect();
+    all.sort();
+    let mut expected: Vec<&String> = logical.tasks.iter().map(|t| &t.id).collect();
+    expected.sort();
+    assert_eq!(all, expected, "{}", dir.display());
+    assert!(
+        physical
+            .diagnostics
+            .iter()
+            .all(|d| d.code != "internal-error"),
+        "{}: {:?}",
+        dir.display(),
+        physical.diagnostics
+    );
+}
