@@ -3,11 +3,13 @@
 //! - `run-pipeline FILE|DIR [--check | --bless]`: run every pipeline stage on a program and print
 //!   each stage's output, or check/rewrite the golden files of a fixture tree.
 //! - `bench [--quick]`: the structure-builder benchmark (see `docs/benchmarks.md`).
+//! - `bench-dag [--quick]`: code tasks logical -> physical, DAG/optimizer time per task.
 //! - `gen --bytes N [--seed S] [--out FILE]`: generate a synthetic agent program.
 
 use std::process::ExitCode;
 
 mod bench;
+mod bench_dag;
 mod gen;
 mod pipeline;
 
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
     let result = match task.as_str() {
         "run-pipeline" => pipeline::run(rest),
         "bench" => bench::run(rest).map(|()| ExitCode::SUCCESS),
+        "bench-dag" => bench_dag::run(rest).map(|()| ExitCode::SUCCESS),
         "gen" => gen::run(rest).map(|()| ExitCode::SUCCESS),
         other => Err(anyhow::anyhow!(
             "unknown task `{other}` (expected run-pipeline, bench or gen)"

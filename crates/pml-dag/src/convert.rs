@@ -24,6 +24,8 @@ struct Index<'s> {
     preds: Vec<Vec<usize>>,
     /// Outermost enclosing loop (other than the node itself), if any.
     owner: Vec<Option<usize>>,
+    /// Loop -> the nodes it absorbs, in node order.
+    members: HashMap<usize, Vec<usize>>,
 }
 
 impl<'s> Index<'s> {
@@ -50,10 +52,16 @@ impl<'s> Index<'s> {
             by_id,
             preds,
             owner: Vec::new(),
+            members: HashMap::new(),
         };
         index.owner = (0..s.nodes.len())
             .map(|i| index.outermost_loop(i))
             .collect();
+        for (i, o) in index.owner.iter().enumerate() {
+            if let Some(l) = o {
+                index.members.entry(*l).or_default().push(i);
+            }
+        }
         index
     }
 
@@ -269,12 +277,13 @@ fn base_task(node: &Node, index: &Index<'_>, i: usize, options: &DagOptions) -> 
         ),
         NodeKind::Loop => {
             metadata.contains = index
-                .s
-                .nodes
-                .iter()
-                .enumerate()
-                .filter(|(j, n)| index.owner[*j] == Some(i) && n.kind != NodeKind::Loop)
-                .filter_map(|(_, n)| match n.kind {
+                .members
+                .get(&i)
+                .into_iter()
+                .flatten()
+                .map(|&j| &index.s.nodes[j])
+                .filter(|n| n.kind != NodeKind::Loop)
+                .filter_map(|n| match n.kind {
                     NodeKind::Capability => {
                         n.capability_id.as_ref().map(|c| format!("capability:{c}"))
                     }
@@ -339,6 +348,10 @@ fn switch_entries(index: &Index<'_>) -> HashMap<(usize, String), Vec<String>> {
         _ => None,
     };
     let mut entries: HashMap<(usize, String), Vec<String>> = HashMap::new();
+    let mut incoming: HashMap<&str, Vec<&pml_structure::Edge>> = HashMap::new();
+    for e in &s.edges {
+        incoming.entry(e.to.as_str()).or_default().push(e);
+    }
     for (i, node) in s.nodes.iter().enumerate() {
         let Some((d, outcome)) = scope_of(i) else {
             continue;
@@ -351,10 +364,7 @@ fn switch_entries(index: &Index<'_>) -> HashMap<(usize, String), Vec<String>> {
         }
         let key = (di, outcome.clone());
         let mut found: Vec<String> = Vec::new();
-        for e in &s.edges {
-            if e.to != node.id {
-                continue;
-            }
+        for e in incoming.get(node.id.as_str()).into_iter().flatten() {
             if e.kind == EdgeKind::Conditional && e.from == d {
                 if let Some(o) = &e.outcome {
                     found.push(o.clone());

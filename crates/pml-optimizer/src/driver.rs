@@ -106,8 +106,9 @@ pub fn check_mapping(dag: &Dag, logical: &Dag) -> Result<(), String> {
         return Err("physicalToLogical is missing".into());
     };
     let mut seen = std::collections::HashMap::new();
+    let ids: std::collections::HashSet<&str> = dag.tasks.iter().map(|t| t.id.as_str()).collect();
     for (p, ls) in map {
-        if dag.task(p).is_none() {
+        if !ids.contains(p.as_str()) {
             return Err(format!("physical task {p} is mapped but does not exist"));
         }
         for l in ls {

@@ -4,7 +4,9 @@
 
 use pml_dag::Dag;
 
-use super::{dependents, fusable, fusion, merge};
+use indexmap::IndexMap;
+
+use super::{fusable, fusion, merge_groups, size, Usage};
 use crate::codegen::Outputs;
 use crate::driver::{OptimizerOptions, Rule};
 
@@ -17,55 +19,59 @@ impl Rule for ForkJoinFusion {
         NAME
     }
 
+    /// Groups candidates by (dependencies, conditions, dependents) in one pass. Tasks with the
+    /// same dependencies cannot read each other (a read is a dependency), so a group is
+    /// independent by construction; it is fused in chunks of at most `max_fused` operations.
     fn apply(&self, dag: &mut Dag, logical: &Dag, options: &OptimizerOptions) -> bool {
-        let size = |id: &str| {
-            dag.physical_to_logical
-                .as_ref()
-                .and_then(|m| m.get(id))
-                .map_or(1, Vec::len)
-        };
-        let candidates: Vec<usize> = (0..dag.tasks.len())
-            .filter(|&i| {
-                fusable(&dag.tasks[i]) && matches!(fusion(&dag.tasks[i]), None | Some(NAME))
-            })
-            .collect();
-        let mut found = None;
-        'outer: for (x, &i) in candidates.iter().enumerate() {
-            for &j in &candidates[x + 1..] {
-                let (a, b) = (&dag.tasks[i], &dag.tasks[j]);
-                let mut da = a.depends_on.clone();
-                let mut db = b.depends_on.clone();
-                da.sort();
-                db.sort();
-                if da != db || a.condition != b.condition {
-                    continue;
+        let usage = Usage::of(dag);
+        let mut buckets: IndexMap<String, Vec<usize>> = IndexMap::new();
+        for (i, t) in dag.tasks.iter().enumerate() {
+            if !fusable(t) || !matches!(fusion(t), None | Some(NAME)) {
+                continue;
+            }
+            let mut deps = t.depends_on.clone();
+            deps.sort();
+            let mut after: Vec<&str> = usage
+                .dependents(&t.id)
+                .iter()
+                .map(|&j| dag.tasks[j].id.as_str())
+                .collect();
+            if after.is_empty() {
+                continue;
+            }
+            after.sort();
+            let key = format!(
+                "{}|{}|{}",
+                deps.join(","),
+                serde_json::to_string(&t.condition).unwrap_or_default(),
+                after.join(",")
+            );
+            buckets.entry(key).or_default().push(i);
+        }
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        for members in buckets.values().filter(|m| m.len() > 1) {
+            let mut group: Vec<String> = Vec::new();
+            let mut total = 0;
+            for &i in members {
+                let n = size(dag, &dag.tasks[i].id);
+                if total + n > options.max_fused && !group.is_empty() {
+                    if group.len() > 1 {
+                        groups.push(std::mem::take(&mut group));
+                    }
+                    group.clear();
+                    total = 0;
                 }
-                if a.metadata.reads.contains(&b.id) || b.metadata.reads.contains(&a.id) {
-                    continue;
-                }
-                let mut ra: Vec<&str> = dependents(dag, &a.id)
-                    .iter()
-                    .map(|t| t.id.as_str())
-                    .collect();
-                let mut rb: Vec<&str> = dependents(dag, &b.id)
-                    .iter()
-                    .map(|t| t.id.as_str())
-                    .collect();
-                ra.sort();
-                rb.sort();
-                if ra.is_empty() || ra != rb || size(&a.id) + size(&b.id) > options.max_fused {
-                    continue;
-                }
-                found = Some((a.id.clone(), b.id.clone()));
-                break 'outer;
+                group.push(dag.tasks[i].id.clone());
+                total += n;
+            }
+            if group.len() > 1 {
+                groups.push(group);
             }
         }
-        match found {
-            Some((a, b)) => {
-                merge(dag, logical, &a, &b, NAME, Outputs::Each);
-                true
-            }
-            None => false,
+        if groups.is_empty() {
+            return false;
         }
+        merge_groups(dag, logical, &groups, NAME, Outputs::Each);
+        true
     }
 }

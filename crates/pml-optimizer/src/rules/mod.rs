@@ -3,6 +3,8 @@
 pub mod fork_join_fusion;
 pub mod sequential_fusion;
 
+use std::collections::{HashMap, HashSet};
+
 use pml_dag::{Dag, Task, TaskType};
 
 use crate::codegen::{self, Outputs};
@@ -17,81 +19,152 @@ pub(crate) fn fusion(t: &Task) -> Option<&str> {
     t.metadata.fusion.as_deref()
 }
 
-/// Tasks that read `id`'s result.
-pub(crate) fn readers<'d>(dag: &'d Dag, id: &str) -> Vec<&'d Task> {
-    dag.tasks
-        .iter()
-        .filter(|t| t.metadata.reads.iter().any(|r| r == id))
-        .collect()
+/// How many tasks read each task's result, and how many must run after it.
+pub(crate) struct Usage {
+    pub(crate) readers: HashMap<String, Vec<usize>>,
+    pub(crate) dependents: HashMap<String, Vec<usize>>,
 }
 
-/// Tasks that must run after `id`.
-pub(crate) fn dependents<'d>(dag: &'d Dag, id: &str) -> Vec<&'d Task> {
-    dag.tasks
-        .iter()
-        .filter(|t| t.depends_on.iter().any(|d| d == id))
-        .collect()
+impl Usage {
+    pub(crate) fn of(dag: &Dag) -> Self {
+        let mut readers: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut dependents: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in dag.tasks.iter().enumerate() {
+            for r in &t.metadata.reads {
+                readers.entry(r.clone()).or_default().push(i);
+            }
+            for d in &t.depends_on {
+                dependents.entry(d.clone()).or_default().push(i);
+            }
+        }
+        Usage {
+            readers,
+            dependents,
+        }
+    }
+
+    pub(crate) fn readers(&self, id: &str) -> &[usize] {
+        self.readers.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    pub(crate) fn dependents(&self, id: &str) -> &[usize] {
+        self.dependents.get(id).map_or(&[], Vec::as_slice)
+    }
 }
 
-/// Replace tasks `a` and `b` (in this order) by one fused task; rewires dependencies, reads and
-/// the physical-to-logical map. The fused task takes `a`'s place in the task list.
-pub(crate) fn merge(dag: &mut Dag, logical: &Dag, a: &str, b: &str, rule: &str, outputs: Outputs) {
-    let map = dag.physical_to_logical.get_or_insert_with(Default::default);
-    let mut ids: Vec<String> = map.get(a).cloned().unwrap_or_else(|| vec![a.to_string()]);
-    ids.extend(map.get(b).cloned().unwrap_or_else(|| vec![b.to_string()]));
-    let fused_id = ids.join("+");
-    map.shift_remove(a);
-    map.shift_remove(b);
-    map.insert(fused_id.clone(), ids.clone());
+/// Logical operations a physical task runs.
+pub(crate) fn size(dag: &Dag, id: &str) -> usize {
+    dag.physical_to_logical
+        .as_ref()
+        .and_then(|m| m.get(id))
+        .map_or(1, Vec::len)
+}
 
-    let steps: Vec<&Task> = ids.iter().filter_map(|id| logical.task(id)).collect();
-    let (code, arguments) = codegen::fused(&steps, outputs);
-    let (ta, tb) = (dag.task(a).cloned(), dag.task(b).cloned());
-    let (Some(ta), Some(tb)) = (ta, tb) else {
-        return;
-    };
-    let merged_ids = [a, b];
-    let mut depends: Vec<String> = ta
-        .depends_on
+/// Replace each group of tasks (physical ids, in execution order) by one fused task; rewires
+/// dependencies, reads and the physical-to-logical map in one pass. A fused task takes the
+/// place of its group's first task in the task list.
+pub(crate) fn merge_groups(
+    dag: &mut Dag,
+    logical: &Dag,
+    groups: &[Vec<String>],
+    rule: &str,
+    outputs: Outputs,
+) {
+    let logical_index: HashMap<&str, &Task> =
+        logical.tasks.iter().map(|t| (t.id.as_str(), t)).collect();
+    let index: HashMap<String, usize> = dag
+        .tasks
         .iter()
-        .chain(&tb.depends_on)
-        .filter(|d| !merged_ids.contains(&d.as_str()))
-        .cloned()
+        .enumerate()
+        .map(|(i, t)| (t.id.clone(), i))
         .collect();
-    depends.dedup();
-    depends.sort();
-    depends.dedup();
-    let mut reads: Vec<String> = ta
-        .metadata
-        .reads
-        .iter()
-        .chain(&tb.metadata.reads)
-        .filter(|d| !merged_ids.contains(&d.as_str()))
-        .cloned()
-        .collect();
-    reads.sort();
-    reads.dedup();
-    let mut literals = ta.literals.clone();
-    literals.extend(tb.literals.clone());
-    let mut fused = ta.clone();
-    fused.id = fused_id.clone();
-    fused.tool = "code:fused".into();
-    fused.depends_on = depends;
-    fused.code = Some(code);
-    fused.arguments = Some(arguments);
-    fused.literals = literals;
-    fused.metadata.reads = reads;
-    fused.metadata.fused_from = ids;
-    fused.metadata.fusion = Some(rule.to_string());
-    let at = dag.tasks.iter().position(|t| t.id == a).unwrap_or(0);
-    dag.tasks.retain(|t| t.id != a && t.id != b);
-    dag.tasks.insert(at.min(dag.tasks.len()), fused);
+    let map = dag.physical_to_logical.take().unwrap_or_default();
+    let mut fused_map: HashMap<String, Vec<String>> = HashMap::new();
+    let mut rename: HashMap<String, String> = HashMap::new();
+    let mut replacement: HashMap<usize, Task> = HashMap::new();
+    let mut removed: HashSet<usize> = HashSet::new();
+    for group in groups {
+        let members: Vec<&Task> = group
+            .iter()
+            .filter_map(|id| index.get(id).map(|&i| &dag.tasks[i]))
+            .collect();
+        if members.len() != group.len() || members.len() < 2 {
+            continue;
+        }
+        let ids: Vec<String> = group
+            .iter()
+            .flat_map(|id| map.get(id).cloned().unwrap_or_else(|| vec![id.clone()]))
+            .collect();
+        let fused_id = ids.join("+");
+        let steps: Vec<&Task> = ids
+            .iter()
+            .filter_map(|id| logical_index.get(id.as_str()).copied())
+            .collect();
+        let (code, arguments) = codegen::fused(&steps, outputs);
+        let inside: HashSet<&str> = group.iter().map(String::as_str).collect();
+        let collect = |f: fn(&Task) -> &Vec<String>| {
+            let mut v: Vec<String> = members
+                .iter()
+                .flat_map(|t| f(t).iter())
+                .filter(|d| !inside.contains(d.as_str()))
+                .cloned()
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let mut fused = members[0].clone();
+        fused.depends_on = collect(|t| &t.depends_on);
+        fused.metadata.reads = collect(|t| &t.metadata.reads);
+        for m in &members[1..] {
+            fused.literals.extend(m.literals.clone());
+        }
+        fused.id = fused_id.clone();
+        fused.tool = "code:fused".into();
+        fused.code = Some(code);
+        fused.arguments = Some(arguments);
+        fused.metadata.fused_from = ids.clone();
+        fused.metadata.fusion = Some(rule.to_string());
+        for id in group {
+            rename.insert(id.clone(), fused_id.clone());
+            removed.insert(index[id]);
+        }
+        fused_map.insert(fused_id, ids);
+        replacement.insert(index[&group[0]], fused);
+    }
+    let old = std::mem::take(&mut dag.tasks);
+    for (i, t) in old.into_iter().enumerate() {
+        if let Some(f) = replacement.remove(&i) {
+            dag.tasks.push(f);
+        } else if !removed.contains(&i) {
+            dag.tasks.push(t);
+        }
+    }
+    // Rebuild the map in task order (removing entries one by one from an IndexMap is O(n)).
+    dag.physical_to_logical = Some(
+        dag.tasks
+            .iter()
+            .map(|t| {
+                let ids = fused_map
+                    .remove(&t.id)
+                    .or_else(|| map.get(&t.id).cloned())
+                    .unwrap_or_else(|| vec![t.id.clone()]);
+                (t.id.clone(), ids)
+            })
+            .collect(),
+    );
     for t in &mut dag.tasks {
+        let own = t.id.clone();
         for list in [&mut t.depends_on, &mut t.metadata.reads] {
-            let before = list.len();
-            list.retain(|d| !merged_ids.contains(&d.as_str()));
-            if list.len() != before && t.id != fused_id {
-                list.push(fused_id.clone());
+            let mut changed = false;
+            for d in list.iter_mut() {
+                if let Some(n) = rename.get(d.as_str()) {
+                    *d = n.clone();
+                    changed = true;
+                }
+            }
+            if changed {
+                list.retain(|d| *d != own);
                 list.sort();
                 list.dedup();
             }

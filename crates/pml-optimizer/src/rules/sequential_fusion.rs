@@ -6,7 +6,9 @@
 
 use pml_dag::Dag;
 
-use super::{dependents, fusable, fusion, merge, readers};
+use std::collections::{HashMap, HashSet};
+
+use super::{fusable, fusion, merge_groups, size, Usage};
 use crate::codegen::Outputs;
 use crate::driver::{OptimizerOptions, Rule};
 
@@ -19,46 +21,54 @@ impl Rule for SequentialFusion {
         NAME
     }
 
+    /// Fuses every eligible pair at once (pairs sharing a task wait for the next application),
+    /// so a chain of k operations needs about log2(k) applications, each O(tasks).
     fn apply(&self, dag: &mut Dag, logical: &Dag, options: &OptimizerOptions) -> bool {
-        let size = |id: &str| {
-            dag.physical_to_logical
-                .as_ref()
-                .and_then(|m| m.get(id))
-                .map_or(1, Vec::len)
-        };
-        let mut found = None;
-        for b in &dag.tasks {
-            if !fusable(b) || !matches!(fusion(b), None | Some(NAME)) {
+        let usage = Usage::of(dag);
+        let index: HashMap<&str, usize> = dag
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.as_str(), i))
+            .collect();
+        let mut taken: HashSet<usize> = HashSet::new();
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        for (bi, b) in dag.tasks.iter().enumerate() {
+            if !fusable(b) || !matches!(fusion(b), None | Some(NAME)) || taken.contains(&bi) {
                 continue;
             }
             // `a`: the dependency of `b` that covers all of b's other dependencies (a condition
             // both share may make b depend on the same earlier result as a).
-            let Some(a) = b.depends_on.iter().filter_map(|d| dag.task(d)).find(|a| {
-                b.depends_on
-                    .iter()
-                    .all(|d| *d == a.id || a.depends_on.contains(d))
-            }) else {
+            let Some((ai, a)) = b
+                .depends_on
+                .iter()
+                .filter_map(|d| index.get(d.as_str()).map(|&i| (i, &dag.tasks[i])))
+                .find(|(_, a)| {
+                    b.depends_on
+                        .iter()
+                        .all(|d| *d == a.id || a.depends_on.contains(d))
+                })
+            else {
                 continue;
             };
-            let a_id = &a.id;
-            let ok = fusable(a)
+            let ok = !taken.contains(&ai)
+                && fusable(a)
                 && matches!(fusion(a), None | Some(NAME))
                 && a.condition == b.condition
-                && b.metadata.reads.iter().any(|r| r == a_id)
-                && readers(dag, a_id).iter().all(|t| t.id == b.id)
-                && dependents(dag, a_id).iter().all(|t| t.id == b.id)
-                && size(a_id) + size(&b.id) <= options.max_fused;
+                && b.metadata.reads.contains(&a.id)
+                && usage.readers(&a.id).iter().all(|&r| r == bi)
+                && usage.dependents(&a.id).iter().all(|&r| r == bi)
+                && size(dag, &a.id) + size(dag, &b.id) <= options.max_fused;
             if ok {
-                found = Some((a_id.clone(), b.id.clone()));
-                break;
+                taken.insert(ai);
+                taken.insert(bi);
+                groups.push(vec![a.id.clone(), b.id.clone()]);
             }
         }
-        match found {
-            Some((a, b)) => {
-                merge(dag, logical, &a, &b, NAME, Outputs::Last);
-                true
-            }
-            None => false,
+        if groups.is_empty() {
+            return false;
         }
+        merge_groups(dag, logical, &groups, NAME, Outputs::Last);
+        true
     }
 }

@@ -106,7 +106,12 @@ fn the_limit_splits_long_chains() {
         .values()
         .map(Vec::len)
         .collect();
-    assert_eq!(sizes, [1, 10, 10, 3]);
+    // 23 chained maps under a limit of 10: every fused task within the limit, all 23 covered,
+    // and as few sandbox invocations as the limit allows (3).
+    assert_eq!(sizes[0], 1);
+    assert!(sizes[1..].iter().all(|&n| n <= 10), "{sizes:?}");
+    assert_eq!(sizes[1..].iter().sum::<usize>(), 23);
+    assert_eq!(sizes.len() - 1, 3, "{sizes:?}");
 }
 
 #[test]
