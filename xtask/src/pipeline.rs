@@ -25,6 +25,10 @@ const STAGES: &[Stage] = &[
         file: "physical.json",
         render: render_physical,
     },
+    Stage {
+        file: "hash",
+        render: render_hash,
+    },
 ];
 
 pub struct Fixture {
@@ -98,6 +102,12 @@ fn render_physical(fx: &Fixture) -> Result<String> {
         }
         None => NO_DAG.into(),
     })
+}
+
+fn render_hash(fx: &Fixture) -> Result<String> {
+    let code = pml::read_source(&fx.input)?;
+    let ret = pml::analyze(&code, &options(fx)?);
+    Ok(pml::semantic_hash(&ret.structure) + "\n")
 }
 
 /// Every fixture under `root` (a folder holding `input.ts` or `input.js`), sorted by path.

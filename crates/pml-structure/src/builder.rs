@@ -880,15 +880,21 @@ impl<'a> Builder<'a> {
                 let out = self.expr(&a.right, pos);
                 if let Some(name) = a.left.as_ident() {
                     let name = name.id.sym.to_string();
+                    // `x += y` combines the old value: x no longer holds y's result.
+                    let plain = a.op == swc_ecma_ast::AssignOp::Assign;
                     match &out.value {
-                        Some(v) => {
+                        Some(v) if plain => {
                             self.bind_existing(&name, Binding::Node(v.clone()));
                             self.variable_bindings.insert(name, v.clone());
                         }
-                        None => self.bind_existing(&name, Binding::Opaque),
+                        _ => self.bind_existing(&name, Binding::Opaque),
                     }
                 }
-                out
+                if a.op == swc_ecma_ast::AssignOp::Assign {
+                    out
+                } else {
+                    Out::default()
+                }
             }
             Expr::Tpl(tpl) => {
                 for e in &tpl.exprs {

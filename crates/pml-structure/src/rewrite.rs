@@ -277,6 +277,15 @@ impl Visit for FreeVars {
         self.shadows.stack.pop();
     }
 
+    fn visit_simple_assign_target(&mut self, t: &swc_ecma_ast::SimpleAssignTarget) {
+        // `total += x` / `count++` read and write an outer name.
+        if let swc_ecma_ast::SimpleAssignTarget::Ident(id) = t {
+            self.note(&id.id.sym);
+            return;
+        }
+        t.visit_children_with(self);
+    }
+
     fn visit_var_declarator(&mut self, d: &VarDeclarator) {
         // A declaration inside the code (a loop body's `const x = ...`) makes the name local.
         let mut names = Vec::new();

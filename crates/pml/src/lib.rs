@@ -4,8 +4,9 @@
 //! **Output:** each stage's result, as Rust values and as the JSON documented in `docs/formats.md`.
 //!
 //! Stages: [`analyze`] (code -> static structure, `pml-structure`), [`to_dag`] (structure ->
-//! logical DAG, `pml-dag`), [`optimize`] (logical -> physical DAG, `pml-optimizer`); the
-//! executor plugs in after them.
+//! logical DAG, `pml-dag`), [`optimize`] (logical -> physical DAG, `pml-optimizer`),
+//! [`semantic_hash`] and [`normalize_variable_names`] (`pml-hash`); the executor plugs in after
+//! them.
 //!
 //! **Invariants:** library errors are typed ([`InputError`]); this crate reads files, the stage
 //! crates never do. Dependencies point down: `pml` -> stage crates, never the reverse.
@@ -23,6 +24,7 @@ pub use pml_structure::{
 };
 
 pub use pml_dag::{to_dag, Dag, DagOptions};
+pub use pml_hash::{canonical_form, normalize_variable_names, semantic_hash, NormalizeReturn};
 pub use pml_optimizer::{optimize, OptimizeReturn, OptimizerOptions};
 
 /// Build the static structure of `code` (stage 1).

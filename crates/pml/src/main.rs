@@ -59,6 +59,15 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Print the semantic hash of an agent program (one line, lowercase hex SHA-256).
+    Hash {
+        file: PathBuf,
+        /// Print the canonical form that is hashed instead.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Print the program with bound variable names rewritten to `_n1`, `_n2`...
+    Normalize { file: PathBuf },
     /// Replace the literals inside code-template arguments by `${args.<name>}` parameters.
     Parameterize {
         file: PathBuf,
@@ -189,6 +198,57 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             }
             emit(&dag, pretty);
             let failed = dag
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == pml::Severity::Error);
+            Ok(if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Hash { file, explain } => {
+            let code = pml::read_source(&file)?;
+            let options = pml::AnalyzeOptions {
+                dialect: pml::dialect_for(&file),
+                ..Default::default()
+            };
+            let ret = pml::analyze(&code, &options);
+            eprint!(
+                "{}",
+                pml::render_diagnostics(&display(&file), &ret.structure.diagnostics)
+            );
+            if ret.structure.has_errors() {
+                return Ok(ExitCode::from(1));
+            }
+            if explain {
+                print!("{}", pml::canonical_form(&ret.structure));
+            } else {
+                println!("{}", pml::semantic_hash(&ret.structure));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Normalize { file } => {
+            let code = pml::read_source(&file)?;
+            let options = pml::AnalyzeOptions {
+                dialect: pml::dialect_for(&file),
+                ..Default::default()
+            };
+            let ret = pml::analyze(&code, &options);
+            eprint!(
+                "{}",
+                pml::render_diagnostics(&display(&file), &ret.structure.diagnostics)
+            );
+            if ret.structure.has_errors() {
+                return Ok(ExitCode::from(1));
+            }
+            let out = pml::normalize_variable_names(&code, &ret.structure.variable_bindings);
+            eprint!(
+                "{}",
+                pml::render_diagnostics(&display(&file), &out.diagnostics)
+            );
+            print!("{}", out.code);
+            let failed = out
                 .diagnostics
                 .iter()
                 .any(|d| d.severity == pml::Severity::Error);

@@ -1,0 +1,294 @@
+//! Pairs of programs: equal hashes for programs that differ only in names or presentation,
+//! different hashes for a single change of meaning.
+
+use crate::{form, hash};
+
+#[track_caller]
+fn same(a: &str, b: &str) {
+    assert_eq!(
+        hash(a),
+        hash(b),
+        "expected equal hashes; canonical forms:\n{}\n---\n{}",
+        form(a),
+        form(b)
+    );
+}
+
+#[track_caller]
+fn differ(a: &str, b: &str) {
+    assert_ne!(
+        hash(a),
+        hash(b),
+        "expected different hashes; canonical form:\n{}",
+        form(a)
+    );
+}
+
+const BASE: &str = r#"
+const users = await mcp.db.query({ table: "users", limit: 10 });
+const active = users.rows.filter(u => u.active && u.score > 50);
+if (active.length > 0) {
+  await mcp.mail.send({ to: args.to, body: JSON.stringify(active) });
+} else {
+  await mcp.log.write({ message: "nothing to send" });
+}
+"#;
+
+// ----- invariance --------------------------------------------------------------------------
+
+#[test]
+fn the_seeds_example_hashes_equal() {
+    same(
+        "const result = await mcp.std.psql_query({ query: args.query });\nreturn result;",
+        "const data = await mcp.std.psql_query({ query: args.query });\nreturn data;",
+    );
+}
+
+#[test]
+fn renamed_variables_and_callback_parameters() {
+    same(
+        BASE,
+        r#"
+const people = await mcp.db.query({ table: "users", limit: 10 });
+const keep = people.rows.filter(p => p.active && p.score > 50);
+if (keep.length > 0) {
+  await mcp.mail.send({ to: args.to, body: JSON.stringify(keep) });
+} else {
+  await mcp.log.write({ message: "nothing to send" });
+}
+"#,
+    );
+}
+
+#[test]
+fn callback_parameter_spelling() {
+    same(
+        "const r = await mcp.a.b({}); return r.items.filter(u => u.active);",
+        "const r = await mcp.a.b({}); return r.items.filter((x) => x.active);",
+    );
+    same(
+        "const r = await mcp.a.b({}); return r.items.map(({ id, name }) => id + name);",
+        "const r = await mcp.a.b({}); return r.items.map(({ id: k, name: v }) => k + v);",
+    );
+}
+
+#[test]
+fn shorthand_properties() {
+    same(
+        "const data = await mcp.a.read({}); await mcp.a.write({ data });",
+        "const result = await mcp.a.read({}); await mcp.a.write({ data: result });",
+    );
+    same(
+        "const data = await mcp.a.read({}); const s = JSON.stringify({ data });",
+        "const got = await mcp.a.read({}); const s = JSON.stringify({ data: got });",
+    );
+}
+
+#[test]
+fn object_destructuring() {
+    same(
+        r#"const { content } = await mcp.fs.read({ path: "a" }); await mcp.x.y({ text: content });"#,
+        r#"const { content: body } = await mcp.fs.read({ path: "a" }); await mcp.x.y({ text: body });"#,
+    );
+}
+
+#[test]
+fn array_destructuring_of_promise_all() {
+    same(
+        "const [a, b] = await Promise.all([mcp.x.y({}), mcp.x.z({})]); await mcp.m.n({ a: a.v, b: b.v });",
+        "const [first, second] = await Promise.all([mcp.x.y({}), mcp.x.z({})]); await mcp.m.n({ a: first.v, b: second.v });",
+    );
+}
+
+#[test]
+fn loop_variables_and_mutated_lets() {
+    same(
+        "const l = await mcp.fs.list({}); for (const e of l.entries) { await mcp.fs.stat({ path: e.path }); }",
+        "const dir = await mcp.fs.list({}); for (const entry of dir.entries) { await mcp.fs.stat({ path: entry.path }); }",
+    );
+    same(
+        "let n = args.count; while (n > 0) { await mcp.a.tick({ left: n }); n--; }",
+        "let remaining = args.count; while (remaining > 0) { await mcp.a.tick({ left: remaining }); remaining--; }",
+    );
+}
+
+#[test]
+fn literal_binding_names() {
+    same(
+        "const limit = 5; const r = await mcp.a.b({ n: limit }); if (r.count > limit) { await mcp.a.c({}); }",
+        "const max = 5; const r = await mcp.a.b({ n: max }); if (r.count > max) { await mcp.a.c({}); }",
+    );
+}
+
+#[test]
+fn formatting_and_comments() {
+    same(
+        BASE,
+        r#"// fetch the users
+const users = await mcp.db.query({table: "users", limit: 10})
+const active = users.rows.filter(
+  u => /* only the active ones */ u.active &&
+    u.score > 50, // high scores
+)
+if (active.length > 0) await mcp.mail.send({
+    to: args.to,
+    body: JSON.stringify(active),
+  })
+else {
+  /* fallback */ await mcp.log.write({ message: "nothing to send" })
+}"#,
+    );
+}
+
+#[test]
+fn quote_style() {
+    same(BASE, &BASE.replace('"', "'"));
+    same(
+        BASE,
+        &BASE.replace("\"nothing to send\"", "`nothing to send`"),
+    );
+    same(
+        r#"const r = await mcp.fs.list({}); return r.entries.filter(e => e.type === "file");"#,
+        "const r = await mcp.fs.list({}); return r.entries.filter(e => e.type === 'file');",
+    );
+}
+
+#[test]
+fn trailing_commas() {
+    same(
+        BASE,
+        &BASE
+            .replace("limit: 10 }", "limit: 10, }")
+            .replace("JSON.stringify(active) }", "JSON.stringify(active,), }"),
+    );
+}
+
+#[test]
+fn redundant_parentheses() {
+    same(
+        BASE,
+        &BASE
+            .replace(
+                "u => u.active && u.score > 50",
+                "(u) => ((u.active) && (u.score > 50))",
+            )
+            .replace("if (active.length > 0)", "if (((active.length) > 0))"),
+    );
+}
+
+#[test]
+fn member_access_spelling() {
+    same(
+        r#"const r = await mcp.a.b({}); return r.items.map(i => i["name"]);"#,
+        "const r = await mcp.a.b({}); return r.items.map(i => i.name);",
+    );
+}
+
+// ----- sensitivity -------------------------------------------------------------------------
+
+#[test]
+fn the_tool() {
+    differ(BASE, &BASE.replace("mcp.db.query", "mcp.db.find"));
+    differ(BASE, &BASE.replace("mcp.mail.send", "mcp.email.send"));
+}
+
+#[test]
+fn an_argument_value() {
+    differ(BASE, &BASE.replace("limit: 10", "limit: 11"));
+    differ(BASE, &BASE.replace("\"users\"", "\"accounts\""));
+    differ(BASE, &BASE.replace("nothing to send", "nothing to send!"));
+}
+
+#[test]
+fn an_argument_name() {
+    differ(BASE, &BASE.replace("limit: 10", "max: 10"));
+}
+
+#[test]
+fn the_source_of_an_argument() {
+    let literal = r#"const r = await mcp.a.b({}); await mcp.a.c({ path: "x" });"#;
+    let parameter = "const r = await mcp.a.b({}); await mcp.a.c({ path: args.x });";
+    let result = "const r = await mcp.a.b({}); await mcp.a.c({ path: r.x });";
+    differ(literal, parameter);
+    differ(literal, result);
+    differ(parameter, result);
+    differ(BASE, &BASE.replace("to: args.to", "to: args.from"));
+}
+
+#[test]
+fn which_result_is_passed() {
+    differ(
+        "const [a, b] = await Promise.all([mcp.x.y({}), mcp.x.z({})]); await mcp.m.n({ p: a, q: b });",
+        "const [a, b] = await Promise.all([mcp.x.y({}), mcp.x.z({})]); await mcp.m.n({ p: b, q: a });",
+    );
+    differ(
+        r#"const f = await mcp.fs.read({ path: "a" }); await mcp.x.y({ text: f.content });"#,
+        r#"const f = await mcp.fs.read({ path: "a" }); await mcp.x.y({ text: f.text });"#,
+    );
+}
+
+#[test]
+fn a_condition() {
+    differ(
+        BASE,
+        &BASE.replace("active.length > 0", "active.length >= 0"),
+    );
+    differ(
+        BASE,
+        &BASE.replace("active.length > 0", "active.length > 1"),
+    );
+    differ(
+        "const limit = 5; const r = await mcp.a.b({}); if (r.count > limit) { await mcp.a.c({}); }",
+        "const limit = 6; const r = await mcp.a.b({}); if (r.count > limit) { await mcp.a.c({}); }",
+    );
+}
+
+#[test]
+fn callback_logic() {
+    // The original hash ignored code: these two capabilities collided.
+    differ(
+        "const r = await mcp.a.b({}); return r.items.filter(u => u.active);",
+        "const r = await mcp.a.b({}); return r.items.filter(u => !u.active);",
+    );
+    differ(
+        BASE,
+        &BASE.replace("u.active && u.score", "u.active || u.score"),
+    );
+    differ(BASE, &BASE.replace("u.score > 50", "u.score > 51"));
+    differ(
+        r#"const r = await mcp.a.b({}); return r.line.split(",");"#,
+        r#"const r = await mcp.a.b({}); return r.line.split(";");"#,
+    );
+}
+
+#[test]
+fn the_branch_a_call_sits_in() {
+    differ(
+        "const r = await mcp.a.check({}); if (r.ok) { await mcp.a.run({}); } else { await mcp.a.log({}); }",
+        "const r = await mcp.a.check({}); if (r.ok) { await mcp.a.log({}); } else { await mcp.a.run({}); }",
+    );
+    differ(
+        "const r = await mcp.a.check({}); if (r.ok) { await mcp.a.run({}); }",
+        "const r = await mcp.a.check({}); if (r.ok) { } else { await mcp.a.run({}); }",
+    );
+    differ(
+        "const r = await mcp.a.check({}); if (r.ok) { await mcp.a.run({}); } await mcp.a.end({});",
+        "const r = await mcp.a.check({}); if (r.ok) { await mcp.a.run({}); await mcp.a.end({}); }",
+    );
+}
+
+#[test]
+fn the_order_of_calls() {
+    differ(
+        "await mcp.a.one({}); await mcp.a.two({});",
+        "await mcp.a.two({}); await mcp.a.one({});",
+    );
+}
+
+#[test]
+fn logic_inside_a_loop() {
+    differ(
+        "let n = args.count; while (n > 0) { await mcp.a.tick({}); n--; }",
+        "let n = args.count; while (n > 0) { await mcp.a.tick({}); n -= 2; }",
+    );
+}
