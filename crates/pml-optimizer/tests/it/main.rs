@@ -1,7 +1,7 @@
 //! Optimizer tests on real programs: what fuses, what must not, and the driver's invariants.
 
 use pml_dag::{to_dag, Dag};
-use pml_optimizer::{optimize, OptimizerOptions};
+use pml_optimizer::{optimize, OptimizerOptions, Rule};
 use pml_structure::{build_structure, BuildOptions};
 
 fn logical(code: &str) -> Dag {
@@ -172,5 +172,61 @@ fn pml_optimizer_check(physical: &Dag, logical: &Dag, dir: &std::path::Path) {
         "{}: {:?}",
         dir.display(),
         physical.diagnostics
+    );
+}
+
+/// Apply one rule alone, to its fixpoint, and list the groups.
+fn apply_alone(rule: &dyn pml_optimizer::Rule, code: &str) -> Vec<Vec<String>> {
+    let l = logical(code);
+    let mut dag = l.clone();
+    dag.physical_to_logical = Some(
+        dag.tasks
+            .iter()
+            .map(|t| (t.id.clone(), vec![t.id.clone()]))
+            .collect(),
+    );
+    while rule.apply(&mut dag, &l, &OptimizerOptions::default()) {
+        pml_dag::revalidate(&mut dag);
+    }
+    dag.physical_to_logical.unwrap().into_values().collect()
+}
+
+#[test]
+fn sequential_fusion_alone_leaves_siblings_apart() {
+    use pml_optimizer::rules::sequential_fusion::SequentialFusion;
+    assert_eq!(SequentialFusion.name(), "sequential_fusion");
+    let groups = apply_alone(
+        &SequentialFusion,
+        "const xs = await mcp.db.q({}); const ys = xs.filter(x => x.ok).map(x => x.id); const [a, b] = await Promise.all([ys.slice(0, 2), ys.slice(2)]); await mcp.out.put({ a, b });",
+    );
+    assert_eq!(
+        groups,
+        [
+            vec!["n1"],
+            vec!["n2", "n3"],
+            vec!["n4"],
+            vec!["n5"],
+            vec!["n6"]
+        ]
+    );
+}
+
+#[test]
+fn fork_join_fusion_alone_leaves_chains_apart() {
+    use pml_optimizer::rules::fork_join_fusion::ForkJoinFusion;
+    assert_eq!(ForkJoinFusion.name(), "fork_join_fusion");
+    let groups = apply_alone(
+        &ForkJoinFusion,
+        "const xs = await mcp.db.q({}); const ys = xs.filter(x => x.ok).map(x => x.id); const [a, b] = await Promise.all([ys.slice(0, 2), ys.slice(2)]); await mcp.out.put({ a, b });",
+    );
+    assert_eq!(
+        groups,
+        [
+            vec!["n1"],
+            vec!["n2"],
+            vec!["n3"],
+            vec!["n4", "n5"],
+            vec!["n6"]
+        ]
     );
 }

@@ -1,0 +1,148 @@
+//! Converter tests on real programs: one compact line per task.
+
+use expect_test::{expect, Expect};
+use pml_dag::{to_dag, Dag};
+use pml_structure::{build_structure, BuildOptions};
+
+fn render(dag: &Dag) -> String {
+    let mut out = String::new();
+    for t in &dag.tasks {
+        out.push_str(&format!(
+            "{} {} <- [{}]",
+            t.id,
+            t.tool,
+            t.depends_on.join(",")
+        ));
+        if !t.metadata.reads.is_empty() {
+            out.push_str(&format!(" reads [{}]", t.metadata.reads.join(",")));
+        }
+        for c in &t.condition {
+            out.push_str(&format!(
+                " if {}={}",
+                c.decision_node_id, c.required_outcome
+            ));
+            if !c.any_of.is_empty() {
+                out.push_str(&format!("|any[{}]", c.any_of.join(",")));
+            }
+        }
+        if !t.literals.is_empty() {
+            let names: Vec<&str> = t.literals.keys().map(String::as_str).collect();
+            out.push_str(&format!(" literals [{}]", names.join(",")));
+        }
+        if t.metadata.pure {
+            out.push_str(" pure");
+        }
+        if !t.metadata.contains.is_empty() {
+            out.push_str(&format!(" contains [{}]", t.metadata.contains.join(",")));
+        }
+        if !t.metadata.unresolved.is_empty() {
+            out.push_str(&format!(
+                " UNRESOLVED [{}]",
+                t.metadata.unresolved.join(",")
+            ));
+        }
+        out.push('\n');
+    }
+    for (j, els) in &dag.joins {
+        out.push_str(&format!("join {j} = [{}]\n", els.join(",")));
+    }
+    out.push_str(&format!("layers {:?}\n", dag.layers));
+    out
+}
+
+fn check(code: &str, expect: Expect) {
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    assert!(!s.has_errors(), "{:?}", s.diagnostics);
+    expect.assert_eq(&render(&to_dag(&s, &Default::default())));
+}
+
+#[test]
+fn decisions_become_conditions_and_branches_rejoin() {
+    check(
+        r#"
+const f = await mcp.fs.stat({ path: args.p });
+if (f.exists) {
+  const c = await mcp.fs.read({ path: args.p });
+  if (c.size > 10) await mcp.log.big({});
+} else {
+  await mcp.fs.create({ path: args.p });
+}
+await mcp.log.done({});
+"#,
+        expect![[r#"
+            n1 fs:stat <- []
+            n2 fs:read <- [n1] reads [n1] if d1=true
+            n3 log:big <- [n1,n2] reads [n1,n2] if d1=true if d2=true
+            n4 fs:create <- [n1] reads [n1] if d1=false
+            n5 log:done <- [n2,n3,n4]
+            layers [["n1"], ["n2", "n4"], ["n3"], ["n5"]]
+        "#]],
+    );
+}
+
+#[test]
+fn switch_fallthrough_enters_with_any_of_the_earlier_cases() {
+    check(
+        r#"
+switch (args.kind) {
+  case "a":
+  case "b":
+    await mcp.s.ab({});
+  case "c":
+    await mcp.s.c({});
+    break;
+  default:
+    await mcp.s.d({});
+}
+"#,
+        expect![[r#"
+            n1 s:ab <- [] if d1=case:b|any[case:a,case:b]
+            n2 s:c <- [n1] if d1=case:c|any[case:a,case:b,case:c]
+            n3 s:d <- [] if d1=default
+            layers [["n1", "n3"], ["n2"]]
+        "#]],
+    );
+}
+
+#[test]
+fn promise_all_branches_are_independent_and_joins_list_their_elements() {
+    check(
+        r#"
+const LIMIT = 5;
+const results = await Promise.all([mcp.a.x({}), mcp.b.y({})]);
+const top = results.slice(0, LIMIT);
+await mcp.c.z({ top, n: LIMIT + args.k });
+"#,
+        expect![[r#"
+            n1 a:x <- []
+            n2 b:y <- []
+            n3 code:slice <- [n1,n2] reads [n1,n2] pure
+            n4 c:z <- [n3] reads [n3] literals [LIMIT]
+            join j1 = [n1,n2]
+            layers [["n1", "n2"], ["n3"], ["n4"]]
+        "#]],
+    );
+}
+
+#[test]
+fn loops_absorb_their_body_and_unprovided_names_are_flagged() {
+    check(
+        r#"
+const list = await mcp.fs.list({});
+const seen = [];
+for (const e of list.entries) {
+  const info = await mcp.fs.stat({ path: e.path });
+  if (info.size > 0) seen.push(e.name);
+}
+const out = JSON.stringify(seen);
+await mcp.fs.write({ content: out });
+"#,
+        expect![[r#"
+            n1 fs:list <- []
+            l1 loop:forOf <- [n1] reads [n1] contains [fs:stat] UNRESOLVED [seen]
+            n3 code:JSON.stringify <- [l1] pure UNRESOLVED [seen]
+            n4 fs:write <- [n3] reads [n3]
+            layers [["n1"], ["l1"], ["n3"], ["n4"]]
+        "#]],
+    );
+}
