@@ -78,6 +78,15 @@ impl Out {
     }
 }
 
+/// Where a `break` goes: loops absorb their breaks (what follows a loop follows the loop node);
+/// a switch or a labelled block collects the paths that leave it.
+struct BreakTarget {
+    label: Option<String>,
+    /// True for loops and switches (the targets of an unlabelled `break`).
+    breakable: bool,
+    exits: Option<Vec<Pending>>,
+}
+
 /// A point to roll back to (used for forks that turn out to hold nothing).
 struct Checkpoint {
     nodes: usize,
@@ -108,7 +117,7 @@ pub(crate) struct Builder<'a> {
     /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
     pub(crate) node_spans: HashMap<(u32, u32), String>,
     /// Frontiers collected at `break` for each enclosing switch (None for loops).
-    breaks: Vec<Option<Vec<Pending>>>,
+    breaks: Vec<BreakTarget>,
     variable_bindings: IndexMap<String, String>,
     literal_bindings: IndexMap<String, Value>,
     diagnostics: Vec<Diagnostic>,
@@ -418,34 +427,49 @@ impl<'a> Builder<'a> {
                 self.end_path();
             }
             Stmt::Break(b) => {
-                if b.label.is_none() {
-                    if let Some(Some(target)) = self.breaks.last_mut() {
-                        target.extend(std::mem::take(&mut self.frontier));
-                    }
+                let label = b.label.as_ref().map(|l| l.sym.to_string());
+                let target = self.breaks.iter_mut().rev().find(|t| match &label {
+                    Some(l) => t.label.as_deref() == Some(l.as_str()),
+                    None => t.breakable,
+                });
+                if let Some(BreakTarget {
+                    exits: Some(exits), ..
+                }) = target
+                {
+                    exits.extend(std::mem::take(&mut self.frontier));
                 }
                 self.end_path();
             }
             Stmt::Continue(_) => self.end_path(),
             Stmt::If(i) => self.if_stmt(i),
             Stmt::Switch(s) => self.switch_stmt(s),
-            Stmt::Labeled(l) => self.stmt(&l.body),
-            Stmt::Try(t) => {
-                self.block(&t.block.stmts);
-                if let Some(handler) = &t.handler {
-                    // The handler runs after part of the block: it continues from what ran.
-                    self.live = true;
-                    self.push_env();
-                    if let Some(param) = &handler.param {
-                        self.bind_opaque(param);
+            Stmt::Labeled(l) => {
+                let is_loop = matches!(
+                    &*l.body,
+                    Stmt::For(_)
+                        | Stmt::ForIn(_)
+                        | Stmt::ForOf(_)
+                        | Stmt::While(_)
+                        | Stmt::DoWhile(_)
+                );
+                self.breaks.push(BreakTarget {
+                    label: Some(l.label.sym.to_string()),
+                    breakable: false,
+                    // `break label` out of a loop continues after the loop node.
+                    exits: (!is_loop).then(Vec::new),
+                });
+                self.stmt(&l.body);
+                let exits = self.breaks.pop().and_then(|t| t.exits).unwrap_or_default();
+                if !exits.is_empty() {
+                    if self.live {
+                        exits.into_iter().for_each(|p| self.frontier.push(p));
+                    } else {
+                        self.frontier = exits;
                     }
-                    self.stmts(&handler.body.stmts);
-                    self.pop_env();
-                }
-                if let Some(finalizer) = &t.finalizer {
                     self.live = true;
-                    self.block(&finalizer.stmts);
                 }
             }
+            Stmt::Try(t) => self.try_stmt(t),
             Stmt::ForOf(f) => {
                 let out = self.expr(&f.right, Position::Nested);
                 let header = self.rewrite_text(&f.right);
@@ -609,8 +633,67 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `try`: any node of the block may throw, so the handler follows the point before the
+    /// block and every node the block created; `finally` follows every way out.
+    fn try_stmt(&mut self, t: &swc_ecma_ast::TryStmt) {
+        let start = self.frontier.clone();
+        let first = self.nodes.len();
+        let scope = self.scopes.last().cloned();
+        self.block(&t.block.stmts);
+        let mut any_live = self.live;
+        let mut exits = if self.live {
+            std::mem::take(&mut self.frontier)
+        } else {
+            Vec::new()
+        };
+        let throwers: Vec<Pending> = self.nodes[first..]
+            .iter()
+            .filter(|n| n.scope == scope)
+            .map(|n| Pending {
+                from: n.id.clone(),
+                outcome: None,
+            })
+            .collect();
+        let mut abrupt = start;
+        abrupt.extend(throwers);
+        if let Some(handler) = &t.handler {
+            self.frontier = abrupt.clone();
+            self.live = true;
+            self.push_env();
+            if let Some(param) = &handler.param {
+                self.bind_opaque(param);
+            }
+            self.stmts(&handler.body.stmts);
+            self.pop_env();
+            if self.live {
+                any_live = true;
+                exits.extend(std::mem::take(&mut self.frontier));
+            }
+        }
+        match &t.finalizer {
+            Some(finalizer) => {
+                let mut entry = exits;
+                entry.extend(abrupt);
+                self.frontier = entry;
+                self.live = true;
+                self.block(&finalizer.stmts);
+                if !any_live {
+                    self.end_path();
+                }
+            }
+            None => {
+                self.frontier = exits;
+                self.live = any_live;
+            }
+        }
+    }
+
     fn loop_body(&mut self, body: &Stmt) {
-        self.breaks.push(None);
+        self.breaks.push(BreakTarget {
+            label: None,
+            breakable: true,
+            exits: None,
+        });
         self.stmt(body);
         self.breaks.pop();
     }
@@ -717,7 +800,11 @@ impl<'a> Builder<'a> {
         node.condition = Some(self.rewrite_text(&stmt.discriminant));
         let d = self.add_node(node);
         let after = self.nodes.len();
-        self.breaks.push(Some(Vec::new()));
+        self.breaks.push(BreakTarget {
+            label: None,
+            breakable: true,
+            exits: Some(Vec::new()),
+        });
         let mut fallthrough: Vec<Pending> = Vec::new();
         let mut has_default = false;
         for case in &stmt.cases {
@@ -751,7 +838,7 @@ impl<'a> Builder<'a> {
                 ended = true;
             }
         }
-        let mut exits = self.breaks.pop().flatten().unwrap_or_default();
+        let mut exits = self.breaks.pop().and_then(|t| t.exits).unwrap_or_default();
         exits.extend(fallthrough);
         if !has_default {
             exits.push(Pending {

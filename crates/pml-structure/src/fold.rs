@@ -186,6 +186,41 @@ pub(crate) trait Env {
     fn literal(&self, name: &str) -> Option<JsValue>;
 }
 
+/// Largest folded value kept (string bytes, or elements and characters of a composite):
+/// `const b = a + a` repeated would otherwise double without bound.
+pub(crate) const MAX_FOLD_SIZE: usize = 64 * 1024;
+
+impl JsValue {
+    /// Whether the value's size stays within `budget` (strings count bytes, composites count
+    /// their elements plus their contents). Stops as soon as the budget is spent.
+    pub(crate) fn fits(&self, budget: &mut usize) -> bool {
+        let cost = match self {
+            JsValue::Str(s) => s.len(),
+            _ => 1,
+        };
+        if cost > *budget {
+            return false;
+        }
+        *budget -= cost;
+        match self {
+            JsValue::Array(items) => items.iter().all(|v| v.fits(budget)),
+            JsValue::Object(map) => map.iter().all(|(k, v)| {
+                if k.len() > *budget {
+                    return false;
+                }
+                *budget -= k.len();
+                v.fits(budget)
+            }),
+            _ => true,
+        }
+    }
+
+    pub(crate) fn within_limit(&self) -> bool {
+        let mut budget = MAX_FOLD_SIZE;
+        self.fits(&mut budget)
+    }
+}
+
 /// Deepest expression nesting folding follows. Deeper values are left to run time: they
 /// would only make bindings no reader wants, and recursive serialisers would pay for them.
 const MAX_FOLD_DEPTH: usize = 64;
@@ -199,6 +234,17 @@ fn fold_at(expr: &Expr, env: &dyn Env, depth: usize) -> Option<JsValue> {
     if depth > MAX_FOLD_DEPTH {
         return None;
     }
+    let result = fold_unbounded(expr, env, depth)?;
+    // Composites built from admitted parts can still multiply in one expression.
+    if matches!(result, JsValue::Str(ref s) if s.len() > MAX_FOLD_SIZE)
+        || (matches!(result, JsValue::Array(_) | JsValue::Object(_)) && !result.within_limit())
+    {
+        return None;
+    }
+    Some(result)
+}
+
+fn fold_unbounded(expr: &Expr, env: &dyn Env, depth: usize) -> Option<JsValue> {
     let fold = |e: &Expr, env: &dyn Env| fold_at(e, env, depth + 1);
     let fold_tpl = |t: &Tpl, env: &dyn Env| fold_tpl(t, env, depth + 1);
     let fold_object = |o: &ObjectLit, env: &dyn Env| fold_object(o, env, depth + 1);
@@ -360,6 +406,10 @@ fn binary(op: BinaryOp, l: JsValue, r: JsValue) -> Option<JsValue> {
     let num = |f: fn(f64, f64) -> f64| Some(JsValue::Num(f(l.to_number(), r.to_number())));
     match op {
         Add => {
+            let long = |v: &JsValue| matches!(v, JsValue::Str(s) if s.len() > MAX_FOLD_SIZE);
+            if long(&l) || long(&r) {
+                return None;
+            }
             if matches!(l, JsValue::Str(_))
                 || matches!(r, JsValue::Str(_))
                 || !l.is_primitive()

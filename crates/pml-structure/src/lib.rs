@@ -207,9 +207,22 @@ fn build_on_this_thread(
     (ret, syntax_tree)
 }
 
+/// Run `f` on a thread with the large stack; `None` if it could not start or panicked.
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("pml-structure".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, f)
+            .ok()?
+            .join()
+            .ok()
+    })
+}
+
 /// The first place where `(`/`[`/`{` nesting exceeds `max`, ignoring brackets in strings and
 /// comments only roughly (a cheap over-approximation: brackets in strings count too).
-fn nesting_over(code: &str, max: usize) -> Option<(usize, usize)> {
+pub(crate) fn nesting_over(code: &str, max: usize) -> Option<(usize, usize)> {
     let mut depth: usize = 0;
     for (i, b) in code.bytes().enumerate() {
         match b {

@@ -111,8 +111,41 @@ fn placeholder_template(code: &str, literals: &[TemplateLiteral]) -> String {
     out
 }
 
-/// Parameterize the code templates of a program.
+/// Parameterize the code templates of a program. Runs on a large dedicated stack, like
+/// [`crate::build_structure`]: SWC's parser and the walk recurse per nesting level.
 pub fn parameterize(code: &str, dialect: Dialect) -> ParameterizeReturn {
+    if let Some((depth, offset)) = crate::nesting_over(code, crate::MAX_NESTING) {
+        let lines = LineIndex::new(code);
+        let (line, column) = lines.line_col(code, offset);
+        return ParameterizeReturn {
+            code: code.to_string(),
+            parameters: IndexMap::new(),
+            diagnostics: vec![Diagnostic {
+                severity: crate::Severity::Error,
+                code: crate::diagnostics::TOO_DEEP.into(),
+                message: format!(
+                    "brackets nest deeper than {} levels (reached {depth})",
+                    crate::MAX_NESTING
+                ),
+                line,
+                column,
+            }],
+        };
+    }
+    crate::on_big_stack(|| parameterize_here(code, dialect)).unwrap_or_else(|| ParameterizeReturn {
+        code: code.to_string(),
+        parameters: IndexMap::new(),
+        diagnostics: vec![Diagnostic {
+            severity: crate::Severity::Error,
+            code: crate::diagnostics::INTERNAL.into(),
+            message: "internal error while parameterizing this input (please report it)".into(),
+            line: 1,
+            column: 1,
+        }],
+    })
+}
+
+fn parameterize_here(code: &str, dialect: Dialect) -> ParameterizeReturn {
     let lines = LineIndex::new(code);
     let parsed = match parse::parse(code, dialect, &lines) {
         Ok(p) => p,

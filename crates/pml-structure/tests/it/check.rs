@@ -359,3 +359,37 @@ fn arguments_survive_without_a_node() {
         }
     );
 }
+
+#[test]
+fn labelled_break_continues_after_the_block() {
+    // Found by the fuzzer: the call after the block used to be dropped (unreachable).
+    check(
+        "outer: { await mcp.a.b({}); if (args.x) break outer; await mcp.a.c({}); }\nawait mcp.c.d({});",
+        expect![[r#"
+            n1 a:b
+            d1 if(args.x)
+            n2 a:c
+            n3 c:d
+            edges: n1->d1 d1->n2[false] n2->n3 d1->n3[true]
+        "#]],
+    );
+}
+
+#[test]
+fn catch_and_finally_follow_whatever_may_throw() {
+    // Found by the fuzzer: after `return` in the block, the handler had no incoming edge.
+    check(
+        r#"await mcp.a.b({});
+try { const x = await mcp.t.one({}); return x; } catch (e) { await mcp.c.d({ e }); } finally { await mcp.f.g({}); }
+await mcp.after.h({});"#,
+        expect![[r#"
+            n1 a:b
+            n2 t:one
+            n3 c:d {e=ref(e)}
+            n4 f:g
+            n5 after:h
+            edges: n1->n2 n1->n3 n2->n3 n3->n4 n1->n4 n2->n4 n4->n5
+            vars: x=n2
+        "#]],
+    );
+}

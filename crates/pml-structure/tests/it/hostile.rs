@@ -124,3 +124,29 @@ fn typescript_backtracking_patterns_are_refused_quickly() {
     let s = build("const r = f(a < b, g(c < d, h<number>(e < f)));");
     assert!(!s.has_errors(), "{:?}", s.diagnostics);
 }
+
+#[test]
+fn doubling_constants_stop_folding_at_the_size_limit() {
+    // Found by the fuzzer: 40 doublings of a string is a terabyte.
+    let mut code = String::from("const a0 = \"xx\";\n");
+    for i in 1..40 {
+        code.push_str(&format!("const a{i} = a{} + a{};\n", i - 1, i - 1));
+    }
+    code.push_str("const arr0 = [1, 2];\n");
+    for i in 1..40 {
+        code.push_str(&format!("const arr{i} = [arr{}, arr{}];\n", i - 1, i - 1));
+    }
+    let s = build(&code);
+    assert!(!s.has_errors());
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(json.len() < 1 << 20, "{} bytes", json.len());
+}
+
+#[test]
+fn parameterize_survives_deep_nesting() {
+    // Found by the fuzzer: parameterize parsed on the caller's stack and overflowed.
+    let code = format!("const x = {}1{};", "(".repeat(20_000), ")".repeat(20_000));
+    let ret = pml_structure::parameterize(&code, Dialect::TypeScript);
+    assert!(ret.diagnostics.is_empty(), "{:?}", ret.diagnostics);
+    assert_eq!(ret.code, code);
+}
