@@ -54,7 +54,7 @@ enum Position {
     Nested,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Pending {
     from: String,
     outcome: Option<String>,
@@ -85,6 +85,9 @@ struct BreakTarget {
     /// True for loops and switches (the targets of an unlabelled `break`).
     breakable: bool,
     exits: Option<Vec<Pending>>,
+    /// How many `break`s reached this target (a break at the very start has no pending edge
+    /// but still leads out).
+    taken: usize,
 }
 
 /// A point to roll back to (used for forks that turn out to hold nothing).
@@ -116,6 +119,8 @@ pub(crate) struct Builder<'a> {
     mutated: std::collections::HashSet<String>,
     /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
     pub(crate) node_spans: HashMap<(u32, u32), String>,
+    /// Sub-expression span -> whether it calls a tool (see `calls_tools`).
+    agent_call_memo: HashMap<(u32, u32), bool>,
     /// Frontiers collected at `break` for each enclosing switch (None for loops).
     breaks: Vec<BreakTarget>,
     variable_bindings: IndexMap<String, String>,
@@ -149,6 +154,7 @@ impl<'a> Builder<'a> {
             mutated: Default::default(),
             node_spans: HashMap::default(),
             breaks: Vec::new(),
+            agent_call_memo: HashMap::default(),
             variable_bindings: IndexMap::new(),
             literal_bindings: IndexMap::new(),
             diagnostics: Vec::new(),
@@ -315,8 +321,9 @@ impl<'a> Builder<'a> {
         node.scope = self.scopes.last().cloned();
         let id = node.id.clone();
         let frontier = std::mem::take(&mut self.frontier);
-        for (i, pending) in frontier.iter().enumerate() {
-            if frontier[..i].contains(pending) {
+        let mut seen: rustc_hash::FxHashSet<&Pending> = Default::default();
+        for pending in &frontier {
+            if !seen.insert(pending) {
                 // The same path reached this point twice (e.g. an empty case falling through).
                 continue;
             }
@@ -432,11 +439,11 @@ impl<'a> Builder<'a> {
                     Some(l) => t.label.as_deref() == Some(l.as_str()),
                     None => t.breakable,
                 });
-                if let Some(BreakTarget {
-                    exits: Some(exits), ..
-                }) = target
-                {
-                    exits.extend(std::mem::take(&mut self.frontier));
+                if let Some(t) = target {
+                    t.taken += 1;
+                    if let Some(exits) = &mut t.exits {
+                        exits.extend(std::mem::take(&mut self.frontier));
+                    }
                 }
                 self.end_path();
             }
@@ -457,10 +464,13 @@ impl<'a> Builder<'a> {
                     breakable: false,
                     // `break label` out of a loop continues after the loop node.
                     exits: (!is_loop).then(Vec::new),
+                    taken: 0,
                 });
                 self.stmt(&l.body);
-                let exits = self.breaks.pop().and_then(|t| t.exits).unwrap_or_default();
-                if !exits.is_empty() {
+                let target = self.breaks.pop();
+                let taken = target.as_ref().map_or(0, |t| t.taken);
+                let exits = target.and_then(|t| t.exits).unwrap_or_default();
+                if taken > 0 && !is_loop {
                     if self.live {
                         exits.into_iter().for_each(|p| self.frontier.push(p));
                     } else {
@@ -693,6 +703,7 @@ impl<'a> Builder<'a> {
             label: None,
             breakable: true,
             exits: None,
+            taken: 0,
         });
         self.stmt(body);
         self.breaks.pop();
@@ -804,6 +815,7 @@ impl<'a> Builder<'a> {
             label: None,
             breakable: true,
             exits: Some(Vec::new()),
+            taken: 0,
         });
         let mut fallthrough: Vec<Pending> = Vec::new();
         let mut has_default = false;
@@ -826,19 +838,19 @@ impl<'a> Builder<'a> {
                 id: d.clone(),
                 outcome,
             });
+            let breaks_before = self.breaks.last().map_or(0, |t| t.taken);
             self.stmts(&case.cons);
             self.scopes.pop();
             if self.live {
                 fallthrough = std::mem::take(&mut self.frontier);
-            } else if case
-                .cons
-                .last()
-                .is_some_and(|s| !matches!(s, Stmt::Break(b) if b.label.is_none()))
-            {
+            } else if self.breaks.last().map_or(0, |t| t.taken) == breaks_before {
+                // Left by return/throw/continue, not by `break`: an early exit.
                 ended = true;
             }
         }
-        let mut exits = self.breaks.pop().and_then(|t| t.exits).unwrap_or_default();
+        let target = self.breaks.pop();
+        let broke = target.as_ref().is_some_and(|t| t.taken > 0);
+        let mut exits = target.and_then(|t| t.exits).unwrap_or_default();
         exits.extend(fallthrough);
         if !has_default {
             exits.push(Pending {
@@ -852,6 +864,7 @@ impl<'a> Builder<'a> {
             return;
         }
         self.merge(exits);
+        self.live |= broke;
     }
 
     fn case_label(&self, test: &Expr) -> String {
@@ -1039,6 +1052,12 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Does this expression call an MCP tool or a capability? Memoised per sub-expression, so
+    /// asking at every level of a deep `a && (b && (c && ...))` stays linear.
+    fn calls_tools(&mut self, e: &Expr) -> bool {
+        rewrite::calls_tools_memo(e, &mut self.agent_call_memo)
+    }
+
     /// Rebind a name in the scope that declared it (assignment to an existing variable).
     fn bind_existing(&mut self, name: &str, binding: Binding) {
         match self.env.get_mut(name).and_then(|stack| stack.last_mut()) {
@@ -1129,7 +1148,7 @@ impl<'a> Builder<'a> {
             bin.op,
             BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::NullishCoalescing
         );
-        if short_circuit && contains_agent_call(&bin.right) {
+        if short_circuit && self.calls_tools(&bin.right) {
             // `ok && await mcp.a.b()`: the right side runs only for one outcome of the left.
             self.expr(&bin.left, Position::Nested);
             let mut node = self.new_node(NodeKind::Decision, bin.span);
@@ -1284,7 +1303,7 @@ impl<'a> Builder<'a> {
         let callback_calls_tools = call
             .args
             .iter()
-            .any(|a| is_function(&a.expr) && contains_agent_call(&*a.expr));
+            .any(|a| is_function(&a.expr) && self.calls_tools(&a.expr));
         let receiver_pos = if pos == Position::Nested {
             Position::Nested
         } else {

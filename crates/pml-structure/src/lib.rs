@@ -152,6 +152,25 @@ fn build_on_this_thread(
         };
         return (ret, None);
     }
+    if let Some(offset) = operators_over(code, MAX_OPERATORS) {
+        let (line, column) = lines.line_col(code, offset);
+        let ret = BuildReturn {
+            structure: StaticStructure {
+                diagnostics: vec![Diagnostic {
+                    severity: Severity::Error,
+                    code: diagnostics::TOO_DEEP.into(),
+                    message: format!(
+                        "more than {MAX_OPERATORS} operators and control keywords; refusing to analyse (they may nest beyond what the parser's stack holds)"
+                    ),
+                    line,
+                    column,
+                }],
+                ..Default::default()
+            },
+            timings: Timings::default(),
+        };
+        return (ret, None);
+    }
     if options.dialect == Dialect::TypeScript {
         if let Some(offset) = angle_nesting_over(code, MAX_ANGLE_NESTING) {
             let (line, column) = lines.line_col(code, offset);
@@ -235,6 +254,115 @@ pub(crate) fn nesting_over(code: &str, max: usize) -> Option<(usize, usize)> {
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+    }
+    None
+}
+
+/// Most operators and control keywords accepted outside strings and comments. Prefix
+/// operators, `?:`, `if`, `await` and assignment chains nest without brackets, and SWC's parser
+/// recurses once per level (2,000,000 nested `a ?` used 4 GiB of stack). Each of these tokens
+/// can open at most one level, so bounding their number bounds the depth: 1,000,000 of them at
+/// ~2 KiB of stack per level stays inside the worker's 4 GiB. Real agent programs are far below
+/// (the 1.4 MB benchmark program has ~140,000).
+pub const MAX_OPERATORS: usize = 1_000_000;
+
+/// Count operator characters and nesting keywords outside string literals and comments; the
+/// offset where the count passes `max`, if it does. Template literals count their `${...}`.
+pub(crate) fn operators_over(code: &str, max: usize) -> Option<usize> {
+    let b = code.as_bytes();
+    let mut count = 0usize;
+    // Open template literals: the brace depth at which `}` resumes template text.
+    let mut templates: Vec<usize> = Vec::new();
+    let mut braces = 0usize;
+    let mut i = 0;
+    let mut in_template = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_template {
+            match c {
+                b'\\' => i += 1,
+                b'`' => in_template = false,
+                b'$' if b.get(i + 1) == Some(&b'{') => {
+                    templates.push(braces);
+                    in_template = false;
+                    i += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'\'' | b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != c && b[i] != b'\n' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'`' => in_template = true,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'{' => braces += 1,
+            b'}' => {
+                if templates.last() == Some(&braces) {
+                    templates.pop();
+                    in_template = true;
+                } else {
+                    braces = braces.saturating_sub(1);
+                }
+            }
+            b'?' | b'!' | b'~' | b'=' | b':' | b'+' | b'-' | b'*' | b'/' | b'%' | b'<' | b'>'
+            | b'&' | b'|' | b'^' => count += 1,
+            b'a'..=b'z' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$')
+                {
+                    i += 1;
+                }
+                let word = &b[start..i];
+                if matches!(
+                    word,
+                    b"if"
+                        | b"else"
+                        | b"while"
+                        | b"for"
+                        | b"do"
+                        | b"await"
+                        | b"typeof"
+                        | b"void"
+                        | b"delete"
+                        | b"new"
+                        | b"yield"
+                        | b"return"
+                        | b"throw"
+                        | b"case"
+                ) {
+                    count += 1;
+                }
+                if count > max {
+                    return Some(start);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if count > max {
+            return Some(i);
+        }
+        i += 1;
     }
     None
 }

@@ -114,7 +114,9 @@ fn placeholder_template(code: &str, literals: &[TemplateLiteral]) -> String {
 /// Parameterize the code templates of a program. Runs on a large dedicated stack, like
 /// [`crate::build_structure`]: SWC's parser and the walk recurse per nesting level.
 pub fn parameterize(code: &str, dialect: Dialect) -> ParameterizeReturn {
-    if let Some((depth, offset)) = crate::nesting_over(code, crate::MAX_NESTING) {
+    let over = crate::nesting_over(code, crate::MAX_NESTING)
+        .or_else(|| crate::operators_over(code, crate::MAX_OPERATORS).map(|o| (0, o)));
+    if let Some((depth, offset)) = over {
         let lines = LineIndex::new(code);
         let (line, column) = lines.line_col(code, offset);
         return ParameterizeReturn {

@@ -543,3 +543,53 @@ pub(crate) fn mutated_names(stmts: &[Stmt]) -> HashSet<String> {
     }
     m.names
 }
+
+/// Post-order walk recording, for every expression under `e`, whether it calls a tool.
+struct MemoFinder<'m> {
+    memo: &'m mut rustc_hash::FxHashMap<(u32, u32), bool>,
+    /// One flag per open expression: does its subtree call a tool so far?
+    stack: Vec<bool>,
+}
+
+impl Visit for MemoFinder<'_> {
+    fn visit_expr(&mut self, e: &Expr) {
+        let span = e.span();
+        let key = (span.lo.0, span.hi.0);
+        if let Some(&known) = self.memo.get(&key) {
+            if known {
+                if let Some(top) = self.stack.last_mut() {
+                    *top = true;
+                }
+            }
+            return;
+        }
+        let own =
+            matches!(e, Expr::Call(CallExpr { callee: Callee::Expr(c), .. }) if is_agent_callee(c));
+        self.stack.push(own);
+        e.visit_children_with(self);
+        let found = self.stack.pop().unwrap_or(false);
+        self.memo.insert(key, found);
+        if found {
+            if let Some(top) = self.stack.last_mut() {
+                *top = true;
+            }
+        }
+    }
+}
+
+/// [`contains_agent_call`] for expressions, memoised across calls.
+pub(crate) fn calls_tools_memo(
+    e: &Expr,
+    memo: &mut rustc_hash::FxHashMap<(u32, u32), bool>,
+) -> bool {
+    let span = e.span();
+    if let Some(&known) = memo.get(&(span.lo.0, span.hi.0)) {
+        return known;
+    }
+    let mut finder = MemoFinder {
+        memo,
+        stack: vec![false],
+    };
+    e.visit_with(&mut finder);
+    finder.stack.pop().unwrap_or(false)
+}

@@ -393,3 +393,16 @@ await mcp.after.h({});"#,
         "#]],
     );
 }
+
+#[test]
+fn breaks_at_the_start_and_in_braced_cases() {
+    // Found by proptest: a labelled break before any node lost everything after it, and a
+    // braced `case x: { break; }` kept an empty decision.
+    check(
+        "a: { break a; }\nswitch (args.k) { case \"x\": { break; } }\nawait mcp.a.b({});",
+        expect![[r#"
+            n1 a:b
+            edges: 
+        "#]],
+    );
+}

@@ -150,3 +150,37 @@ fn parameterize_survives_deep_nesting() {
     assert!(ret.diagnostics.is_empty(), "{:?}", ret.diagnostics);
     assert_eq!(ret.code, code);
 }
+
+#[test]
+fn unbracketed_nesting_is_bounded_by_the_operator_limit() {
+    // Found by the fuzzer: 20,000,000 `!` overflowed even the 4 GiB stack (no brackets).
+    let code = format!(
+        "const x = {}a;",
+        "!".repeat(pml_structure::MAX_OPERATORS + 1)
+    );
+    let s = build(&code);
+    assert_eq!(s.diagnostics[0].code, diagnostics::TOO_DEEP);
+    let code = format!("x = {}b{};", "a ? ".repeat(600_000), " : c".repeat(600_000));
+    assert_eq!(build(&code).diagnostics[0].code, diagnostics::TOO_DEEP);
+}
+
+#[test]
+fn deep_guard_chains_and_wide_promise_all_stay_linear() {
+    // Found by the fuzzer: `a && (a && (... mcp ...))` re-scanned the right side per level,
+    // and joining a 40,000-branch Promise.all compared every incoming path with every other.
+    let code = format!(
+        "{}await mcp.a.b({{}}){};",
+        "a && (".repeat(20_000),
+        ")".repeat(20_000)
+    );
+    let s = build(&code);
+    assert!(!s.has_errors());
+    assert_eq!(s.nodes.iter().filter(|n| n.is_mcp()).count(), 1);
+    let items: Vec<String> = (0..20_000)
+        .map(|i| format!("mcp.fs.read({{ n: {i} }})"))
+        .collect();
+    let code = format!("await Promise.all([{}]);", items.join(","));
+    let s = build(&code);
+    assert!(!s.has_errors());
+    assert_eq!(s.nodes.len(), 20_002);
+}

@@ -3,3 +3,4 @@
 
 mod check;
 mod hostile;
+mod props;

@@ -1,0 +1,5 @@
+switch (args.a) {
+  case "a0": {
+    break;
+  }
+}

@@ -1,0 +1,2 @@
+outer: { await mcp.a.b(); break outer; }
+await mcp.c.d();

@@ -1,0 +1,2 @@
+await mcp.a.b();
+try { return 1; } catch (e) { await mcp.c.d(); }

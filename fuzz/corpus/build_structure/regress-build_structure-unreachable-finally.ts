@@ -1,0 +1,2 @@
+await mcp.a.b();
+try { return 1; } finally { await mcp.c.d(); }
