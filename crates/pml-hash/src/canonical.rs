@@ -27,56 +27,10 @@ pub(crate) enum Parsing {
     Degraded,
 }
 
-/// Names JavaScript (and the agent sandbox) provides: kept as they are.
+/// Names JavaScript (and the agent sandbox) provides: kept as they are. One list for the
+/// whole pipeline: `pml_structure::is_global`.
 fn is_global(name: &str) -> bool {
-    matches!(
-        name,
-        "args"
-            | "mcp"
-            | "capabilities"
-            | "undefined"
-            | "NaN"
-            | "Infinity"
-            | "globalThis"
-            | "Math"
-            | "JSON"
-            | "Object"
-            | "Array"
-            | "String"
-            | "Number"
-            | "Boolean"
-            | "Date"
-            | "RegExp"
-            | "Map"
-            | "Set"
-            | "WeakMap"
-            | "WeakSet"
-            | "Symbol"
-            | "BigInt"
-            | "Error"
-            | "TypeError"
-            | "RangeError"
-            | "SyntaxError"
-            | "Promise"
-            | "Reflect"
-            | "parseInt"
-            | "parseFloat"
-            | "isNaN"
-            | "isFinite"
-            | "encodeURIComponent"
-            | "decodeURIComponent"
-            | "encodeURI"
-            | "decodeURI"
-            | "Intl"
-            | "structuredClone"
-            | "console"
-            | "URL"
-            | "URLSearchParams"
-            | "TextEncoder"
-            | "TextDecoder"
-            | "atob"
-            | "btoa"
-    )
+    pml_structure::is_global(name)
 }
 
 /// `n1`, `d12`, `l3`...: a node id of the builder's numbering.

@@ -37,6 +37,7 @@
 mod builder;
 pub mod diagnostics;
 mod fold;
+mod invariants;
 mod model;
 mod parameterize;
 mod parse;
@@ -49,6 +50,7 @@ use std::time::Instant;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+pub use invariants::check_invariants;
 pub use model::{
     ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
     Span, StaticStructure,

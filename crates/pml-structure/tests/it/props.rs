@@ -12,11 +12,9 @@
 //! `crates/pml-structure/proptest-regressions/it/props.txt` (replayed first on every run).
 //! The same invariant checks run under cargo-fuzz (`fuzz/fuzz_targets/invariants.rs`).
 
-use std::collections::{HashMap, HashSet};
-
 use pml_structure::{
-    build_structure, diagnostics, parameterize, BuildOptions, Dialect, EdgeKind, NodeKind, Scope,
-    Severity, StaticStructure,
+    build_structure, diagnostics, parameterize, BuildOptions, Dialect, NodeKind, Severity,
+    StaticStructure,
 };
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -47,14 +45,6 @@ fn build(code: &str, dialect: Dialect) -> StaticStructure {
 }
 
 // ----- invariants (same as fuzz/fuzz_targets/invariants.rs) --------------------------------
-
-/// 1-based line and character column of a byte offset.
-fn line_col(code: &str, offset: usize) -> (usize, usize) {
-    let before = &code[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
-}
 
 /// Diagnostics point inside the input (1-based line within the line count, column within the
 /// line + 1), and never `internal-error` (the crate's report of a caught panic).
@@ -87,120 +77,7 @@ fn check_diagnostics(code: &str, diags: &[pml_structure::Diagnostic]) -> Result<
 
 /// Every invariant the crate documents for a structure, for any input.
 fn check(code: &str, s: &StaticStructure) -> Result<(), String> {
-    check_diagnostics(code, &s.diagnostics)?;
-    if s.has_errors() && !(s.nodes.is_empty() && s.edges.is_empty()) {
-        return Err("error diagnostics but a non-empty structure".into());
-    }
-
-    // Node ids: unique, prefix of their kind, numbered 1, 2, 3... per kind in node order.
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut counters: HashMap<NodeKind, usize> = HashMap::new();
-    for (i, n) in s.nodes.iter().enumerate() {
-        if index.insert(n.id.as_str(), i).is_some() {
-            return Err(format!("duplicate node id {}", n.id));
-        }
-        let next = counters.entry(n.kind).or_insert(0);
-        *next += 1;
-        let expected = format!("{}{}", n.kind.prefix(), next);
-        if n.id != expected {
-            return Err(format!(
-                "node {i} is {} but {:?} number {next} should be {expected}",
-                n.id, n.kind
-            ));
-        }
-        let sp = n.span;
-        if sp.start > sp.end || sp.end > code.len() {
-            return Err(format!("{}: span {sp:?} outside 0..={}", n.id, code.len()));
-        }
-        if !code.is_char_boundary(sp.start) || !code.is_char_boundary(sp.end) {
-            return Err(format!("{}: span {sp:?} not on char boundaries", n.id));
-        }
-        if (sp.line, sp.column) != line_col(code, sp.start) {
-            return Err(format!(
-                "{}: span {sp:?} but its start is at {:?}",
-                n.id,
-                line_col(code, sp.start)
-            ));
-        }
-        let ok = match n.kind {
-            NodeKind::Task => n.tool.is_some(),
-            NodeKind::Decision => n.condition.is_some(),
-            NodeKind::Capability => n.capability_id.is_some(),
-            NodeKind::Loop => n.loop_kind.is_some() && n.code.is_some(),
-            NodeKind::Fork | NodeKind::Join => true,
-        };
-        if !ok {
-            return Err(format!("{}: missing the fields of a {:?}", n.id, n.kind));
-        }
-    }
-
-    // Edges: known endpoints, no self-loops, control edges forward (none backwards), no
-    // duplicates, outcomes exactly on conditional edges (from decisions).
-    let mut has_incoming = vec![false; s.nodes.len()];
-    let mut seen = HashSet::new();
-    for e in &s.edges {
-        let (Some(&from), Some(&to)) = (index.get(e.from.as_str()), index.get(e.to.as_str()))
-        else {
-            return Err(format!("edge {e:?} names a missing node"));
-        };
-        if from == to {
-            return Err(format!("self-loop {e:?}"));
-        }
-        if !seen.insert((&e.from, &e.to, e.kind, &e.outcome)) {
-            return Err(format!("duplicate edge {e:?}"));
-        }
-        match e.kind {
-            EdgeKind::Sequence | EdgeKind::Conditional => {
-                if from >= to {
-                    return Err(format!("backward control edge {e:?}"));
-                }
-                if (e.kind == EdgeKind::Conditional) != e.outcome.is_some() {
-                    return Err(format!(
-                        "outcome must be set exactly on conditional edges: {e:?}"
-                    ));
-                }
-                if e.outcome.is_some() && s.nodes[from].kind != NodeKind::Decision {
-                    return Err(format!("conditional edge from a non-decision: {e:?}"));
-                }
-                has_incoming[to] = true;
-            }
-            EdgeKind::Provides => {
-                if from >= to || e.coverage.is_none() || e.outcome.is_some() {
-                    return Err(format!("bad provides edge {e:?}"));
-                }
-            }
-        }
-    }
-
-    // Scopes name an earlier node of the right kind; every node but the first is reachable.
-    for (i, n) in s.nodes.iter().enumerate() {
-        if let Some(scope) = &n.scope {
-            let (id, kind) = match scope {
-                Scope::Decision { id, .. } => (id, NodeKind::Decision),
-                Scope::Fork { id } => (id, NodeKind::Fork),
-                Scope::Loop { id } => (id, NodeKind::Loop),
-            };
-            match index.get(id.as_str()) {
-                Some(&j) if j < i && s.nodes[j].kind == kind => {}
-                _ => return Err(format!("{}: bad scope {scope:?}", n.id)),
-            }
-        } else if i > 0 && !has_incoming[i] {
-            return Err(format!(
-                "{} is unreachable: no incoming edge and no scope",
-                n.id
-            ));
-        }
-    }
-
-    for (name, path) in &s.variable_bindings {
-        let root = path.split(['.', '[']).next().unwrap_or("");
-        if !index.contains_key(root) {
-            return Err(format!(
-                "variable `{name}` bound to `{path}`: no node {root}"
-            ));
-        }
-    }
-    Ok(())
+    pml_structure::check_invariants(code, s)
 }
 
 /// `check`, plus the same for `parameterize`: positions, and code unchanged on errors.
