@@ -2,6 +2,8 @@
 # The test command (README): format, lint, unit + integration + fixture tests, golden check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The reference MCP servers for pml-mcp's integration tests (pinned in mcp-servers/).
+npm ci --prefix mcp-servers --no-audit --no-fund
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 if command -v cargo-nextest >/dev/null 2>&1; then
