@@ -1,0 +1,579 @@
+//! A worker thread that owns one QuickJS runtime and runs one task at a time in a fresh context.
+//!
+//! The runtime is reused across tasks; contexts are not. Right after a task the worker builds
+//! the next task's context while it waits, so a task that finds its worker idle pays only for
+//! compiling (or finding in the cache) and running its code. A runtime is
+//! rebuilt only when a task leaves work behind in it (pending promise jobs, e.g. after a
+//! timeout).
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use rquickjs::allocator::{Allocator, RustAllocator};
+use rquickjs::context::intrinsic;
+use rquickjs::function::Rest;
+use rquickjs::promise::PromiseState;
+use rquickjs::{Context, Ctx, FromJs, Function, Persistent, Runtime, Value};
+
+use crate::bytecode;
+
+/// Limits a worker applies to every task, copied from [`SandboxOptions`](crate::SandboxOptions).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub time: Duration,
+    pub memory: usize,
+    pub stack: usize,
+}
+
+/// One code task as the worker sees it: names already checked, arguments already JSON text.
+pub(crate) struct Request {
+    /// The JavaScript expression.
+    pub code: String,
+    /// Parameter names, valid and distinct.
+    pub names: Vec<String>,
+    /// A JSON array with one value per name.
+    pub arguments: String,
+    /// Used as the script's file name in stack traces.
+    pub task_id: String,
+}
+
+/// How a task ended when it did not produce a value. The pool adds the task id and tool.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Interrupted,
+    OutOfMemory,
+    StackOverflow,
+    Syntax(String),
+    Threw {
+        message: String,
+        stack: Option<String>,
+    },
+    NotJson(String),
+    Internal(String),
+}
+
+pub(crate) type Outcome = Result<serde_json::Value, Failure>;
+
+/// What a worker is asked to do. (Sandbox mode will add jobs that proxy `mcp` calls.)
+pub(crate) enum Job {
+    Eval {
+        /// Unique per sandbox, never 0: what [`Worker::expire`] names.
+        number: u64,
+        /// When the caller's timer started.
+        sent: Instant,
+        request: Request,
+        reply: SyncSender<Outcome>,
+    },
+}
+
+/// The handle of a worker thread. Dropping it closes the job channel: the thread exits when it has
+/// finished its current task (at once if it is idle).
+pub(crate) struct Worker {
+    jobs: Sender<Job>,
+    /// The number of the job whose time is up (see [`TaskClock`]).
+    expired: Arc<AtomicU64>,
+    thread: JoinHandle<()>,
+}
+
+impl Worker {
+    /// Starts a thread and waits until its runtime exists.
+    pub(crate) fn spawn(limits: Limits, name: String) -> Result<Worker, String> {
+        let (jobs, inbox) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::sync_channel(1);
+        let expired = Arc::new(AtomicU64::new(0));
+        let clock = expired.clone();
+        // The JavaScript stack limit is measured from where the runtime was created; the rest of
+        // the thread's stack is headroom for native frames below the JavaScript ones.
+        let stack = limits.stack + 4 * 1024 * 1024;
+        let thread = thread::Builder::new()
+            .name(name)
+            .stack_size(stack)
+            .spawn(move || worker_main(limits, clock, inbox, ready_tx))
+            .map_err(|e| format!("cannot start a worker thread: {e}"))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Worker {
+                jobs,
+                expired,
+                thread,
+            }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err("a worker thread died while starting".to_owned()),
+        }
+    }
+
+    /// Hands `job` to the thread; gives it back if the thread is gone.
+    pub(crate) fn send(&self, job: Job) -> Result<(), Box<Job>> {
+        self.jobs.send(job).map_err(|e| Box::new(e.0))
+    }
+
+    /// Tells the thread that job `number` is out of time: from now on its allocations fail, so
+    /// a builtin that would run long without polling the interrupt handler gives up early.
+    pub(crate) fn expire(&self, number: u64) {
+        self.expired.store(number, Ordering::Relaxed);
+    }
+
+    /// Closes the job channel and waits for the (idle) thread to end.
+    pub(crate) fn shut_down(self) {
+        drop(self.jobs);
+        let _ = self.thread.join();
+    }
+}
+
+/// What the interrupt handler and the allocator know about the running task.
+struct TaskClock {
+    /// The running job's number; 0 between tasks.
+    running: Cell<u64>,
+    /// When the running task must stop.
+    deadline: Cell<Option<Instant>>,
+    /// Set when the interrupt handler stopped the task.
+    interrupted: Cell<bool>,
+    /// Set by the calling thread (its own timer): the number of the job whose time is up.
+    expired: Arc<AtomicU64>,
+}
+
+impl TaskClock {
+    /// Whether allocations must fail: the running task is past its time, and the interrupt
+    /// handler has not stopped it yet (the uncatchable "interrupted" error needs memory).
+    fn starving(&self) -> bool {
+        let running = self.running.get();
+        running != 0 && !self.interrupted.get() && self.expired.load(Ordering::Relaxed) == running
+    }
+}
+
+/// Rust's allocator, refusing memory to a task whose time is up (see [`TaskClock::starving`]).
+/// The memory limit itself is QuickJS's (`JS_SetMemoryLimit`, which quickjs-ng applies to
+/// custom allocators too).
+struct TimedAllocator {
+    inner: RustAllocator,
+    clock: Rc<TaskClock>,
+}
+
+// SAFETY: every call is forwarded to `RustAllocator`, or answered with a null pointer, which the
+// trait allows for `alloc`, `calloc` and `realloc`.
+unsafe impl Allocator for TimedAllocator {
+    fn alloc(&mut self, size: usize) -> *mut u8 {
+        if self.clock.starving() {
+            return std::ptr::null_mut();
+        }
+        self.inner.alloc(size)
+    }
+
+    fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
+        // `RustAllocator::calloc` panics on overflow, and a panic must not cross into C.
+        if self.clock.starving() || count.checked_mul(size).is_none() {
+            return std::ptr::null_mut();
+        }
+        self.inner.calloc(count, size)
+    }
+
+    unsafe fn dealloc(&mut self, ptr: *mut u8) {
+        // SAFETY: forwarded; the caller guarantees `ptr` came from this allocator.
+        unsafe { self.inner.dealloc(ptr) }
+    }
+
+    unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded; the caller guarantees `ptr` came from this allocator.
+        unsafe {
+            if self.clock.starving() && new_size > RustAllocator::usable_size(ptr) {
+                return std::ptr::null_mut();
+            }
+            self.inner.realloc(ptr, new_size)
+        }
+    }
+
+    unsafe fn usable_size(ptr: *mut u8) -> usize {
+        // SAFETY: forwarded; the caller guarantees `ptr` came from this allocator.
+        unsafe { RustAllocator::usable_size(ptr) }
+    }
+}
+
+/// The intrinsics of a task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
+/// `Promise`. Left out: `Eval` (so QuickJS refuses `eval` and every `Function` constructor),
+/// and, as pure code has no use for them and each one costs set-up time in every context, typed
+/// arrays/`SharedArrayBuffer`/`Atomics`, `Proxy`, `WeakRef`/`FinalizationRegistry` (whose
+/// callbacks would run as jobs after the task) and `performance`.
+type Intrinsics = (
+    intrinsic::Date,
+    intrinsic::RegExp,
+    intrinsic::Json,
+    intrinsic::MapSet,
+    intrinsic::Promise,
+);
+
+/// The `JSON.stringify` replacer that refuses values JSON would silently drop or mangle.
+const REPLACER: &str = r#"(function (key, value) {
+  const t = typeof value;
+  if (t === "function" || t === "symbol" || t === "bigint") {
+    throw new TypeError(key === "" ? `a ${t}` : `a ${t} at key "${key}"`);
+  }
+  return value;
+})"#;
+
+/// Compiled wrappers kept per worker; the cache is emptied when full.
+const CACHE_ENTRIES: usize = 256;
+
+/// A context ready for a task: its replacer is loaded.
+struct Warm {
+    /// Declared first: dropped before the context it lives in.
+    replacer: Persistent<Function<'static>>,
+    context: Context,
+}
+
+/// The runtime of a worker, the state its interrupt handler and allocator read, the context
+/// that compiles, and the context prepared for the next task.
+struct Engine {
+    warm: Option<Warm>,
+    /// The context of the last task, until its reply is sent (freeing it takes a while).
+    spent: Option<Context>,
+    /// Compiles (never runs) scripts for the task contexts.
+    compiler: Context,
+    replacer: Vec<u8>,
+    /// Bytecode of task wrappers by task id and source text.
+    cache: HashMap<String, Rc<[u8]>>,
+    runtime: Runtime,
+    clock: Rc<TaskClock>,
+}
+
+impl Engine {
+    fn new(limits: Limits, expired: Arc<AtomicU64>) -> Result<Engine, String> {
+        let clock = Rc::new(TaskClock {
+            running: Cell::new(0),
+            deadline: Cell::new(None),
+            interrupted: Cell::new(false),
+            expired,
+        });
+        let runtime = Runtime::new_with_alloc(TimedAllocator {
+            inner: RustAllocator,
+            clock: clock.clone(),
+        })
+        .map_err(|e| format!("cannot create a quickjs runtime: {e}"))?;
+        runtime.set_memory_limit(limits.memory);
+        runtime.set_max_stack_size(limits.stack);
+        let c = clock.clone();
+        // QuickJS calls this every 10,000 interpreter ticks (backward jumps and calls); a builtin
+        // that runs long without calling back into JavaScript is only stopped when it returns
+        // (or, once the caller has expired the task, when an allocation fails).
+        runtime.set_interrupt_handler(Some(Box::new(move || match c.deadline.get() {
+            Some(deadline) if Instant::now() >= deadline => {
+                c.interrupted.set(true);
+                true
+            }
+            _ => false,
+        })));
+        let compiler = Context::custom::<(intrinsic::Eval, intrinsic::RegExpCompiler)>(&runtime)
+            .map_err(|e| format!("cannot create a quickjs context: {e}"))?;
+        let replacer = compiler
+            .with(|ctx| bytecode::compile(&ctx, REPLACER, "replacer"))
+            .map_err(|e| format!("cannot compile the replacer: {e}"))?;
+        Ok(Engine {
+            warm: None,
+            spent: None,
+            compiler,
+            replacer,
+            cache: HashMap::new(),
+            runtime,
+            clock,
+        })
+    }
+
+    /// Builds the context for the next task, unless there is one.
+    fn prepare(&mut self) -> Result<(), Failure> {
+        if self.warm.is_some() {
+            return Ok(());
+        }
+        let context = match Context::custom::<Intrinsics>(&self.runtime) {
+            Ok(context) => context,
+            Err(rquickjs::Error::Allocation) => return Err(Failure::OutOfMemory),
+            Err(e) => return Err(Failure::Internal(format!("cannot create a context: {e}"))),
+        };
+        let replacer = context.with(|ctx| {
+            // Calling it would fail anyway ("eval is not supported"); gone, it cannot be found.
+            ctx.globals()
+                .remove("eval")
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            bytecode::run(&ctx, &self.replacer)
+                .and_then(|v| Function::from_js(&ctx, v))
+                .map(|f| Persistent::save(&ctx, f))
+                .map_err(|e| failure(&ctx, e, Phase::Run))
+        })?;
+        self.warm = Some(Warm { replacer, context });
+        Ok(())
+    }
+
+    /// The bytecode of `(function (names) { return (code); })`, compiled or from the cache.
+    fn wrapper(&mut self, request: &Request) -> Result<Rc<[u8]>, Failure> {
+        // The task id is the file name in stack traces, so it is part of the key.
+        let mut key = String::with_capacity(request.task_id.len() + request.code.len() + 64);
+        key.push_str(&request.task_id);
+        key.push('\0');
+        let source_start = key.len();
+        key.push_str("(function (");
+        key.push_str(&request.names.join(", "));
+        key.push_str(") {\n  return (\n");
+        key.push_str(&request.code);
+        key.push_str("\n  );\n})");
+        if let Some(bytecode) = self.cache.get(&key) {
+            return Ok(bytecode.clone());
+        }
+        let bytecode: Rc<[u8]> = self
+            .compiler
+            .with(|ctx| {
+                bytecode::compile(&ctx, &key[source_start..], &request.task_id)
+                    .map_err(|e| failure(&ctx, e, Phase::Compile))
+            })?
+            .into();
+        if self.cache.len() >= CACHE_ENTRIES {
+            self.cache.clear();
+        }
+        self.cache.insert(key, bytecode.clone());
+        Ok(bytecode)
+    }
+
+    /// Runs job `number`, started by the caller at `sent`. The used context is kept in
+    /// `self.spent`, to be dropped after the reply is sent.
+    fn run(&mut self, number: u64, sent: Instant, request: &Request, limits: Limits) -> Outcome {
+        // The caller's timer started when it sent the job: count from there, so that the
+        // interrupt handler and the caller's `expire` agree.
+        let deadline = sent + limits.time;
+        self.clock.deadline.set(Some(deadline));
+        self.clock.interrupted.set(false);
+        self.clock.running.set(number);
+        let outcome = self.run_timed(request, deadline);
+        let expired = self.clock.interrupted.get()
+            || self.clock.expired.load(Ordering::Relaxed) == number
+            || Instant::now() > deadline;
+        self.clock.running.set(0);
+        self.clock.deadline.set(None);
+        if expired {
+            return Err(Failure::Interrupted);
+        }
+        let json = outcome?;
+        serde_json::from_str(&json).map_err(|e| Failure::NotJson(e.to_string()))
+    }
+
+    fn run_timed(&mut self, request: &Request, deadline: Instant) -> Result<String, Failure> {
+        let wrapper = self.wrapper(request)?;
+        self.prepare()?;
+        let Some(Warm { replacer, context }) = self.warm.take() else {
+            return Err(Failure::Internal("no context".to_owned()));
+        };
+        let outcome = context.with(|ctx| {
+            let replacer = replacer
+                .restore(&ctx)
+                .map_err(|e| Failure::Internal(e.to_string()))?;
+            run_in(&ctx, &wrapper, request, replacer, deadline)
+        });
+        self.spent = Some(context);
+        outcome
+    }
+}
+
+fn worker_main(
+    limits: Limits,
+    expired: Arc<AtomicU64>,
+    inbox: Receiver<Job>,
+    ready: SyncSender<Result<(), String>>,
+) {
+    let mut engine = match Engine::new(limits, expired.clone()) {
+        Ok(engine) => engine,
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    if let Err(e) = engine.prepare() {
+        let _ = ready.send(Err(format!("cannot prepare a context: {e:?}")));
+        return;
+    }
+    let _ = ready.send(Ok(()));
+    drop(ready);
+    while let Ok(job) = inbox.recv() {
+        match job {
+            Job::Eval {
+                number,
+                sent,
+                request,
+                reply,
+            } => {
+                let outcome = engine.run(number, sent, &request, limits);
+                let failed = outcome.is_err();
+                // The caller may have given up on us (watchdog): then nobody listens any more.
+                if reply.send(outcome).is_err() {
+                    return;
+                }
+                engine.spent = None;
+                // Jobs left in the queue belong to a dead context and would run in the next task:
+                // start over with a clean runtime. After a failure, collect the task's garbage
+                // now so it does not count against the next task's memory limit.
+                if engine.runtime.is_job_pending() {
+                    drop(engine);
+                    engine = match Engine::new(limits, expired.clone()) {
+                        Ok(engine) => engine,
+                        Err(_) => return,
+                    };
+                } else if failed {
+                    engine.runtime.run_gc();
+                }
+                // If this fails, the next task tries again and reports the error.
+                let _ = engine.prepare();
+            }
+        }
+    }
+}
+
+/// Runs the task whose wrapper is `wrapper` (bytecode) in `ctx`; its result as JSON text.
+fn run_in<'js>(
+    ctx: &Ctx<'js>,
+    wrapper: &[u8],
+    request: &Request,
+    replacer: Function<'js>,
+    deadline: Instant,
+) -> Result<String, Failure> {
+    let wrapper = bytecode::run(ctx, wrapper)
+        .and_then(|v| Function::from_js(ctx, v))
+        .map_err(|e| failure(ctx, e, Phase::Run))?;
+
+    let arguments: Value = ctx
+        .json_parse(request.arguments.as_str())
+        .map_err(|e| failure(ctx, e, Phase::Run))?;
+    let arguments = arguments
+        .into_array()
+        .ok_or_else(|| Failure::Internal("the arguments are not a json array".into()))?;
+    let arguments = arguments
+        .iter::<Value>()
+        .collect::<rquickjs::Result<Vec<_>>>()
+        .map_err(|e| failure(ctx, e, Phase::Run))?;
+
+    let mut result: Value = wrapper
+        .call((Rest(arguments),))
+        .map_err(|e| failure(ctx, e, Phase::Run))?;
+
+    // Run the microtasks the task queued (a promise result settles here), within the deadline.
+    while ctx.execute_pending_job() {
+        if Instant::now() >= deadline {
+            return Err(Failure::Interrupted);
+        }
+    }
+    if let Some(promise) = result.as_promise() {
+        match promise.state() {
+            PromiseState::Resolved => {
+                result = promise
+                    .result::<Value>()
+                    .unwrap_or(Ok(Value::new_undefined(ctx.clone())))
+                    .map_err(|e| failure(ctx, e, Phase::Run))?;
+            }
+            PromiseState::Rejected => {
+                let reason: Value = match promise.result::<Value>() {
+                    Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+                    Some(Ok(v)) => v,
+                    _ => Value::new_undefined(ctx.clone()),
+                };
+                return Err(classify(ctx, reason));
+            }
+            PromiseState::Pending => {
+                return Err(Failure::NotJson("a promise that never settled".into()));
+            }
+        }
+    }
+
+    match ctx.json_stringify_replacer(result, replacer) {
+        Ok(Some(text)) => text
+            .to_string()
+            .map_err(|e| Failure::Internal(format!("cannot read the result: {e}"))),
+        Ok(None) => Ok("null".to_owned()),
+        Err(e) => Err(failure(ctx, e, Phase::ToJson)),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Parsing the wrapper: a JavaScript error here means the code does not parse.
+    Compile,
+    Run,
+    /// `JSON.stringify` of the result: an error here means the result is not JSON.
+    ToJson,
+}
+
+/// The failure behind `error`, taking the pending exception from `ctx`.
+fn failure(ctx: &Ctx<'_>, error: rquickjs::Error, phase: Phase) -> Failure {
+    match error {
+        rquickjs::Error::Exception => {
+            let thrown = ctx.catch();
+            match (classify(ctx, thrown), phase) {
+                (Failure::Threw { message, .. }, Phase::Compile) => Failure::Syntax(message),
+                (Failure::Threw { message, .. }, Phase::ToJson) => Failure::NotJson(message),
+                (failure, _) => failure,
+            }
+        }
+        rquickjs::Error::Allocation => Failure::OutOfMemory,
+        other => Failure::Internal(other.to_string()),
+    }
+}
+
+/// Sorts a thrown value into out of memory, stack overflow or an ordinary exception.
+fn classify<'js>(ctx: &Ctx<'js>, thrown: Value<'js>) -> Failure {
+    if let Some(object) = thrown.as_object().filter(|o| o.is_error()) {
+        let name = string_property(ctx, object, "name").unwrap_or_else(|| "Error".to_owned());
+        let message = string_property(ctx, object, "message").unwrap_or_default();
+        match (name.as_str(), message.as_str()) {
+            ("InternalError", "out of memory") => return Failure::OutOfMemory,
+            ("RangeError", "Maximum call stack size exceeded") => return Failure::StackOverflow,
+            _ => {}
+        }
+        let stack = string_property(ctx, object, "stack").filter(|s| !s.is_empty());
+        let message = if message.is_empty() {
+            name
+        } else {
+            format!("{name}: {message}")
+        };
+        return Failure::Threw { message, stack };
+    }
+    if thrown.type_of() == rquickjs::Type::Uninitialized {
+        // Nothing was thrown: QuickJS could not even allocate the "out of memory" error.
+        return Failure::OutOfMemory;
+    }
+    let message = if let Some(s) = thrown.as_string() {
+        s.to_string().unwrap_or_default()
+    } else if thrown.is_object() {
+        match ctx.json_stringify(thrown.clone()) {
+            Ok(Some(text)) => text.to_string().unwrap_or_default(),
+            _ => {
+                ctx.catch();
+                "a non-error object".to_owned()
+            }
+        }
+    } else {
+        match thrown.get::<rquickjs::convert::Coerced<String>>() {
+            Ok(s) => s.0,
+            Err(_) => {
+                ctx.catch();
+                thrown.type_name().to_owned()
+            }
+        }
+    };
+    Failure::Threw {
+        message,
+        stack: None,
+    }
+}
+
+/// `object[key]` when it is a string; `None` (and the exception cleared) otherwise.
+fn string_property<'js>(
+    ctx: &Ctx<'js>,
+    object: &rquickjs::Object<'js>,
+    key: &str,
+) -> Option<String> {
+    match object.get::<_, Value>(key) {
+        Ok(v) => v.as_string().and_then(|s| s.to_string().ok()),
+        Err(_) => {
+            ctx.catch();
+            None
+        }
+    }
+}

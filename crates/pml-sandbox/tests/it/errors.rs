@@ -1,0 +1,173 @@
+//! How a task fails: exceptions, syntax errors, results that are not JSON, bad argument names.
+
+use pml_sandbox::SandboxError;
+use serde_json::json;
+
+use crate::{error, eval};
+
+#[test]
+fn exceptions_name_task_tool_and_error() {
+    assert_eq!(
+        error("x.y.z", &[("x", json!({}))]),
+        "code task n1 (code:test) threw: TypeError: cannot read property 'z' of undefined"
+    );
+    assert_eq!(
+        error("missing + 1", &[]),
+        "code task n1 (code:test) threw: ReferenceError: missing is not defined"
+    );
+    assert_eq!(
+        error("JSON.parse(s)", &[("s", json!("{oops"))]),
+        "code task n1 (code:test) threw: SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)"
+    );
+    assert_eq!(
+        error("(() => { throw new RangeError('too big'); })()", &[]),
+        "code task n1 (code:test) threw: RangeError: too big"
+    );
+}
+
+#[test]
+fn thrown_non_errors() {
+    assert_eq!(
+        error("(() => { throw 'boom'; })()", &[]),
+        "code task n1 (code:test) threw: boom"
+    );
+    assert_eq!(
+        error("(() => { throw 42; })()", &[]),
+        "code task n1 (code:test) threw: 42"
+    );
+    assert_eq!(
+        error("(() => { throw null; })()", &[]),
+        "code task n1 (code:test) threw: null"
+    );
+    assert_eq!(
+        error("(() => { throw { code: 7 }; })()", &[]),
+        "code task n1 (code:test) threw: {\"code\":7}"
+    );
+    assert_eq!(
+        error("Promise.reject(new Error('no'))", &[]),
+        "code task n1 (code:test) threw: Error: no"
+    );
+}
+
+#[test]
+fn exception_carries_stack() {
+    let Err(SandboxError::Exception { stack, .. }) =
+        eval("[1].map(function inner() { return null.x; })", &[])
+    else {
+        panic!("expected an exception");
+    };
+    let stack = stack.expect("a stack trace");
+    assert!(stack.contains("inner") && stack.contains("n1"), "{stack}");
+}
+
+#[test]
+fn syntax_errors() {
+    let e = eval("x +", &[("x", json!(1))]).unwrap_err();
+    assert!(matches!(e, SandboxError::Syntax { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .starts_with("code task n1 (code:test) does not parse: SyntaxError:"),
+        "{e}"
+    );
+    // Statements are not expressions.
+    assert!(matches!(
+        eval("const a = 1; a", &[]),
+        Err(SandboxError::Syntax { .. })
+    ));
+    // Strict mode: `with` and octal literals are refused.
+    assert!(matches!(
+        eval("(() => { with (o) return a; })()", &[("o", json!({}))]),
+        Err(SandboxError::Syntax { .. })
+    ));
+}
+
+#[test]
+fn results_that_are_not_json() {
+    for (code, what) in [
+        ("() => 1", "a function"),
+        ("Symbol('s')", "a symbol"),
+        ("10n", "a bigint"),
+        ("({ f() {} })", "a function at key \"f\""),
+        ("[1, () => 1]", "a function at key \"1\""),
+        ("({ deep: { n: 1n } })", "a bigint at key \"n\""),
+    ] {
+        assert_eq!(
+            error(code, &[]),
+            format!(
+                "code task n1 (code:test) returned a value that is not json: TypeError: {what}"
+            ),
+            "{code}"
+        );
+    }
+    let cyclic = error("(() => { const a = {}; a.self = a; return a; })()", &[]);
+    assert!(
+        cyclic
+            .starts_with("code task n1 (code:test) returned a value that is not json: TypeError:"),
+        "{cyclic}"
+    );
+    assert_eq!(
+        error("new Promise(() => {})", &[]),
+        "code task n1 (code:test) returned a value that is not json: a promise that never settled"
+    );
+    // Deeper than serde_json reads.
+    let deep = error(
+        "(() => { let v = 0; for (let i = 0; i < 200; i++) v = [v]; return v; })()",
+        &[],
+    );
+    assert!(deep.contains("recursion limit exceeded"), "{deep}");
+}
+
+#[test]
+fn bad_argument_names() {
+    for (name, reason) in [
+        ("1x", "is not a javascript identifier"),
+        ("a-b", "is not a javascript identifier"),
+        ("x){}; (function(", "is not a javascript identifier"),
+        ("", "is empty"),
+        ("class", "is a reserved word"),
+        ("eval", "is a reserved word"),
+    ] {
+        assert_eq!(
+            error("1", &[(name, json!(1))]),
+            format!("code task n1 (code:test) has argument `{name}` that {reason}")
+        );
+    }
+    assert_eq!(
+        error("a", &[("a", json!(1)), ("a", json!(2))]),
+        "code task n1 (code:test) has argument `a` that is given twice"
+    );
+    assert!(matches!(
+        eval("1", &[("1x", json!(1))]),
+        Err(SandboxError::BadArgumentName { .. })
+    ));
+}
+
+#[test]
+fn bad_options() {
+    use pml_sandbox::{Sandbox, SandboxOptions};
+    let bad = |options: SandboxOptions| Sandbox::new(options).err().map(|e| e.to_string());
+    assert_eq!(
+        bad(SandboxOptions {
+            workers: 0,
+            ..Default::default()
+        }),
+        Some("invalid sandbox options: there are no workers".to_owned())
+    );
+    assert_eq!(
+        bad(SandboxOptions {
+            stack_limit: 64 << 20,
+            ..Default::default()
+        }),
+        Some(
+            "invalid sandbox options: the stack limit (64 MiB) is not between 64 KiB and 16 MiB"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        bad(SandboxOptions {
+            memory_limit: 1000,
+            ..Default::default()
+        }),
+        Some("invalid sandbox options: the memory limit (1000 bytes) is below 1 MiB".to_owned())
+    );
+}

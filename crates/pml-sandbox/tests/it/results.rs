@@ -1,0 +1,186 @@
+//! Values of pure code tasks: the operations the registry knows, chain links, fused tasks, and
+//! the JSON conversion of the result.
+
+use serde_json::json;
+
+use crate::{shared, value};
+
+#[test]
+fn array_operations() {
+    let xs = || ("xs", json!([3, 1, 4, 1, 5, 9, 2, 6]));
+    assert_eq!(value("xs.filter(x => x > 3)", &[xs()]), json!([4, 5, 9, 6]));
+    assert_eq!(
+        value("xs.map(x => x * 10)", &[xs()]),
+        json!([30, 10, 40, 10, 50, 90, 20, 60])
+    );
+    assert_eq!(
+        value("[...xs].sort((a, b) => a - b)", &[xs()]),
+        json!([1, 1, 2, 3, 4, 5, 6, 9])
+    );
+    assert_eq!(value("xs.reduce((s, x) => s + x, 0)", &[xs()]), json!(31));
+    assert_eq!(value("Math.max(...xs)", &[xs()]), json!(9));
+    assert_eq!(value("xs.length", &[xs()]), json!(8));
+}
+
+#[test]
+fn objects_and_json() {
+    assert_eq!(
+        value("Object.keys(o)", &[("o", json!({"b": 1, "a": 2, "c": 3}))]),
+        json!(["b", "a", "c"])
+    );
+    assert_eq!(
+        value(
+            "JSON.parse(file.content)",
+            &[("file", json!({"content": "{\"x\": [1, 2]}"}))]
+        ),
+        json!({"x": [1, 2]})
+    );
+    assert_eq!(
+        value(
+            "JSON.stringify(v)",
+            &[("v", json!({"a": [1, "two", null, true]}))]
+        ),
+        json!("{\"a\":[1,\"two\",null,true]}")
+    );
+    // Key order survives the round trip in both directions.
+    assert_eq!(
+        value("({ ...o, z: 0, m: 1 })", &[("o", json!({"y": 1, "b": 2}))]),
+        json!({"y": 1, "b": 2, "z": 0, "m": 1})
+    );
+}
+
+#[test]
+fn chain_link_reads_receiver() {
+    assert_eq!(
+        value(
+            "$receiver.map(x => x * 2)",
+            &[("$receiver", json!([1, 2, 3]))]
+        ),
+        json!([2, 4, 6])
+    );
+}
+
+#[test]
+fn fused_chain() {
+    let code = "(() => { const n2 = ((file) => (JSON.parse(file.content)))(n2$file); \
+                return (($receiver) => ($receiver.map(u => u.name)))(n2); })()";
+    assert_eq!(
+        value(
+            code,
+            &[("n2$file", json!({"content": "[{\"name\":\"a\"}]"}))]
+        ),
+        json!(["a"])
+    );
+}
+
+#[test]
+fn several_arguments_in_order() {
+    assert_eq!(
+        value(
+            "[a, b, c]",
+            &[("a", json!(1)), ("b", json!("x")), ("c", json!(null))]
+        ),
+        json!([1, "x", null])
+    );
+    assert_eq!(value("42", &[]), json!(42));
+}
+
+#[test]
+fn json_conversion_of_results() {
+    assert_eq!(value("undefined", &[]), json!(null));
+    assert_eq!(value("[1, undefined]", &[]), json!([1, null]));
+    assert_eq!(value("({ a: undefined, b: 1 })", &[]), json!({"b": 1}));
+    assert_eq!(value("[NaN, Infinity, -0]", &[]), json!([null, null, 0]));
+    assert_eq!(value("new Date(0)", &[]), json!("1970-01-01T00:00:00.000Z"));
+    assert_eq!(value("'é\\u{1F600}\\n'", &[]), json!("é\u{1F600}\n"));
+    assert_eq!(value("2 ** 53 + 1", &[]), json!(9007199254740992_u64));
+    assert_eq!(value("0.1 + 0.2", &[]), json!(0.30000000000000004));
+    assert_eq!(value("new Map([[1, 2]])", &[]), json!({}));
+}
+
+#[test]
+fn big_and_unicode_arguments_round_trip() {
+    let big: Vec<_> = (0..10_000)
+        .map(|i| json!({"id": i, "name": format!("user {i} ü")}))
+        .collect();
+    let big = json!(big);
+    assert_eq!(value("xs", &[("xs", big.clone())]), big);
+    assert_eq!(
+        value("s", &[("s", json!("a\"b\\c\u{0}\u{2028}"))]),
+        json!("a\"b\\c\u{0}\u{2028}")
+    );
+    assert_eq!(
+        value("n", &[("n", json!(u64::MAX))]),
+        json!(18446744073709552000.0)
+    );
+}
+
+#[test]
+fn promise_results_are_awaited() {
+    assert_eq!(
+        value(
+            "Promise.resolve(xs).then(v => v.length)",
+            &[("xs", json!([1, 2]))]
+        ),
+        json!(2)
+    );
+    assert_eq!(
+        value("(async () => { await null; return 'done'; })()", &[]),
+        json!("done")
+    );
+}
+
+#[test]
+fn comments_and_line_breaks_in_code() {
+    assert_eq!(
+        value("x + 1 // trailing comment", &[("x", json!(1))]),
+        json!(2)
+    );
+    assert_eq!(value("\n  x\n  * 3\n", &[("x", json!(2))]), json!(6));
+    assert_eq!(
+        value("/* a */ x /* b */", &[("x", json!(true))]),
+        json!(true)
+    );
+}
+
+#[test]
+fn nul_characters_in_code_and_values() {
+    assert_eq!(value("'a\u{0}b'.length", &[]), json!(3));
+    assert_eq!(value("s.length", &[("s", json!("a\u{0}b"))]), json!(3));
+}
+
+#[test]
+fn same_code_with_other_arguments_or_task() {
+    // Compiled code is cached per task id and source: the arguments still change the result,
+    // and stack traces still name the right task.
+    for i in 0..5 {
+        assert_eq!(value("x * 10", &[("x", json!(i))]), json!(i * 10));
+    }
+    let arguments = [("x".to_owned(), json!(null))];
+    for task_id in ["n7", "n8"] {
+        let task = pml_sandbox::CodeTask {
+            task_id,
+            tool: "code:test",
+            code: "x.y",
+            arguments: &arguments,
+        };
+        let Err(pml_sandbox::SandboxError::Exception { stack, .. }) = shared().eval(&task) else {
+            panic!("expected an exception");
+        };
+        assert!(stack.unwrap_or_default().contains(task_id));
+    }
+}
+
+#[test]
+fn sandbox_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<pml_sandbox::Sandbox>();
+}
+
+#[test]
+fn sandbox_is_reused_for_many_tasks() {
+    for i in 0..500 {
+        assert_eq!(value("i + 1", &[("i", json!(i))]), json!(i + 1));
+    }
+    assert_eq!(shared().abandoned_workers(), 0);
+}
