@@ -135,16 +135,14 @@ fn build_on_this_thread(
 ) -> (BuildReturn, Option<parse::Parsed>) {
     let started = Instant::now();
     let lines = parse::LineIndex::new(code);
-    if let Some((depth, offset)) = nesting_over(code, MAX_NESTING) {
+    if let Some((offset, message)) = refuse(code, options.dialect) {
         let (line, column) = lines.line_col(code, offset);
         let ret = BuildReturn {
             structure: StaticStructure {
                 diagnostics: vec![Diagnostic {
                     severity: Severity::Error,
                     code: diagnostics::TOO_DEEP.into(),
-                    message: format!(
-                        "brackets nest deeper than {MAX_NESTING} levels (reached {depth}); refusing to analyse"
-                    ),
+                    message,
                     line,
                     column,
                 }],
@@ -153,46 +151,6 @@ fn build_on_this_thread(
             timings: Timings::default(),
         };
         return (ret, None);
-    }
-    if let Some(offset) = operators_over(code, MAX_OPERATORS) {
-        let (line, column) = lines.line_col(code, offset);
-        let ret = BuildReturn {
-            structure: StaticStructure {
-                diagnostics: vec![Diagnostic {
-                    severity: Severity::Error,
-                    code: diagnostics::TOO_DEEP.into(),
-                    message: format!(
-                        "more than {MAX_OPERATORS} operators and control keywords; refusing to analyse (they may nest beyond what the parser's stack holds)"
-                    ),
-                    line,
-                    column,
-                }],
-                ..Default::default()
-            },
-            timings: Timings::default(),
-        };
-        return (ret, None);
-    }
-    if options.dialect == Dialect::TypeScript {
-        if let Some(offset) = angle_nesting_over(code, MAX_ANGLE_NESTING) {
-            let (line, column) = lines.line_col(code, offset);
-            let ret = BuildReturn {
-                structure: StaticStructure {
-                    diagnostics: vec![Diagnostic {
-                        severity: Severity::Error,
-                        code: diagnostics::TOO_DEEP.into(),
-                        message: format!(
-                            "`<` (type assertions, generic calls) nested in more than {MAX_ANGLE_NESTING} levels of brackets; the TypeScript parser backtracks exponentially on these, refusing to analyse"
-                        ),
-                        line,
-                        column,
-                    }],
-                    ..Default::default()
-                },
-                timings: Timings::default(),
-            };
-            return (ret, None);
-        }
     }
     let parsed = parse::parse(code, options.dialect, &lines);
     let parse_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -239,6 +197,35 @@ pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
             .join()
             .ok()
     })
+}
+
+/// Inputs the parser must not see (they would exhaust its stack or its time): where, and why.
+pub(crate) fn refuse(code: &str, dialect: Dialect) -> Option<(usize, String)> {
+    if let Some((depth, offset)) = nesting_over(code, MAX_NESTING) {
+        return Some((
+            offset,
+            format!("brackets nest deeper than {MAX_NESTING} levels (reached {depth}); refusing to analyse"),
+        ));
+    }
+    if let Some(offset) = operators_over(code, MAX_OPERATORS) {
+        return Some((
+            offset,
+            format!(
+                "more than {MAX_OPERATORS} operators and control keywords; refusing to analyse (they may nest beyond what the parser's stack holds)"
+            ),
+        ));
+    }
+    if dialect == Dialect::TypeScript {
+        if let Some(offset) = angle_nesting_over(code, MAX_ANGLE_NESTING) {
+            return Some((
+                offset,
+                format!(
+                    "`<` (type assertions, generic calls) nested in more than {MAX_ANGLE_NESTING} levels of brackets; the TypeScript parser backtracks exponentially on these, refusing to analyse"
+                ),
+            ));
+        }
+    }
+    None
 }
 
 /// The first place where `(`/`[`/`{` nesting exceeds `max`, ignoring brackets in strings and

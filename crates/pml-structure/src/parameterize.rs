@@ -114,9 +114,7 @@ fn placeholder_template(code: &str, literals: &[TemplateLiteral]) -> String {
 /// Parameterize the code templates of a program. Runs on a large dedicated stack, like
 /// [`crate::build_structure`]: SWC's parser and the walk recurse per nesting level.
 pub fn parameterize(code: &str, dialect: Dialect) -> ParameterizeReturn {
-    let over = crate::nesting_over(code, crate::MAX_NESTING)
-        .or_else(|| crate::operators_over(code, crate::MAX_OPERATORS).map(|o| (0, o)));
-    if let Some((depth, offset)) = over {
+    if let Some((offset, message)) = crate::refuse(code, dialect) {
         let lines = LineIndex::new(code);
         let (line, column) = lines.line_col(code, offset);
         return ParameterizeReturn {
@@ -125,10 +123,7 @@ pub fn parameterize(code: &str, dialect: Dialect) -> ParameterizeReturn {
             diagnostics: vec![Diagnostic {
                 severity: crate::Severity::Error,
                 code: crate::diagnostics::TOO_DEEP.into(),
-                message: format!(
-                    "brackets nest deeper than {} levels (reached {depth})",
-                    crate::MAX_NESTING
-                ),
+                message,
                 line,
                 column,
             }],

@@ -152,22 +152,11 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             tools,
             pretty,
         } => {
-            let code = pml::read_source(&file)?;
             let catalog = tools.as_deref().map(pml::load_catalog).transpose()?;
-            let options = pml::AnalyzeOptions {
-                dialect: pml::dialect_for(&file),
-                catalog: catalog.clone(),
-                permissions: None,
-            };
-            let ret = pml::analyze(&code, &options);
-            eprint!(
-                "{}",
-                pml::render_diagnostics(&display(&file), &ret.structure.diagnostics)
-            );
-            if ret.structure.has_errors() {
+            let Some((_, structure)) = structure_of(&file, catalog.clone())? else {
                 return Ok(ExitCode::from(1));
-            }
-            let logical = pml::to_dag(&ret.structure, &pml::DagOptions { catalog });
+            };
+            let logical = pml::to_dag(&structure, &pml::DagOptions { catalog });
             let dag = if optimized {
                 let out = pml::optimize(
                     &logical,
@@ -208,41 +197,21 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             })
         }
         Command::Hash { file, explain } => {
-            let code = pml::read_source(&file)?;
-            let options = pml::AnalyzeOptions {
-                dialect: pml::dialect_for(&file),
-                ..Default::default()
-            };
-            let ret = pml::analyze(&code, &options);
-            eprint!(
-                "{}",
-                pml::render_diagnostics(&display(&file), &ret.structure.diagnostics)
-            );
-            if ret.structure.has_errors() {
+            let Some((_, structure)) = structure_of(&file, None)? else {
                 return Ok(ExitCode::from(1));
-            }
+            };
             if explain {
-                print!("{}", pml::canonical_form(&ret.structure));
+                print!("{}", pml::canonical_form(&structure));
             } else {
-                println!("{}", pml::semantic_hash(&ret.structure));
+                println!("{}", pml::semantic_hash(&structure));
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Normalize { file } => {
-            let code = pml::read_source(&file)?;
-            let options = pml::AnalyzeOptions {
-                dialect: pml::dialect_for(&file),
-                ..Default::default()
-            };
-            let ret = pml::analyze(&code, &options);
-            eprint!(
-                "{}",
-                pml::render_diagnostics(&display(&file), &ret.structure.diagnostics)
-            );
-            if ret.structure.has_errors() {
+            let Some((code, structure)) = structure_of(&file, None)? else {
                 return Ok(ExitCode::from(1));
-            }
-            let out = pml::normalize_variable_names(&code, &ret.structure.variable_bindings);
+            };
+            let out = pml::normalize_variable_names(&code, &structure.variable_bindings);
             eprint!(
                 "{}",
                 pml::render_diagnostics(&display(&file), &out.diagnostics)
@@ -277,6 +246,29 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             )
         }
     }
+}
+
+/// Read and analyse `file` for the commands that need a valid program; prints the diagnostics.
+/// `Ok(None)`: the program has errors (exit status 1).
+fn structure_of(
+    file: &Path,
+    catalog: Option<pml::ToolCatalog>,
+) -> Result<Option<(String, pml::StaticStructure)>, pml::InputError> {
+    let code = pml::read_source(file)?;
+    let options = pml::AnalyzeOptions {
+        dialect: pml::dialect_for(file),
+        catalog,
+        permissions: None,
+    };
+    let ret = pml::analyze(&code, &options);
+    eprint!(
+        "{}",
+        pml::render_diagnostics(&display(file), &ret.structure.diagnostics)
+    );
+    if ret.structure.has_errors() {
+        return Ok(None);
+    }
+    Ok(Some((code, ret.structure)))
 }
 
 fn display(path: &Path) -> String {

@@ -1,0 +1,115 @@
+//! The `pml` command as scripts use it: stdout JSON, stderr diagnostics, exit statuses.
+
+use std::process::Command;
+
+fn pml(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(args)
+        .output()
+        .expect("run pml");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/../../fixtures/{name}/input.ts",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn analyze_prints_one_json_object() {
+    let (code, stdout, _) = pml(&["analyze", &fixture("example-mission"), "--timings"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for key in [
+        "nodes",
+        "edges",
+        "variableBindings",
+        "literalBindings",
+        "hilRequiredTools",
+        "diagnostics",
+    ] {
+        assert!(v.get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn timings_are_one_json_line_on_stderr() {
+    let (_, _, stderr) = pml(&["analyze", &fixture("example-mission"), "--timings"]);
+    let line = stderr.lines().last().unwrap();
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert!(v["parse_ms"].is_number() && v["structure_ms"].is_number());
+}
+
+#[test]
+fn syntax_errors_exit_1_with_file_line_column() {
+    let path = fixture("bad-unterminated-string");
+    let (code, stdout, stderr) = pml(&["analyze", &path]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["nodes"].as_array().unwrap().len(), 0);
+    assert!(stderr.starts_with(&format!("{path}:4:58: ")), "{stderr}");
+    for cmd in ["dag", "hash", "normalize"] {
+        assert_eq!(pml(&[cmd, &path]).0, 1, "{cmd}");
+    }
+}
+
+#[test]
+fn input_and_usage_errors_exit_2() {
+    let (code, _, stderr) = pml(&["analyze", "/nonexistent/x.ts"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("/nonexistent/x.ts: cannot read"),
+        "{stderr}"
+    );
+    let dir = std::env::temp_dir().join(format!("pml-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let binary = dir.join("bin.ts");
+    std::fs::write(&binary, [0x61, 0xff, 0xfe]).unwrap();
+    let (code, _, stderr) = pml(&["analyze", binary.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("not UTF-8 text (invalid byte at offset 1)"),
+        "{stderr}"
+    );
+    let bad_catalog = dir.join("tools.json");
+    std::fs::write(&bad_catalog, "{\"tools\": [").unwrap();
+    let (code, _, stderr) = pml(&[
+        "analyze",
+        &fixture("example-mission"),
+        "--tools",
+        bad_catalog.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("tools.json"), "{stderr}");
+    assert_eq!(pml(&["analyze"]).0, 2);
+    assert_eq!(pml(&["frobnicate"]).0, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn dag_hash_and_normalize() {
+    let path = fixture("example-mission");
+    let (code, stdout, _) = pml(&["dag", &path, "--optimized"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["physicalToLogical"]["n2+n3+n4"],
+        serde_json::json!(["n2", "n3", "n4"])
+    );
+    let (code, stdout, _) = pml(&["hash", &path]);
+    assert_eq!(code, 0);
+    let hash = stdout.trim();
+    assert_eq!(hash.len(), 64);
+    assert!(hash
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    let (code, stdout, _) = pml(&["normalize", &path]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("const _n1 = await mcp.filesystem.read_text_file"));
+}
