@@ -54,7 +54,7 @@ enum Position {
     Nested,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Pending {
     from: String,
     outcome: Option<String>,
@@ -320,22 +320,30 @@ impl<'a> Builder<'a> {
     fn add_node(&mut self, mut node: Node) -> String {
         node.scope = self.scopes.last().cloned();
         let id = node.id.clone();
-        let frontier = std::mem::take(&mut self.frontier);
-        let mut seen: rustc_hash::FxHashSet<&Pending> = Default::default();
-        for pending in &frontier {
-            if !seen.insert(pending) {
-                // The same path reached this point twice (e.g. an empty case falling through).
-                continue;
+        let mut frontier = std::mem::take(&mut self.frontier);
+        if frontier.len() > 1 {
+            // The same path may reach this point twice (an empty case falling through): keep the
+            // first. Sorting keeps this O(k log k) for a join of many branches.
+            let mut order: Vec<usize> = (0..frontier.len()).collect();
+            order.sort_by(|&a, &b| frontier[a].cmp(&frontier[b]).then(a.cmp(&b)));
+            let mut keep = vec![true; frontier.len()];
+            for w in order.windows(2) {
+                if frontier[w[0]] == frontier[w[1]] {
+                    keep[w[1]] = false;
+                }
             }
-            let pending = pending.clone();
+            let mut k = keep.into_iter();
+            frontier.retain(|_| k.next().unwrap_or(true));
+        }
+        for pending in frontier {
             self.edges.push(Edge {
-                from: pending.from,
-                to: id.clone(),
                 kind: if pending.outcome.is_some() {
                     EdgeKind::Conditional
                 } else {
                     EdgeKind::Sequence
                 },
+                from: pending.from,
+                to: id.clone(),
                 outcome: pending.outcome,
                 coverage: None,
             });
@@ -1494,7 +1502,15 @@ impl<'a> Builder<'a> {
                 return ArgumentValue::reference(v.clone());
             }
         }
-        if let Some(value) = fold::fold_json(e, self) {
+        // Plain literals (most arguments) need no folding machinery.
+        let plain = match inner {
+            Expr::Lit(Lit::Str(s)) => Some(Value::String(s.value.to_string_lossy().into_owned())),
+            Expr::Lit(Lit::Bool(b)) => Some(Value::Bool(b.value)),
+            Expr::Lit(Lit::Null(_)) => Some(Value::Null),
+            Expr::Lit(Lit::Num(n)) => fold::number_to_json(n.value),
+            _ => None,
+        };
+        if let Some(value) = plain.or_else(|| fold::fold_json(e, self)) {
             let template_parameters = match &value {
                 Value::String(s) => crate::template_parameters(s),
                 _ => None,
