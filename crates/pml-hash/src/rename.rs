@@ -208,6 +208,24 @@ struct Renamer<'a> {
 }
 
 impl Renamer<'_> {
+    /// `for (left in/of right) body`: names the head declares are scoped to the loop.
+    fn for_head_loop(
+        &mut self,
+        left: &swc_ecma_ast::ForHead,
+        right: &swc_ecma_ast::Expr,
+        body: &swc_ecma_ast::Stmt,
+    ) {
+        let mut names = Vec::new();
+        if let swc_ecma_ast::ForHead::VarDecl(v) = left {
+            scope::loop_head_names(v, &mut names);
+        }
+        self.enter(names);
+        left.visit_with(self);
+        right.visit_with(self);
+        body.visit_with(self);
+        self.leave();
+    }
+
     fn enter(&mut self, declared: Vec<Declared<'_>>) {
         let frame = declared
             .into_iter()
@@ -401,27 +419,11 @@ impl Visit for Renamer<'_> {
     }
 
     fn visit_for_in_stmt(&mut self, f: &ForInStmt) {
-        let mut names = Vec::new();
-        if let swc_ecma_ast::ForHead::VarDecl(v) = &f.left {
-            scope::loop_head_names(v, &mut names);
-        }
-        self.enter(names);
-        f.left.visit_with(self);
-        f.right.visit_with(self);
-        f.body.visit_with(self);
-        self.leave();
+        self.for_head_loop(&f.left, &f.right, &f.body);
     }
 
     fn visit_for_of_stmt(&mut self, f: &ForOfStmt) {
-        let mut names = Vec::new();
-        if let swc_ecma_ast::ForHead::VarDecl(v) = &f.left {
-            scope::loop_head_names(v, &mut names);
-        }
-        self.enter(names);
-        f.left.visit_with(self);
-        f.right.visit_with(self);
-        f.body.visit_with(self);
-        self.leave();
+        self.for_head_loop(&f.left, &f.right, &f.body);
     }
 }
 
