@@ -8,7 +8,9 @@ use pml_structure::{
     ToolCatalog,
 };
 
-use crate::model::{Condition, Dag, DagDiagnostic, DecisionKind, Metadata, Task, TaskType};
+use crate::model::{
+    Condition, Dag, DagDiagnostic, DagResult, DecisionKind, Metadata, Task, TaskType,
+};
 use crate::{diagnostics, expr, layers};
 
 /// Inputs beyond the structure.
@@ -160,38 +162,18 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         if let Some(cond) = &node.condition {
             texts.push(cond);
         }
-        let mut reads = BTreeSet::new();
-        let mut unresolved = Vec::new();
-        for text in texts {
-            for name in expr::free_names(text) {
-                if let Some(&j) = index.by_id.get(name.as_str()) {
-                    match s.nodes[j].kind {
-                        NodeKind::Join => {
-                            for e in dag.joins.get(&name).into_iter().flatten() {
-                                reads.insert(e.clone());
-                            }
-                        }
-                        _ => {
-                            if let Some(t) = index.task_of(j) {
-                                if t != i {
-                                    reads.insert(s.nodes[t].id.clone());
-                                }
-                            }
-                        }
-                    }
-                } else if let Some(v) = s.literal_bindings.get(&name) {
-                    task.literals.insert(name, v.clone());
-                } else if !pml_structure::is_global(&name) && !unresolved.contains(&name) {
-                    unresolved.push(name);
-                }
-            }
-            if text.contains("[*]") && node.kind != NodeKind::Loop {
-                let what = "[*]".to_string();
-                if !unresolved.contains(&what) {
-                    unresolved.push(what);
-                }
-            }
-        }
+        let Names {
+            reads,
+            literals,
+            unresolved,
+        } = names_read(
+            &index,
+            &dag.joins,
+            Some(i),
+            texts,
+            node.kind == NodeKind::Loop,
+        );
+        task.literals = literals;
         // Data dependencies are ancestors in program order already; make sure of it.
         let mut depends: BTreeSet<usize> = index.dependencies(i);
         for r in &reads {
@@ -221,8 +203,93 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         }
         dag.tasks.push(task);
     }
+    if let Some(value) = &s.result {
+        let mut texts = Vec::new();
+        collect_expressions(value, &mut texts);
+        let Names {
+            reads,
+            literals,
+            unresolved,
+        } = names_read(&index, &dag.joins, None, texts, false);
+        if !unresolved.is_empty() {
+            dag.diagnostics.push(DagDiagnostic {
+                severity: Severity::Warning,
+                code: diagnostics::UNRESOLVED.into(),
+                message: format!(
+                    "the program's result reads {} which no earlier task or constant provides; it can only run in sandbox mode",
+                    unresolved
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                task: None,
+            });
+        }
+        dag.result = Some(DagResult {
+            value: value.clone(),
+            reads: reads.into_iter().collect(),
+            literals,
+        });
+    }
     finish(&mut dag);
     dag
+}
+
+/// What some expressions read: task results (joins expanded to their elements), constants, and
+/// names nothing provides (`[*]` for a template over unknown elements, outside loops).
+struct Names {
+    reads: BTreeSet<String>,
+    literals: IndexMap<String, serde_json::Value>,
+    unresolved: Vec<String>,
+}
+
+fn names_read(
+    index: &Index<'_>,
+    joins: &IndexMap<String, Vec<String>>,
+    reader: Option<usize>,
+    texts: Vec<&str>,
+    in_loop: bool,
+) -> Names {
+    let s = index.s;
+    let mut reads = BTreeSet::new();
+    let mut literals = IndexMap::new();
+    let mut unresolved = Vec::new();
+    for text in texts {
+        for name in expr::free_names(text) {
+            if let Some(&j) = index.by_id.get(name.as_str()) {
+                match s.nodes[j].kind {
+                    NodeKind::Join => {
+                        for e in joins.get(&name).into_iter().flatten() {
+                            reads.insert(e.clone());
+                        }
+                    }
+                    _ => {
+                        if let Some(t) = index.task_of(j) {
+                            if Some(t) != reader {
+                                reads.insert(s.nodes[t].id.clone());
+                            }
+                        }
+                    }
+                }
+            } else if let Some(v) = s.literal_bindings.get(&name) {
+                literals.insert(name, v.clone());
+            } else if !pml_structure::is_global(&name) && !unresolved.contains(&name) {
+                unresolved.push(name);
+            }
+        }
+        if text.contains("[*]") && !in_loop {
+            let what = "[*]".to_string();
+            if !unresolved.contains(&what) {
+                unresolved.push(what);
+            }
+        }
+    }
+    Names {
+        reads,
+        literals,
+        unresolved,
+    }
 }
 
 /// Compute layers and check the DAG (every dependency exists, no cycle).
@@ -420,6 +487,7 @@ fn conditions(
                     } else {
                         DecisionKind::If
                     },
+                    cases: s.nodes[d].outcomes.clone(),
                 });
             }
         }

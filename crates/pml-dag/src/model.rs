@@ -19,8 +19,25 @@ pub struct Dag {
     /// Physical DAGs only: physical task id -> the logical task ids it runs, in order.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub physical_to_logical: Option<IndexMap<String, Vec<String>>>,
+    /// The program's result (its final `return`), computed once every task has ended.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub result: Option<DagResult>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub diagnostics: Vec<DagDiagnostic>,
+}
+
+/// The value a program returns, as a DAG computes it from task results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DagResult {
+    /// Like a task argument: a literal, a parameter, or an expression over logical task ids.
+    pub value: ArgumentValue,
+    /// Task ids whose results it reads (joins expanded).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub reads: Vec<String>,
+    /// Constants it reads by name.
+    #[serde(skip_serializing_if = "IndexMap::is_empty", default)]
+    pub literals: IndexMap<String, Value>,
 }
 
 impl Dag {
@@ -76,6 +93,10 @@ pub struct Condition {
     pub expression: String,
     /// `if` (truthiness: outcomes `true`/`false`) or `switch` (outcomes `case:<value>`/`default`).
     pub kind: DecisionKind,
+    /// Switches: every case's outcome in source order, to find the case a value selects
+    /// (the first strictly equal one, else `default`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub cases: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

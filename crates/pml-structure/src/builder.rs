@@ -109,6 +109,8 @@ pub(crate) struct Builder<'a> {
     frontier: Vec<Pending>,
     /// False after `return`/`throw`/`break`/`continue` until paths merge again.
     live: bool,
+    /// The value of the program's own `return` statement (a direct statement of the program).
+    result: Option<ArgumentValue>,
     scopes: Vec<Scope>,
     /// Lexical environment: each name's stack of bindings (innermost last), and per scope the
     /// names it declared, so entering/leaving a scope and looking up a name are O(1) whatever
@@ -148,6 +150,7 @@ impl<'a> Builder<'a> {
             counters: [0; 6],
             frontier: Vec::new(),
             live: true,
+            result: None,
             scopes: Vec::new(),
             env: HashMap::default(),
             env_scopes: vec![Vec::new()],
@@ -168,6 +171,8 @@ impl<'a> Builder<'a> {
             variable_bindings: self.variable_bindings,
             literal_bindings: self.literal_bindings,
             hil_required_tools: Vec::new(),
+            result: self.result,
+            uncovered: Vec::new(),
             diagnostics: self.diagnostics,
         }
     }
@@ -388,7 +393,25 @@ impl<'a> Builder<'a> {
     /// The program's top level: notes mutated names, then walks the statements.
     pub(crate) fn program(&mut self, stmts: &[Stmt]) {
         self.mutated = rewrite::mutated_names(stmts);
-        self.stmts(stmts);
+        for stmt in stmts {
+            if !self.live {
+                break;
+            }
+            match stmt {
+                // A `return` of the program itself: its value is the program's result.
+                Stmt::Return(r) => {
+                    self.result = Some(match &r.arg {
+                        Some(arg) => {
+                            self.expr(arg, Position::Statement);
+                            self.classify(arg, 0)
+                        }
+                        None => ArgumentValue::literal(Value::Null),
+                    });
+                    self.end_path();
+                }
+                _ => self.stmt(stmt),
+            }
+        }
     }
 
     pub(crate) fn stmts(&mut self, stmts: &[Stmt]) {
@@ -835,6 +858,7 @@ impl<'a> Builder<'a> {
                     "default".to_string()
                 }
             };
+            self.nodes[after - 1].outcomes.push(outcome.clone());
             let mut entry = std::mem::take(&mut fallthrough);
             entry.push(Pending {
                 from: d.clone(),

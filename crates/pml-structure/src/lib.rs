@@ -43,7 +43,9 @@ mod parameterize;
 mod parse;
 pub(crate) mod rewrite;
 mod schema;
+mod strip;
 pub mod template;
+mod uncovered;
 
 use std::time::Instant;
 
@@ -53,12 +55,13 @@ use serde_json::Value;
 pub use invariants::check_invariants;
 pub use model::{
     ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
-    Span, StaticStructure,
+    Span, StaticStructure, Uncovered,
 };
 pub use parameterize::{parameterize, ParameterizeReturn};
 pub use parse::Dialect;
 pub use rewrite::is_global;
 pub use schema::{coverage, Approval, ConfigError, Permissions, ToolCatalog, ToolSchema};
+pub use strip::{strip_types, StripError};
 
 /// Inputs beyond the code itself.
 #[derive(Debug, Clone, Default)]
@@ -159,7 +162,20 @@ fn build_on_this_thread(
         Ok(parsed) => {
             let mut b = builder::Builder::new(code, parsed.base, &lines);
             b.program(&parsed.body);
-            (b.finish(), Some(parsed))
+            let mut structure = b.finish();
+            structure.uncovered = uncovered::uncovered(&parsed.body)
+                .into_iter()
+                .map(|(span, message)| {
+                    let offset = (span.lo.0.saturating_sub(parsed.base) as usize).min(code.len());
+                    let (line, column) = lines.line_col(code, offset);
+                    Uncovered {
+                        message,
+                        line,
+                        column,
+                    }
+                })
+                .collect();
+            (structure, Some(parsed))
         }
         Err(diagnostics) => (
             StaticStructure {

@@ -20,7 +20,27 @@ pub struct StaticStructure {
     pub literal_bindings: IndexMap<String, Value>,
     /// Tools (in node order, without duplicates) that a permission config marks as needing a human.
     pub hil_required_tools: Vec<String>,
+    /// The program's result: the value of its final top-level `return` (a literal, a parameter
+    /// or an expression over node ids, like an argument). Absent when the program has no
+    /// `return` at the top level (its result is then `undefined`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub result: Option<ArgumentValue>,
+    /// What this structure does not model exactly (a loop, `try`, a mutation, an early
+    /// `return`...): when not empty, the executor runs the program as written in the sandbox
+    /// instead of as a DAG.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub uncovered: Vec<Uncovered>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A construct the static structure does not model exactly, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Uncovered {
+    pub message: String,
+    /// 1-based line and column (columns count characters).
+    pub line: usize,
+    pub column: usize,
 }
 
 impl StaticStructure {
@@ -80,6 +100,10 @@ pub struct Node {
     pub arguments: Option<IndexMap<String, ArgumentValue>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub condition: Option<String>,
+    /// Switch decisions: every case's outcome in source order (`case:<value>`, `default`), so
+    /// the case a value selects can be told at run time.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub outcomes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub capability_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -99,6 +123,7 @@ impl Node {
             code: None,
             arguments: None,
             condition: None,
+            outcomes: Vec::new(),
             capability_id: None,
             loop_kind: None,
             scope: None,

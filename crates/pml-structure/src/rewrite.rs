@@ -454,7 +454,7 @@ impl Visit for AgentCallFinderVisitor {
 // ----- mutation ----------------------------------------------------------------------------
 
 /// Methods that change their receiver in place.
-const MUTATING_METHODS: &[&str] = &[
+pub(crate) const MUTATING_METHODS: &[&str] = &[
     "push",
     "pop",
     "shift",
@@ -471,7 +471,7 @@ const MUTATING_METHODS: &[&str] = &[
 ];
 
 /// The identifier an expression's value is rooted at (`x` for `x.a[0].b`).
-fn root_ident(e: &Expr) -> Option<&str> {
+pub(crate) fn root_ident(e: &Expr) -> Option<&str> {
     match strip(e) {
         Expr::Ident(id) => Some(&id.sym),
         Expr::Member(m) => root_ident(&m.obj),

@@ -19,6 +19,9 @@ pub(crate) fn fusion(t: &Task) -> Option<&str> {
     t.metadata.fusion.as_deref()
 }
 
+/// The reader index standing for the program's result in [`Usage::readers`].
+pub(crate) const RESULT_READER: usize = usize::MAX;
+
 /// How many tasks read each task's result, and how many must run after it.
 pub(crate) struct Usage {
     pub(crate) readers: HashMap<String, Vec<usize>>,
@@ -36,6 +39,10 @@ impl Usage {
             for d in &t.depends_on {
                 dependents.entry(d.clone()).or_default().push(i);
             }
+        }
+        // The program's result reads too: a value it needs must stay some task's output.
+        for r in dag.result.iter().flat_map(|r| &r.reads) {
+            readers.entry(r.clone()).or_default().push(RESULT_READER);
         }
         Usage {
             readers,
@@ -169,5 +176,14 @@ pub(crate) fn merge_groups(
                 list.dedup();
             }
         }
+    }
+    if let Some(result) = &mut dag.result {
+        for r in &mut result.reads {
+            if let Some(n) = rename.get(r.as_str()) {
+                *r = n.clone();
+            }
+        }
+        result.reads.sort();
+        result.reads.dedup();
     }
 }

@@ -4,3 +4,4 @@
 mod check;
 mod hostile;
 mod props;
+mod strip;
