@@ -1,15 +1,22 @@
-//! Why a code task produced no value. Every message is lowercase and names the task and its tool.
+//! Why a code task or a program produced no value. Every message is lowercase and names the
+//! task and its tool, or the program.
 
-/// The error of [`Sandbox::eval`](crate::Sandbox::eval).
+use std::fmt;
+
+/// The error of [`Sandbox::eval`](crate::Sandbox::eval) and
+/// [`Sandbox::run_program`](crate::Sandbox::run_program).
 ///
 /// All variants except [`SandboxError::BadOptions`] and [`SandboxError::Internal`] name the task (`task_id`) and its tool (`tool`,
-/// e.g. `code:map`), so a message alone says where it happened.
+/// e.g. `code:map`), so a message alone says where it happened. For a program, `task_id` is
+/// its [`ProgramTask::name`](crate::ProgramTask::name) and `tool` is empty: its messages start
+/// with `program NAME` instead of `code task ID (TOOL)`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SandboxError {
-    /// The task ran past [`SandboxOptions::time_limit`](crate::SandboxOptions::time_limit): either
+    /// The task ran past [`SandboxOptions::time_limit`](crate::SandboxOptions::time_limit) (a
+    /// program: its JavaScript ran that long, time waiting for the host not counted): either
     /// the interrupt handler stopped it, or the watchdog gave up waiting for it and abandoned its
     /// worker thread.
-    #[error("code task {task_id} ({tool}) exceeded {limit_ms} ms")]
+    #[error("{} exceeded {limit_ms} ms", Subject(task_id, tool))]
     Timeout {
         task_id: String,
         tool: String,
@@ -18,7 +25,7 @@ pub enum SandboxError {
     /// An allocation failed because the runtime reached
     /// [`SandboxOptions::memory_limit`](crate::SandboxOptions::memory_limit), and the program did
     /// not catch the error (or it ran out again while handling it).
-    #[error("code task {task_id} ({tool}) ran out of memory (limit {})", size(*limit_bytes))]
+    #[error("{} ran out of memory (limit {})", Subject(task_id, tool), size(*limit_bytes))]
     OutOfMemory {
         task_id: String,
         tool: String,
@@ -27,7 +34,8 @@ pub enum SandboxError {
     /// The JavaScript stack grew past
     /// [`SandboxOptions::stack_limit`](crate::SandboxOptions::stack_limit) (runaway recursion).
     #[error(
-        "code task {task_id} ({tool}) exceeded the stack limit ({}): maximum call stack size exceeded",
+        "{} exceeded the stack limit ({}): maximum call stack size exceeded",
+        Subject(task_id, tool),
         size(*limit_bytes)
     )]
     StackOverflow {
@@ -36,7 +44,7 @@ pub enum SandboxError {
         limit_bytes: usize,
     },
     /// The code is not a JavaScript expression (it does not parse inside the wrapper function).
-    #[error("code task {task_id} ({tool}) does not parse: {message}")]
+    #[error("{} does not parse: {message}", Subject(task_id, tool))]
     Syntax {
         task_id: String,
         tool: String,
@@ -44,7 +52,7 @@ pub enum SandboxError {
     },
     /// The code threw (or returned a promise that rejected). `message` is `Name: message` for
     /// errors (`TypeError: x is undefined`), the thrown value as a string otherwise.
-    #[error("code task {task_id} ({tool}) threw: {message}")]
+    #[error("{} threw: {message}", Subject(task_id, tool))]
     Exception {
         task_id: String,
         tool: String,
@@ -54,7 +62,7 @@ pub enum SandboxError {
     },
     /// An argument name is not usable as a JavaScript parameter name (not an identifier, a
     /// reserved word, `eval`/`arguments`, or a duplicate).
-    #[error("code task {task_id} ({tool}) has argument `{name}` that {reason}")]
+    #[error("{} has argument `{name}` that {reason}", Subject(task_id, tool))]
     BadArgumentName {
         task_id: String,
         tool: String,
@@ -63,23 +71,36 @@ pub enum SandboxError {
     },
     /// The result cannot be represented as JSON (a function, a symbol, a BigInt, a cycle, a
     /// promise that never settled, nesting deeper than 128 levels...).
-    #[error("code task {task_id} ({tool}) returned a value that is not json: {message}")]
+    #[error(
+        "{} returned a value that is not json: {message}",
+        Subject(task_id, tool)
+    )]
     NotJson {
         task_id: String,
         tool: String,
         message: String,
     },
+    /// A program waits for something that never happens: its promise is pending, no promise job
+    /// is queued and none of its calls is unanswered (e.g. it awaits `new Promise(() => {})`).
+    /// Only programs end with this.
+    #[error(
+        "{} is stuck: it awaits a promise that nothing can settle (no call to the host is pending)",
+        Subject(task_id, tool)
+    )]
+    Stalled { task_id: String, tool: String },
     /// [`Sandbox::new`](crate::Sandbox::new) was given limits it cannot enforce.
     #[error("invalid sandbox options: {0}")]
     BadOptions(String),
-    /// The sandbox itself failed (a runtime could not be created, a worker thread died).
+    /// The sandbox itself failed (a runtime could not be created, a worker thread died), or the
+    /// host broke the protocol of program mode (it dropped every
+    /// [`Answers`](crate::Answers) handle of a run while calls were unanswered).
     #[error("internal sandbox error: {0}")]
     Internal(String),
 }
 
 impl SandboxError {
-    /// The task the error is about (`None` for [`SandboxError::BadOptions`] and
-    /// [`SandboxError::Internal`]).
+    /// The task (or program name) the error is about (`None` for [`SandboxError::BadOptions`]
+    /// and [`SandboxError::Internal`]).
     pub fn task_id(&self) -> Option<&str> {
         match self {
             SandboxError::Timeout { task_id, .. }
@@ -88,8 +109,23 @@ impl SandboxError {
             | SandboxError::Syntax { task_id, .. }
             | SandboxError::Exception { task_id, .. }
             | SandboxError::BadArgumentName { task_id, .. }
-            | SandboxError::NotJson { task_id, .. } => Some(task_id),
+            | SandboxError::NotJson { task_id, .. }
+            | SandboxError::Stalled { task_id, .. } => Some(task_id),
             SandboxError::BadOptions(_) | SandboxError::Internal(_) => None,
+        }
+    }
+}
+
+/// What a message is about: `code task ID (TOOL)`, or `program NAME` when the tool is empty.
+pub(crate) struct Subject<'a>(pub &'a str, pub &'a str);
+
+impl fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Subject(task_id, tool) = self;
+        if tool.is_empty() {
+            write!(f, "program {task_id}")
+        } else {
+            write!(f, "code task {task_id} ({tool})")
         }
     }
 }
@@ -138,6 +174,15 @@ mod tests {
                 stack: None
             }),
             "code task n3 (code:map) threw: TypeError: x is undefined"
+        );
+        assert_eq!(
+            t(SandboxError::Exception {
+                task_id: "main.js".into(),
+                tool: String::new(),
+                message: "Error: no such file".into(),
+                stack: None
+            }),
+            "program main.js threw: Error: no such file"
         );
         assert_eq!(size(1000), "1000 bytes");
         assert_eq!(size(1536), "1536 bytes");

@@ -1,4 +1,7 @@
-//! The JavaScript sandbox of the executor: runs pure code tasks in QuickJS (`rquickjs`).
+//! The JavaScript sandbox of the executor: runs pure code tasks, and whole agent programs whose
+//! `mcp` calls the host answers, in QuickJS (`rquickjs`).
+//!
+//! # Code tasks
 //!
 //! **Input:** a [`CodeTask`]: its id and tool (for messages), a JavaScript *expression* and its
 //! arguments as `(name, JSON value)` pairs, the names being the expression's free variables (the
@@ -14,36 +17,6 @@
 //! semantics (`undefined` at the top is `null`, `NaN` is `null`, a `Date` is its ISO string,
 //! `undefined` members are dropped) except that functions, symbols and BigInts anywhere, cycles
 //! and nesting deeper than 128 levels are errors ([`SandboxError::NotJson`]).
-//!
-//! **Invariants:**
-//! - No I/O: QuickJS's core has none and no host function is installed: `require`, `process`,
-//!   `fetch`, `Deno`, `std`, `os`, timers and `XMLHttpRequest` do not exist. Task contexts have
-//!   no parser (no `Eval` intrinsic): QuickJS refuses `new Function(...)` and the generator and
-//!   async function constructors ("eval is not supported"), and `eval` itself is removed. Code is
-//!   compiled in a separate context of the same worker that never runs anything, and loaded into
-//!   the task's context as bytecode (cached per task id and code). The globals are the language,
-//!   `JSON`, `Math`, `Date`, `RegExp`, `Map`/`Set`/`WeakMap`/`WeakSet`, `Promise` and
-//!   `queueMicrotask`; no typed arrays, `Atomics`, `Proxy`, `WeakRef` or `performance`.
-//! - No state crosses tasks: each task gets a fresh context (globals, prototypes) on a reused
-//!   runtime; a runtime left with pending jobs is rebuilt before the next task.
-//! - Bounded: a task stops at [`SandboxOptions::time_limit`], at
-//!   [`SandboxOptions::memory_limit`] (QuickJS's allocation limit for the worker's runtime) and
-//!   at [`SandboxOptions::stack_limit`]. QuickJS polls the interrupt handler only every 10,000
-//!   interpreter ticks, so a builtin called in a loop (a big sort, a JSON round trip) could run
-//!   on long past the limit: at the limit the caller also makes every further allocation of
-//!   that task fail, which ends such builtins within milliseconds. A builtin that neither
-//!   allocates nor calls back (`indexOf` over a big array) is not stopped by that: the caller
-//!   waits `time_limit +` [`SandboxOptions::watchdog_grace`] at most, then abandons that worker
-//!   thread (it ends by itself at QuickJS's next poll, burning a core until then) and later tasks
-//!   get a fresh worker. The caller never hangs and no script can crash the host process.
-//! - Concurrency: [`Sandbox`] is `Send + Sync`; tasks run in parallel on up to
-//!   [`SandboxOptions::workers`] threads, each owning one runtime (QuickJS runtimes are not
-//!   `Send`); further callers wait for a free worker. Right after a task a worker prepares the
-//!   next task's context, so a task that finds an idle worker does not pay for it.
-//!
-//! Sandbox mode (agent code calling `mcp.*` through the host) is meant to be a second kind of
-//! job for the same workers: the worker installs proxy functions in the context and exchanges
-//! call/answer messages with the caller while the task's promise settles.
 //!
 //! ```
 //! use pml_sandbox::{CodeTask, Sandbox, SandboxOptions};
@@ -65,25 +38,144 @@
 //!     "code task n3 (code:map) threw: TypeError: cannot read property 'z' of undefined"
 //! );
 //! ```
+//!
+//! # Programs (the executor's sandbox mode)
+//!
+//! **Input:** a [`ProgramTask`]: agent code, the body of an async function (top-level `await`
+//! and `return`; plain strict-mode JavaScript, no modules), its name (for messages and stack
+//! traces) and `args`. It runs whole, on the same workers, with the globals `args` (a JSON
+//! value) and `mcp`: `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and
+//! resolves with the host's answer or rejects with `new Error(message)`.
+//!
+//! **Output:** the program's return value as JSON (as for code tasks; `undefined` is `null`),
+//! or a [`SandboxError`] naming the program (`program agent.js threw: Error: ...`): an uncaught
+//! throw or rejection is [`SandboxError::Exception`] with the stack.
+//!
+//! **How, on the worker:** the program is compiled as `(async function () {SOURCE\n})`, the
+//! prefix on the first source line so that line N of the source is line N in stack traces and
+//! syntax errors, and loaded into a fresh context that also has `Proxy`. `mcp` and its server
+//! objects are proxies: a string key names a server, then a tool, a function
+//! `(arguments) => Promise` (no argument sends `{}`; arguments that are not JSON reject with a
+//! `TypeError` and make no call). `then`, `toJSON`, `toString`, `valueOf` and symbol keys read
+//! as `undefined`, so `await mcp.fs` and conversions make no call. Behind the proxies is one
+//! native function, `call(server, tool, argumentsJson) -> id`, which is never a global: it and
+//! the table of pending calls live in the closures of a setup script run before the program,
+//! out of the program's reach. Then the event loop: run the pending promise jobs; if the
+//! program's promise has settled, that is the outcome; else if calls are outstanding, block
+//! until answers arrive (a channel) and settle their promises; else the program waits for
+//! something that never happens: [`SandboxError::Stalled`].
+//!
+//! **How, on the caller:** `run_program` (blocking, e.g. on a `spawn_blocking` thread) receives
+//! the worker's events on one channel, in order: each call as it is made, handed to `on_call`
+//! with an [`Answers`] handle (several calls can be outstanding, e.g. under `Promise.all`);
+//! `Waiting`/`Running` phase changes; the outcome. Answers go straight from the host (any
+//! thread, any order, any time) to the worker's inbox; answers to unknown or already answered
+//! calls, and answers after the run, are ignored. If every handle is dropped while calls are
+//! unanswered, the run fails instead of waiting forever.
+//!
+//! **Time:** [`SandboxOptions::time_limit`] bounds a program's *execution* time: it runs down
+//! only while the worker runs JavaScript, summed over the slices between waits, not while the
+//! program waits for answers. (How long the host takes is not bounded here: that is the host's
+//! business, e.g. call timeouts.) The worker enforces it itself: its interrupt handler's
+//! deadline is set at each slice to what is left. The caller's watchdog clock runs only from
+//! each `Running` message (which says what is left; the run starts running) to the next
+//! `Waiting`, so its deadline is never earlier than the worker's; past it, the caller cuts the
+//! program's allocations, wakes it if it is waiting, and abandons the worker after
+//! `watchdog_grace`, as for code tasks. Calls still unanswered when the program settles are not
+//! waited for.
+//!
+//! ```
+//! use std::sync::mpsc;
+//! use std::thread;
+//!
+//! use pml_sandbox::{Answers, HostCall, ProgramTask, Sandbox, SandboxOptions};
+//! use serde_json::json;
+//!
+//! let sandbox = Sandbox::new(SandboxOptions::default()).unwrap();
+//! // The host: answers each call from its own thread (an executor would spawn a task per call).
+//! let (calls, received) = mpsc::channel::<(HostCall, Answers)>();
+//! let host = thread::spawn(move || {
+//!     for (call, answers) in received {
+//!         let answer = match call.tool.as_str() {
+//!             "list_directory" => Ok(json!(["a.txt", "b.txt"])),
+//!             _ => Err(format!("{}.{}: no such tool", call.server, call.tool)),
+//!         };
+//!         answers.answer(call.id, answer);
+//!     }
+//! });
+//! let mut on_call = |call, answers| calls.send((call, answers)).unwrap();
+//!
+//! let source = "const names = await mcp.fs.list_directory({ path: args.dir });
+//! return names.map((name) => `${args.dir}/${name}`);";
+//! let task = ProgramTask { name: "agent.js", source, args: &json!({"dir": "/tmp"}) };
+//! let result = sandbox.run_program(&task, &mut on_call);
+//! assert_eq!(result.unwrap(), json!(["/tmp/a.txt", "/tmp/b.txt"]));
+//!
+//! let task = ProgramTask { source: "await mcp.fs.delete_everything();", ..task };
+//! assert_eq!(
+//!     sandbox.run_program(&task, &mut on_call).unwrap_err().to_string(),
+//!     "program agent.js threw: Error: fs.delete_everything: no such tool"
+//! );
+//! drop(on_call);
+//! drop(calls);
+//! host.join().unwrap();
+//! ```
+//!
+//! # Invariants (of both)
+//!
+//! - No I/O: QuickJS's core has none and no host function is installed but the one behind a
+//!   program's `mcp`: `require`, `process`, `fetch`, `Deno`, `std`, `os`, timers and
+//!   `XMLHttpRequest` do not exist. Task contexts have no parser (no `Eval` intrinsic): QuickJS
+//!   refuses `new Function(...)` and the generator and async function constructors ("eval is
+//!   not supported"), and `eval` itself is removed. Code is compiled in a separate context of
+//!   the same worker that never runs anything, and loaded into the task's context as bytecode
+//!   (for code tasks, cached per task id and code). The globals are the language, `JSON`,
+//!   `Math`, `Date`, `RegExp`, `Map`/`Set`/`WeakMap`/`WeakSet`, `Promise` and
+//!   `queueMicrotask`; no typed arrays, `Atomics`, `Proxy`, `WeakRef` or `performance`.
+//!   Programs also get `Proxy`, `args` and `mcp`.
+//! - No state crosses jobs: each gets a fresh context (globals, prototypes) on a reused
+//!   runtime; a runtime left with pending jobs is rebuilt before the next one.
+//! - Bounded: a job stops at [`SandboxOptions::time_limit`] (for programs, of execution time,
+//!   see above), at [`SandboxOptions::memory_limit`] (QuickJS's allocation limit for the
+//!   worker's runtime) and at [`SandboxOptions::stack_limit`]. QuickJS polls the interrupt
+//!   handler only every 10,000 interpreter ticks, so a builtin called in a loop (a big sort, a
+//!   JSON round trip) could run on long past the limit: at the limit the caller also makes
+//!   every further allocation of that job fail, which ends such builtins within milliseconds.
+//!   A builtin that neither allocates nor calls back (`indexOf` over a big array) is not
+//!   stopped by that: the caller waits `time_limit +` [`SandboxOptions::watchdog_grace`] of
+//!   running time at most, then abandons that worker thread (it ends by itself at QuickJS's
+//!   next poll, burning a core until then) and later jobs get a fresh worker. No script can
+//!   make the caller hang or crash the host process (a program's caller does wait as long as
+//!   the host takes to answer).
+//! - Concurrency: [`Sandbox`] is `Send + Sync`; jobs run in parallel on up to
+//!   [`SandboxOptions::workers`] threads, each owning one runtime (QuickJS runtimes are not
+//!   `Send`); further callers wait for a free worker (a program holds its worker while it
+//!   waits for answers). Right after a job a worker prepares the next code task's context, so
+//!   a task that finds an idle worker does not pay for it.
 
 mod bytecode;
 mod error;
 mod ident;
+mod program;
 mod worker;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 pub use error::SandboxError;
-use worker::{Failure, Job, Limits, Request, Worker};
+use error::Subject;
+use program::{AnswerLine, Event};
+pub use program::{Answers, HostAnswer, HostCall, ProgramTask};
+use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker};
 
 /// Limits and pool size of a [`Sandbox`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxOptions {
-    /// Wall-clock time one task may run (default 5 s).
+    /// Wall-clock time one code task may run (default 5 s). For a program, the wall-clock time
+    /// its JavaScript may run in all, the time it waits for the host's answers not counted.
     pub time_limit: Duration,
     /// Bytes the QuickJS heap of one worker may hold while a task runs, the context included
     /// (default 256 MiB; at least 1 MiB).
@@ -91,7 +183,8 @@ pub struct SandboxOptions {
     /// Bytes of native stack the JavaScript of a task may use (default 1 MiB; 64 KiB to 16 MiB).
     /// Each worker thread gets this plus 4 MiB of headroom.
     pub stack_limit: usize,
-    /// Worker threads, i.e. tasks that can run at once (default 2).
+    /// Worker threads, i.e. code tasks or programs that can run at once (default 2). A program
+    /// keeps its worker while it waits for answers.
     pub workers: usize,
     /// How long after `time_limit` the caller waits for a worker that does not stop before
     /// abandoning it (default 1 s).
@@ -123,7 +216,8 @@ pub struct CodeTask<'a> {
     pub arguments: &'a [(String, serde_json::Value)],
 }
 
-/// A pool of QuickJS worker threads running code tasks under limits. See the crate doc.
+/// A pool of QuickJS worker threads running code tasks and programs under limits. See the
+/// crate doc.
 pub struct Sandbox {
     options: SandboxOptions,
     pool: Mutex<Pool>,
@@ -202,61 +296,174 @@ impl Sandbox {
         let values: Vec<&serde_json::Value> = task.arguments.iter().map(|(_, v)| v).collect();
         let arguments = serde_json::to_string(&values)
             .map_err(|e| SandboxError::Internal(format!("cannot serialise the arguments: {e}")))?;
-        let mut request = Request {
+        let request = Request {
             code: task.code.to_owned(),
             names,
             arguments,
             task_id: task.task_id.to_owned(),
         };
+        let (reply, outcome) = mpsc::sync_channel(1);
+        let (worker, number) = self.start(Job::Eval {
+            number: 0,
+            sent: Instant::now(),
+            request,
+            reply,
+        })?;
+        let error = |failure| self.error(task.task_id, task.tool, failure);
+        // At the limit, tell the worker (its allocations start failing, which ends most
+        // builtins early); after the grace period, give up on it.
+        let received = match outcome.recv_timeout(self.options.time_limit) {
+            Err(RecvTimeoutError::Timeout) => {
+                worker.expire(number);
+                outcome.recv_timeout(self.options.watchdog_grace)
+            }
+            other => other,
+        };
+        match received {
+            Ok(outcome) => {
+                self.checkin(worker);
+                outcome.map_err(error)
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                // The thread is stuck in a builtin: leave it, it ends when QuickJS polls
+                // the interrupt handler again and finds nobody waiting for its answer.
+                self.discard(worker, true);
+                Err(error(Failure::Interrupted))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                self.discard(worker, false);
+                Err(SandboxError::Internal(format!(
+                    "the worker running code task {} ({}) died",
+                    task.task_id, task.tool
+                )))
+            }
+        }
+    }
 
+    /// Runs a program (agent code, see the crate doc) and returns its return value as JSON.
+    ///
+    /// Each call the program makes (`await mcp.fs.read_file({path})`) reaches `on_call`, on the
+    /// calling thread, as soon as it is made (several can be outstanding at once, e.g. under
+    /// `Promise.all`), with an [`Answers`] handle. `on_call` must not block: it hands the call
+    /// on (e.g. spawns a tokio task) and the answer is given later, from any thread, through the
+    /// handle; the program resumes when it arrives. Every call must be answered (or all handles
+    /// dropped, which fails the run): the sandbox puts no limit on how long the host takes.
+    ///
+    /// Blocks until the program has settled. `time_limit` bounds the time its JavaScript runs,
+    /// not the time it waits for answers; memory and stack limits are as for [`Sandbox::eval`].
+    /// Errors: [`SandboxError::Syntax`], [`SandboxError::Exception`] (an uncaught throw or
+    /// rejection, with the stack), [`SandboxError::NotJson`] (the return value),
+    /// [`SandboxError::Stalled`], [`SandboxError::Timeout`], [`SandboxError::OutOfMemory`],
+    /// [`SandboxError::StackOverflow`], [`SandboxError::Internal`]; each names the program.
+    /// Calls still unanswered when the program settles are left to the host: their answers are
+    /// ignored.
+    pub fn run_program(
+        &self,
+        task: &ProgramTask<'_>,
+        on_call: &mut dyn FnMut(HostCall, Answers),
+    ) -> Result<serde_json::Value, SandboxError> {
+        let args = serde_json::to_string(task.args).map_err(|e| {
+            SandboxError::Internal(format!(
+                "cannot serialise the args of {}: {e}",
+                program(task)
+            ))
+        })?;
+        let (events_tx, events) = mpsc::channel();
+        let (inbox_tx, inbox) = mpsc::channel();
+        let line = Arc::new(AnswerLine::new(inbox_tx));
+        let (worker, number) = self.start(Job::Program {
+            number: 0,
+            sent: Instant::now(),
+            request: ProgramRequest {
+                name: task.name.to_owned(),
+                source: task.source.to_owned(),
+                args,
+            },
+            link: Link {
+                line: line.clone(),
+                inbox,
+                events: events_tx,
+            },
+        })?;
+        let mut lease = Lease {
+            sandbox: self,
+            worker: Some(worker),
+            number,
+            line: &line,
+        };
+        let error = |failure| self.error(task.name, "", failure);
+        let died = || SandboxError::Internal(format!("the worker running {} died", program(task)));
+
+        // The watchdog's clock runs only while the worker says it runs JavaScript: from the
+        // start, and from each `Running` (with what it has left) to the next `Waiting`. Its
+        // deadline is never earlier than the worker's own, which is counted from before each
+        // message was sent. (`None` while the program waits for answers.)
+        let mut deadline = Instant::now().checked_add(self.options.time_limit);
+        loop {
+            let event = match deadline {
+                // Takes a message already there even when the deadline has passed.
+                Some(deadline) => {
+                    events.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                }
+                None => events.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            match event {
+                Ok(Event::Call(call, answers)) => on_call(call, answers),
+                Ok(Event::Waiting) => deadline = None,
+                Ok(Event::Running(left)) => deadline = Instant::now().checked_add(left),
+                Ok(Event::Done(outcome)) => {
+                    lease.checkin();
+                    return outcome.map_err(error);
+                }
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    lease.discard(false);
+                    return Err(died());
+                }
+            }
+        }
+
+        // Out of time: as for code tasks, then give up on the worker after the grace period.
+        // Calls made meanwhile are dropped unanswered.
+        lease.expire();
+        let grace = Instant::now().checked_add(self.options.watchdog_grace);
+        loop {
+            let wait = grace.map_or(Duration::MAX, |g| {
+                g.saturating_duration_since(Instant::now())
+            });
+            match events.recv_timeout(wait) {
+                Ok(Event::Done(outcome)) => {
+                    lease.checkin();
+                    return outcome.map_err(error);
+                }
+                Ok(Event::Call(..) | Event::Waiting | Event::Running(_)) => {}
+                Err(RecvTimeoutError::Timeout) => {
+                    lease.discard(true);
+                    return Err(error(Failure::Interrupted));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    lease.discard(false);
+                    return Err(died());
+                }
+            }
+        }
+    }
+
+    /// Hands `job` to a worker, numbered and stamped with the time; the worker and the number.
+    fn start(&self, mut job: Job) -> Result<(Worker, u64), SandboxError> {
         // A worker whose thread has ended (it could not rebuild its runtime) refuses the job:
         // replace it and try again, a few times.
         for _ in 0..3 {
             let worker = self.checkout()?;
             let number = self.jobs.fetch_add(1, Ordering::Relaxed) + 1;
-            let (reply, outcome) = mpsc::sync_channel(1);
-            match worker.send(Job::Eval {
-                number,
-                sent: Instant::now(),
-                request,
-                reply,
-            }) {
-                Ok(()) => {}
-                Err(job) => {
-                    let Job::Eval { request: r, .. } = *job;
-                    request = r;
+            job.stamp(Instant::now(), number);
+            match worker.send(job) {
+                Ok(()) => return Ok((worker, number)),
+                Err(refused) => {
+                    job = *refused;
                     self.discard(worker, false);
-                    continue;
                 }
             }
-            // At the limit, tell the worker (its allocations start failing, which ends most
-            // builtins early); after the grace period, give up on it.
-            let received = match outcome.recv_timeout(self.options.time_limit) {
-                Err(RecvTimeoutError::Timeout) => {
-                    worker.expire(number);
-                    outcome.recv_timeout(self.options.watchdog_grace)
-                }
-                other => other,
-            };
-            return match received {
-                Ok(outcome) => {
-                    self.checkin(worker);
-                    outcome.map_err(|failure| self.error(task, failure))
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    // The thread is stuck in a builtin: leave it, it ends when QuickJS polls
-                    // the interrupt handler again and finds nobody waiting for its answer.
-                    self.discard(worker, true);
-                    Err(self.error(task, Failure::Interrupted))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.discard(worker, false);
-                    Err(SandboxError::Internal(format!(
-                        "the worker running code task {} ({}) died",
-                        task.task_id, task.tool
-                    )))
-                }
-            };
         }
         Err(SandboxError::Internal(
             "no worker thread could take the task".to_owned(),
@@ -320,9 +527,12 @@ impl Sandbox {
         self.freed.notify_one();
     }
 
-    fn error(&self, task: &CodeTask<'_>, failure: Failure) -> SandboxError {
-        let task_id = task.task_id.to_owned();
-        let tool = task.tool.to_owned();
+    /// The error for `failure` of code task `task_id` (`tool`), or of a program named
+    /// `task_id` when `tool` is empty.
+    fn error(&self, task_id: &str, tool: &str, failure: Failure) -> SandboxError {
+        let subject = Subject(task_id, tool).to_string();
+        let task_id = task_id.to_owned();
+        let tool = tool.to_owned();
         match failure {
             Failure::Interrupted => SandboxError::Timeout {
                 task_id,
@@ -355,10 +565,56 @@ impl Sandbox {
                 tool,
                 message,
             },
-            Failure::Internal(message) => SandboxError::Internal(format!(
-                "code task {} ({}): {message}",
-                task.task_id, task.tool
+            Failure::Stalled => SandboxError::Stalled { task_id, tool },
+            Failure::Unanswered(calls) => SandboxError::Internal(format!(
+                "{subject}: the host dropped every answer handle with {calls} call(s) unanswered"
             )),
+            Failure::Internal(message) => SandboxError::Internal(format!("{subject}: {message}")),
+        }
+    }
+}
+
+/// `program NAME`, for messages.
+fn program(task: &ProgramTask<'_>) -> String {
+    Subject(task.name, "").to_string()
+}
+
+/// The worker running a program, until it is checked in or discarded. Dropped with the worker
+/// still in it (`on_call` panicked), it stops the run and frees the worker's slot.
+struct Lease<'a> {
+    sandbox: &'a Sandbox,
+    worker: Option<Worker>,
+    number: u64,
+    line: &'a AnswerLine,
+}
+
+impl Lease<'_> {
+    /// Makes the program's allocations fail and wakes it if it waits for answers: it ends soon.
+    fn expire(&self) {
+        if let Some(worker) = &self.worker {
+            worker.expire(self.number);
+        }
+        self.line.cancel();
+    }
+
+    fn checkin(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            self.sandbox.checkin(worker);
+        }
+    }
+
+    fn discard(&mut self, abandoned: bool) {
+        if let Some(worker) = self.worker.take() {
+            self.sandbox.discard(worker, abandoned);
+        }
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if self.worker.is_some() {
+            self.expire();
+            self.discard(false);
         }
     }
 }

@@ -1,10 +1,13 @@
-//! A worker thread that owns one QuickJS runtime and runs one task at a time in a fresh context.
+//! A worker thread that owns one QuickJS runtime and runs one job at a time in a fresh context:
+//! a code task ([`Job::Eval`]) or a program ([`Job::Program`], see [`event_loop`]).
 //!
-//! The runtime is reused across tasks; contexts are not. Right after a task the worker builds
-//! the next task's context while it waits, so a task that finds its worker idle pays only for
-//! compiling (or finding in the cache) and running its code. A runtime is
-//! rebuilt only when a task leaves work behind in it (pending promise jobs, e.g. after a
-//! timeout).
+//! The runtime is reused across jobs; contexts are not. Right after a job the worker builds
+//! the next code task's context while it waits, so a task that finds its worker idle pays only
+//! for compiling (or finding in the cache) and running its code. (A program gets a context of
+//! its own kind, built when it starts.) A runtime is rebuilt only when a job leaves work behind
+//! in it (pending promise jobs, e.g. after a timeout).
+
+mod event_loop;
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -22,6 +25,9 @@ use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, FromJs, Function, Persistent, Runtime, Value};
 
 use crate::bytecode;
+use crate::program::Event;
+pub(crate) use event_loop::Link;
+use event_loop::{Budget, Program};
 
 /// Limits a worker applies to every task, copied from [`SandboxOptions`](crate::SandboxOptions).
 #[derive(Debug, Clone, Copy)]
@@ -43,6 +49,16 @@ pub(crate) struct Request {
     pub task_id: String,
 }
 
+/// A program as the worker sees it: its arguments already JSON text.
+pub(crate) struct ProgramRequest {
+    /// Used as the script's file name in stack traces.
+    pub name: String,
+    /// The body of the program's async function.
+    pub source: String,
+    /// The value of `args` as JSON text.
+    pub args: String,
+}
+
 /// How a task ended when it did not produce a value. The pool adds the task id and tool.
 #[derive(Debug)]
 pub(crate) enum Failure {
@@ -55,13 +71,18 @@ pub(crate) enum Failure {
         stack: Option<String>,
     },
     NotJson(String),
+    /// A program's promise is pending with no job queued and no call outstanding.
+    Stalled,
+    /// Every [`Answers`](crate::Answers) handle is gone with this many calls unanswered.
+    Unanswered(usize),
     Internal(String),
 }
 
 pub(crate) type Outcome = Result<serde_json::Value, Failure>;
 
-/// What a worker is asked to do. (Sandbox mode will add jobs that proxy `mcp` calls.)
+/// What a worker is asked to do.
 pub(crate) enum Job {
+    /// A code task; the outcome goes to `reply`.
     Eval {
         /// Unique per sandbox, never 0: what [`Worker::expire`] names.
         number: u64,
@@ -70,6 +91,27 @@ pub(crate) enum Job {
         request: Request,
         reply: SyncSender<Outcome>,
     },
+    /// A program; its calls, phases and outcome go to `link.events`.
+    Program {
+        /// As for `Eval`.
+        number: u64,
+        /// As for `Eval`: the program's first slice of execution time starts here.
+        sent: Instant,
+        request: ProgramRequest,
+        link: Link,
+    },
+}
+
+impl Job {
+    /// Gives the job its number and starts its clock, just before it is sent.
+    pub(crate) fn stamp(&mut self, now: Instant, job_number: u64) {
+        match self {
+            Job::Eval { number, sent, .. } | Job::Program { number, sent, .. } => {
+                *number = job_number;
+                *sent = now;
+            }
+        }
+    }
 }
 
 /// The handle of a worker thread. Dropping it closes the job channel: the thread exits when it has
@@ -193,7 +235,7 @@ unsafe impl Allocator for TimedAllocator {
     }
 }
 
-/// The intrinsics of a task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
+/// The intrinsics of a code task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
 /// `Promise`. Left out: `Eval` (so QuickJS refuses `eval` and every `Function` constructor),
 /// and, as pure code has no use for them and each one costs set-up time in every context, typed
 /// arrays/`SharedArrayBuffer`/`Atomics`, `Proxy`, `WeakRef`/`FinalizationRegistry` (whose
@@ -205,6 +247,9 @@ type Intrinsics = (
     intrinsic::MapSet,
     intrinsic::Promise,
 );
+
+/// The intrinsics of a program's context: a code task's and `Proxy`, which `mcp` is made of.
+type ProgramIntrinsics = (Intrinsics, intrinsic::Proxy);
 
 /// The `JSON.stringify` replacer that refuses values JSON would silently drop or mangle.
 const REPLACER: &str = r#"(function (key, value) {
@@ -234,6 +279,8 @@ struct Engine {
     /// Compiles (never runs) scripts for the task contexts.
     compiler: Context,
     replacer: Vec<u8>,
+    /// Bytecode of [`event_loop::SETUP`].
+    setup: Vec<u8>,
     /// Bytecode of task wrappers by task id and source text.
     cache: HashMap<String, Rc<[u8]>>,
     runtime: Runtime,
@@ -268,14 +315,20 @@ impl Engine {
         })));
         let compiler = Context::custom::<(intrinsic::Eval, intrinsic::RegExpCompiler)>(&runtime)
             .map_err(|e| format!("cannot create a quickjs context: {e}"))?;
-        let replacer = compiler
-            .with(|ctx| bytecode::compile(&ctx, REPLACER, "replacer"))
-            .map_err(|e| format!("cannot compile the replacer: {e}"))?;
+        let (replacer, setup) = compiler
+            .with(|ctx| {
+                Ok::<_, rquickjs::Error>((
+                    bytecode::compile(&ctx, REPLACER, "replacer")?,
+                    bytecode::compile(&ctx, event_loop::SETUP, "mcp")?,
+                ))
+            })
+            .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
         Ok(Engine {
             warm: None,
             spent: None,
             compiler,
             replacer,
+            setup,
             cache: HashMap::new(),
             runtime,
             clock,
@@ -372,6 +425,93 @@ impl Engine {
         self.spent = Some(context);
         outcome
     }
+
+    /// Runs program job `number`, started by the caller at `sent`, talking to the caller and
+    /// the host through `link`. Its time limit is execution time: it runs down only while
+    /// JavaScript runs, not while the program waits for the host's answers. As for code tasks,
+    /// the context is kept in `self.spent`.
+    fn run_program(
+        &mut self,
+        number: u64,
+        sent: Instant,
+        request: &ProgramRequest,
+        link: &Link,
+        limits: Limits,
+    ) -> Outcome {
+        let mut budget = Budget::new(sent, limits.time);
+        self.clock.deadline.set(budget.deadline());
+        self.clock.interrupted.set(false);
+        self.clock.running.set(number);
+        let outcome = self.program_timed(request, link, &mut budget);
+        let expired = self.clock.interrupted.get()
+            || self.clock.expired.load(Ordering::Relaxed) == number
+            || budget.over();
+        self.clock.running.set(0);
+        self.clock.deadline.set(None);
+        if expired {
+            return Err(Failure::Interrupted);
+        }
+        let json = outcome?;
+        serde_json::from_str(&json).map_err(|e| Failure::NotJson(e.to_string()))
+    }
+
+    fn program_timed(
+        &mut self,
+        request: &ProgramRequest,
+        link: &Link,
+        budget: &mut Budget,
+    ) -> Result<String, Failure> {
+        // The prefix shares the first line with the source: line N of the source is line N of
+        // the script in stack traces and syntax errors.
+        let mut source = String::with_capacity(request.source.len() + 32);
+        source.push_str("(async function () {");
+        source.push_str(&request.source);
+        source.push_str("\n})");
+        let wrapper = self.compiler.with(|ctx| {
+            bytecode::compile(&ctx, &source, &request.name).map_err(|e| match e {
+                // With where it is: a program is long enough for that to matter.
+                rquickjs::Error::Exception => match classify(&ctx, ctx.catch()) {
+                    Failure::Threw { message, stack } => {
+                        let at = stack
+                            .as_deref()
+                            .and_then(|s| s.lines().next())
+                            .map(str::trim);
+                        Failure::Syntax(match at.and_then(|at| at.strip_prefix("at ")) {
+                            Some(place) => format!("{message} ({place})"),
+                            None => message,
+                        })
+                    }
+                    other => other,
+                },
+                other => failure(&ctx, other, Phase::Compile),
+            })
+        })?;
+        drop(source);
+        let context = match Context::custom::<ProgramIntrinsics>(&self.runtime) {
+            Ok(context) => context,
+            Err(rquickjs::Error::Allocation) => return Err(Failure::OutOfMemory),
+            Err(e) => return Err(Failure::Internal(format!("cannot create a context: {e}"))),
+        };
+        let outcome = context.with(|ctx| {
+            ctx.globals()
+                .remove("eval")
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            let replacer = bytecode::run(&ctx, &self.replacer)
+                .and_then(|v| Function::from_js(&ctx, v))
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            let program = Program {
+                setup: &self.setup,
+                wrapper: &wrapper,
+                args: &request.args,
+                link,
+                budget,
+                clock: &self.clock,
+            };
+            event_loop::run_in(&ctx, program, replacer)
+        });
+        self.spent = Some(context);
+        outcome
+    }
 }
 
 fn worker_main(
@@ -394,7 +534,8 @@ fn worker_main(
     let _ = ready.send(Ok(()));
     drop(ready);
     while let Ok(job) = inbox.recv() {
-        match job {
+        // The caller may have given up on us (watchdog): then nobody listens any more.
+        let (failed, delivered) = match job {
             Job::Eval {
                 number,
                 sent,
@@ -402,28 +543,39 @@ fn worker_main(
                 reply,
             } => {
                 let outcome = engine.run(number, sent, &request, limits);
-                let failed = outcome.is_err();
-                // The caller may have given up on us (watchdog): then nobody listens any more.
-                if reply.send(outcome).is_err() {
-                    return;
-                }
-                engine.spent = None;
-                // Jobs left in the queue belong to a dead context and would run in the next task:
-                // start over with a clean runtime. After a failure, collect the task's garbage
-                // now so it does not count against the next task's memory limit.
-                if engine.runtime.is_job_pending() {
-                    drop(engine);
-                    engine = match Engine::new(limits, expired.clone()) {
-                        Ok(engine) => engine,
-                        Err(_) => return,
-                    };
-                } else if failed {
-                    engine.runtime.run_gc();
-                }
-                // If this fails, the next task tries again and reports the error.
-                let _ = engine.prepare();
+                (outcome.is_err(), reply.send(outcome).is_ok())
             }
+            Job::Program {
+                number,
+                sent,
+                request,
+                link,
+            } => {
+                let outcome = engine.run_program(number, sent, &request, &link, limits);
+                (
+                    outcome.is_err(),
+                    link.events.send(Event::Done(outcome)).is_ok(),
+                )
+            }
+        };
+        if !delivered {
+            return;
         }
+        engine.spent = None;
+        // Jobs left in the queue belong to a dead context and would run in the next task:
+        // start over with a clean runtime. After a failure, collect the task's garbage
+        // now so it does not count against the next task's memory limit.
+        if engine.runtime.is_job_pending() {
+            drop(engine);
+            engine = match Engine::new(limits, expired.clone()) {
+                Ok(engine) => engine,
+                Err(_) => return,
+            };
+        } else if failed {
+            engine.runtime.run_gc();
+        }
+        // If this fails, the next task tries again and reports the error.
+        let _ = engine.prepare();
     }
 }
 
@@ -461,28 +613,43 @@ fn run_in<'js>(
         }
     }
     if let Some(promise) = result.as_promise() {
-        match promise.state() {
-            PromiseState::Resolved => {
-                result = promise
-                    .result::<Value>()
-                    .unwrap_or(Ok(Value::new_undefined(ctx.clone())))
-                    .map_err(|e| failure(ctx, e, Phase::Run))?;
-            }
-            PromiseState::Rejected => {
-                let reason: Value = match promise.result::<Value>() {
-                    Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
-                    Some(Ok(v)) => v,
-                    _ => Value::new_undefined(ctx.clone()),
-                };
-                return Err(classify(ctx, reason));
-            }
-            PromiseState::Pending => {
-                return Err(Failure::NotJson("a promise that never settled".into()));
-            }
-        }
+        result = settled(ctx, promise)
+            .unwrap_or_else(|| Err(Failure::NotJson("a promise that never settled".into())))?;
     }
+    to_json(ctx, result, replacer)
+}
 
-    match ctx.json_stringify_replacer(result, replacer) {
+/// The value of a settled promise, the failure it was rejected with, or `None` while pending.
+fn settled<'js>(
+    ctx: &Ctx<'js>,
+    promise: &rquickjs::Promise<'js>,
+) -> Option<Result<Value<'js>, Failure>> {
+    match promise.state() {
+        PromiseState::Resolved => Some(
+            promise
+                .result::<Value>()
+                .unwrap_or(Ok(Value::new_undefined(ctx.clone())))
+                .map_err(|e| failure(ctx, e, Phase::Run)),
+        ),
+        PromiseState::Rejected => {
+            let reason: Value = match promise.result::<Value>() {
+                Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+                Some(Ok(v)) => v,
+                _ => Value::new_undefined(ctx.clone()),
+            };
+            Some(Err(classify(ctx, reason)))
+        }
+        PromiseState::Pending => None,
+    }
+}
+
+/// `value` as JSON text (`null` for `undefined`), refusing what JSON cannot hold.
+fn to_json<'js>(
+    ctx: &Ctx<'js>,
+    value: Value<'js>,
+    replacer: Function<'js>,
+) -> Result<String, Failure> {
+    match ctx.json_stringify_replacer(value, replacer) {
         Ok(Some(text)) => text
             .to_string()
             .map_err(|e| Failure::Internal(format!("cannot read the result: {e}"))),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use pml_sandbox::{Sandbox, SandboxError, SandboxOptions};
 use serde_json::json;
 
-use crate::eval_in;
+use crate::{eval_in, one_heavy_test_at_a_time};
 
 const LIMIT: Duration = Duration::from_millis(300);
 const GRACE: Duration = Duration::from_millis(700);
@@ -59,6 +59,7 @@ fn assert_timeout(error: &SandboxError) {
 
 #[test]
 fn endless_loop_times_out() {
+    let _heavy = one_heavy_test_at_a_time();
     let sandbox = limited();
     assert_timeout(&hostile(&sandbox, "(() => { while (true) {} })()"));
     assert_timeout(&hostile(
@@ -77,6 +78,7 @@ fn endless_loop_times_out() {
 
 #[test]
 fn heavy_builtin_loops_time_out() {
+    let _heavy = one_heavy_test_at_a_time();
     let sandbox = limited();
     assert_timeout(&hostile(
         &sandbox,
@@ -95,6 +97,7 @@ fn heavy_builtin_loops_time_out() {
 
 #[test]
 fn memory_exhaustion_ends_with_out_of_memory() {
+    let _heavy = one_heavy_test_at_a_time();
     let sandbox = Sandbox::new(SandboxOptions {
         time_limit: Duration::from_secs(3),
         workers: 1,
@@ -142,7 +145,15 @@ fn memory_exhaustion_ends_with_out_of_memory() {
 
 #[test]
 fn deep_recursion_ends_with_stack_overflow() {
-    let sandbox = limited();
+    let _heavy = one_heavy_test_at_a_time();
+    // Time enough for the slower cases (a 1e5 levels deep `JSON.stringify`) on a loaded machine:
+    // they must end with a stack overflow, not a timeout.
+    let sandbox = Sandbox::new(SandboxOptions {
+        time_limit: Duration::from_secs(3),
+        workers: 1,
+        ..Default::default()
+    })
+    .unwrap();
     for code in [
         "(() => { function f() { return f(); } return f(); })()",
         "(() => { const f = (n) => [f(n + 1)]; return f(0); })()",
@@ -160,6 +171,7 @@ fn deep_recursion_ends_with_stack_overflow() {
 
 #[test]
 fn a_builtin_that_never_polls_is_abandoned() {
+    let _heavy = one_heavy_test_at_a_time();
     // `indexOf` over a large array neither calls back into JavaScript nor allocates: QuickJS
     // polls the interrupt handler only every few thousand calls, seconds apart. The watchdog
     // gives up on the worker, the caller gets its timeout on time, and a fresh worker takes the

@@ -1,14 +1,16 @@
 //! Integration tests of the sandbox: results of pure code (`results`), errors a task can end
 //! with (`errors`), what a task can reach and what it leaves behind (`isolation`), programs that
-//! try to exhaust time, memory or stack (`hostile`), and use from several threads (`concurrency`).
+//! try to exhaust time, memory or stack (`hostile`), use from several threads (`concurrency`), and
+//! whole programs calling the host (`program`).
 
 mod concurrency;
 mod errors;
 mod hostile;
 mod isolation;
+mod program;
 mod results;
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use pml_sandbox::{CodeTask, Sandbox, SandboxError, SandboxOptions};
 use serde_json::Value;
@@ -17,6 +19,15 @@ use serde_json::Value;
 pub(crate) fn shared() -> &'static Sandbox {
     static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
     SANDBOX.get_or_init(|| Sandbox::new(SandboxOptions::default()).expect("sandbox"))
+}
+
+/// Held by the tests that burn a core up to a time limit (endless loops, memory and stack
+/// exhaustion, abandoned workers), so that they run one at a time: on a small machine, several
+/// at once slow each other down enough for a task that should overflow its stack in time to
+/// time out instead.
+pub(crate) fn one_heavy_test_at_a_time() -> MutexGuard<'static, ()> {
+    static HEAVY: Mutex<()> = Mutex::new(());
+    HEAVY.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Runs `code` as task `n1` (`code:test`) with `arguments` in `sandbox`.

@@ -1,0 +1,150 @@
+//! The types of program mode ([`Sandbox::run_program`](crate::Sandbox::run_program)) and the
+//! channels between the caller, the worker running the program and whoever answers its calls.
+//!
+//! Three parties: the *worker* runs the program's JavaScript and sends [`Event`]s (calls, phase
+//! changes, the outcome) to the *caller*, the thread inside `run_program`, which hands each call
+//! to `on_call` and keeps the watchdog's clock; the *host* (any thread, e.g. tokio tasks) answers
+//! through [`Answers`], straight into the worker's inbox ([`Inbound`]).
+
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::worker::Outcome;
+
+/// One call the program made: `mcp.<server>.<tool>(<arguments>)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostCall {
+    /// Unique within one run, counting from 1 in the order the calls were made: what
+    /// [`Answers::answer`] names.
+    pub id: u64,
+    /// The property read on `mcp`: any string but `then`, `toJSON`, `toString` and `valueOf`
+    /// (which read as `undefined`, so that `await` and conversions do not make calls).
+    pub server: String,
+    /// The property read on the server object: any string but the same four.
+    pub tool: String,
+    /// The call's argument as JSON (`{}` when it was called without one). Any JSON value: the
+    /// sandbox does not check that it is an object.
+    pub arguments: serde_json::Value,
+}
+
+/// The host's answer to a call: the value `await` gives, or an error message the call rejects
+/// with (as `new Error(message)`, whose stack is the call's site in the program).
+pub type HostAnswer = Result<serde_json::Value, String>;
+
+/// A program: what [`Sandbox::run_program`](crate::Sandbox::run_program) runs.
+#[derive(Debug, Clone, Copy)]
+pub struct ProgramTask<'a> {
+    /// Names the program in messages (`program main.js threw: ...`) and is the file name in its
+    /// stack traces, e.g. `program` or the agent's file name.
+    pub name: &'a str,
+    /// The body of an async function, in plain JavaScript (strict mode): top-level `await` and
+    /// `return` are allowed. Line N of the source is line N in stack traces.
+    pub source: &'a str,
+    /// The value of the global `args`.
+    pub args: &'a serde_json::Value,
+}
+
+/// Where the host sends the answers to one run's calls. Cheap to clone, `Send + Sync`; every
+/// [`HostCall`] comes with one.
+///
+/// Each call must get exactly one answer, from any thread, at any time and in any order;
+/// answers to unknown ids, second answers and answers after the run has ended are ignored. If
+/// every handle of a run is dropped while calls are still unanswered, the run fails with
+/// [`SandboxError::Internal`](crate::SandboxError::Internal) instead of waiting forever.
+pub struct Answers {
+    line: Arc<AnswerLine>,
+}
+
+impl Answers {
+    /// A new handle on `line`, counted (see [`AnswerLine::handles`]).
+    pub(crate) fn issue(line: &Arc<AnswerLine>) -> Answers {
+        line.handles.fetch_add(1, Ordering::AcqRel);
+        Answers { line: line.clone() }
+    }
+
+    /// Settles call `id`: `Ok(value)` resolves it with `value`, `Err(message)` rejects it with
+    /// `new Error(message)`. Never blocks; does nothing once the run has ended.
+    pub fn answer(&self, id: u64, answer: HostAnswer) {
+        // A closed inbox means the run is over: nobody wants the answer any more.
+        let _ = self.line.inbox.send(Inbound::Answer(id, answer));
+    }
+}
+
+impl Clone for Answers {
+    fn clone(&self) -> Self {
+        Answers::issue(&self.line)
+    }
+}
+
+impl Drop for Answers {
+    fn drop(&mut self) {
+        // The last handle: wake the worker in case it waits for answers that cannot come now.
+        // Every answer sent through any handle was sent before this.
+        if self.line.handles.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _ = self.line.inbox.send(Inbound::HandlesGone);
+        }
+    }
+}
+
+impl fmt::Debug for Answers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Answers")
+            .field("handles", &self.line.handles())
+            .finish()
+    }
+}
+
+/// The sending side of one run's inbox, shared by its [`Answers`] handles, the caller (who
+/// cancels through it) and the worker (who issues the handles).
+pub(crate) struct AnswerLine {
+    inbox: Sender<Inbound>,
+    /// [`Answers`] handles alive. Only the worker creates handles from nothing (one per call,
+    /// before the call leaves), so when this is 0, no answer can come any more but those
+    /// already in the inbox.
+    handles: AtomicUsize,
+}
+
+impl AnswerLine {
+    pub(crate) fn new(inbox: Sender<Inbound>) -> AnswerLine {
+        AnswerLine {
+            inbox,
+            handles: AtomicUsize::new(0),
+        }
+    }
+
+    pub(crate) fn handles(&self) -> usize {
+        self.handles.load(Ordering::Acquire)
+    }
+
+    /// Tells the worker to give up the run if it is waiting for answers.
+    pub(crate) fn cancel(&self) {
+        let _ = self.inbox.send(Inbound::Cancel);
+    }
+}
+
+/// What reaches a worker running a program, besides its job.
+pub(crate) enum Inbound {
+    /// The host's answer to call `id`.
+    Answer(u64, HostAnswer),
+    /// The last [`Answers`] handle was dropped (perhaps long ago: check
+    /// [`AnswerLine::handles`]).
+    HandlesGone,
+    /// The caller has given up on the run (its time is up).
+    Cancel,
+}
+
+/// What a worker running a program tells the caller, in this order: calls and phase changes,
+/// then exactly one `Done`.
+pub(crate) enum Event {
+    /// The program made a call; the handle is for its answer.
+    Call(HostCall, Answers),
+    /// The worker stopped running JavaScript to wait for answers: its clock is stopped.
+    Waiting,
+    /// The worker runs JavaScript again, with this much of its time limit left.
+    Running(Duration),
+    /// The run is over.
+    Done(Outcome),
+}

@@ -1,0 +1,777 @@
+//! Program mode: whole agent programs whose `mcp` calls the host answers, sometimes at once
+//! from `on_call`, sometimes later from other threads (as an executor's tokio tasks would).
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use pml_sandbox::{
+    Answers, HostAnswer, HostCall, ProgramTask, Sandbox, SandboxError, SandboxOptions,
+};
+use serde_json::{json, Value};
+
+use crate::{eval_in, one_heavy_test_at_a_time, shared};
+
+/// Runs `source` with `args` as `agent.js`, answering each call at once with `answer`: the
+/// result and the calls, in the order they were made.
+fn run_answering(
+    sandbox: &Sandbox,
+    source: &str,
+    args: &Value,
+    mut answer: impl FnMut(&HostCall) -> HostAnswer,
+) -> (Result<Value, SandboxError>, Vec<HostCall>) {
+    let mut calls = Vec::new();
+    let task = ProgramTask {
+        name: "agent.js",
+        source,
+        args,
+    };
+    let result = sandbox.run_program(&task, &mut |call, answers| {
+        answers.answer(call.id, answer(&call));
+        calls.push(call);
+    });
+    (result, calls)
+}
+
+/// Runs `source` answering every call with `null`.
+fn run(sandbox: &Sandbox, source: &str) -> Result<Value, SandboxError> {
+    run_answering(sandbox, source, &Value::Null, |_| Ok(Value::Null)).0
+}
+
+/// Runs `source` with the calls handed to `host`, which runs on a thread of its own until the
+/// run is over (its receiver then disconnects): the result and what `host` returned.
+fn run_hosted<T: Send + 'static>(
+    sandbox: &Sandbox,
+    source: &str,
+    host: impl FnOnce(Receiver<(HostCall, Answers)>) -> T + Send + 'static,
+) -> (Result<Value, SandboxError>, T) {
+    let (calls, received) = mpsc::channel();
+    let host = thread::spawn(move || host(received));
+    let task = ProgramTask {
+        name: "agent.js",
+        source,
+        args: &Value::Null,
+    };
+    let result = sandbox.run_program(&task, &mut |call, answers| {
+        // A host that has returned answers nothing: the run fails when the handle is dropped.
+        let _ = calls.send((call, answers));
+    });
+    drop(calls);
+    (result, host.join().expect("the host thread panicked"))
+}
+
+/// A sandbox with a short time limit and a single worker.
+fn limited(time_limit: Duration, watchdog_grace: Duration) -> Sandbox {
+    Sandbox::new(SandboxOptions {
+        time_limit,
+        watchdog_grace,
+        workers: 1,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// Checks that `sandbox` still runs code tasks and programs (with calls).
+fn assert_usable(sandbox: &Sandbox, after: &str) {
+    assert_eq!(
+        eval_in(sandbox, "[1, 2].map(x => x + 1)", &[]).unwrap(),
+        json!([2, 3]),
+        "code task after {after}"
+    );
+    let (result, calls) = run_answering(
+        sandbox,
+        "return (await mcp.m.add({ a: 1, b: 2 })) * 2;",
+        &Value::Null,
+        |call| {
+            Ok(json!(
+                call.arguments["a"].as_i64().unwrap_or(0)
+                    + call.arguments["b"].as_i64().unwrap_or(0)
+            ))
+        },
+    );
+    assert_eq!(result.unwrap(), json!(6), "program after {after}");
+    assert_eq!(calls.len(), 1);
+}
+
+#[test]
+fn answer_handles_and_calls_can_cross_threads() {
+    fn assert_send_sync<T: Send + Sync + Clone + 'static>() {}
+    assert_send_sync::<Answers>();
+    assert_send_sync::<HostCall>();
+}
+
+#[test]
+fn sequential_awaits_get_their_values_in_order() {
+    let source = "
+const a = await mcp.fs.read_file({ path: args.path });
+const b = await mcp.fs.read_file({ path: a.next });
+return [a.text, b.text, args.n];";
+    let (result, calls) = run_answering(
+        shared(),
+        source,
+        &json!({"path": "a.txt", "n": 3}),
+        |call| {
+            let path = call.arguments["path"].as_str().unwrap_or("?");
+            Ok(json!({"text": format!("contents of {path}"), "next": "b.txt"}))
+        },
+    );
+    assert_eq!(
+        result.unwrap(),
+        json!(["contents of a.txt", "contents of b.txt", 3])
+    );
+    let calls: Vec<_> = calls
+        .into_iter()
+        .map(|c| (c.id, c.server, c.tool, c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (1, "fs".into(), "read_file".into(), json!({"path": "a.txt"})),
+            (2, "fs".into(), "read_file".into(), json!({"path": "b.txt"})),
+        ]
+    );
+}
+
+#[test]
+fn promise_all_calls_are_outstanding_together_and_answered_out_of_order() {
+    let source = "
+const [a, b, c] = await Promise.all([1, 2, 3].map((n) => mcp.math.square({ n })));
+return { a, b, c };";
+    let (result, received) = run_hosted(shared(), source, |calls| {
+        // Answer nothing before all three are here: they must have been made without waiting.
+        let mut held = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while held.len() < 3 {
+            match calls.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(call) => held.push(call),
+                Err(_) => break,
+            }
+        }
+        let received: Vec<u64> = held.iter().map(|(call, _)| call.id).collect();
+        // Each from its own thread, the last call first.
+        let answering: Vec<_> = held
+            .into_iter()
+            .enumerate()
+            .map(|(i, (call, answers))| {
+                thread::spawn(move || {
+                    thread::sleep(Duration::from_millis(20 * (3 - i as u64)));
+                    let n = call.arguments["n"].as_i64().unwrap_or(0);
+                    answers.answer(call.id, Ok(json!(n * n)));
+                })
+            })
+            .collect();
+        for thread in answering {
+            thread.join().unwrap();
+        }
+        received
+    });
+    assert_eq!(received, vec![1, 2, 3]);
+    assert_eq!(result.unwrap(), json!({"a": 1, "b": 4, "c": 9}));
+}
+
+#[test]
+fn many_calls_at_once() {
+    let source = "
+const squares = await Promise.all(Array.from({ length: 300 }, (_, n) => mcp.math.square({ n })));
+return squares.reduce((a, b) => a + b, 0);";
+    let (result, count) = run_hosted(shared(), source, |calls| {
+        let mut held = Vec::new();
+        while let Ok(call) = calls.recv_timeout(Duration::from_millis(200)) {
+            held.push(call);
+        }
+        let count = held.len();
+        for (call, answers) in held.into_iter().rev() {
+            let n = call.arguments["n"].as_i64().unwrap_or(0);
+            answers.answer(call.id, Ok(json!(n * n)));
+        }
+        count
+    });
+    assert_eq!(count, 300);
+    assert_eq!(result.unwrap(), json!((0..300).map(|n| n * n).sum::<i64>()));
+}
+
+#[test]
+fn an_uncaught_rejected_call_is_an_exception_at_its_line() {
+    let source = "const path = 'missing.txt';\n\nconst text = await mcp.fs.read_file({ path });\nreturn text;";
+    let (result, _) = run_answering(shared(), source, &Value::Null, |_| {
+        Err("fs.read_file: no such file 'missing.txt'".to_owned())
+    });
+    let error = result.unwrap_err();
+    let SandboxError::Exception { message, stack, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(message, "Error: fs.read_file: no such file 'missing.txt'");
+    let stack = stack.as_deref().unwrap_or_default();
+    assert!(stack.contains("agent.js:3:"), "{stack}");
+    assert!(!stack.contains("mcp:"), "{stack}");
+    assert_eq!(
+        error.to_string(),
+        "program agent.js threw: Error: fs.read_file: no such file 'missing.txt'"
+    );
+    assert_eq!(error.task_id(), Some("agent.js"));
+}
+
+#[test]
+fn a_caught_rejection_lets_the_program_go_on() {
+    let answer = |call: &HostCall| match call.tool.as_str() {
+        "bad" => Err("nope".to_owned()),
+        _ => Ok(json!("fine")),
+    };
+    let source = "
+let caught;
+try {
+  await mcp.x.bad();
+} catch (e) {
+  caught = [e instanceof Error, e.name, e.message];
+}
+return [caught, await mcp.x.good()];";
+    let (result, calls) = run_answering(shared(), source, &Value::Null, answer);
+    assert_eq!(result.unwrap(), json!([[true, "Error", "nope"], "fine"]));
+    assert_eq!(calls.len(), 2);
+
+    let source = "
+const settled = await Promise.allSettled([mcp.x.good(), mcp.x.bad(), mcp.x.good()]);
+return settled.map((s) => s.status === 'fulfilled' ? s.value : ['rejected', s.reason.message]);";
+    let (result, _) = run_answering(shared(), source, &Value::Null, answer);
+    assert_eq!(
+        result.unwrap(),
+        json!(["fine", ["rejected", "nope"], "fine"])
+    );
+}
+
+#[test]
+fn probing_mcp_makes_no_calls() {
+    let source = "
+const fs = await mcp.fs;
+const read = await mcp.fs.read_file;
+let written;
+try { mcp.fs = 1; written = true; } catch (e) { written = e instanceof TypeError; }
+let spread;
+try { spread = [...mcp.fs]; } catch (e) { spread = e instanceof TypeError; }
+return [
+  fs === mcp.fs, typeof read, read === mcp.fs.read_file,
+  typeof mcp.then, typeof mcp.fs.then, typeof mcp.toJSON, typeof mcp.fs.toJSON,
+  typeof mcp.fs.toString, typeof mcp.fs.valueOf,
+  typeof mcp[Symbol.iterator], typeof mcp.fs[Symbol.iterator],
+  typeof mcp.fs[Symbol.asyncIterator], typeof mcp.fs[Symbol.toPrimitive],
+  JSON.stringify({ fs: mcp.fs }), Object.keys(mcp).length, 'fs' in mcp,
+  Object.prototype.toString.call(mcp.fs), written, spread,
+];";
+    let (result, calls) = run_answering(shared(), source, &Value::Null, |_| Ok(Value::Null));
+    assert_eq!(
+        result.unwrap(),
+        json!([
+            true,
+            "function",
+            true,
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "undefined",
+            "{\"fs\":{}}",
+            0,
+            false,
+            "[object Object]",
+            true,
+            true
+        ])
+    );
+    assert_eq!(calls, vec![]);
+}
+
+#[test]
+fn arguments_that_are_not_json_reject_without_a_call() {
+    for (argument, why) in [
+        ("() => 1", "a function"),
+        ("{ n: 1n }", "a bigint at key \"n\""),
+        ("{ s: Symbol('s') }", "a symbol at key \"s\""),
+        ("cyclic", "circular reference"),
+        ("{ toJSON() { return undefined; } }", "nothing to send"),
+    ] {
+        let source = format!(
+            "const cyclic = {{}};\ncyclic.self = cyclic;\n\
+             const p = mcp.fs.write_file({argument});\n\
+             try {{ await p; return 'sent'; }} catch (e) {{ return [e.name, e.message, e.stack]; }}"
+        );
+        let (result, calls) = run_answering(shared(), &source, &Value::Null, |_| Ok(json!("ok")));
+        let result = result.unwrap_or_else(|e| panic!("{argument}: {e}"));
+        assert_eq!(result[0], json!("TypeError"), "{argument}: {result}");
+        assert_eq!(
+            result[1],
+            json!(format!(
+                "the arguments of fs.write_file are not json: {why}"
+            )),
+            "{argument}"
+        );
+        // The stack is the program's: the call is on line 3.
+        let stack = result[2].as_str().unwrap_or_default();
+        assert!(
+            stack.starts_with("    at <anonymous> (agent.js:3:"),
+            "{argument}: {stack}"
+        );
+        assert_eq!(calls, vec![], "{argument}");
+    }
+    // `JSON.stringify` writes a lone surrogate as an escape that is still not valid JSON text.
+    let (result, calls) = run_answering(
+        shared(),
+        "try { await mcp.fs.write_file({ text: '\\ud800' }); } catch (e) { return e.message; }",
+        &Value::Null,
+        |_| Ok(Value::Null),
+    );
+    let message = result.unwrap();
+    assert!(
+        message
+            .as_str()
+            .is_some_and(|m| m.starts_with("the arguments of fs.write_file are not json: ")),
+        "{message}"
+    );
+    assert_eq!(calls, vec![]);
+}
+
+#[test]
+fn a_call_without_arguments_sends_an_empty_object() {
+    let (result, calls) = run_answering(
+        shared(),
+        "return [await mcp.fs.list(), await mcp.fs.list(undefined), await mcp.fs.list([1, null])];",
+        &Value::Null,
+        |call| Ok(call.arguments.clone()),
+    );
+    assert_eq!(result.unwrap(), json!([{}, {}, [1, null]]));
+    assert_eq!(calls.len(), 3);
+}
+
+#[test]
+fn return_values_convert_like_code_tasks() {
+    let args = json!({"items": [{"id": 1, "tags": ["a"]}, {"id": 2, "tags": []}], "name": "x"});
+    for (source, expected) in [
+        ("return;", json!(null)),
+        ("return undefined;", json!(null)),
+        ("const x = 1;", json!(null)),
+        (
+            "return args.items.filter((i) => i.tags.length).map((i) => i.id);",
+            json!([1]),
+        ),
+        ("return args;", args.clone()),
+        (
+            "return { n: NaN, d: new Date(0), u: undefined, list: [undefined, 1] };",
+            json!({"n": null, "d": "1970-01-01T00:00:00.000Z", "list": [null, 1]}),
+        ),
+        ("return mcp.x.echo({ v: 7 });", json!({"v": 7})),
+        ("const args = 5; return args;", json!(5)),
+    ] {
+        let (result, _) = run_answering(shared(), source, &args, |call| Ok(call.arguments.clone()));
+        assert_eq!(
+            result.unwrap_or_else(|e| panic!("{source}: {e}")),
+            expected,
+            "{source}"
+        );
+    }
+    for source in [
+        "return () => 1;",
+        "return 1n;",
+        "const a = []; a.push(a); return a;",
+    ] {
+        let error = run(shared(), source).unwrap_err();
+        assert!(
+            matches!(error, SandboxError::NotJson { .. }),
+            "{source}: {error:?}"
+        );
+        assert!(error
+            .to_string()
+            .starts_with("program agent.js returned a value that is not json"));
+    }
+}
+
+#[test]
+fn errors_point_at_source_lines() {
+    let error = run(
+        shared(),
+        "const a = 1;\n\nthrow new RangeError('too far: ' + a);",
+    )
+    .unwrap_err();
+    let SandboxError::Exception { message, stack, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(message, "RangeError: too far: 1");
+    let stack = stack.as_deref().unwrap_or_default();
+    assert!(stack.contains("agent.js:3:"), "{stack}");
+
+    let error = run(shared(), "const a = 1;\nconst b = ;").unwrap_err();
+    assert!(matches!(error, SandboxError::Syntax { .. }), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("program agent.js does not parse: SyntaxError"),
+        "{error}"
+    );
+    assert!(error.to_string().ends_with("(agent.js:2:11)"), "{error}");
+
+    // A thrown non-error value, uncaught.
+    let error = run(shared(), "throw 'plain';").unwrap_err();
+    assert_eq!(error.to_string(), "program agent.js threw: plain");
+}
+
+#[test]
+fn a_program_that_waits_for_nothing_is_stuck_not_hung() {
+    let start = Instant::now();
+    let error = run(shared(), "await new Promise(() => {});\nreturn 1;").unwrap_err();
+    assert!(matches!(error, SandboxError::Stalled { .. }), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "program agent.js is stuck: it awaits a promise that nothing can settle (no call to the host is pending)"
+    );
+    // Also after a call was answered (from another thread, later).
+    let (result, ()) = run_hosted(
+        shared(),
+        "await mcp.a.b();\nawait new Promise(() => {});",
+        |calls| {
+            for (call, answers) in calls {
+                thread::sleep(Duration::from_millis(50));
+                answers.answer(call.id, Ok(Value::Null));
+            }
+        },
+    );
+    assert!(
+        matches!(result, Err(SandboxError::Stalled { .. })),
+        "{result:?}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn unawaited_calls_do_not_hold_the_program() {
+    // The host answers only once the run is over: the answer is ignored.
+    let (result, late) = run_hosted(
+        shared(),
+        "mcp.log.write({ line: 'x' });\nreturn 1;",
+        |calls| {
+            let held: Vec<_> = calls.iter().collect();
+            for (call, answers) in &held {
+                answers.answer(call.id, Ok(Value::Null));
+            }
+            held.len()
+        },
+    );
+    assert_eq!(result.unwrap(), json!(1));
+    assert_eq!(late, 1);
+}
+
+#[test]
+fn stray_answers_are_ignored() {
+    let mut kept: Option<Answers> = None;
+    let task = ProgramTask {
+        name: "agent.js",
+        source: "const a = await mcp.s.t(); const b = await mcp.s.t(); return [a, b];",
+        args: &Value::Null,
+    };
+    let result = shared().run_program(&task, &mut |call, answers| {
+        answers.answer(99, Ok(json!("unknown id")));
+        answers.answer(call.id, Ok(json!(call.id)));
+        answers.answer(call.id, Ok(json!("second answer")));
+        answers.answer(call.id, Err("third answer".to_owned()));
+        kept = Some(answers);
+    });
+    assert_eq!(result.unwrap(), json!([1, 2]));
+    // After the run: nobody listens, nothing happens.
+    let kept = kept.expect("a handle");
+    kept.answer(1, Ok(json!("late")));
+    let copy = kept.clone();
+    drop(kept);
+    copy.answer(2, Err("late".to_owned()));
+    drop(copy);
+    assert_usable(shared(), "stray answers");
+}
+
+#[test]
+fn dropping_every_answer_handle_fails_the_run() {
+    let start = Instant::now();
+    let task = ProgramTask {
+        name: "agent.js",
+        source: "await mcp.s.t();",
+        args: &Value::Null,
+    };
+    let error = shared()
+        .run_program(&task, &mut |_call, answers| drop(answers))
+        .unwrap_err();
+    assert!(matches!(error, SandboxError::Internal(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "internal sandbox error: program agent.js: the host dropped every answer handle with 1 call(s) unanswered"
+    );
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn io_and_code_from_strings_are_unavailable() {
+    for name in [
+        "require",
+        "process",
+        "fetch",
+        "Deno",
+        "std",
+        "os",
+        "setTimeout",
+        "XMLHttpRequest",
+        "console",
+        "print",
+        "eval",
+        "__pml_call",
+        "call",
+        "settle",
+        "pending",
+    ] {
+        let source = format!("return [typeof {name}, '{name}' in globalThis];");
+        assert_eq!(
+            run(shared(), &source).unwrap(),
+            json!(["undefined", false]),
+            "{name}"
+        );
+    }
+    for source in [
+        "return eval('1');",
+        "return new Function('return 1')();",
+        "return (async function () {}).constructor('return 1')();",
+        "return (function* () {}).constructor('yield 1')().next();",
+    ] {
+        let error = run(shared(), source).unwrap_err();
+        assert!(
+            matches!(error, SandboxError::Exception { .. }),
+            "{source}: {error:?}"
+        );
+    }
+    assert_eq!(
+        run(shared(), "return [typeof this, Object.keys(globalThis)];").unwrap(),
+        json!(["undefined", ["mcp", "args"]])
+    );
+    // The globals are a code task's plus `Proxy`, `args` and `mcp`.
+    let program = run(
+        shared(),
+        "return Object.getOwnPropertyNames(globalThis).sort();",
+    )
+    .unwrap();
+    let code = crate::value("Object.getOwnPropertyNames(globalThis).sort()", &[]);
+    let (program, code) = (program.as_array().unwrap(), code.as_array().unwrap());
+    let extra: Vec<_> = program.iter().filter(|n| !code.contains(n)).collect();
+    assert_eq!(extra, vec!["Proxy", "args", "mcp"]);
+    assert!(code.iter().all(|n| program.contains(n)));
+}
+
+#[test]
+fn programs_share_nothing() {
+    let source =
+        "globalThis.seen = (globalThis.seen ?? 0) + 1; Object.prototype.polluted = 1; return seen;";
+    for _ in 0..4 {
+        assert_eq!(run(shared(), source).unwrap(), json!(1));
+    }
+    assert_eq!(
+        run(shared(), "return typeof ({}).polluted;").unwrap(),
+        json!("undefined")
+    );
+}
+
+/// Runs a hostile program in `sandbox`, which must end within the time limit, the watchdog's
+/// grace and some slack, and leave the sandbox usable.
+fn hostile(sandbox: &Sandbox, source: &str) -> SandboxError {
+    let start = Instant::now();
+    let error = run(sandbox, source).expect_err(source);
+    let took = start.elapsed();
+    let bound = sandbox.options().time_limit + sandbox.options().watchdog_grace;
+    assert!(
+        took < bound + Duration::from_millis(500),
+        "{source}: {took:?}"
+    );
+    assert_usable(sandbox, source);
+    error
+}
+
+fn assert_timeout(error: &SandboxError) {
+    assert!(
+        matches!(error, SandboxError::Timeout { limit_ms: 300, .. }),
+        "{error:?}"
+    );
+    assert_eq!(error.to_string(), "program agent.js exceeded 300 ms");
+}
+
+#[test]
+fn endless_programs_time_out() {
+    let _heavy = one_heavy_test_at_a_time();
+    let sandbox = limited(Duration::from_millis(300), Duration::from_millis(700));
+    for source in [
+        "while (true) {}",
+        "await mcp.a.b();\nfor (;;) {}",
+        "for (;;) await null;",
+        // Answered at once: the time between calls adds up.
+        "for (;;) await mcp.a.b();",
+        "await Promise.all([mcp.a.b(), mcp.a.b()]);\nfor (;;) { try { for (;;) {} } catch (e) {} }",
+    ] {
+        assert_timeout(&hostile(&sandbox, source));
+    }
+    assert_eq!(sandbox.abandoned_workers(), 0);
+}
+
+#[test]
+fn execution_time_adds_up_across_waits() {
+    let _heavy = one_heavy_test_at_a_time();
+    let sandbox = limited(Duration::from_millis(1000), Duration::from_millis(700));
+    let spin =
+        "const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };\n";
+    let answer_later = |calls: Receiver<(HostCall, Answers)>| {
+        for (call, answers) in calls {
+            thread::sleep(Duration::from_millis(100));
+            answers.answer(call.id, Ok(json!("late")));
+        }
+    };
+    // 2 x 150 ms of JavaScript and 2 x 100 ms of waiting: within 1000 ms.
+    let source = format!("{spin}spin(150); await mcp.a.b(); spin(150); return await mcp.a.b();");
+    let (result, ()) = run_hosted(&sandbox, &source, answer_later);
+    assert_eq!(result.unwrap(), json!("late"));
+    // 2 x 700 ms of JavaScript: not, even with a wait in between.
+    let source = format!("{spin}spin(700); await mcp.a.b(); spin(700); return 1;");
+    let (result, ()) = run_hosted(&sandbox, &source, answer_later);
+    let error = result.unwrap_err();
+    assert!(
+        matches!(error, SandboxError::Timeout { limit_ms: 1000, .. }),
+        "{error:?}"
+    );
+    assert_usable(&sandbox, "a program that ran out of time after waiting");
+}
+
+#[test]
+fn time_waiting_for_answers_does_not_count() {
+    let _heavy = one_heavy_test_at_a_time();
+    // The watchdog would give up on a worker 300 + 100 ms after it started running JavaScript.
+    let sandbox = limited(Duration::from_millis(300), Duration::from_millis(100));
+    let start = Instant::now();
+    let (result, ()) = run_hosted(
+        &sandbox,
+        "const a = await mcp.slow.op({ n: 1 });\nconst b = await mcp.slow.op({ n: 2 });\nreturn a + b;",
+        |calls| {
+            for (call, answers) in calls {
+                thread::sleep(Duration::from_millis(600));
+                answers.answer(call.id, Ok(call.arguments["n"].clone()));
+            }
+        },
+    );
+    assert_eq!(result.unwrap(), json!(3));
+    assert!(start.elapsed() >= Duration::from_millis(1200));
+    assert_eq!(sandbox.abandoned_workers(), 0);
+}
+
+#[test]
+fn memory_exhaustion_ends_with_out_of_memory() {
+    let _heavy = one_heavy_test_at_a_time();
+    let sandbox = limited(Duration::from_secs(3), Duration::from_secs(1));
+    let error = hostile(
+        &sandbox,
+        "await mcp.a.b();\nlet a = []; for (;;) a.push(new Array(1e6).fill(1));",
+    );
+    assert!(
+        matches!(error, SandboxError::OutOfMemory { limit_bytes, .. } if limit_bytes == 256 << 20),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "program agent.js ran out of memory (limit 256 MiB)"
+    );
+    let error = hostile(
+        &sandbox,
+        "for (;;) { try { let a = []; for (;;) a.push(new Array(1e6).fill(1)); } catch (e) { await mcp.a.b(); } }",
+    );
+    assert!(
+        matches!(
+            error,
+            SandboxError::Timeout { .. } | SandboxError::OutOfMemory { .. }
+        ),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn deep_recursion_ends_with_stack_overflow() {
+    let _heavy = one_heavy_test_at_a_time();
+    let sandbox = limited(Duration::from_millis(300), Duration::from_millis(700));
+    for source in [
+        "function f() { return f(); }\nreturn f();",
+        "await mcp.a.b();\nconst f = async (n) => f(n + 1);\nawait f(0);",
+        "return JSON.parse('['.repeat(1e6));",
+    ] {
+        let error = hostile(&sandbox, source);
+        assert!(
+            matches!(error, SandboxError::StackOverflow { .. }),
+            "{source}: {error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "program agent.js exceeded the stack limit (1 MiB): maximum call stack size exceeded"
+        );
+    }
+}
+
+#[test]
+fn a_builtin_that_never_polls_is_abandoned_and_the_sandbox_recovers() {
+    let _heavy = one_heavy_test_at_a_time();
+    let sandbox = limited(Duration::from_millis(300), Duration::from_millis(700));
+    let source = "await mcp.a.b();\nconst a = new Array(1e5).fill(0);\nfor (;;) a.indexOf(1);";
+    assert_timeout(&hostile(&sandbox, source));
+    assert_eq!(sandbox.abandoned_workers(), 1);
+}
+
+#[test]
+fn a_panicking_on_call_frees_the_worker() {
+    let sandbox = limited(Duration::from_secs(2), Duration::from_millis(500));
+    let task = ProgramTask {
+        name: "agent.js",
+        source: "await mcp.a.b();",
+        args: &Value::Null,
+    };
+    let unwound = panic::catch_unwind(AssertUnwindSafe(|| {
+        sandbox.run_program(&task, &mut |_, _| panic!("the host failed"))
+    }));
+    assert!(unwound.is_err());
+    // The only worker's slot is free again.
+    assert_usable(&sandbox, "a panic in on_call");
+}
+
+#[test]
+fn programs_and_code_tasks_share_the_workers() {
+    let sandbox = std::sync::Arc::new(
+        Sandbox::new(SandboxOptions {
+            workers: 2,
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let sandbox = sandbox.clone();
+            thread::spawn(move || {
+                for i in 0..10 {
+                    let source = format!("return (await mcp.m.id({{ v: {i} }})) + {t};");
+                    let (result, calls) = run_answering(&sandbox, &source, &Value::Null, |c| {
+                        Ok(c.arguments["v"].clone())
+                    });
+                    assert_eq!(result.unwrap(), json!(i + t));
+                    assert_eq!(calls.len(), 1);
+                    assert_eq!(
+                        eval_in(&sandbox, "t * i", &[("t", json!(t)), ("i", json!(i))]).unwrap(),
+                        json!(t * i)
+                    );
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+}
