@@ -138,6 +138,57 @@ pub fn discover(root: &Path) -> Result<Vec<Fixture>> {
     Ok(out)
 }
 
+/// The execution stage: runs `file` (default MCP config) and prints the report; false when
+/// the program failed.
+fn execute(file: &Path, args: &serde_json::Value) -> Result<bool> {
+    println!("== {} :: execute", file.display());
+    let options = pml::run::RunOptions {
+        args: args.clone(),
+        ..Default::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let output = runtime
+        .block_on(pml::run::run_file(file, &options))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report = &output.report;
+    let mut json = serde_json::json!({
+        "ok": report.ok,
+        "result": report.result,
+        "mode": report.mode,
+        "executedPath": report.executed_path,
+        "trace": report.trace,
+        "timings": {
+            "analyzeMs": output.stages.analyze_ms,
+            "serversMs": output.stages.servers_ms,
+            "executeMs": report.timings.execute_ms,
+        },
+    });
+    if let Some(error) = &report.error {
+        json["error"] = serde_json::Value::String(error.message.clone());
+    }
+    if !report.mode_reasons.is_empty() {
+        json["modeReasons"] = serde_json::json!(report.mode_reasons);
+    }
+    println!("{}", serde_json::to_string_pretty(&json)?);
+    let calls = report
+        .trace
+        .iter()
+        .filter(|e| e.event == "tool_end")
+        .count();
+    eprintln!(
+        "run-pipeline: {} ran in {} mode: {} ({} operations, {:.1} ms executing)",
+        file.display(),
+        serde_json::to_value(report.mode)?.as_str().unwrap_or(""),
+        if report.ok { "ok" } else { "FAILED" },
+        calls,
+        report.timings.execute_ms
+    );
+    Ok(report.ok)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Print,
@@ -200,10 +251,16 @@ fn diff(expected: &str, actual: &str) -> String {
 pub fn run(args: &[String]) -> Result<ExitCode> {
     let mut mode = Mode::Print;
     let mut targets = Vec::new();
-    for arg in args {
+    let mut run_args = serde_json::json!({});
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--check" => mode = Mode::Check,
             "--bless" => mode = Mode::Bless,
+            "--args" => {
+                let text = args.next().context("--args needs a JSON object")?;
+                run_args = serde_json::from_str(text).context("--args is not JSON")?;
+            }
             flag if flag.starts_with("--") => bail!("unknown flag `{flag}`"),
             path => targets.push(PathBuf::from(path)),
         }
@@ -227,19 +284,29 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     }
     match mode {
         Mode::Print => {
-            for file in files
-                .iter()
-                .cloned()
-                .chain(fixtures.iter().map(|f| f.input.clone()))
-            {
+            for fx in &fixtures {
+                for stage in STAGES {
+                    println!("== {} :: {}", fx.input.display(), stage.file);
+                    print!("{}", (stage.render)(fx)?);
+                }
+            }
+            // Single files go all the way: the static stages, then execution.
+            let mut status = ExitCode::SUCCESS;
+            for file in &files {
                 let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
-                let fx = Fixture { dir, input: file };
+                let fx = Fixture {
+                    dir,
+                    input: file.clone(),
+                };
                 for stage in STAGES {
                     println!("== {} :: {}", fx.input.display(), stage.file);
                     print!("{}", (stage.render)(&fx)?);
                 }
+                if !execute(file, &run_args)? {
+                    status = ExitCode::from(1);
+                }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(status)
         }
         Mode::Check => {
             let failures = check_fixtures(&fixtures)?;

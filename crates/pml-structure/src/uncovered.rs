@@ -92,6 +92,15 @@ impl Check {
                     self.gap(span, "a `var` declaration (hoisted, function-scoped)");
                 }
                 for d in &var.decls {
+                    let all = matches!(d.init.as_deref().map(strip), Some(Expr::Call(c)) if promise_method(c) == Some("all"));
+                    if matches!(d.name, Pat::Array(_)) && !all {
+                        // Only `Promise.all` surely gives an array; destructuring anything
+                        // else can throw ("not iterable"), which the DAG does not model.
+                        self.gap(
+                            d.span,
+                            "array destructuring of something other than `Promise.all`",
+                        );
+                    }
                     self.pattern(&d.name);
                     match &d.init {
                         Some(init) => self.expr(init),

@@ -16,6 +16,8 @@
 //! assert_eq!(ret.structure.nodes.len(), 1);
 //! ```
 
+pub mod run;
+
 use std::path::{Path, PathBuf};
 
 pub use pml_structure::{

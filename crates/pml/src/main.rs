@@ -74,6 +74,49 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Run an agent program against MCP servers; print {ok, result, error, mode, executedPath,
+    /// trace, timings} as JSON. Exit 0 when it succeeded, 1 when it failed, 2 for bad input.
+    Run {
+        file: PathBuf,
+        /// MCP servers (`{"mcpServers": {...}}`); default: the reference servers from npm,
+        /// the filesystem one rooted in a scratch copy of `<file stem>/` (given as `args.root`).
+        #[arg(long, value_name = "CONFIG.json")]
+        mcp_config: Option<PathBuf>,
+        /// The program's `args` (a JSON object).
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        args: String,
+        /// Calls that need a human: run them (`auto`), fail them (`deny`), or ask (`prompt`).
+        #[arg(long, value_enum, default_value_t = Approve::Auto)]
+        approve: Approve,
+        /// Permission config (`{"permissions": {"server:*": "hil"}}`): which tools need approval
+        /// (default: those annotated `destructiveHint`).
+        #[arg(long, value_name = "PERMS.json")]
+        permissions: Option<PathBuf>,
+        /// Run the logical DAG, without fusing pure code.
+        #[arg(long)]
+        no_optimize: bool,
+        /// Keep read-only calls in the order the program awaits them.
+        #[arg(long)]
+        no_reorder: bool,
+        /// Longest an MCP call may take.
+        #[arg(long, value_name = "N", default_value_t = 60_000)]
+        timeout_ms: u64,
+        /// Run the whole program in the sandbox even when it could run as a DAG.
+        #[arg(long)]
+        sandbox: bool,
+        /// Append the trace events as JSON lines to this file.
+        #[arg(long, value_name = "FILE.jsonl")]
+        trace_out: Option<PathBuf>,
+        #[arg(long)]
+        pretty: bool,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Approve {
+    Auto,
+    Deny,
+    Prompt,
 }
 
 fn main() -> ExitCode {
@@ -227,6 +270,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 ExitCode::SUCCESS
             })
         }
+        command @ Command::Run { .. } => Ok(run_program(command)),
         Command::Parameterize { file, pretty } => {
             let code = pml::read_source(&file)?;
             let ret = pml_structure::parameterize(&code, pml::dialect_for(&file));
@@ -289,4 +333,112 @@ fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
         let _ = writeln!(out);
         let _ = out.flush();
     }
+}
+
+/// `pml run`.
+fn run_program(command: Command) -> ExitCode {
+    let Command::Run {
+        file,
+        mcp_config,
+        args,
+        approve,
+        permissions,
+        no_optimize,
+        no_reorder,
+        timeout_ms,
+        sandbox,
+        trace_out,
+        pretty,
+    } = command
+    else {
+        return ExitCode::from(2);
+    };
+    let args: serde_json::Value = match serde_json::from_str(&args) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        Ok(_) => {
+            eprintln!("pml: --args must be a JSON object");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("pml: --args is not JSON: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = pml::run::RunOptions {
+        mcp_config,
+        args,
+        approve: match approve {
+            Approve::Auto => pml::run::ApproveMode::Auto,
+            Approve::Deny => pml::run::ApproveMode::Deny,
+            Approve::Prompt => pml::run::ApproveMode::Prompt,
+        },
+        optimize: !no_optimize,
+        reorder: !no_reorder,
+        timeout_ms,
+        permissions,
+        mode: sandbox.then_some(pml_executor::Mode::Sandbox),
+        ..Default::default()
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pml: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let output = match runtime.block_on(pml::run::run_file(&file, &options)) {
+        Ok(output) => output,
+        Err(e) => {
+            eprintln!("pml: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = &output.report;
+    if let Some(path) = &trace_out {
+        if let Err(e) = append_trace(path, &report.trace) {
+            eprintln!("pml: {}: cannot write the trace: {e}", path.display());
+        }
+    }
+    let mut json = serde_json::json!({
+        "ok": report.ok,
+        "result": report.result,
+        "mode": report.mode,
+        "executedPath": report.executed_path,
+        "trace": report.trace,
+        "timings": {
+            "analyzeMs": output.stages.analyze_ms,
+            "serversMs": output.stages.servers_ms,
+            "executeMs": report.timings.execute_ms,
+        },
+    });
+    if let Some(error) = &report.error {
+        json["error"] = serde_json::Value::String(error.message.clone());
+        eprintln!("pml: {}: {}", display(&file), error.message);
+    }
+    if !report.mode_reasons.is_empty() {
+        json["modeReasons"] = serde_json::json!(report.mode_reasons);
+    }
+    emit(&json, pretty);
+    if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn append_trace(path: &Path, events: &[pml_executor::TraceEvent]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let mut text = String::new();
+    for e in events {
+        text.push_str(&serde_json::to_string(e).unwrap_or_default());
+        text.push('\n');
+    }
+    file.write_all(text.as_bytes())
 }

@@ -1,5 +1,8 @@
 //! The `pml` command as scripts use it: stdout JSON, stderr diagnostics, exit statuses.
 
+mod equivalence;
+mod run;
+
 use std::process::Command;
 
 fn pml(args: &[&str]) -> (i32, String, String) {

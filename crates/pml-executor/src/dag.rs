@@ -1,0 +1,569 @@
+//! DAG mode: the scheduler over the physical DAG.
+//!
+//! Every task waits for a count of the tasks it needs; when the count reaches zero it starts
+//! at once (no lock-step layers). What a task needs:
+//! - without reordering: its `dependsOn` (the program's order of awaits);
+//! - with reordering (the default): a read-only MCP call or a pure code task needs only the
+//!   tasks whose results it reads (conditions included) and the last *barrier* before it; a
+//!   barrier (an MCP call not annotated read-only) needs every task before it in program
+//!   order. So independent read-only calls overlap even when awaited one after another, and
+//!   no MCP call moves across a write.
+//!
+//! A task whose conditions do not hold is skipped (and not traced). A task that fails ends
+//! the run with an error (as the uncaught exception would): tasks that need it are not run,
+//! no MCP call later in program order than the failure starts, work already running or
+//! independent pure work finishes.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use pml_dag::{Dag, Task, TaskType};
+use pml_sandbox::Sandbox;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::approval::{ApprovalPolicy, Approver, SideEffect};
+use crate::host::{split_tool, ToolHost};
+use crate::trace::{Op, Tracer};
+use crate::values::{Reader, Results, Values};
+use crate::{RunError, ToolFacts};
+
+/// What the scheduler needs besides the DAG.
+pub(crate) struct Context {
+    pub host: Arc<dyn ToolHost>,
+    pub approver: Arc<dyn Approver>,
+    pub sandbox: Arc<Sandbox>,
+    pub tracer: Arc<Tracer>,
+    pub args: Arc<Value>,
+    pub policy: ApprovalPolicy,
+    pub facts: Arc<ToolFacts>,
+    pub reorder: bool,
+}
+
+/// How the DAG run ended.
+pub(crate) struct DagOutcome {
+    pub result: Result<Value, RunError>,
+    /// Every MCP call made: tool and arguments.
+    pub calls: Vec<(String, Value)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Waiting,
+    Running,
+    Done,
+    /// Its conditions did not hold.
+    Skipped,
+    Failed,
+    /// Not run: something it needs failed or was not run, or an earlier task failed.
+    Cancelled,
+}
+
+enum Finished {
+    /// Logical id -> value (`None`: `undefined`).
+    Done(Vec<(String, Option<Value>)>),
+    Skipped,
+    Failed(RunError),
+}
+
+pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
+    let tasks = &dag.tasks;
+    let n = tasks.len();
+    let position: HashMap<&str, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect();
+    let needs = needs(dag, &position, cx);
+    let mut waiting: Vec<usize> = needs.iter().map(Vec::len).collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, list) in needs.iter().enumerate() {
+        for &j in list {
+            dependents[j].push(i);
+        }
+    }
+    let mut status = vec![Status::Waiting; n];
+    let mut ready: VecDeque<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+    let mut results: Results = HashMap::new();
+    let mut calls: Vec<(String, Value)> = Vec::new();
+    let mut first_failure: Option<(usize, RunError)> = None;
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Finished, Option<Value>)>();
+    let mut running = 0usize;
+
+    loop {
+        while let Some(i) = ready.pop_front() {
+            let task = &tasks[i];
+            let blocked = needs[i]
+                .iter()
+                .any(|&j| matches!(status[j], Status::Failed | Status::Cancelled));
+            let after_failure = first_failure
+                .as_ref()
+                .is_some_and(|(f, _)| i > *f && task.kind != TaskType::CodeExecution);
+            if blocked || after_failure {
+                status[i] = Status::Cancelled;
+                release(i, &dependents, &mut waiting, &mut ready);
+                continue;
+            }
+            status[i] = Status::Running;
+            running += 1;
+            let snapshot = snapshot(task, dag, &results, cx);
+            let job = Job {
+                task: task.clone(),
+                logical: logical_ids(dag, task),
+                values: snapshot,
+            };
+            let tx = done_tx.clone();
+            let cx = cx.clone_parts();
+            tokio::spawn(async move {
+                let (finished, call_args) = job.run(&cx).await;
+                let _ = tx.send((i, finished, call_args));
+            });
+        }
+        if running == 0 {
+            break;
+        }
+        let Some((i, finished, call_args)) = done_rx.recv().await else {
+            break;
+        };
+        running -= 1;
+        if let Some(a) = call_args {
+            calls.push((tasks[i].tool.clone(), a));
+        }
+        status[i] = match finished {
+            Finished::Done(values) => {
+                results.extend(values);
+                Status::Done
+            }
+            Finished::Skipped => Status::Skipped,
+            Finished::Failed(error) => {
+                if first_failure.as_ref().is_none_or(|(f, _)| i < *f) {
+                    first_failure = Some((i, error));
+                }
+                Status::Failed
+            }
+        };
+        release(i, &dependents, &mut waiting, &mut ready);
+    }
+
+    if let Some((_, error)) = first_failure {
+        return DagOutcome {
+            result: Err(error),
+            calls,
+        };
+    }
+    let result = match &dag.result {
+        None => Ok(Value::Null),
+        Some(r) => {
+            let mut texts = Vec::new();
+            crate::values::expressions(&r.value, &mut texts);
+            let values = owned_values(texts, dag, &results, cx, r.literals.clone());
+            let sandbox = cx.sandbox.clone();
+            let value = r.value.clone();
+            let evaluated = blocking(move || {
+                let reader = Reader {
+                    task_id: "result",
+                    tool: "return",
+                };
+                values.view().argument(&value, &sandbox, &reader)
+            })
+            .await;
+            evaluated
+                .map(|v| v.unwrap_or(Value::Null))
+                .map_err(|e| RunError::from_sandbox(e, None))
+        }
+    };
+    DagOutcome { result, calls }
+}
+
+fn release(
+    i: usize,
+    dependents: &[Vec<usize>],
+    waiting: &mut [usize],
+    ready: &mut VecDeque<usize>,
+) {
+    for &d in &dependents[i] {
+        waiting[d] -= 1;
+        if waiting[d] == 0 {
+            ready.push_back(d);
+        }
+    }
+}
+
+/// The logical ids a physical task runs, in order.
+fn logical_ids(dag: &Dag, task: &Task) -> Vec<String> {
+    dag.physical_to_logical
+        .as_ref()
+        .and_then(|m| m.get(&task.id))
+        .cloned()
+        .unwrap_or_else(|| vec![task.id.clone()])
+}
+
+/// What each task waits for (indices into `dag.tasks`), per the module doc.
+fn needs(dag: &Dag, position: &HashMap<&str, usize>, cx: &Context) -> Vec<Vec<usize>> {
+    let index = |ids: &[String]| -> Vec<usize> {
+        let mut v: Vec<usize> = ids
+            .iter()
+            .filter_map(|id| position.get(id.as_str()).copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    if !cx.reorder {
+        return dag.tasks.iter().map(|t| index(&t.depends_on)).collect();
+    }
+    let mut out = Vec::with_capacity(dag.tasks.len());
+    let mut last_barrier: Option<usize> = None;
+    for (i, t) in dag.tasks.iter().enumerate() {
+        let free = t.kind == TaskType::CodeExecution
+            || (t.kind == TaskType::McpTool && cx.facts.read_only(t));
+        let mut list = if free {
+            let mut v = index(&t.metadata.reads);
+            if t.kind == TaskType::McpTool {
+                v.extend(last_barrier);
+            }
+            v
+        } else {
+            // Everything since the last barrier, and that barrier (which waited for the rest).
+            let from = last_barrier.unwrap_or(0);
+            let mut v: Vec<usize> = (from..i).collect();
+            v.extend(index(&t.depends_on));
+            last_barrier = Some(i);
+            v
+        };
+        list.sort_unstable();
+        list.dedup();
+        list.retain(|&j| j != i);
+        out.push(list);
+    }
+    out
+}
+
+/// The values a task reads, copied out of the run's results so the task can run on its own.
+fn snapshot(task: &Task, dag: &Dag, results: &Results, cx: &Context) -> OwnedValues {
+    let mut texts: Vec<&str> = Vec::new();
+    if let Some(code) = &task.code {
+        texts.push(code);
+    }
+    if let Some(args) = &task.arguments {
+        for v in args.values() {
+            crate::values::expressions(v, &mut texts);
+        }
+    }
+    for c in &task.condition {
+        texts.push(&c.expression);
+    }
+    owned_values(texts, dag, results, cx, task.literals.clone())
+}
+
+fn owned_values(
+    texts: Vec<&str>,
+    dag: &Dag,
+    results: &Results,
+    cx: &Context,
+    literals: IndexMap<String, Value>,
+) -> OwnedValues {
+    let mut own = HashMap::new();
+    let mut joins = IndexMap::new();
+    for text in texts {
+        for name in pml_dag::expr::free_names(text) {
+            if let Some(v) = results.get(&name) {
+                own.insert(name, v.clone());
+            } else if let Some(elements) = dag.joins.get(&name) {
+                for e in elements {
+                    if let Some(v) = results.get(e) {
+                        own.insert(e.clone(), v.clone());
+                    }
+                }
+                joins.insert(name, elements.clone());
+            }
+        }
+    }
+    OwnedValues {
+        args: cx.args.clone(),
+        results: own,
+        joins,
+        literals,
+    }
+}
+
+/// [`Values`] with owned data, to move into a task.
+pub(crate) struct OwnedValues {
+    args: Arc<Value>,
+    results: Results,
+    joins: IndexMap<String, Vec<String>>,
+    literals: IndexMap<String, Value>,
+}
+
+impl OwnedValues {
+    fn view(&self) -> Values<'_> {
+        Values {
+            args: &self.args,
+            results: &self.results,
+            joins: &self.joins,
+            literals: &self.literals,
+        }
+    }
+}
+
+/// The parts of [`Context`] a spawned task owns.
+pub(crate) struct TaskContext {
+    host: Arc<dyn ToolHost>,
+    approver: Arc<dyn Approver>,
+    sandbox: Arc<Sandbox>,
+    tracer: Arc<Tracer>,
+    policy: ApprovalPolicy,
+    facts: Arc<ToolFacts>,
+}
+
+impl Context {
+    fn clone_parts(&self) -> TaskContext {
+        TaskContext {
+            host: self.host.clone(),
+            approver: self.approver.clone(),
+            sandbox: self.sandbox.clone(),
+            tracer: self.tracer.clone(),
+            policy: self.policy.clone(),
+            facts: self.facts.clone(),
+        }
+    }
+}
+
+struct Job {
+    task: Task,
+    logical: Vec<String>,
+    values: OwnedValues,
+}
+
+impl Job {
+    /// Runs the task: conditions, arguments, approval, the call or the code; traces it.
+    /// Also returns the arguments of an MCP call that was made.
+    async fn run(self, cx: &TaskContext) -> (Finished, Option<Value>) {
+        let Job {
+            task,
+            logical,
+            values,
+        } = self;
+        let task = Arc::new(task);
+        let values = Arc::new(values);
+        match task.kind {
+            TaskType::McpTool => {
+                let prepared = {
+                    let (task, values, sandbox) =
+                        (task.clone(), values.clone(), cx.sandbox.clone());
+                    blocking(move || {
+                        let view = values.view();
+                        let reader = Reader {
+                            task_id: &task.id,
+                            tool: &task.tool,
+                        };
+                        if !view.conditions_hold(&task.condition, &sandbox, &reader)? {
+                            return Ok(None);
+                        }
+                        let empty = IndexMap::new();
+                        let args = view.object(
+                            task.arguments.as_ref().unwrap_or(&empty),
+                            &sandbox,
+                            &reader,
+                        )?;
+                        Ok(Some(Value::Object(args)))
+                    })
+                    .await
+                };
+                let arguments = match prepared {
+                    Ok(Some(a)) => a,
+                    Ok(None) => return (Finished::Skipped, None),
+                    Err(e) => {
+                        return (
+                            Finished::Failed(RunError::from_sandbox(e, Some(&task))),
+                            None,
+                        )
+                    }
+                };
+                let (server, tool) = split_tool(&task.tool);
+                let op = Op {
+                    task_id: &task.id,
+                    physical_task_id: None,
+                    tool: &task.tool,
+                };
+                let destructive = cx.facts.destructive(&task.tool);
+                if cx.policy.needs_approval(&task.tool, destructive) {
+                    let effect = SideEffect {
+                        task_id: task.id.clone(),
+                        tool: task.tool.clone(),
+                        arguments: Some(arguments.clone()),
+                        needs_approval: true,
+                    };
+                    if !cx.approver.approve(&effect).await {
+                        let message = format!(
+                            "task {} ({}): the call was not approved",
+                            task.id, task.tool
+                        );
+                        let since = cx.tracer.start(&op);
+                        cx.tracer.end(&op, since, Err(&message));
+                        return (
+                            Finished::Failed(RunError::task(message, &task.id, &task.tool)),
+                            None,
+                        );
+                    }
+                }
+                let since = cx.tracer.start(&op);
+                let outcome = cx.host.call(server, tool, arguments.clone()).await;
+                match outcome {
+                    Ok(value) => {
+                        cx.tracer.end(&op, since, Ok(Some(&value)));
+                        (
+                            Finished::Done(vec![(task.id.clone(), Some(value))]),
+                            Some(arguments),
+                        )
+                    }
+                    Err(failure) => {
+                        let message =
+                            format!("task {} ({}): {}", task.id, task.tool, failure.detail);
+                        cx.tracer.end(&op, since, Err(&failure.detail));
+                        (
+                            Finished::Failed(RunError::task(message, &task.id, &task.tool)),
+                            Some(arguments),
+                        )
+                    }
+                }
+            }
+            TaskType::CodeExecution => {
+                let physical = (logical.len() > 1).then(|| task.id.clone());
+                let tools: Vec<String> = logical
+                    .iter()
+                    .map(|id| {
+                        cx.facts
+                            .logical_tool(id)
+                            .unwrap_or_else(|| task.tool.clone())
+                    })
+                    .collect();
+                let tracer = cx.tracer.clone();
+                let sandbox = cx.sandbox.clone();
+                let t = task.clone();
+                let result = blocking(move || {
+                    let view = values.view();
+                    let reader = Reader {
+                        task_id: &t.id,
+                        tool: &t.tool,
+                    };
+                    if !view.conditions_hold(&t.condition, &sandbox, &reader)? {
+                        return Ok(None);
+                    }
+                    let starts: Vec<f64> = logical
+                        .iter()
+                        .zip(&tools)
+                        .map(|(id, tool)| {
+                            tracer.start(&Op {
+                                task_id: id,
+                                physical_task_id: physical.as_deref(),
+                                tool,
+                            })
+                        })
+                        .collect();
+                    let outcome = code_task(&t, &view, &sandbox, &reader);
+                    let outputs: Result<Vec<(String, Option<Value>)>, String> = match &outcome {
+                        Ok(value) => Ok(split_outputs(&t, &logical, value.clone())),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    for ((id, tool), since) in logical.iter().zip(&tools).zip(starts) {
+                        let op = Op {
+                            task_id: id,
+                            physical_task_id: physical.as_deref(),
+                            tool,
+                        };
+                        match &outputs {
+                            Ok(values) => {
+                                let v = values
+                                    .iter()
+                                    .find(|(l, _)| l == id)
+                                    .and_then(|(_, v)| v.as_ref());
+                                tracer.end(&op, since, Ok(v));
+                            }
+                            Err(e) => tracer.end(&op, since, Err(e)),
+                        }
+                    }
+                    match (outputs, outcome) {
+                        (Ok(values), _) => Ok(Some(values)),
+                        (Err(_), Err(e)) => Err(e),
+                        (Err(e), Ok(_)) => Err(crate::values::internal(e)),
+                    }
+                })
+                .await;
+                match result {
+                    Ok(Some(values)) => (Finished::Done(values), None),
+                    Ok(None) => (Finished::Skipped, None),
+                    Err(e) => (
+                        Finished::Failed(RunError::from_sandbox(e, Some(&task))),
+                        None,
+                    ),
+                }
+            }
+            TaskType::Capability | TaskType::Loop => (
+                Finished::Failed(RunError::task(
+                    format!(
+                        "task {} ({}) cannot run as a DAG task (sandbox mode runs it)",
+                        task.id, task.tool
+                    ),
+                    &task.id,
+                    &task.tool,
+                )),
+                None,
+            ),
+        }
+    }
+}
+
+/// Runs a code task: its arguments evaluated, then its code in the sandbox.
+fn code_task(
+    task: &Task,
+    view: &Values<'_>,
+    sandbox: &Sandbox,
+    reader: &Reader<'_>,
+) -> Result<Option<Value>, pml_sandbox::SandboxError> {
+    let mut arguments: Vec<(String, Option<Value>)> = Vec::new();
+    if let Some(args) = &task.arguments {
+        for (name, value) in args {
+            arguments.push((name.clone(), view.argument(value, sandbox, reader)?));
+        }
+    }
+    let code = task.code.as_deref().unwrap_or("undefined");
+    // The code's other names (constants, `args`, results by task id) are bound by `eval`.
+    view.eval(code, arguments, sandbox, reader)
+}
+
+/// The logical results inside a physical task's value: the last step's for a fused chain,
+/// one member per step for a fused sibling group (a missing member is `undefined`).
+fn split_outputs(
+    task: &Task,
+    logical: &[String],
+    value: Option<Value>,
+) -> Vec<(String, Option<Value>)> {
+    match task.metadata.fusion.as_deref() {
+        Some("fork_join_fusion") => {
+            let mut map = match value {
+                Some(Value::Object(map)) => map,
+                _ => Default::default(),
+            };
+            logical
+                .iter()
+                .map(|id| (id.clone(), map.remove(id)))
+                .collect()
+        }
+        _ => match logical.last() {
+            Some(last) => vec![(last.clone(), value)],
+            None => Vec::new(),
+        },
+    }
+}
+
+/// Runs blocking work (the sandbox) off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, pml_sandbox::SandboxError> + Send + 'static,
+) -> Result<T, pml_sandbox::SandboxError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r,
+        Err(e) => Err(crate::values::internal(format!("a task stopped: {e}"))),
+    }
+}

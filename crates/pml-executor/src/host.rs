@@ -1,0 +1,81 @@
+//! Where MCP calls go: the [`ToolHost`] trait, implemented for [`McpClients`] (real servers)
+//! and by in-process hosts in tests and benchmarks (faults, latency, no-op tools).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use pml_mcp::{McpClients, McpError, ToolInfo};
+use serde_json::Value;
+
+/// A boxed, sendable future (the trait is object-safe without an extra crate).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why a call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFailure {
+    /// The message of the `Error` the program's `await` throws: for a tool that answered
+    /// `isError: true`, its text content (what the program would see running directly).
+    pub message: String,
+    /// The whole story for people: server, tool, cause, the server's stderr tail.
+    pub detail: String,
+}
+
+impl ToolFailure {
+    /// A failure whose message and detail are the same text.
+    pub fn new(text: impl Into<String>) -> Self {
+        let text = text.into();
+        ToolFailure {
+            message: text.clone(),
+            detail: text,
+        }
+    }
+}
+
+impl From<McpError> for ToolFailure {
+    fn from(e: McpError) -> Self {
+        let detail = e.to_string();
+        match e {
+            McpError::Tool { message, .. } => ToolFailure { message, detail },
+            _ => ToolFailure::new(detail),
+        }
+    }
+}
+
+/// Runs `mcp.<server>.<tool>(arguments)` calls.
+pub trait ToolHost: Send + Sync {
+    /// The value the program's `await` gives (the value rule of `pml_mcp::CallOutcome`), or
+    /// why the call rejects.
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<Value, ToolFailure>>;
+
+    /// The server's tools (schemas and annotations), starting the server if needed.
+    fn tools<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Vec<ToolInfo>, String>>;
+}
+
+impl ToolHost for McpClients {
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
+        Box::pin(async move {
+            self.call_value(server, tool, arguments)
+                .await
+                .map_err(ToolFailure::from)
+        })
+    }
+
+    fn tools<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Vec<ToolInfo>, String>> {
+        Box::pin(async move { self.list_tools(server).await.map_err(|e| e.to_string()) })
+    }
+}
+
+/// `server:tool` -> (`server`, `tool`).
+pub(crate) fn split_tool(tool: &str) -> (&str, &str) {
+    tool.split_once(':').unwrap_or((tool, ""))
+}

@@ -1,0 +1,370 @@
+//! Values at run time: task results by logical id, and the evaluation of what reads them
+//! (arguments, conditions, the program's result).
+//!
+//! Simple paths (`n1`, `n1.content`, `j1[0].rows`, `args.root`) are resolved here; any other
+//! expression is evaluated in the sandbox with the names it reads as parameters.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use pml_dag::{Condition, DecisionKind};
+use pml_sandbox::{CodeTask, Sandbox, SandboxError};
+use pml_structure::ArgumentValue;
+use serde_json::Value;
+
+/// Logical task id -> its result (`None`: `undefined`, which JSON cannot hold).
+pub(crate) type Results = HashMap<String, Option<Value>>;
+
+/// Everything an expression of the program can read: `args`, constants, task results.
+pub(crate) struct Values<'a> {
+    pub args: &'a Value,
+    pub results: &'a Results,
+    /// `Promise.all` joins: join id -> the tasks giving its elements.
+    pub joins: &'a IndexMap<String, Vec<String>>,
+    /// Constants the reader uses by name.
+    pub literals: &'a IndexMap<String, Value>,
+}
+
+/// Who evaluates: for messages (`argument of n3 (fs:read)`).
+pub(crate) struct Reader<'a> {
+    pub task_id: &'a str,
+    pub tool: &'a str,
+}
+
+impl Values<'_> {
+    /// The value of a name, if the program's data has it (`None`: a global, or unknown;
+    /// `Some(None)`: `undefined`).
+    pub(crate) fn name(&self, name: &str) -> Option<Option<Value>> {
+        if name == "args" {
+            return Some(Some(self.args.clone()));
+        }
+        if let Some(v) = self.results.get(name) {
+            return Some(v.clone());
+        }
+        if let Some(elements) = self.joins.get(name) {
+            let items = elements
+                .iter()
+                .map(|e| {
+                    self.results
+                        .get(e)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or(Value::Null)
+                })
+                .collect();
+            return Some(Some(Value::Array(items)));
+        }
+        self.literals.get(name).map(|v| Some(v.clone()))
+    }
+
+    /// Evaluates `code` in the sandbox with the names it reads bound: `given` first, then
+    /// what [`Values::name`] knows. `None` for `undefined`.
+    pub(crate) fn eval(
+        &self,
+        code: &str,
+        given: Vec<(String, Option<Value>)>,
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<Option<Value>, SandboxError> {
+        let mut bound = given;
+        for name in pml_dag::expr::free_names(code) {
+            if bound.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            if let Some(v) = self.name(&name) {
+                bound.push((name, v));
+            }
+        }
+        // `undefined` cannot travel as JSON: such names are parameters left unpassed, and an
+        // `undefined` result comes back as a marker.
+        let (defined, undefined): (Vec<_>, Vec<_>) =
+            bound.into_iter().partition(|(_, v)| v.is_some());
+        let arguments: Vec<(String, Value)> = defined
+            .into_iter()
+            .map(|(n, v)| (n, v.unwrap_or(Value::Null)))
+            .collect();
+        let unbound: Vec<String> = undefined.into_iter().map(|(n, _)| n).collect();
+        let code = format!(
+            "(v => v === undefined ? {{ \"$pml:undefined\": true }} : v)((({}) => ({code}))())",
+            unbound.join(", ")
+        );
+        let value = sandbox.eval(&CodeTask {
+            task_id: reader.task_id,
+            tool: reader.tool,
+            code: &code,
+            arguments: &arguments,
+        })?;
+        Ok(match value {
+            Value::Object(ref m)
+                if m.len() == 1 && m.get("$pml:undefined") == Some(&Value::Bool(true)) =>
+            {
+                None
+            }
+            other => Some(other),
+        })
+    }
+
+    /// Evaluate an argument: `None` is `undefined` (a member of an object that is then left out).
+    pub(crate) fn argument(
+        &self,
+        value: &ArgumentValue,
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<Option<Value>, SandboxError> {
+        Ok(match value {
+            ArgumentValue::Literal { value, .. } => Some(value.clone()),
+            ArgumentValue::Parameter { parameter_name } => {
+                // `args.a.b` as JavaScript reads it: a missing `a` throws.
+                let mut expression = String::from("args");
+                for key in parameter_name.split('.') {
+                    let ident = key.chars().enumerate().all(|(i, c)| {
+                        c == '_'
+                            || c == '$'
+                            || c.is_ascii_alphabetic()
+                            || (i > 0 && c.is_ascii_digit())
+                    });
+                    if ident && !key.is_empty() {
+                        expression.push('.');
+                        expression.push_str(key);
+                    } else {
+                        expression.push('[');
+                        expression.push_str(&Value::String(key.to_owned()).to_string());
+                        expression.push(']');
+                    }
+                }
+                self.expression(&expression, sandbox, reader)?
+            }
+            ArgumentValue::Reference { expression } => {
+                self.expression(expression, sandbox, reader)?
+            }
+            ArgumentValue::Object { properties } => {
+                Some(Value::Object(self.object(properties, sandbox, reader)?))
+            }
+            ArgumentValue::Array { items } => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    // `undefined` in an array becomes `null` in JSON.
+                    out.push(self.argument(item, sandbox, reader)?.unwrap_or(Value::Null));
+                }
+                Some(Value::Array(out))
+            }
+        })
+    }
+
+    /// The arguments object of an MCP call: `undefined` members left out, `...spread` keys
+    /// merged in order.
+    pub(crate) fn object(
+        &self,
+        properties: &IndexMap<String, ArgumentValue>,
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<serde_json::Map<String, Value>, SandboxError> {
+        let mut out = serde_json::Map::new();
+        for (key, value) in properties {
+            let v = self.argument(value, sandbox, reader)?;
+            if key.starts_with("...") {
+                if let Some(Value::Object(spread)) = v {
+                    out.extend(spread);
+                }
+                continue;
+            }
+            if let Some(v) = v {
+                out.insert(key.clone(), v);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Evaluate a JavaScript expression over task ids, `args` and constants.
+    pub(crate) fn expression(
+        &self,
+        expression: &str,
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<Option<Value>, SandboxError> {
+        if let Some(path) = simple_path(expression) {
+            match self.name(&path.root) {
+                Some(Some(root)) => {
+                    if let Some(value) = walk(&root, &path.steps) {
+                        return Ok(value);
+                    }
+                }
+                Some(None) if path.steps.is_empty() => return Ok(None),
+                _ => {}
+            }
+        }
+        self.eval(expression, Vec::new(), sandbox, reader)
+    }
+
+    /// Whether every condition of a task holds (outermost first; stops at the first that does
+    /// not).
+    pub(crate) fn conditions_hold(
+        &self,
+        conditions: &[Condition],
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<bool, SandboxError> {
+        for c in conditions {
+            let value = self.expression(&c.expression, sandbox, reader)?;
+            let holds = match c.kind {
+                DecisionKind::If => {
+                    let truth = truthy(value.as_ref());
+                    c.required_outcome == if truth { "true" } else { "false" }
+                }
+                DecisionKind::Switch => {
+                    let outcomes: Vec<&str> = if c.any_of.is_empty() {
+                        vec![c.required_outcome.as_str()]
+                    } else {
+                        c.any_of.iter().map(String::as_str).collect()
+                    };
+                    let taken = switch_outcome(value.as_ref(), &c.cases);
+                    outcomes.contains(&taken.as_str())
+                }
+            };
+            if !holds {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// JavaScript truthiness of a JSON value (`None` is `undefined`).
+pub(crate) fn truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => true,
+    }
+}
+
+/// Which outcome a switch takes for `value` (`case:<label>` of the first case whose value
+/// is strictly equal, else `default`). Case labels are the builder's: a string's text, or a
+/// number/boolean/null as JavaScript prints it (the executor only runs switches whose string
+/// cases do not look like those, so the label says the case's type).
+pub(crate) fn switch_outcome(value: Option<&Value>, cases: &[String]) -> String {
+    for outcome in cases {
+        let Some(label) = outcome.strip_prefix("case:") else {
+            continue;
+        };
+        let typed: Value = serde_json::from_str(label)
+            .ok()
+            .filter(|v: &Value| !v.is_string() && !v.is_array() && !v.is_object())
+            .unwrap_or_else(|| Value::String(label.to_owned()));
+        let equal = match (value, &typed) {
+            (Some(Value::Number(a)), Value::Number(b)) => a.as_f64() == b.as_f64(),
+            (Some(a), b) => a == b,
+            (None, _) => false,
+        };
+        if equal {
+            return outcome.clone();
+        }
+    }
+    "default".to_owned()
+}
+
+struct Path {
+    root: String,
+    steps: Vec<Step>,
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// `name(.key | [digits] | ["string"])*`, nothing else.
+fn simple_path(text: &str) -> Option<Path> {
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    let ident_start = |c: u8| c.is_ascii_alphabetic() || c == b'_' || c == b'$';
+    let ident_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    if bytes.is_empty() || !ident_start(bytes[0]) {
+        return None;
+    }
+    let mut i = 1;
+    while i < bytes.len() && ident_char(bytes[i]) {
+        i += 1;
+    }
+    let root = text[..i].to_owned();
+    let mut steps = Vec::new();
+    while i < bytes.len() {
+        match bytes[i] {
+            b'.' => {
+                let start = i + 1;
+                if start >= bytes.len() || !ident_start(bytes[start]) {
+                    return None;
+                }
+                i = start + 1;
+                while i < bytes.len() && ident_char(bytes[i]) {
+                    i += 1;
+                }
+                steps.push(Step::Key(text[start..i].to_owned()));
+            }
+            b'[' => {
+                let close = i + text[i..].find(']')?;
+                let inner = &text[i + 1..close];
+                if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_digit()) {
+                    steps.push(Step::Index(inner.parse().ok()?));
+                } else if inner.starts_with('"') {
+                    let key: String = serde_json::from_str(inner).ok()?;
+                    steps.push(Step::Key(key));
+                } else {
+                    return None;
+                }
+                i = close + 1;
+            }
+            _ => return None,
+        }
+    }
+    Some(Path { root, steps })
+}
+
+/// Follow a path the way JavaScript property access does on JSON values: `Some(None)` for
+/// `undefined` (a missing member at the end), `None` when the path needs a JavaScript engine
+/// (reading from `undefined` or `null`, which throws; members of strings other than `length`
+/// and indices; array members other than indices and `length`).
+fn walk(root: &Value, steps: &[Step]) -> Option<Option<Value>> {
+    let mut at = root;
+    for (i, step) in steps.iter().enumerate() {
+        let last = i + 1 == steps.len();
+        let next = match (step, at) {
+            (Step::Key(k), Value::Object(m)) => m.get(k),
+            (Step::Index(n), Value::Object(m)) => m.get(&n.to_string()),
+            (Step::Index(n), Value::Array(a)) => a.get(*n),
+            (Step::Key(k), Value::Array(a)) if k == "length" && last => {
+                return Some(Some(Value::from(a.len())));
+            }
+            (Step::Key(k), Value::String(s)) if k == "length" && last => {
+                return Some(Some(Value::from(s.encode_utf16().count())));
+            }
+            _ => return None,
+        };
+        match next {
+            Some(v) => at = v,
+            // A missing member is `undefined`; reading on from it throws (the sandbox says so).
+            None if last => return Some(None),
+            None => return None,
+        }
+    }
+    Some(Some(at.clone()))
+}
+
+/// The expressions inside an argument value, in order.
+pub(crate) fn expressions<'a>(value: &'a ArgumentValue, out: &mut Vec<&'a str>) {
+    match value {
+        ArgumentValue::Reference { expression } => out.push(expression),
+        ArgumentValue::Object { properties } => {
+            properties.values().for_each(|v| expressions(v, out))
+        }
+        ArgumentValue::Array { items } => items.iter().for_each(|v| expressions(v, out)),
+        ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
+    }
+}
+
+/// An internal failure, as a sandbox error (so one error type flows through task code).
+pub(crate) fn internal(message: impl Into<String>) -> SandboxError {
+    SandboxError::Internal(message.into())
+}

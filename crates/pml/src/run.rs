@@ -1,0 +1,454 @@
+//! `pml run`: the whole pipeline on one file, against MCP servers.
+//!
+//! Source -> (TypeScript types blanked out, positions kept) -> static structure -> the servers
+//! it names are started concurrently and asked for their tools -> structure again with their
+//! schemas -> logical DAG (with `readOnlyHint`s) -> physical DAG -> execution.
+//!
+//! With no config file the embedded default is used: the reference servers from npm
+//! (`mcp-servers/`, installed with `npm ci` on first use), the filesystem server rooted in a
+//! scratch copy of the program's data folder (`<stem>/` beside the file, if there is one),
+//! whose path the program gets as `args.root` unless it passes its own.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Instant;
+
+use pml_executor::{
+    execute, ApprovalPolicy, Approver, AutoApprove, DenyAll, ExecuteOptions, Mode, Program,
+    RunReport, SideEffect, ToolHost,
+};
+use pml_mcp::{ClientOptions, McpClients, McpConfig, DEFAULT_CONFIG_TEMPLATE};
+use pml_sandbox::{Sandbox, SandboxOptions};
+use serde_json::Value;
+
+use crate::{
+    dialect_for, load_permissions, read_source, to_dag, AnalyzeOptions, DagOptions, Dialect,
+    InputError, OptimizerOptions, ToolCatalog,
+};
+
+/// How `approve`-requiring calls are decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApproveMode {
+    Auto,
+    Deny,
+    /// Ask on the terminal (stderr + stdin); no answer is a no.
+    Prompt,
+}
+
+/// Options of `pml run`.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub mcp_config: Option<PathBuf>,
+    pub args: Value,
+    pub approve: ApproveMode,
+    pub optimize: bool,
+    pub reorder: bool,
+    /// Longest an MCP call may take.
+    pub timeout_ms: u64,
+    /// Longest one code task (or the sandbox-mode program's own JavaScript) may run.
+    pub code_time_limit_ms: u64,
+    pub permissions: Option<PathBuf>,
+    pub mode: Option<Mode>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            mcp_config: None,
+            args: Value::Object(Default::default()),
+            approve: ApproveMode::Auto,
+            optimize: true,
+            reorder: true,
+            timeout_ms: 60_000,
+            code_time_limit_ms: 5_000,
+            permissions: None,
+            mode: None,
+        }
+    }
+}
+
+/// Timings of the stages before execution, in milliseconds.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StageTimings {
+    pub analyze_ms: f64,
+    pub servers_ms: f64,
+    pub plan_ms: f64,
+}
+
+/// What `pml run` prints: the executor's report plus the stages' timings.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub report: RunReport,
+    pub stages: StageTimings,
+    pub program: Program,
+}
+
+/// Everything that can stop a run before the program starts (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum RunSetupError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The source cannot run (`file:line:col: why`).
+    #[error("{file}:{message}")]
+    Source { file: String, message: String },
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// Where the default config's servers live: `PML_MCP_SERVERS`, else the project's
+/// `mcp-servers/` folder.
+pub fn mcp_servers_dir() -> PathBuf {
+    match std::env::var_os("PML_MCP_SERVERS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../mcp-servers"),
+    }
+}
+
+/// Installs the reference servers (`npm ci` from the committed lock file) unless present.
+pub fn ensure_servers_installed(dir: &Path) -> Result<(), RunSetupError> {
+    let marker = dir.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    if marker.exists() {
+        return Ok(());
+    }
+    eprintln!(
+        "pml: installing the reference MCP servers into {} (npm ci, first use only)",
+        dir.display()
+    );
+    let status = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| {
+            RunSetupError::Setup(format!("cannot run npm to install the MCP servers: {e}"))
+        })?;
+    if !status.success() || !marker.exists() {
+        return Err(RunSetupError::Setup(format!(
+            "npm ci in {} failed ({status}); install the servers by hand with `npm ci --prefix {}`",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A scratch directory removed on drop.
+pub struct Scratch {
+    pub dir: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Result<Self, RunSetupError> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("pml-run-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(dir.join("root"))
+            .map_err(|e| RunSetupError::Setup(format!("cannot create {}: {e}", dir.display())))?;
+        // Canonical: the filesystem server compares resolved paths.
+        let dir = dir.canonicalize().unwrap_or(dir);
+        Ok(Scratch { dir })
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.dir.join("root")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// The data folder of a program: `<stem>/` beside it (`examples/etl.ts` -> `examples/etl/`).
+pub fn data_dir_of(file: &Path) -> Option<PathBuf> {
+    let stem = file.file_stem()?;
+    let dir = file.with_file_name(stem);
+    dir.is_dir().then_some(dir)
+}
+
+/// The MCP config of a run and, for the default one, its scratch directory.
+pub fn load_config(
+    options: &RunOptions,
+    file: &Path,
+) -> Result<(McpConfig, Option<Scratch>), RunSetupError> {
+    if let Some(path) = &options.mcp_config {
+        let text = read_source(path)?;
+        let config = McpConfig::from_json(&text).map_err(|e| InputError::BadConfig {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        return Ok((config, None));
+    }
+    let servers = mcp_servers_dir();
+    ensure_servers_installed(&servers)?;
+    let scratch = Scratch::new()?;
+    if let Some(data) = data_dir_of(file) {
+        copy_dir(&data, &scratch.root()).map_err(|e| {
+            RunSetupError::Setup(format!(
+                "cannot copy {} to the scratch folder: {e}",
+                data.display()
+            ))
+        })?;
+    }
+    let mut config = McpConfig::from_json(DEFAULT_CONFIG_TEMPLATE)
+        .map_err(|e| RunSetupError::Setup(format!("the embedded default config: {e}")))?;
+    let modules = servers.join("node_modules");
+    let modules = modules.canonicalize().unwrap_or(modules);
+    config
+        .expand(&[
+            ("ROOT", &scratch.root().to_string_lossy()),
+            ("MCP_SERVERS", &modules.to_string_lossy()),
+            ("SCRATCH", &scratch.dir.to_string_lossy()),
+        ])
+        .map_err(|e| RunSetupError::Setup(format!("the embedded default config: {e}")))?;
+    Ok((config, Some(scratch)))
+}
+
+/// JavaScript for the program: TypeScript types blanked out (positions kept).
+pub fn javascript_of(file: &Path, source: &str) -> Result<String, RunSetupError> {
+    match dialect_for(file) {
+        Dialect::JavaScript => Ok(source.to_owned()),
+        Dialect::TypeScript => {
+            pml_structure::strip_types(source).map_err(|e| RunSetupError::Source {
+                file: file.display().to_string(),
+                message: e.to_string(),
+            })
+        }
+    }
+}
+
+/// The structure, DAGs and tool facts for `source`, asking `host` for the tools of the
+/// servers the program names.
+pub async fn prepare(
+    source: &str,
+    host: Arc<dyn ToolHost>,
+    permissions: Option<pml_structure::Permissions>,
+    optimize: bool,
+) -> (
+    Program,
+    HashMap<String, pml_mcp::ToolAnnotations>,
+    Vec<String>,
+) {
+    let options = AnalyzeOptions {
+        dialect: Dialect::JavaScript,
+        ..Default::default()
+    };
+    let first = crate::analyze(source, &options).structure;
+    let servers: BTreeSet<String> = first
+        .nodes
+        .iter()
+        .filter(|n| n.is_mcp())
+        .filter_map(|n| {
+            n.tool
+                .as_deref()?
+                .split_once(':')
+                .map(|(s, _)| s.to_owned())
+        })
+        .collect();
+    // Start every named server at once; one that fails is reported when a call reaches it.
+    let mut starts = tokio::task::JoinSet::new();
+    for server in servers {
+        let host = host.clone();
+        starts.spawn(async move {
+            let listing = host.tools(&server).await;
+            (server, listing)
+        });
+    }
+    let mut listings = Vec::new();
+    while let Some(joined) = starts.join_next().await {
+        if let Ok(listing) = joined {
+            listings.push(listing);
+        }
+    }
+    listings.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut catalog = ToolCatalog::default();
+    let mut annotations = HashMap::new();
+    let mut warnings = Vec::new();
+    for (server, listing) in listings {
+        match listing {
+            Ok(tools) => {
+                for t in tools {
+                    let name = format!("{server}:{}", t.name);
+                    catalog.insert(pml_structure::ToolSchema {
+                        name: name.clone(),
+                        description: t.description.clone(),
+                        input_schema: Some(t.input_schema.clone()),
+                        output_schema: t.output_schema.clone(),
+                        annotations: serde_json::to_value(&t.annotations).ok(),
+                    });
+                    annotations.insert(name, t.annotations);
+                }
+            }
+            Err(e) => warnings.push(e),
+        }
+    }
+    let options = AnalyzeOptions {
+        dialect: Dialect::JavaScript,
+        catalog: Some(catalog.clone()),
+        permissions,
+    };
+    let structure = crate::analyze(source, &options).structure;
+    let logical = to_dag(
+        &structure,
+        &DagOptions {
+            catalog: Some(catalog),
+        },
+    );
+    let physical = if optimize {
+        crate::optimize(&logical, &OptimizerOptions::default()).physical
+    } else {
+        logical.clone()
+    };
+    let program = Program {
+        source: source.to_owned(),
+        structure,
+        logical,
+        physical,
+    };
+    (program, annotations, warnings)
+}
+
+/// A program with syntax errors does not start: the first error, as `file:line:col: message`.
+fn check_syntax(file: &Path, javascript: &str) -> Result<(), RunSetupError> {
+    let options = AnalyzeOptions {
+        dialect: Dialect::JavaScript,
+        ..Default::default()
+    };
+    let structure = crate::analyze(javascript, &options).structure;
+    match structure
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == pml_structure::Severity::Error)
+    {
+        Some(d) => Err(RunSetupError::Source {
+            file: file.display().to_string(),
+            message: format!("{}:{}: {}", d.line, d.column, d.message),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Asks on the terminal.
+struct Prompt;
+
+impl Approver for Prompt {
+    fn approve<'a>(&'a self, call: &'a SideEffect) -> pml_executor::BoxFuture<'a, bool> {
+        let question = format!(
+            "pml: run {} ({}) with {}? [y/N] ",
+            call.tool,
+            call.task_id,
+            call.arguments
+                .as_ref()
+                .map(pml_executor::preview)
+                .unwrap_or_default()
+        );
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                use std::io::{BufRead, Write};
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(question.as_bytes());
+                let _ = err.flush();
+                let mut line = String::new();
+                match std::io::stdin().lock().read_line(&mut line) {
+                    Ok(n) if n > 0 => matches!(line.trim(), "y" | "Y" | "yes"),
+                    _ => false,
+                }
+            })
+            .await
+            .unwrap_or(false)
+        })
+    }
+}
+
+/// Runs `file` per `options`. `Err` for problems before the program starts (exit 2); a
+/// program that fails is an `Ok` report with `ok: false` (exit 1).
+pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, RunSetupError> {
+    let started = Instant::now();
+    let source = read_source(file)?;
+    let javascript = javascript_of(file, &source)?;
+    check_syntax(file, &javascript)?;
+    let permissions = options
+        .permissions
+        .as_deref()
+        .map(load_permissions)
+        .transpose()?;
+    let (config, scratch) = load_config(options, file)?;
+    let mut args = options.args.clone();
+    if let (Some(scratch), Value::Object(map)) = (&scratch, &mut args) {
+        map.entry("root")
+            .or_insert_with(|| Value::String(scratch.root().to_string_lossy().into_owned()));
+    }
+    let analyze_ms = started.elapsed().as_secs_f64() * 1e3;
+    let clients = Arc::new(McpClients::new(
+        config,
+        ClientOptions {
+            call_timeout: std::time::Duration::from_millis(options.timeout_ms),
+            ..ClientOptions::default()
+        },
+    ));
+    let servers_started = Instant::now();
+    let (program, annotations, _warnings) = prepare(
+        &javascript,
+        clients.clone(),
+        permissions.clone(),
+        options.optimize,
+    )
+    .await;
+    let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
+    let sandbox = Sandbox::new(SandboxOptions {
+        time_limit: std::time::Duration::from_millis(options.code_time_limit_ms.max(1)),
+        ..SandboxOptions::default()
+    })
+    .map_err(|e| RunSetupError::Setup(e.to_string()))?;
+    let approver: Arc<dyn Approver> = match options.approve {
+        ApproveMode::Auto => Arc::new(AutoApprove),
+        ApproveMode::Deny => Arc::new(DenyAll),
+        ApproveMode::Prompt => Arc::new(Prompt),
+    };
+    let execute_options = ExecuteOptions {
+        args,
+        reorder: options.reorder,
+        mode: options.mode,
+        policy: ApprovalPolicy { permissions },
+        annotations,
+    };
+    let report = execute(
+        &program,
+        clients.clone(),
+        approver,
+        Arc::new(sandbox),
+        &execute_options,
+    )
+    .await;
+    clients.shutdown().await;
+    drop(scratch);
+    Ok(RunOutput {
+        report,
+        stages: StageTimings {
+            analyze_ms,
+            servers_ms,
+            plan_ms: 0.0,
+        },
+        program,
+    })
+}

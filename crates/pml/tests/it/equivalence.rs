@@ -1,0 +1,203 @@
+//! The equivalence property on every fixture: DAG mode == sandbox mode == unoptimized DAG
+//! without reordering (same outcome, same result, same multiset of MCP calls), against a
+//! deterministic in-process host that answers any tool (so every fixture can run).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use pml_executor::{
+    execute, AutoApprove, BoxFuture, ExecuteOptions, Mode, RunReport, ToolFailure, ToolHost,
+};
+use pml_mcp::{ToolAnnotations, ToolInfo};
+use pml_sandbox::{Sandbox, SandboxOptions};
+use serde_json::{json, Value};
+
+/// Answers every call from its tool and arguments alone. Tools named like reads are
+/// annotated read-only, so reordering is exercised.
+struct Deterministic;
+
+fn reads(tool: &str) -> bool {
+    ["read", "get", "list", "search", "query", "fetch", "find"]
+        .iter()
+        .any(|p| tool.starts_with(p))
+}
+
+impl ToolHost for Deterministic {
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
+        Box::pin(async move {
+            if tool.contains("fail") {
+                return Err(ToolFailure::new(format!(
+                    "{server}.{tool} failed on purpose"
+                )));
+            }
+            let rows = json!([
+                {"id": 1, "name": "ada", "value": 3, "active": true, "status": "done", "tags": ["x"]},
+                {"id": 2, "name": "bob", "value": 1, "active": false, "status": "queued", "tags": []},
+                {"id": 3, "name": "cy", "value": 5, "active": true, "status": "done", "tags": ["y", "z"]},
+            ]);
+            Ok(json!({
+                "tool": format!("{server}:{tool}"),
+                "arguments": arguments,
+                "content": rows.to_string(),
+                "rows": rows,
+                "entries": rows,
+                "items": rows,
+                "entities": rows,
+                "status": "done",
+                "count": 3,
+                "ok": true,
+            }))
+        })
+    }
+
+    fn tools<'a>(&'a self, _server: &'a str) -> BoxFuture<'a, Result<Vec<ToolInfo>, String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+}
+
+fn annotations(
+    program: &pml_executor::Program,
+) -> std::collections::HashMap<String, ToolAnnotations> {
+    program
+        .structure
+        .nodes
+        .iter()
+        .filter_map(|n| n.tool.clone())
+        .filter(|t| !t.starts_with("code:"))
+        .map(|t| {
+            let read_only = reads(t.split_once(':').map_or("", |(_, tool)| tool));
+            let annotations = ToolAnnotations {
+                read_only_hint: Some(read_only),
+                ..Default::default()
+            };
+            (t, annotations)
+        })
+        .collect()
+}
+
+/// Clock readings (`Date.now()`) differ between runs: every number past 2001 in
+/// milliseconds reads as `"<time>"`.
+fn untimed(v: &Value) -> Value {
+    match v {
+        Value::Number(n) if n.as_f64().is_some_and(|f| f > 1e12) => json!("<time>"),
+        Value::Array(a) => Value::Array(a.iter().map(untimed).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), untimed(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+fn calls(r: &RunReport) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for c in &r.calls {
+        *out.entry(format!("{} {}", c.tool, untimed(&c.arguments)))
+            .or_default() += 1;
+    }
+    out
+}
+
+#[test]
+fn every_fixture_gives_the_same_outcome_in_every_mode() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut inputs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| {
+            let dir = e.unwrap().path();
+            ["input.ts", "input.js"]
+                .iter()
+                .map(|n| dir.join(n))
+                .find(|p| p.is_file())
+        })
+        .collect();
+    inputs.sort();
+    assert!(inputs.len() >= 80, "found {} fixtures", inputs.len());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let sandbox = Arc::new(Sandbox::new(SandboxOptions::default()).unwrap());
+    let host: Arc<dyn ToolHost> = Arc::new(Deterministic);
+    let (mut compared, mut dag_ok) = (0, 0);
+    for input in &inputs {
+        let source = std::fs::read_to_string(input).unwrap();
+        let Ok(js) = pml::run::javascript_of(input, &source) else {
+            continue;
+        };
+        let prepare = |optimize: bool| {
+            runtime
+                .block_on(pml::run::prepare(&js, host.clone(), None, optimize))
+                .0
+        };
+        let optimized = prepare(true);
+        if optimized.structure.has_errors() {
+            continue;
+        }
+        let unoptimized = prepare(false);
+        let options = |mode: Option<Mode>, reorder: bool| ExecuteOptions {
+            args: json!({"root": "/data", "path": "/data/a.txt", "query": "q", "limit": 2,
+                         "jobId": 7, "userId": 1, "id": 1, "name": "n", "url": "https://example.org"}),
+            reorder,
+            mode,
+            annotations: annotations(&optimized),
+            ..Default::default()
+        };
+        let go = |program: &pml_executor::Program, options: ExecuteOptions| {
+            runtime.block_on(execute(
+                program,
+                host.clone(),
+                Arc::new(AutoApprove),
+                sandbox.clone(),
+                &options,
+            ))
+        };
+        let dag = go(&optimized, options(None, true));
+        if dag.mode != Mode::Dag {
+            continue;
+        }
+        compared += 1;
+        let in_sandbox = go(&optimized, options(Some(Mode::Sandbox), true));
+        let plain = go(&unoptimized, options(None, false));
+        let f = input.display();
+        for (name, other) in [("optimized DAG", &dag), ("unoptimized DAG", &plain)] {
+            assert_eq!(
+                other.ok, in_sandbox.ok,
+                "{f}: {name}: {:?} / sandbox: {:?}",
+                other.error, in_sandbox.error
+            );
+            if in_sandbox.ok {
+                assert_eq!(
+                    untimed(&other.result),
+                    untimed(&in_sandbox.result),
+                    "{f}: {name} result"
+                );
+                assert_eq!(calls(other), calls(&in_sandbox), "{f}: {name} calls");
+            } else {
+                // Both failed the same way: on the same tool, or with the same exception.
+                let cause = |r: &RunReport| {
+                    let e = r.error.as_ref().unwrap();
+                    match e.message.split_once(" threw: ") {
+                        Some((_, js)) if !e.message.starts_with("call-") => {
+                            js.lines().next().unwrap_or("").to_owned()
+                        }
+                        _ => e.tool.clone().unwrap_or_default(),
+                    }
+                };
+                let (a, b) = (cause(other), cause(&in_sandbox));
+                let same = a == b || (b.is_empty() && a.is_empty());
+                assert!(
+                    same,
+                    "{f}: {name}: {:?} / {:?}",
+                    other.error, in_sandbox.error
+                );
+            }
+        }
+        dag_ok += usize::from(dag.ok);
+    }
+    assert!(compared >= 50, "only {compared} fixtures ran as DAGs");
+    assert!(dag_ok >= 30, "only {dag_ok} DAG runs succeeded");
+}

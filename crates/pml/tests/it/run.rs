@@ -1,0 +1,523 @@
+//! `pml run` and `pml::run` against the real reference servers (the default config): the
+//! examples, write ordering, failures and exit statuses, approvals, traces, no leftover
+//! processes, and the equivalence of DAG mode, sandbox mode, optimized and unoptimized.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pml::run::{run_file, ApproveMode, RunOptions};
+use pml_executor::{Mode, RunReport};
+use serde_json::{json, Value};
+
+use super::pml;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example(name: &str) -> PathBuf {
+    root().join("examples").join(format!("{name}.ts"))
+}
+
+fn run(file: &Path, options: RunOptions) -> RunReport {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(run_file(file, &options))
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+        .report
+}
+
+/// A scratch program file (its data folder, if any, beside it).
+struct TempProgram {
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+impl TempProgram {
+    fn new(tag: &str, name: &str, source: &str) -> Self {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("pml-run-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(name);
+        std::fs::write(&file, source).unwrap();
+        TempProgram { dir, file }
+    }
+
+    fn data(&self, path: &str, content: &str) -> &Self {
+        let stem = self.file.file_stem().unwrap();
+        let target = self.dir.join(stem).join(path);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(target, content).unwrap();
+        self
+    }
+
+    fn path(&self) -> &str {
+        self.file.to_str().unwrap()
+    }
+}
+
+impl Drop for TempProgram {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn examples_give_their_results() {
+    let r = run(&example("etl-files"), RunOptions::default());
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.mode, Mode::Dag);
+    assert_eq!(
+        r.result,
+        json!({"written": 3, "names": ["Ada Lovelace", "Alan Turing", "Grace Hopper"], "reportHasSize": true})
+    );
+    // The pure chain was fused, and the trace still shows each operation.
+    let fused: Vec<&str> = r
+        .trace
+        .iter()
+        .filter(|e| e.event == "tool_end" && e.physical_task_id.is_some())
+        .map(|e| e.tool.as_str())
+        .collect();
+    assert!(
+        fused.contains(&"code:filter") && fused.contains(&"code:sort"),
+        "{fused:?}"
+    );
+
+    let r = run(&example("knowledge-graph"), RunOptions::default());
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.mode, Mode::Dag);
+    assert_eq!(r.result["people"], 3);
+    assert_eq!(
+        r.result["relations"],
+        json!(["Ada programmed Analytical Engine", "Grace admired Ada"])
+    );
+
+    let r = run(&example("parallel-reads"), RunOptions::default());
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(
+        r.result,
+        json!({"files": 4, "lines": [4, 4, 4, 4], "first": "# notes a"})
+    );
+
+    let r = run(&example("branches"), RunOptions::default());
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.mode, Mode::Dag);
+    assert_eq!(
+        r.result,
+        json!({"mode": "summary", "big": ["alpha", "gamma"]})
+    );
+    // Only the taken branches ran.
+    let calls: Vec<&str> = r.calls.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(
+        calls
+            .iter()
+            .filter(|t| **t == "memory:create_entities")
+            .count(),
+        1
+    );
+    assert_eq!(
+        r.calls
+            .iter()
+            .filter(|c| c.tool == "everything:echo")
+            .count(),
+        1
+    );
+    let echo = r
+        .calls
+        .iter()
+        .find(|c| c.tool == "everything:echo")
+        .unwrap();
+    assert_eq!(echo.arguments, json!({"message": "big rows: alpha,gamma"}));
+
+    let r = run(&example("directory-loop"), RunOptions::default());
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.mode, Mode::Sandbox);
+    assert_eq!(r.result["todos"], 6);
+    // The loop's calls are traced one by one.
+    let reads = r
+        .executed_path
+        .iter()
+        .filter(|t| *t == "filesystem:read_text_file")
+        .count();
+    assert_eq!(reads, 4);
+}
+
+#[test]
+fn writes_and_reads_keep_program_order() {
+    let p = TempProgram::new(
+        "order",
+        "order.js",
+        r#"
+const before = await mcp.filesystem.read_text_file({ path: args.root + "/note.txt" });
+await mcp.filesystem.write_file({ path: args.root + "/note.txt", content: "second" });
+const after = await mcp.filesystem.read_text_file({ path: args.root + "/note.txt" });
+const listing = await mcp.filesystem.list_directory({ path: args.root });
+return { before: before.content, after: after.content, listing: listing.content };
+"#,
+    );
+    p.data("note.txt", "first");
+    for reorder in [true, false] {
+        let r = run(
+            &p.file,
+            RunOptions {
+                reorder,
+                ..Default::default()
+            },
+        );
+        assert!(r.ok, "{:?}", r.error);
+        assert_eq!(r.mode, Mode::Dag);
+        assert_eq!(
+            r.result,
+            json!({"before": "first", "after": "second", "listing": "[FILE] note.txt"})
+        );
+        // No call overlaps the write.
+        let span = |id: &str| {
+            let start = r
+                .trace
+                .iter()
+                .find(|e| e.task_id == id && e.event == "tool_start");
+            let end = r
+                .trace
+                .iter()
+                .find(|e| e.task_id == id && e.event == "tool_end");
+            (start.unwrap().ts_ms, end.unwrap().ts_ms)
+        };
+        let write = span("n2");
+        for other in ["n1", "n3", "n4"] {
+            let (s, e) = span(other);
+            assert!(e <= write.0 || s >= write.1, "{other} overlaps the write");
+        }
+    }
+}
+
+#[test]
+fn sequential_reads_stay_sequential_without_reordering() {
+    let r = run(
+        &example("parallel-reads"),
+        RunOptions {
+            reorder: false,
+            ..Default::default()
+        },
+    );
+    assert!(r.ok, "{:?}", r.error);
+    let mcp: Vec<_> = r
+        .trace
+        .iter()
+        .filter(|e| !e.tool.starts_with("code:"))
+        .collect();
+    // After the Promise.all pair, each awaited read starts after the previous call ended.
+    let ends = |id: &str| {
+        mcp.iter()
+            .find(|e| e.task_id == id && e.event == "tool_end")
+            .unwrap()
+            .ts_ms
+    };
+    let starts = |id: &str| {
+        mcp.iter()
+            .find(|e| e.task_id == id && e.event == "tool_start")
+            .unwrap()
+            .ts_ms
+    };
+    assert!(starts("n3") >= ends("n1").max(ends("n2")));
+    assert!(starts("n4") >= ends("n3"));
+    assert!(starts("n5") >= ends("n4"));
+}
+
+#[test]
+fn failing_programs_exit_1_and_name_task_tool_and_cause() {
+    let p = TempProgram::new(
+        "fail",
+        "fail.ts",
+        r#"const f = await mcp.filesystem.read_text_file({ path: args.root + "/missing.txt" });
+await mcp.memory.create_entities({ entities: [{ name: "never", entityType: "x", observations: [] }] });
+return f.content;
+"#,
+    );
+    let (code, stdout, stderr) = pml(&["run", p.path()]);
+    assert_eq!(code, 1, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    let error = v["error"].as_str().unwrap();
+    assert!(
+        error.contains("n1") && error.contains("filesystem:read_text_file"),
+        "{error}"
+    );
+    assert!(
+        error.contains("ENOENT") || error.contains("no such file"),
+        "{error}"
+    );
+    assert!(stderr.contains(error), "{stderr}");
+    // The write after the failure never ran.
+    assert_eq!(v["executedPath"], json!(["filesystem:read_text_file"]));
+
+    // Sandbox mode names the call the same way.
+    let (code, stdout, _) = pml(&["run", p.path(), "--sandbox"]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["mode"], "sandbox");
+    let error = v["error"].as_str().unwrap();
+    assert!(
+        error.contains("filesystem:read_text_file") && error.contains("ENOENT"),
+        "{error}"
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    let p = TempProgram::new("bad", "bad.ts", "enum Color { Red }\nreturn 1;\n");
+    let (code, _, stderr) = pml(&["run", p.path()]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("bad.ts:1:1") && stderr.contains("enum"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = pml(&["run", p.path(), "--args", "[1]"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--args must be a JSON object"), "{stderr}");
+
+    let (code, _, stderr) = pml(&["run", "/no/such/file.ts"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("/no/such/file.ts"), "{stderr}");
+
+    let config = TempProgram::new("badcfg", "config.json", r#"{"mcpServers": {"x": {}}}"#);
+    let ok = TempProgram::new("okprog", "ok.js", "return 1;");
+    let (code, _, stderr) = pml(&["run", ok.path(), "--mcp-config", config.path()]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("config.json") && stderr.contains("mcpServers.x"),
+        "{stderr}"
+    );
+
+    // A syntax error in the program is also bad input, with its position.
+    let syntax = TempProgram::new("syntax", "s.js", "const x = ;\n");
+    let (code, _, stderr) = pml(&["run", syntax.path()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("s.js:1:"), "{stderr}");
+}
+
+#[test]
+fn approvals_gate_side_effects() {
+    let p = TempProgram::new(
+        "approve",
+        "approve.js",
+        r#"const g = await mcp.memory.read_graph({});
+await mcp.memory.create_entities({ entities: [{ name: "a", entityType: "x", observations: [] }] });
+return g.entities.length;
+"#,
+    );
+    let perms = TempProgram::new(
+        "perms",
+        "perms.json",
+        r#"{"permissions": {"memory:create_*": "hil"}}"#,
+    );
+    let (code, stdout, _) = pml(&[
+        "run",
+        p.path(),
+        "--approve",
+        "deny",
+        "--permissions",
+        perms.path(),
+    ]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("not approved"), "{v}");
+    // The denied call is traced as failed, but was never sent.
+    assert_eq!(
+        v["executedPath"],
+        json!(["memory:read_graph", "memory:create_entities"])
+    );
+
+    let (code, stdout, _) = pml(&[
+        "run",
+        p.path(),
+        "--approve",
+        "auto",
+        "--permissions",
+        perms.path(),
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+
+    // Read-only tools never ask, whatever the answer would be.
+    let reader = TempProgram::new(
+        "reader",
+        "reader.js",
+        "return (await mcp.memory.read_graph({})).entities;",
+    );
+    let (code, stdout, _) = pml(&["run", reader.path(), "--approve", "deny"]);
+    assert_eq!(code, 0, "{stdout}");
+}
+
+#[test]
+fn trace_out_appends_json_lines() {
+    let p = TempProgram::new(
+        "trace",
+        "t.js",
+        r#"return await mcp.everything.echo({ message: "hi" });"#,
+    );
+    let out = p.dir.join("trace.jsonl");
+    for _ in 0..2 {
+        let (code, stdout, _) = pml(&["run", p.path(), "--trace-out", out.to_str().unwrap()]);
+        assert_eq!(code, 0);
+        assert_eq!(
+            serde_json::from_str::<Value>(&stdout).unwrap()["result"],
+            "Echo: hi"
+        );
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[0]["event"], "tool_start");
+    assert_eq!(events[1]["event"], "tool_end");
+    assert_eq!(events[1]["tool"], "everything:echo");
+    assert_eq!(events[1]["success"], true);
+}
+
+#[test]
+fn no_server_outlives_a_run() {
+    let p = TempProgram::new(
+        "procs",
+        "procs.js",
+        r#"await mcp.everything.echo({ message: "x" });
+await mcp.memory.read_graph({});
+return (await mcp.filesystem.list_directory({ path: args.root })).content;"#,
+    );
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["run", p.path()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let status = child.wait_with_output().unwrap().status;
+    assert!(status.success());
+    // The default config's servers run with the scratch folder `pml-run-<pid>-...` in their
+    // command lines.
+    let marker = format!("pml-run-{pid}-");
+    let leftovers: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| {
+            let cmdline = std::fs::read(e.ok()?.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            cmdline.contains(&marker).then_some(cmdline)
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
+}
+
+/// The calls of a run as a multiset, each run's scratch folder written `<root>`.
+fn call_multiset(r: &RunReport) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for c in &r.calls {
+        let mut text = format!("{} {}", c.tool, c.arguments);
+        while let Some(start) = text.find("/pml-run-") {
+            let end = text[start..]
+                .find("/root")
+                .map_or(text.len(), |e| start + e + 5);
+            text.replace_range(start..end, "<root>");
+        }
+        *out.entry(text).or_default() += 1;
+    }
+    out
+}
+
+/// DAG mode == sandbox mode == unoptimized (without reordering), against the real servers:
+/// same outcome, same result, same MCP calls, on the examples and the `example-*` fixtures.
+/// (Every fixture is checked the same way against a deterministic in-process host in
+/// `equivalence.rs`; starting real servers three times per program costs too much for all.)
+#[test]
+fn dag_and_sandbox_modes_agree_on_real_servers() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|d| {
+            d.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("example-")
+        })
+        .map(|d| d.join("input.ts"))
+        .collect();
+    files.sort();
+    for name in ["etl-files", "knowledge-graph", "parallel-reads", "branches"] {
+        files.push(example(name));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut dag_runs = 0;
+    let mut ok_runs = 0;
+    for file in &files {
+        let go = |options: RunOptions| runtime.block_on(run_file(file, &options)).unwrap().report;
+        let dag = go(RunOptions::default());
+        if dag.mode != Mode::Dag {
+            continue;
+        }
+        dag_runs += 1;
+        let sandbox = go(RunOptions {
+            mode: Some(Mode::Sandbox),
+            ..Default::default()
+        });
+        let plain = go(RunOptions {
+            optimize: false,
+            reorder: false,
+            ..Default::default()
+        });
+        for (name, other) in [("optimized DAG", &dag), ("unoptimized DAG", &plain)] {
+            let f = file.display();
+            assert_eq!(
+                other.ok, sandbox.ok,
+                "{f}: {name}: {:?} / {:?}",
+                other.error, sandbox.error
+            );
+            if sandbox.ok {
+                assert_eq!(other.result, sandbox.result, "{f}: {name} result");
+                assert_eq!(
+                    call_multiset(other),
+                    call_multiset(&sandbox),
+                    "{f}: {name} calls"
+                );
+            } else {
+                let tool = |r: &RunReport| r.error.as_ref().and_then(|e| e.tool.clone());
+                assert_eq!(
+                    tool(other),
+                    tool(&sandbox),
+                    "{f}: {name}: {:?} / {:?}",
+                    other.error,
+                    sandbox.error
+                );
+            }
+        }
+        ok_runs += usize::from(sandbox.ok);
+    }
+    assert!(dag_runs >= 7, "only {dag_runs} programs ran as DAGs");
+    assert!(ok_runs >= 4, "only {ok_runs} DAG programs succeeded");
+}
+
+#[test]
+fn args_reach_the_program() {
+    let p = TempProgram::new(
+        "args",
+        "args.js",
+        r#"const e = await mcp.everything.echo({ message: args.greeting + ", " + args.who.name });
+return { e, n: args.n * 2 };"#,
+    );
+    let r = run(
+        &p.file,
+        RunOptions {
+            args: json!({"greeting": "hello", "who": {"name": "ada"}, "n": 21}),
+            approve: ApproveMode::Auto,
+            ..Default::default()
+        },
+    );
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.result, json!({"e": "Echo: hello, ada", "n": 42}));
+}

@@ -1,0 +1,11 @@
+// Parallel reads: four files read with Promise.all, and four more awaited one after another.
+// All eight reads are read-only, so pml runs them all at once (see the trace's timestamps).
+const [a, b] = await Promise.all([
+  mcp.filesystem.read_text_file({ path: args.root + "/a.md" }),
+  mcp.filesystem.read_text_file({ path: args.root + "/b.md" }),
+]);
+const c = await mcp.filesystem.read_text_file({ path: args.root + "/c.md" });
+const d = await mcp.filesystem.read_text_file({ path: args.root + "/d.md" });
+const listing = await mcp.filesystem.list_directory({ path: args.root });
+const lines = [a.content, b.content, c.content, d.content].map(t => t.split("\n").length);
+return { files: listing.content.split("\n").length, lines, first: a.content.split("\n")[0] };
