@@ -1,6 +1,7 @@
 //! The `pml` command as scripts use it: stdout JSON, stderr diagnostics, exit statuses.
 
 mod equivalence;
+mod faults;
 mod run;
 
 use std::process::Command;
