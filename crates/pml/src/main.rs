@@ -101,6 +101,9 @@ enum Command {
         /// Longest an MCP call may take.
         #[arg(long, value_name = "N", default_value_t = 60_000)]
         timeout_ms: u64,
+        /// Longest one code task (or, in sandbox mode, the program's own JavaScript) may run.
+        #[arg(long, value_name = "N", default_value_t = 5_000)]
+        code_timeout_ms: u64,
         /// Run the whole program in the sandbox even when it could run as a DAG.
         #[arg(long)]
         sandbox: bool,
@@ -346,6 +349,7 @@ fn run_program(command: Command) -> ExitCode {
         no_optimize,
         no_reorder,
         timeout_ms,
+        code_timeout_ms,
         sandbox,
         trace_out,
         pretty,
@@ -375,9 +379,9 @@ fn run_program(command: Command) -> ExitCode {
         optimize: !no_optimize,
         reorder: !no_reorder,
         timeout_ms,
+        code_time_limit_ms: code_timeout_ms,
         permissions,
         mode: sandbox.then_some(pml_executor::Mode::Sandbox),
-        ..Default::default()
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -39,7 +39,12 @@ impl Setup {
         let file = self.dir.join("program.js");
         std::fs::write(&file, source).unwrap();
         let config = self.dir.join("config.json");
-        let mut args = vec!["run", file.to_str().unwrap(), "--mcp-config", config.to_str().unwrap()];
+        let mut args = vec![
+            "run",
+            file.to_str().unwrap(),
+            "--mcp-config",
+            config.to_str().unwrap(),
+        ];
         args.extend_from_slice(extra);
         let (code, stdout, stderr) = pml(&args);
         let json = serde_json::from_str(&stdout).unwrap_or(Value::Null);
@@ -73,7 +78,10 @@ fn a_server_crashing_mid_call_fails_the_program_with_its_stderr() {
     let e = error(&v);
     assert!(e.contains("n1") && e.contains("bad:crash"), "{e}");
     assert!(e.contains("crashed during tool `crash`"), "{e}");
-    assert!(e.contains("boom: crashing on purpose"), "stderr tail missing: {e}");
+    assert!(
+        e.contains("boom: crashing on purpose"),
+        "stderr tail missing: {e}"
+    );
     assert!(stderr.contains("crashed during tool"), "{stderr}");
 }
 
@@ -81,10 +89,20 @@ fn a_server_crashing_mid_call_fails_the_program_with_its_stderr() {
 fn a_hanging_call_times_out() {
     let s = Setup::new("hang");
     let started = std::time::Instant::now();
-    let (code, v, _) = s.run("await mcp.bad.hang({});\nreturn 1;", &["--timeout-ms", "500"]);
+    let (code, v, _) = s.run(
+        "await mcp.bad.hang({});\nreturn 1;",
+        &["--timeout-ms", "500"],
+    );
     assert_eq!(code, 1);
-    assert!(error(&v).contains("timed out after 500 ms"), "{}", error(&v));
-    assert!(started.elapsed().as_secs() < 30, "the timeout did not end the run");
+    assert!(
+        error(&v).contains("timed out after 500 ms"),
+        "{}",
+        error(&v)
+    );
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "the timeout did not end the run"
+    );
 }
 
 #[test]
@@ -93,7 +111,10 @@ fn garbage_on_stdout_is_a_protocol_error() {
     let (code, v, _) = s.run("await mcp.bad.garbage({});", &[]);
     assert_eq!(code, 1);
     let e = error(&v);
-    assert!(e.contains("broke the protocol during tool `garbage`"), "{e}");
+    assert!(
+        e.contains("broke the protocol during tool `garbage`"),
+        "{e}"
+    );
     // (Garbage instead of the `initialize` answer is tolerated as a banner until the start
     // timeout: pml-mcp's own tests cover it with a short timeout.)
 }
@@ -108,12 +129,19 @@ fn servers_that_start_slowly_or_never() {
     let (code, v, _) = s.run("return await mcp.dead.echo({ text: 'x' });", &[]);
     assert_eq!(code, 1);
     let e = error(&v);
-    assert!(e.contains("`dead`") && e.contains("refusing to start"), "{e}");
+    assert!(
+        e.contains("`dead`") && e.contains("refusing to start"),
+        "{e}"
+    );
 
     // Unknown servers are named with the configured ones.
     let (code, v, _) = s.run("return await mcp.nowhere.echo({});", &[]);
     assert_eq!(code, 1);
-    assert!(error(&v).contains("unknown mcp server `nowhere`"), "{}", error(&v));
+    assert!(
+        error(&v).contains("unknown mcp server `nowhere`"),
+        "{}",
+        error(&v)
+    );
 }
 
 #[test]

@@ -521,3 +521,54 @@ return { e, n: args.n * 2 };"#,
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.result, json!({"e": "Echo: hello, ada", "n": 42}));
 }
+
+#[test]
+fn hostile_programs_end_with_clear_errors() {
+    let cases = [
+        (
+            "loop.js",
+            "while (true) {}",
+            "program agent exceeded 300 ms",
+        ),
+        (
+            "task.js",
+            "const xs = [1, 2].map(x => { while (true) {} });\nreturn xs;",
+            "code task n1 (code:map) exceeded 300 ms",
+        ),
+        (
+            "bomb.js",
+            "const a = []; while (true) a.push('x'.repeat(1 << 24));",
+            "ran out of memory (limit 256 MiB)",
+        ),
+        (
+            "deep.js",
+            "const f = n => f(n + 1) + 1; return f(0);",
+            "stack",
+        ),
+        (
+            "io.js",
+            "return require('fs').readFileSync('/etc/passwd', 'utf8');",
+            "require is not defined",
+        ),
+        ("proc.js", "return process.env;", "process is not defined"),
+        (
+            "fetch.js",
+            "return await fetch('http://example.org');",
+            "fetch is not defined",
+        ),
+        ("eval.js", "return eval('1 + 1');", "eval"),
+    ];
+    for (name, source, expected) in cases {
+        let p = TempProgram::new(&format!("hostile-{name}"), name, source);
+        // The memory bomb needs time to fill 256 MiB (seconds in a debug build).
+        let limit = if name == "bomb.js" { "20000" } else { "300" };
+        let (code, stdout, stderr) = pml(&["run", p.path(), "--code-timeout-ms", limit]);
+        assert_eq!(code, 1, "{name}: {stdout} {stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        let error = v["error"].as_str().unwrap();
+        assert!(
+            error.to_lowercase().contains(&expected.to_lowercase()),
+            "{name}: {error}"
+        );
+    }
+}
