@@ -183,8 +183,10 @@ pub fn free_names(text: &str) -> Vec<String> {
         let Tok::Ident(name) = t else { continue };
         let prev = k.checked_sub(1).map(|p| &toks[p]);
         let next = toks.get(k + 1);
-        if matches!(prev, Some(Tok::Punct('.'))) {
-            continue; // property access (also `?.`)
+        // Property access (also `?.`), but not a spread `...name`.
+        let spread = k >= 3 && toks[k - 3..k].iter().all(|t| *t == Tok::Punct('.'));
+        if matches!(prev, Some(Tok::Punct('.'))) && !spread {
+            continue;
         }
         if matches!(next, Some(Tok::Punct(':')))
             && matches!(prev, Some(Tok::Punct('{') | Tok::Punct(',')))
@@ -206,6 +208,8 @@ mod tests {
     #[test]
     fn names_in_expressions() {
         assert_eq!(free_names("n1.entries.length > 0"), ["n1"]);
+        assert_eq!(free_names("[...n1.tags, ...n2]"), ["n1", "n2"]);
+        assert_eq!(free_names("{ ...n3, a: x.y }"), ["n3", "x"]);
         assert_eq!(free_names("`${args.dir}/${n2[*].name}`"), ["args", "n2"]);
         assert_eq!(free_names("\"n3\" + 'x' + n4"), ["n4"]);
         assert_eq!(free_names("{ a: n1, b: BASE }"), ["n1", "BASE"]);

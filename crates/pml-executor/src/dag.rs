@@ -169,7 +169,7 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
             })
             .await;
             evaluated
-                .map(|v| v.unwrap_or(Value::Null))
+                .map(|v| crate::values::js_numbers(v.unwrap_or(Value::Null)))
                 .map_err(|e| RunError::from_sandbox(e, None))
         }
     };
@@ -213,23 +213,30 @@ fn needs(dag: &Dag, position: &HashMap<&str, usize>, cx: &Context) -> Vec<Vec<us
     if !cx.reorder {
         return dag.tasks.iter().map(|t| index(&t.depends_on)).collect();
     }
+    let deps: Vec<Vec<usize>> = dag.tasks.iter().map(|t| index(&t.depends_on)).collect();
+    let ancestors = Ancestors::of(&deps);
     let mut out = Vec::with_capacity(dag.tasks.len());
-    let mut last_barrier: Option<usize> = None;
+    // The barriers no later barrier waits for yet: every later MCP call waits for them.
+    let mut frontier: Vec<usize> = Vec::new();
     for (i, t) in dag.tasks.iter().enumerate() {
         let free = t.kind == TaskType::CodeExecution
             || (t.kind == TaskType::McpTool && cx.facts.read_only(t));
         let mut list = if free {
             let mut v = index(&t.metadata.reads);
             if t.kind == TaskType::McpTool {
-                v.extend(last_barrier);
+                v.extend(frontier.iter().copied());
             }
             v
         } else {
-            // Everything since the last barrier, and that barrier (which waited for the rest).
-            let from = last_barrier.unwrap_or(0);
-            let mut v: Vec<usize> = (from..i).collect();
-            v.extend(index(&t.depends_on));
-            last_barrier = Some(i);
+            // A barrier waits for every earlier task the program runs before it (not for
+            // its siblings in a `Promise.all`, which the program runs alongside it), and for
+            // the barriers before it.
+            let from = frontier.iter().copied().min().unwrap_or(0);
+            let mut v: Vec<usize> = (from..i).filter(|&j| ancestors.is(j, i)).collect();
+            v.extend(deps[i].iter().copied());
+            v.extend(frontier.iter().copied().filter(|&b| ancestors.is(b, i)));
+            frontier.retain(|&b| !ancestors.is(b, i));
+            frontier.push(i);
             v
         };
         list.sort_unstable();
@@ -238,6 +245,47 @@ fn needs(dag: &Dag, position: &HashMap<&str, usize>, cx: &Context) -> Vec<Vec<us
         out.push(list);
     }
     out
+}
+
+/// "Does the program run task `a` before task `b`": `a` reaches `b` through `dependsOn`.
+/// Bit sets for up to [`Ancestors::EXACT`] tasks; beyond that every earlier task counts (a
+/// safe over-approximation: it only orders sibling writes).
+struct Ancestors {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Ancestors {
+    const EXACT: usize = 8192;
+
+    fn of(deps: &[Vec<usize>]) -> Self {
+        let n = deps.len();
+        if n > Self::EXACT {
+            return Ancestors {
+                words: 0,
+                bits: Vec::new(),
+            };
+        }
+        let words = n.div_ceil(64);
+        let mut bits = vec![0u64; n * words];
+        for (i, list) in deps.iter().enumerate() {
+            for &d in list.iter().filter(|&&d| d < i) {
+                bits[i * words + d / 64] |= 1 << (d % 64);
+                let (before, row) = bits.split_at_mut(i * words);
+                for w in 0..words {
+                    row[w] |= before[d * words + w];
+                }
+            }
+        }
+        Ancestors { words, bits }
+    }
+
+    fn is(&self, a: usize, b: usize) -> bool {
+        if self.words == 0 {
+            return a < b;
+        }
+        self.bits[b * self.words + a / 64] & (1 << (a % 64)) != 0
+    }
 }
 
 /// The values a task reads, copied out of the run's results so the task can run on its own.
@@ -349,10 +397,10 @@ impl Job {
         let values = Arc::new(values);
         match task.kind {
             TaskType::McpTool => {
-                let prepared = {
+                let prepare = {
                     let (task, values, sandbox) =
                         (task.clone(), values.clone(), cx.sandbox.clone());
-                    blocking(move || {
+                    move || {
                         let view = values.view();
                         let reader = Reader {
                             task_id: &task.id,
@@ -362,17 +410,25 @@ impl Job {
                             return Ok(None);
                         }
                         let empty = IndexMap::new();
-                        let args = view.object(
-                            task.arguments.as_ref().unwrap_or(&empty),
-                            &sandbox,
-                            &reader,
-                        )?;
+                        let properties = task.arguments.as_ref().unwrap_or(&empty);
+                        let args = view.object(properties, &sandbox, &reader)?;
                         Ok(Some(Value::Object(args)))
-                    })
-                    .await
+                    }
+                };
+                // Literals and paths are read right here; anything else may need the sandbox,
+                // which blocks, so it runs on a blocking thread.
+                let simple = task.condition.is_empty()
+                    && task
+                        .arguments
+                        .as_ref()
+                        .is_none_or(|a| a.values().all(crate::values::is_simple));
+                let prepared = if simple {
+                    prepare()
+                } else {
+                    blocking(prepare).await
                 };
                 let arguments = match prepared {
-                    Ok(Some(a)) => a,
+                    Ok(Some(a)) => crate::values::js_numbers(a),
                     Ok(None) => return (Finished::Skipped, None),
                     Err(e) => {
                         return (

@@ -34,6 +34,10 @@ pub(crate) async fn run(
     let (source, args) = (source.to_owned(), args.clone());
     let cx = Arc::new(cx);
     let (recorded, failed) = (calls.clone(), failures.clone());
+    // Calls still running when the program settles (not awaited) run to their end, as they
+    // would when running the program directly: the run waits for them.
+    let running: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
+    let handles = running.clone();
     let cx2 = cx.clone();
     let outcome = tokio::task::spawn_blocking(move || {
         let task = ProgramTask {
@@ -45,15 +49,23 @@ pub(crate) async fn run(
             let cx = cx2.clone();
             let recorded = recorded.clone();
             let failed = failed.clone();
-            runtime.spawn(async move {
+            let handle = runtime.spawn(async move {
                 let id = call.id;
                 let answer = answer(&cx, call, &recorded, &failed).await;
                 answers.answer(id, answer);
             });
+            handles
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(handle);
         };
         cx2.sandbox.run_program(&task, &mut on_call)
     })
     .await;
+    let still_running = std::mem::take(&mut *running.lock().unwrap_or_else(|p| p.into_inner()));
+    for handle in still_running {
+        let _ = handle.await;
+    }
     let calls = std::mem::take(&mut *calls.lock().unwrap_or_else(|p| p.into_inner()));
     let result = match outcome {
         Ok(Ok(value)) => Ok(value),

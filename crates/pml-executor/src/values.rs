@@ -368,3 +368,47 @@ pub(crate) fn expressions<'a>(value: &'a ArgumentValue, out: &mut Vec<&'a str>) 
 pub(crate) fn internal(message: impl Into<String>) -> SandboxError {
     SandboxError::Internal(message.into())
 }
+
+/// Numbers as JavaScript holds them: a double. `2.0` is `2`, `12345678901234567890` is
+/// `12345678901234567000` (what `JSON.stringify` would send), so DAG mode sends and returns
+/// the same text as running the program directly.
+pub(crate) fn js_numbers(value: Value) -> Value {
+    match value {
+        Value::Number(n) => {
+            let Some(f) = n.as_f64() else {
+                return Value::Number(n);
+            };
+            let exact_int = n.is_i64() || n.is_u64();
+            if exact_int && f.abs() < 9_007_199_254_740_992.0 {
+                return Value::Number(n);
+            }
+            if f.fract() == 0.0 && f.abs() < 1e21 {
+                // Rust prints the shortest digits that read back as `f`, padded with zeros,
+                // like JavaScript does below 1e21.
+                let text = format!("{f}");
+                if let Ok(u) = text.parse::<u64>() {
+                    return Value::from(u);
+                }
+                if let Ok(i) = text.parse::<i64>() {
+                    return Value::from(i);
+                }
+            }
+            serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(js_numbers).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, js_numbers(v))).collect())
+        }
+        other => other,
+    }
+}
+
+/// True when evaluating `value` needs no JavaScript engine (literals, parameters, paths).
+pub(crate) fn is_simple(value: &ArgumentValue) -> bool {
+    match value {
+        ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => true,
+        ArgumentValue::Reference { expression } => simple_path(expression).is_some(),
+        ArgumentValue::Object { properties } => properties.values().all(is_simple),
+        ArgumentValue::Array { items } => items.iter().all(is_simple),
+    }
+}
