@@ -1,0 +1,9 @@
+//! Integration tests of the executor against an in-process tool host (`support::FakeHost`).
+
+mod conditions;
+mod failures;
+mod hostile;
+mod modes;
+mod prop;
+mod scheduling;
+mod support;

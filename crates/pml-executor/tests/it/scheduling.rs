@@ -1,0 +1,302 @@
+//! The DAG scheduler: overlap of independent read-only calls (measured as calls in flight),
+//! write barriers, write-then-read, start-as-soon-as-ready, data flowing between calls.
+
+use pml_executor::{choose_mode, ExecuteOptions, Mode};
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+/// `t:read` (read-only, 100 ms) answers `{id, v: id * 10}`; `t:write` (a write, 100 ms) answers
+/// `{written: id}`.
+fn host() -> FakeHost {
+    FakeHost::kv()
+        .tool(
+            "t:read",
+            ToolSpec::compute(|a| {
+                Ok(json!({"id": a["id"], "v": a["id"].as_i64().unwrap_or(0) * 10}))
+            })
+            .read_only()
+            .latency_ms(100),
+        )
+        .tool(
+            "t:write",
+            ToolSpec::compute(|a| Ok(json!({"written": a["id"]})))
+                .destructive(false)
+                .latency_ms(100),
+        )
+}
+
+const SEQUENTIAL: &str = "
+const a = await mcp.t.read({ id: 1 });
+const b = await mcp.t.read({ id: 2 });
+const c = await mcp.t.read({ id: 3 });
+const d = await mcp.t.read({ id: 4 });
+return [a.v, b.v, c.v, d.v];
+";
+
+const PARALLEL: &str = "
+const [a, b, c, d] = await Promise.all([
+  mcp.t.read({ id: 1 }),
+  mcp.t.read({ id: 2 }),
+  mcp.t.read({ id: 3 }),
+  mcp.t.read({ id: 4 }),
+]);
+return [a.v, b.v, c.v, d.v];
+";
+
+async fn max_in_flight(source: &str, options: &ExecuteOptions) -> (usize, Value, Mode) {
+    let host = host().into_arc();
+    let p = program(source, &host.catalog());
+    let options = ExecuteOptions {
+        annotations: host.annotations(),
+        ..options.clone()
+    };
+    let report = run(&p, host.clone(), &options).await;
+    assert_ok(&report);
+    assert_eq!(host.calls_to("t:read").len(), 4);
+    assert_eq!(host.in_flight(), 0);
+    (host.max_in_flight(), report.result, report.mode)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sequential_reads_overlap_only_with_reordering() {
+    let expected = json!([10, 20, 30, 40]);
+    let reordered = max_in_flight(SEQUENTIAL, &ExecuteOptions::default()).await;
+    assert_eq!(reordered, (4, expected.clone(), Mode::Dag));
+    let in_order = ExecuteOptions {
+        reorder: false,
+        ..ExecuteOptions::default()
+    };
+    let (n, result, mode) = max_in_flight(SEQUENTIAL, &in_order).await;
+    assert_eq!((n, &result, mode), (1, &expected, Mode::Dag));
+    // As written: one call at a time.
+    let as_written = sandbox_mode(&ExecuteOptions::default());
+    let (n, result, mode) = max_in_flight(SEQUENTIAL, &as_written).await;
+    assert_eq!((n, &result, mode), (1, &expected, Mode::Sandbox));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn promise_all_overlaps_in_every_mode() {
+    let expected = json!([10, 20, 30, 40]);
+    for options in [
+        ExecuteOptions::default(),
+        ExecuteOptions {
+            reorder: false,
+            ..ExecuteOptions::default()
+        },
+        sandbox_mode(&ExecuteOptions::default()),
+    ] {
+        let (n, result, _) = max_in_flight(PARALLEL, &options).await;
+        assert_eq!(n, 4, "reorder={} mode={:?}", options.reorder, options.mode);
+        assert_eq!(result, expected);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_write_is_a_barrier_for_reads_on_both_sides() {
+    let source = "
+const a = await mcp.t.read({ id: 1 });
+const b = await mcp.t.read({ id: 2 });
+await mcp.t.write({ id: 3 });
+const c = await mcp.t.read({ id: 4 });
+const d = await mcp.t.read({ id: 5 });
+return [a.v, b.v, c.v, d.v];
+";
+    let host = host().into_arc();
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    assert_eq!(report.mode, Mode::Dag);
+    assert_eq!(report.result, json!([10, 20, 40, 50]));
+    let calls = host.calls();
+    assert_eq!(calls.len(), 5);
+    let write = &host.calls_to("t:write")[0];
+    let by_id = |id: i64| {
+        calls
+            .iter()
+            .find(|c| c.tool == "t:read" && c.arguments["id"] == id)
+            .unwrap_or_else(|| panic!("no read {id}"))
+            .clone()
+    };
+    for c in calls.iter().filter(|c| c.tool != "t:write") {
+        assert!(!c.overlaps(write), "{c:?} overlaps the write {write:?}");
+    }
+    for id in [1, 2] {
+        assert!(
+            by_id(id).end <= write.start,
+            "read {id} must end before the write"
+        );
+    }
+    for id in [4, 5] {
+        assert!(
+            by_id(id).start >= write.end,
+            "read {id} must start after the write"
+        );
+    }
+    // Reads on the same side of the barrier still overlap (reordering).
+    assert!(by_id(1).overlaps(&by_id(2)));
+    assert!(by_id(4).overlaps(&by_id(5)));
+    assert_eq!(host.max_in_flight(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn writes_keep_their_program_order() {
+    let source = "
+await mcp.t.write({ id: 1 });
+const a = await mcp.t.read({ id: 2 });
+await mcp.t.write({ id: 3 });
+await mcp.t.write({ id: 4 });
+return a.v;
+";
+    let host = host().into_arc();
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    let order: Vec<Value> = host
+        .calls()
+        .iter()
+        .map(|c| c.arguments["id"].clone())
+        .collect();
+    assert_eq!(order, vec![json!(1), json!(2), json!(3), json!(4)]);
+    let calls = host.calls();
+    for pair in calls.windows(2) {
+        assert!(
+            pair[0].end <= pair[1].start,
+            "{:?} then {:?}",
+            pair[0],
+            pair[1]
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn write_then_read_sees_the_written_value() {
+    let source = r#"
+const before = await mcp.kv.get({ key: "k" });
+await mcp.kv.put({ key: "k", value: 2 });
+const after = await mcp.kv.get({ key: "k" });
+const other = await mcp.kv.get({ key: "other" });
+return { before, after, other };
+"#;
+    for options in [
+        ExecuteOptions::default(),
+        ExecuteOptions {
+            reorder: false,
+            ..ExecuteOptions::default()
+        },
+        sandbox_mode(&ExecuteOptions::default()),
+    ] {
+        // Latency on the reads so that a read moved across the write would see the new value
+        // (the first) or the old one (the second).
+        let host = FakeHost::new()
+            .tool(
+                "kv:put",
+                ToolSpec::new(Behavior::KvPut)
+                    .destructive(false)
+                    .latency_ms(30),
+            )
+            .tool(
+                "kv:get",
+                ToolSpec::new(Behavior::KvGet).read_only().latency_ms(30),
+            )
+            .into_arc();
+        host.set("k", json!(1));
+        host.set("other", json!("o"));
+        let p = program(source, &host.catalog());
+        let options = ExecuteOptions {
+            annotations: host.annotations(),
+            ..options
+        };
+        let report = run(&p, host.clone(), &options).await;
+        assert_ok(&report);
+        assert_eq!(
+            report.result,
+            json!({"before": 1, "after": 2, "other": "o"}),
+            "mode {:?}",
+            report.mode
+        );
+        assert_eq!(host.stored("k"), Some(json!(2)));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_starts_when_its_own_dependencies_are_done() {
+    // A (slow) -> B, and C (fast) -> code -> D: D does not wait for A's "layer".
+    let source = "
+const a = await mcp.slow.a({ id: 1 });
+const b = await mcp.fast.b({ from: a.id });
+const c = await mcp.fast.c({ id: 2 });
+const ids = [c.id, c.id + 1].map((x) => x * 2);
+const d = await mcp.fast.d({ from: c.id, ids });
+return [b.from, d.from, d.ids];
+";
+    let echo = |a: &Value| Ok(a.clone());
+    let host = FakeHost::new()
+        .tool(
+            "slow:a",
+            ToolSpec::compute(echo).read_only().latency_ms(400),
+        )
+        .tool("fast:b", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool("fast:c", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool("fast:d", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .into_arc();
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    assert_eq!(report.mode, Mode::Dag);
+    assert_eq!(report.result, json!([1, 2, [4, 6]]));
+    let one = |t: &str| host.calls_to(t).remove(0);
+    let (a, b, d) = (one("slow:a"), one("fast:b"), one("fast:d"));
+    assert!(d.end < a.end, "d must not wait for a: d={d:?} a={a:?}");
+    assert!(b.start >= a.end, "b reads a");
+    // The path lists D before A (completion order).
+    let pos = |t: &str| report.executed_path.iter().position(|p| p == t).unwrap();
+    assert!(pos("fast:d") < pos("slow:a"), "{:?}", report.executed_path);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn results_flow_into_later_arguments() {
+    let source = r#"
+const u = await mcp.t.user({ id: args.id });
+const tags = u.tags.map((t) => t.toUpperCase());
+const o = await mcp.t.orders({ userId: u.id, label: `user-${u.name}`, tags, first: u.tags[0], nested: { n: u.n + 1 } });
+return { count: o.count, label: o.label };
+"#;
+    let host = FakeHost::new()
+        .tool(
+            "t:user",
+            ToolSpec::compute(|a| {
+                Ok(json!({"id": a["id"], "name": "ada", "tags": ["x", "y"], "n": 41}))
+            })
+            .read_only(),
+        )
+        .tool(
+            "t:orders",
+            ToolSpec::compute(|a| {
+                Ok(json!({"count": a["tags"].as_array().map_or(0, Vec::len), "label": a["label"]}))
+            })
+            .read_only(),
+        )
+        .into_arc();
+    let p = program(source, &host.catalog());
+    assert_eq!(choose_mode(&p).0, Mode::Dag, "{}", describe(&p));
+    for options in [host.options(), sandbox_mode(&host.options())] {
+        host.reset();
+        let options = ExecuteOptions {
+            args: json!({"id": 7}),
+            ..options
+        };
+        let report = run(&p, host.clone(), &options).await;
+        assert_ok(&report);
+        assert_eq!(report.result, json!({"count": 2, "label": "user-ada"}));
+        let orders = host.calls_to("t:orders");
+        assert_eq!(
+            orders[0].arguments,
+            json!({"userId": 7, "label": "user-ada", "tags": ["X", "Y"], "first": "x", "nested": {"n": 42}}),
+            "mode {:?}",
+            report.mode
+        );
+        assert_eq!(host.calls_to("t:user")[0].arguments, json!({"id": 7}));
+        assert!(host.calls_to("t:user")[0].end <= orders[0].start);
+    }
+}
