@@ -46,6 +46,8 @@ pub(crate) struct DagOutcome {
     pub result: Result<Value, RunError>,
     /// Every MCP call made: tool and arguments.
     pub calls: Vec<(String, Value)>,
+    /// Failed pure tasks and the tasks not run because of a failure.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +90,8 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
     let mut results: Results = HashMap::new();
     let mut calls: Vec<(String, Value)> = Vec::new();
     let mut first_failure: Option<(usize, RunError)> = None;
+    let mut warnings: Vec<String> = Vec::new();
+    let mut cancelled: Vec<String> = Vec::new();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Finished, Option<Value>)>();
     let mut running = 0usize;
 
@@ -102,6 +106,7 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
                 .is_some_and(|(f, _)| i > *f && task.kind != TaskType::CodeExecution);
             if blocked || after_failure {
                 status[i] = Status::Cancelled;
+                cancelled.push(format!("{} ({})", task.id, task.tool));
                 release(i, &dependents, &mut waiting, &mut ready);
                 continue;
             }
@@ -137,6 +142,11 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
             }
             Finished::Skipped => Status::Skipped,
             Finished::Failed(error) => {
+                if tasks[i].kind == TaskType::CodeExecution {
+                    warnings.push(format!(
+                        "pure code failed (safe to fail, nothing it did needs undoing): {error}"
+                    ));
+                }
                 if first_failure.as_ref().is_none_or(|(f, _)| i < *f) {
                     first_failure = Some((i, error));
                 }
@@ -146,10 +156,14 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
         release(i, &dependents, &mut waiting, &mut ready);
     }
 
+    if !cancelled.is_empty() {
+        warnings.push(format!("not run after a failure: {}", cancelled.join(", ")));
+    }
     if let Some((_, error)) = first_failure {
         return DagOutcome {
             result: Err(error),
             calls,
+            warnings,
         };
     }
     let result = match &dag.result {
@@ -173,7 +187,11 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
                 .map_err(|e| RunError::from_sandbox(e, None))
         }
     };
-    DagOutcome { result, calls }
+    DagOutcome {
+        result,
+        calls,
+        warnings,
+    }
 }
 
 fn release(

@@ -167,6 +167,10 @@ pub struct RunReport {
     pub trace: Vec<TraceEvent>,
     /// The MCP calls made, in completion order.
     pub calls: Vec<Call>,
+    /// Pure code that failed (safe to fail: the run still fails as the exception would make
+    /// it) and tasks not run because of a failure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub timings: RunTimings,
 }
 
@@ -251,7 +255,10 @@ pub async fn execute(
             .map(|t| (t.id.clone(), t.tool.clone()))
             .collect(),
     });
-    let finish = |result: Result<Value, RunError>, calls: Vec<Call>, tracer: Arc<trace::Tracer>| {
+    let finish = |result: Result<Value, RunError>,
+                  calls: Vec<Call>,
+                  warnings: Vec<String>,
+                  tracer: Arc<trace::Tracer>| {
         // Every task has reported before the run ends, so the trace is complete here.
         let (trace, executed_path) = tracer.take();
         let (ok, result, error) = match result {
@@ -271,6 +278,7 @@ pub async fn execute(
             executed_path,
             trace,
             calls,
+            warnings,
             timings: RunTimings {
                 execute_ms: started.elapsed().as_secs_f64() * 1e3,
             },
@@ -284,17 +292,32 @@ pub async fn execute(
             .find(|d| d.severity == Severity::Error)
             .map(|d| format!("{}:{}: {}", d.line, d.column, d.message))
             .unwrap_or_default();
-        return finish(Err(RunError::internal(message)), Vec::new(), tracer);
+        return finish(
+            Err(RunError::internal(message)),
+            Vec::new(),
+            Vec::new(),
+            tracer,
+        );
     }
     if mode == Mode::Dag && chosen != Mode::Dag {
         let message = format!("this program cannot run as a DAG: {}", reasons.join("; "));
-        return finish(Err(RunError::internal(message)), Vec::new(), tracer);
+        return finish(
+            Err(RunError::internal(message)),
+            Vec::new(),
+            Vec::new(),
+            tracer,
+        );
     }
     // The hook sees every side effect the program may have before anything runs.
     let planned = planned_side_effects(program, &facts, &options.policy);
     if !approver.review(&planned).await {
         let message = "the run was not approved".to_owned();
-        return finish(Err(RunError::internal(message)), Vec::new(), tracer);
+        return finish(
+            Err(RunError::internal(message)),
+            Vec::new(),
+            Vec::new(),
+            tracer,
+        );
     }
     match mode {
         Mode::Dag => {
@@ -315,7 +338,7 @@ pub async fn execute(
                 .into_iter()
                 .map(|(tool, arguments)| Call { tool, arguments })
                 .collect();
-            finish(outcome.result, calls, tracer)
+            finish(outcome.result, calls, outcome.warnings, tracer)
         }
         Mode::Sandbox => {
             let cx = program::Context {
@@ -327,7 +350,7 @@ pub async fn execute(
                 facts,
             };
             let (result, calls) = program::run(&program.source, &options.args, cx).await;
-            finish(result, calls, tracer)
+            finish(result, calls, Vec::new(), tracer)
         }
     }
 }

@@ -425,6 +425,12 @@ fn run_program(command: Command) -> ExitCode {
     if !report.mode_reasons.is_empty() {
         json["modeReasons"] = serde_json::json!(report.mode_reasons);
     }
+    if !report.warnings.is_empty() {
+        json["warnings"] = serde_json::json!(report.warnings);
+        for w in &report.warnings {
+            eprintln!("pml: {}: warning: {w}", display(&file));
+        }
+    }
     emit(&json, pretty);
     if report.ok {
         ExitCode::SUCCESS
