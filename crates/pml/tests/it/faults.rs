@@ -173,7 +173,13 @@ fn no_process_survives_a_failed_run() {
     let end = e[start..].find(']').unwrap() + start + 1;
     let pids: Vec<u64> = serde_json::from_str(&e[start..end]).unwrap();
     assert_eq!(pids.len(), 2);
+    // SIGKILL to the server's process group is delivered asynchronously: a process may take
+    // a moment to be gone after pml has exited.
     for pid in pids {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while alive(pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         assert!(!alive(pid), "process {pid} survived the run");
     }
 }
