@@ -154,24 +154,7 @@ fn execute(file: &Path, args: &serde_json::Value) -> Result<bool> {
         .block_on(pml::run::run_file(file, &options))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let report = &output.report;
-    let mut json = serde_json::json!({
-        "ok": report.ok,
-        "result": report.result,
-        "mode": report.mode,
-        "executedPath": report.executed_path,
-        "trace": report.trace,
-        "timings": {
-            "analyzeMs": output.stages.analyze_ms,
-            "serversMs": output.stages.servers_ms,
-            "executeMs": report.timings.execute_ms,
-        },
-    });
-    if let Some(error) = &report.error {
-        json["error"] = serde_json::Value::String(error.message.clone());
-    }
-    if !report.mode_reasons.is_empty() {
-        json["modeReasons"] = serde_json::json!(report.mode_reasons);
-    }
+    let json = output.to_json();
     println!("{}", serde_json::to_string_pretty(&json)?);
     let calls = report
         .trace

@@ -174,14 +174,19 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
             let values = owned_values(texts, dag, &results, cx, r.literals.clone());
             let sandbox = cx.sandbox.clone();
             let value = r.value.clone();
-            let evaluated = blocking(move || {
+            let evaluate = move || {
                 let reader = Reader {
                     task_id: "result",
                     tool: "return",
                 };
                 values.view().argument(&value, &sandbox, &reader)
-            })
-            .await;
+            };
+            // A result made of literals and paths needs no sandbox (and no blocking thread).
+            let evaluated = if crate::values::is_simple(&r.value) {
+                evaluate()
+            } else {
+                blocking(evaluate).await
+            };
             evaluated
                 .map(|v| crate::values::js_numbers(v.unwrap_or(Value::Null)))
                 .map_err(|e| RunError::from_sandbox(e, None))

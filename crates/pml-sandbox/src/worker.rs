@@ -340,16 +340,8 @@ impl Engine {
         if self.warm.is_some() {
             return Ok(());
         }
-        let context = match Context::custom::<Intrinsics>(&self.runtime) {
-            Ok(context) => context,
-            Err(rquickjs::Error::Allocation) => return Err(Failure::OutOfMemory),
-            Err(e) => return Err(Failure::Internal(format!("cannot create a context: {e}"))),
-        };
+        let context = fresh_context::<Intrinsics>(&self.runtime)?;
         let replacer = context.with(|ctx| {
-            // Calling it would fail anyway ("eval is not supported"); gone, it cannot be found.
-            ctx.globals()
-                .remove("eval")
-                .map_err(|e| failure(&ctx, e, Phase::Run))?;
             bytecode::run(&ctx, &self.replacer)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map(|f| Persistent::save(&ctx, f))
@@ -487,15 +479,8 @@ impl Engine {
             })
         })?;
         drop(source);
-        let context = match Context::custom::<ProgramIntrinsics>(&self.runtime) {
-            Ok(context) => context,
-            Err(rquickjs::Error::Allocation) => return Err(Failure::OutOfMemory),
-            Err(e) => return Err(Failure::Internal(format!("cannot create a context: {e}"))),
-        };
+        let context = fresh_context::<ProgramIntrinsics>(&self.runtime)?;
         let outcome = context.with(|ctx| {
-            ctx.globals()
-                .remove("eval")
-                .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let replacer = bytecode::run(&ctx, &self.replacer)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
@@ -668,6 +653,22 @@ enum Phase {
 }
 
 /// The failure behind `error`, taking the pending exception from `ctx`.
+/// A new context with intrinsics `I` and without `eval` (calling it would fail anyway, "eval
+/// is not supported"; gone, it cannot even be found).
+fn fresh_context<I: rquickjs::context::Intrinsic>(runtime: &Runtime) -> Result<Context, Failure> {
+    let context = match Context::custom::<I>(runtime) {
+        Ok(context) => context,
+        Err(rquickjs::Error::Allocation) => return Err(Failure::OutOfMemory),
+        Err(e) => return Err(Failure::Internal(format!("cannot create a context: {e}"))),
+    };
+    context.with(|ctx| {
+        ctx.globals()
+            .remove("eval")
+            .map_err(|e| failure(&ctx, e, Phase::Run))
+    })?;
+    Ok(context)
+}
+
 fn failure(ctx: &Ctx<'_>, error: rquickjs::Error, phase: Phase) -> Failure {
     match error {
         rquickjs::Error::Exception => {

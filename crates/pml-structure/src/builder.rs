@@ -1908,17 +1908,20 @@ pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKi
     }
 }
 
-/// `xs.map(x => mcp...)` as a fork's argument: the receiver and the callback.
-fn map_with_tool_callback(call: &CallExpr) -> Option<(&MemberExpr, ArrowOrFn<'_>)> {
+/// `receiver.<name>(...)`: the member expression of the callee.
+pub(crate) fn method_call<'c>(call: &'c CallExpr, name: &str) -> Option<&'c MemberExpr> {
     let Callee::Expr(callee) = &call.callee else {
         return None;
     };
     let Expr::Member(m) = strip(callee) else {
         return None;
     };
-    if !matches!(&m.prop, MemberProp::Ident(id) if &*id.sym == "map") {
-        return None;
-    }
+    matches!(&m.prop, MemberProp::Ident(id) if &*id.sym == name).then_some(m)
+}
+
+/// `xs.map(x => mcp...)` as a fork's argument: the receiver and the callback.
+fn map_with_tool_callback(call: &CallExpr) -> Option<(&MemberExpr, ArrowOrFn<'_>)> {
+    let m = method_call(call, "map")?;
     let first = call.args.first()?;
     if !contains_agent_call(&*first.expr) {
         return None;

@@ -19,7 +19,7 @@ use swc_ecma_ast::{
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
-use crate::builder::strip;
+use crate::builder::{method_call, strip};
 use crate::rewrite::{root_ident, MUTATING_METHODS};
 
 /// Global functions whose calls are pure and deterministic enough to evaluate anywhere.
@@ -564,15 +564,7 @@ fn promise_method(call: &CallExpr) -> Option<&str> {
 /// `list.map(x => mcp.s.t(...))` (the arrow's body one MCP call, awaited or not): the list,
 /// the parameter, the call.
 fn mapped_call(map: &CallExpr) -> Option<(&Expr, String, &CallExpr)> {
-    let Callee::Expr(callee) = &map.callee else {
-        return None;
-    };
-    let Expr::Member(m) = strip(callee) else {
-        return None;
-    };
-    if !matches!(&m.prop, MemberProp::Ident(id) if &*id.sym == "map") {
-        return None;
-    }
+    let m = method_call(map, "map")?;
     let [ExprOrSpread { spread: None, expr }] = map.args.as_slice() else {
         return None;
     };

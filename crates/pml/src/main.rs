@@ -406,30 +406,12 @@ fn run_program(command: Command) -> ExitCode {
             eprintln!("pml: {}: cannot write the trace: {e}", path.display());
         }
     }
-    let mut json = serde_json::json!({
-        "ok": report.ok,
-        "result": report.result,
-        "mode": report.mode,
-        "executedPath": report.executed_path,
-        "trace": report.trace,
-        "timings": {
-            "analyzeMs": output.stages.analyze_ms,
-            "serversMs": output.stages.servers_ms,
-            "executeMs": report.timings.execute_ms,
-        },
-    });
+    let json = output.to_json();
     if let Some(error) = &report.error {
-        json["error"] = serde_json::Value::String(error.message.clone());
         eprintln!("pml: {}: {}", display(&file), error.message);
     }
-    if !report.mode_reasons.is_empty() {
-        json["modeReasons"] = serde_json::json!(report.mode_reasons);
-    }
-    if !report.warnings.is_empty() {
-        json["warnings"] = serde_json::json!(report.warnings);
-        for w in &report.warnings {
-            eprintln!("pml: {}: warning: {w}", display(&file));
-        }
+    for w in &report.warnings {
+        eprintln!("pml: {}: warning: {w}", display(&file));
     }
     emit(&json, pretty);
     if report.ok {

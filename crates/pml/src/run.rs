@@ -86,6 +86,36 @@ pub struct RunOutput {
     pub program: Program,
 }
 
+impl RunOutput {
+    /// What `pml run` prints: `{ok, result, error?, mode, modeReasons?, warnings?,
+    /// executedPath, trace, timings}` (`docs/formats.md`).
+    pub fn to_json(&self) -> Value {
+        let report = &self.report;
+        let mut json = serde_json::json!({
+            "ok": report.ok,
+            "result": report.result,
+            "mode": report.mode,
+            "executedPath": report.executed_path,
+            "trace": report.trace,
+            "timings": {
+                "analyzeMs": self.stages.analyze_ms,
+                "serversMs": self.stages.servers_ms,
+                "executeMs": report.timings.execute_ms,
+            },
+        });
+        if let Some(error) = &report.error {
+            json["error"] = Value::String(error.message.clone());
+        }
+        if !report.mode_reasons.is_empty() {
+            json["modeReasons"] = serde_json::json!(report.mode_reasons);
+        }
+        if !report.warnings.is_empty() {
+            json["warnings"] = serde_json::json!(report.warnings);
+        }
+        json
+    }
+}
+
 /// Everything that can stop a run before the program starts (exit status 2).
 #[derive(Debug, thiserror::Error)]
 pub enum RunSetupError {
