@@ -14,7 +14,7 @@ use crate::parse;
 use crate::print::{self, is_ident_name, is_simple_path, quote_str, Printer, Resolve};
 
 /// First line of every canonical form.
-pub const VERSION_TAG: &str = "pml-hash/v1";
+pub const VERSION_TAG: &str = "pml-hash/v2";
 
 /// What `[*]` (the builder's "every element", not JavaScript) becomes while parsing.
 const EACH: &str = "__pml_each__";
@@ -450,6 +450,15 @@ impl<'s> Names<'s> {
             out.push_str(&text);
             out.push('\n');
         }
+        if !n.outcomes.is_empty() {
+            // A switch's cases, empty ones included: they decide which case a value takes.
+            out.push_str("  outcomes");
+            for o in &n.outcomes {
+                out.push(' ');
+                quote_str(o, out);
+            }
+            out.push('\n');
+        }
         if let Some(code) = &n.code {
             // Code of a `code:*` task (an expression) or of a loop (a statement). The keys of the
             // arguments are the program's variable names: only the values count, and those the
@@ -619,6 +628,11 @@ pub(crate) fn canonical_form(structure: &StaticStructure, parsing: Parsing) -> S
     out.push('\n');
     for n in &structure.nodes {
         names.node(n, &mut out);
+    }
+    if let Some(result) = &structure.result {
+        out.push_str("result ");
+        names.arg_value(result, 0, &mut out);
+        out.push('\n');
     }
     for e in sorted_edges(&structure.edges) {
         edge_line(e, &mut out);

@@ -18,7 +18,7 @@ const users = JSON.parse(file.content).filter(u => u.active);
 await mcp.memory.create_entities({ entities: users.map(u => ({ name: u.name })), dryRun: false });
 "#,
         expect![[r#"
-            pml-hash/v1
+            pml-hash/v2
             node n1 task
               tool "filesystem:read_text_file"
               arg "path" ref args.root + "/users.json"
@@ -55,7 +55,7 @@ if (ok.fine && ok.count > 3) {
 }
 "#,
         expect![[r#"
-            pml-hash/v1
+            pml-hash/v2
             node n1 task
               tool "a:check"
               arg "level" lit 2
@@ -90,7 +90,7 @@ const [a, b] = await Promise.all([mcp.x.one({}), mcp.x.two({})]);
 return JSON.stringify({ seen, a, b });
 "#,
         expect![[r#"
-            pml-hash/v1
+            pml-hash/v2
             node n1 task
               tool "fs:list"
               arg "path" param "dir"
@@ -113,6 +113,7 @@ return JSON.stringify({ seen, a, b });
             node n5 task
               tool "code:JSON.stringify"
               code JSON.stringify({seen: _v0, a: n3, b: n4})
+            result ref n5
             edge f1 n3 sequence
             edge f1 n4 sequence
             edge j1 n5 sequence
@@ -132,13 +133,13 @@ fn the_hash_is_64_lowercase_hex_digits() {
     assert!(h
         .bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
-    assert!(form("await mcp.a.b({});").starts_with("pml-hash/v1\n"));
+    assert!(form("await mcp.a.b({});").starts_with("pml-hash/v2\n"));
 }
 
 #[test]
 fn the_empty_structure_has_a_hash() {
     let s = pml_structure::StaticStructure::default();
-    assert_eq!(pml_hash::canonical_form(&s), "pml-hash/v1\n");
+    assert_eq!(pml_hash::canonical_form(&s), "pml-hash/v2\n");
     assert_eq!(pml_hash::semantic_hash(&s).len(), 64);
 }
 
@@ -164,4 +165,28 @@ fn the_worked_example_of_the_docs_is_true() {
     assert_eq!(pml_hash::canonical_form(&s), expected);
     let digest = block_after(&doc, "<!-- example:hash -->");
     assert_eq!(pml_hash::semantic_hash(&s), digest.trim());
+}
+
+#[test]
+fn what_a_program_returns_counts() {
+    let base = "const f = await mcp.fs.read({ path: 'a' });\nconst g = await mcp.fs.read({ path: 'b' });\n";
+    let a = pml_hash::semantic_hash(&crate::structure(&format!("{base}return f.content;")));
+    let b = pml_hash::semantic_hash(&crate::structure(&format!("{base}return g.content;")));
+    let none = pml_hash::semantic_hash(&crate::structure(base));
+    let renamed = pml_hash::semantic_hash(&crate::structure(
+        "const x = await mcp.fs.read({ path: 'a' });\nconst y = await mcp.fs.read({ path: 'b' });\nreturn x.content;",
+    ));
+    assert_ne!(a, b);
+    assert_ne!(a, none);
+    assert_eq!(a, renamed);
+}
+
+#[test]
+fn an_empty_switch_case_counts() {
+    let with = "const r = await mcp.a.b({});\nswitch (r.kind) { case 'x': break; default: await mcp.a.c({}); }";
+    let without = "const r = await mcp.a.b({});\nswitch (r.kind) { default: await mcp.a.c({}); }";
+    assert_ne!(
+        pml_hash::semantic_hash(&crate::structure(with)),
+        pml_hash::semantic_hash(&crate::structure(without))
+    );
 }
