@@ -572,3 +572,54 @@ fn hostile_programs_end_with_clear_errors() {
         );
     }
 }
+
+#[test]
+fn approve_prompt_asks_on_the_terminal() {
+    use std::io::Write;
+    let p = TempProgram::new(
+        "prompt",
+        "prompt.js",
+        r#"await mcp.memory.create_entities({ entities: [{ name: "p", entityType: "x", observations: [] }] });
+return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
+    );
+    let perms = TempProgram::new(
+        "prompt-perms",
+        "perms.json",
+        r#"{"permissions": {"memory:create_*": "hil"}}"#,
+    );
+    for (answer, ok) in [("y\n", true), ("n\n", false), ("", false)] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pml"))
+            .args([
+                "run",
+                p.path(),
+                "--approve",
+                "prompt",
+                "--permissions",
+                perms.path(),
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(answer.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("run memory:create_entities"),
+            "{answer:?}: {stderr}"
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["ok"], ok, "{answer:?}: {v}");
+        if ok {
+            assert_eq!(v["result"], json!(["p"]));
+        } else {
+            assert!(v["error"].as_str().unwrap().contains("not approved"), "{v}");
+        }
+    }
+}
