@@ -133,7 +133,10 @@ pub enum RunSetupError {
 pub fn mcp_servers_dir() -> PathBuf {
     match std::env::var_os("PML_MCP_SERVERS") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../mcp-servers"),
+        None => {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../mcp-servers");
+            dir.canonicalize().unwrap_or(dir)
+        }
     }
 }
 
