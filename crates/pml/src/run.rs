@@ -69,13 +69,14 @@ impl Default for RunOptions {
     }
 }
 
-/// Timings of the stages before execution, in milliseconds.
+/// Timings of the stages before execution, in milliseconds: reading, stripping types and the
+/// syntax check (`analyze_ms`, plus installing the servers on first use); starting the servers
+/// the program names, listing their tools and building the DAGs (`servers_ms`).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StageTimings {
     pub analyze_ms: f64,
     pub servers_ms: f64,
-    pub plan_ms: f64,
 }
 
 /// What `pml run` prints: the executor's report plus the stages' timings.
@@ -480,7 +481,6 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         stages: StageTimings {
             analyze_ms,
             servers_ms,
-            plan_ms: 0.0,
         },
         program,
     })
