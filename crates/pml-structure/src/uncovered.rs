@@ -7,9 +7,9 @@
 //! value, an MCP call that runs only sometimes, an early `return`...) is reported, and such a
 //! program runs whole in the sandbox, as written.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use swc_common::{Span, Spanned};
+use swc_common::{BytePos, Span, Spanned};
 use swc_ecma_ast::{
     ArrowExpr, ArrowFunctionBody, AssignExpr, AssignTarget, AwaitExpr, BinExpr, BinaryOp, CallExpr,
     Callee, ClassExpr, CondExpr, Decl, Expr, ExprOrSpread, Function, Ident, Lit, MemberExpr,
@@ -58,7 +58,11 @@ const PURE_CONSTRUCTORS: &[&str] = &[
 /// The constructs of `stmts` (the program's body) that a DAG would not run exactly as written:
 /// a span and a message each, in source order.
 pub(crate) fn uncovered(stmts: &[Stmt]) -> Vec<(Span, String)> {
-    let mut check = Check { gaps: Vec::new() };
+    let mut check = Check {
+        gaps: Vec::new(),
+        fresh: fresh_names(stmts),
+        last_use: last_uses(stmts),
+    };
     let last = stmts.len().saturating_sub(1);
     for (i, stmt) in stmts.iter().enumerate() {
         match stmt {
@@ -76,6 +80,10 @@ pub(crate) fn uncovered(stmts: &[Stmt]) -> Vec<(Span, String)> {
 
 struct Check {
     gaps: Vec<(Span, String)>,
+    /// Top-level `const`s holding a value nothing else refers to (a call's result, a literal).
+    fresh: HashSet<String>,
+    /// Where each name is written last in the program.
+    last_use: HashMap<String, BytePos>,
 }
 
 impl Check {
@@ -287,10 +295,20 @@ impl Exprs<'_> {
         }
     }
 
-    /// Assigning to or deleting `target` (rooted at a name): only callback locals may change.
+    /// Changing the value of `root` in place (assigning to a member, deleting one, a method
+    /// like `.sort()`): fine for callback locals, and for a fresh top-level value the program
+    /// never reads again (`const top = merged.sort(...)`: the DAG's sorted copy is all anyone
+    /// sees). Anything else would make the DAG's copies differ from the program's one value.
     fn mutation(&mut self, span: Span, root: Option<&str>, what: &str) {
         match root {
             Some(name) if self.is_local(name) => {}
+            Some(name)
+                if self.check.fresh.contains(name)
+                    && self
+                        .check
+                        .last_use
+                        .get(name)
+                        .is_some_and(|&last| last < span.hi) => {}
             Some(name) => self
                 .check
                 .gap(span, format!("{what} `{name}` after it was declared")),
@@ -470,17 +488,35 @@ impl Visit for Exprs<'_> {
     }
 
     fn visit_assign_expr(&mut self, a: &AssignExpr) {
-        let root = match &a.left {
-            AssignTarget::Simple(SimpleAssignTarget::Ident(id)) => Some(&*id.id.sym),
-            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => root_ident(&m.obj),
-            _ => None,
-        };
-        self.mutation(a.span, root, "an assignment changes");
+        match &a.left {
+            // Rebinding a name is never modelled (outside callbacks).
+            AssignTarget::Simple(SimpleAssignTarget::Ident(id)) if !self.is_local(&id.id.sym) => {
+                self.check.gap(
+                    a.span,
+                    format!(
+                        "an assignment changes `{}` after it was declared",
+                        id.id.sym
+                    ),
+                );
+            }
+            AssignTarget::Simple(SimpleAssignTarget::Ident(_)) => {}
+            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => {
+                self.mutation(a.span, root_ident(&m.obj), "an assignment changes")
+            }
+            _ => self.mutation(a.span, None, "an assignment changes"),
+        }
         a.visit_children_with(self);
     }
 
     fn visit_update_expr(&mut self, u: &UpdateExpr) {
-        self.mutation(u.span, root_ident(&u.arg), "`++`/`--` changes");
+        match strip(&u.arg) {
+            Expr::Ident(id) if !self.is_local(&id.sym) => self.check.gap(
+                u.span,
+                format!("`++`/`--` changes `{}` after it was declared", id.sym),
+            ),
+            Expr::Ident(_) => {}
+            _ => self.mutation(u.span, root_ident(&u.arg), "`++`/`--` changes"),
+        }
         u.visit_children_with(self);
     }
 
@@ -629,6 +665,62 @@ fn bound_names(pat: &Pat, out: &mut HashSet<String>) {
         Pat::Assign(a) => bound_names(&a.left, out),
         Pat::Expr(_) | Pat::Invalid(_) => {}
     }
+}
+
+/// Top-level `const` names bound to a value made right there (a call's result, a literal): no
+/// other name shares it. Declared twice (shadowed somewhere) counts as not fresh.
+fn fresh_names(stmts: &[Stmt]) -> HashSet<String> {
+    let mut fresh = HashSet::new();
+    let mut seen = HashSet::new();
+    for stmt in stmts {
+        let Stmt::Decl(Decl::Var(var)) = stmt else {
+            continue;
+        };
+        for d in &var.decls {
+            let (Pat::Ident(id), Some(init)) = (&d.name, &d.init) else {
+                continue;
+            };
+            let name = id.id.sym.to_string();
+            if !seen.insert(name.clone()) {
+                fresh.remove(&name);
+                continue;
+            }
+            let made_here = matches!(
+                strip(init),
+                Expr::Call(_) | Expr::Array(_) | Expr::Object(_) | Expr::New(_)
+            );
+            if var.kind == VarDeclKind::Const && made_here {
+                fresh.insert(name);
+            }
+        }
+    }
+    // A name declared again anywhere (an inner scope) is not tracked by position alone.
+    let mut declared = HashMap::new();
+    struct Decls<'d>(&'d mut HashMap<String, usize>);
+    impl Visit for Decls<'_> {
+        fn visit_binding_ident(&mut self, b: &swc_ecma_ast::BindingIdent) {
+            *self.0.entry(b.id.sym.to_string()).or_default() += 1;
+        }
+    }
+    stmts.visit_with(&mut Decls(&mut declared));
+    fresh.retain(|n| declared.get(n).copied().unwrap_or(0) <= 1);
+    fresh
+}
+
+/// The position of the last occurrence of each name (reads and writes alike).
+fn last_uses(stmts: &[Stmt]) -> HashMap<String, BytePos> {
+    struct Uses(HashMap<String, BytePos>);
+    impl Visit for Uses {
+        fn visit_ident(&mut self, id: &Ident) {
+            let at = self.0.entry(id.sym.to_string()).or_insert(id.span.lo);
+            if id.span.lo > *at {
+                *at = id.span.lo;
+            }
+        }
+    }
+    let mut uses = Uses(HashMap::new());
+    stmts.visit_with(&mut uses);
+    uses.0
 }
 
 /// Names declared anywhere in a callback's body (its own scope and nested blocks).

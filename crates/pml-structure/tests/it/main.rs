@@ -5,3 +5,4 @@ mod check;
 mod hostile;
 mod props;
 mod strip;
+mod uncovered;
