@@ -82,12 +82,33 @@ pub(crate) async fn run(
                     &f.task_id,
                     &f.tool,
                 )),
-                None => Err(RunError::internal(message)),
+                None => {
+                    // Where in the program it was thrown, from the stack's first frame in it.
+                    let at = match &e {
+                        pml_sandbox::SandboxError::Exception {
+                            stack: Some(stack), ..
+                        } => program_location(stack),
+                        _ => None,
+                    };
+                    Err(RunError::internal(match at {
+                        Some((line, column)) => format!("{message} (at {line}:{column})"),
+                        None => message,
+                    }))
+                }
             }
         }
         Err(e) => Err(RunError::internal(format!("the program stopped: {e}"))),
     };
     (result, calls)
+}
+
+/// The line and column of the first stack frame in the program (`at f (agent:3:11)`).
+fn program_location(stack: &str) -> Option<(u32, u32)> {
+    let at = stack.find("(agent:")? + "(agent:".len();
+    let rest = &stack[at..];
+    let end = rest.find(')')?;
+    let (line, column) = rest[..end].split_once(':')?;
+    Some((line.parse().ok()?, column.parse().ok()?))
 }
 
 /// A call that failed: who, and the message the program's `Error` got.

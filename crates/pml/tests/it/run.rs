@@ -623,3 +623,22 @@ return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
         }
     }
 }
+
+#[test]
+fn exceptions_say_where_they_were_thrown() {
+    let p = TempProgram::new(
+        "throws",
+        "throws.js",
+        "const r = await mcp.everything.echo({ message: \"x\" });\nfor (const c of [1]) {}\nconst y = r.nope.deeper;\nreturn y;\n",
+    );
+    let (code, stdout, stderr) = pml(&["run", p.path()]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["mode"], "sandbox");
+    let error = v["error"].as_str().unwrap();
+    assert!(
+        error.contains("TypeError") && error.ends_with("(at 3:11)"),
+        "{error}"
+    );
+    assert!(stderr.contains("throws.js"), "{stderr}");
+}
