@@ -338,7 +338,19 @@ pub async fn execute(
                 .into_iter()
                 .map(|(tool, arguments)| Call { tool, arguments })
                 .collect();
-            finish(outcome.result, calls, outcome.warnings, tracer)
+            // Say where the failing task is in the program (its first logical operation).
+            let result = outcome.result.map_err(|mut e| {
+                let node = e
+                    .task_id
+                    .as_deref()
+                    .and_then(|id| id.split('+').next())
+                    .and_then(|id| program.structure.node(id));
+                if let Some(n) = node {
+                    e.message = format!("{} (at {}:{})", e.message, n.span.line, n.span.column);
+                }
+                e
+            });
+            finish(result, calls, outcome.warnings, tracer)
         }
         Mode::Sandbox => {
             let cx = program::Context {
