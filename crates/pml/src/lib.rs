@@ -5,8 +5,11 @@
 //!
 //! Stages: [`analyze`] (code -> static structure, `pml-structure`), [`to_dag`] (structure ->
 //! logical DAG, `pml-dag`), [`optimize`] (logical -> physical DAG, `pml-optimizer`),
-//! [`semantic_hash`] and [`normalize_variable_names`] (`pml-hash`); the executor plugs in after
-//! them.
+//! [`semantic_hash`] and [`normalize_variable_names`] (`pml-hash`); [`run`] composes them with
+//! the executor (`pml-executor`, `pml-mcp`, `pml-sandbox`) for `pml run`: TypeScript stripped,
+//! the servers the program names started and listed, the DAG built with their annotations,
+//! executed in DAG or sandbox mode, with the default config and scratch folder when none is
+//! given.
 //!
 //! **Invariants:** library errors are typed ([`InputError`]); this crate reads files, the stage
 //! crates never do. Dependencies point down: `pml` -> stage crates, never the reverse.
