@@ -187,15 +187,9 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
             dag.diagnostics.push(DagDiagnostic {
                 severity: Severity::Warning,
                 code: diagnostics::UNRESOLVED.into(),
-                message: format!(
-                    "task {} ({}) reads {} which no earlier task or constant provides; it can only run in sandbox mode",
-                    task.id,
-                    task.tool,
-                    unresolved
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                message: unresolved_message(
+                    &format!("task {} ({})", task.id, task.tool),
+                    &unresolved,
                 ),
                 task: Some(task.id.clone()),
             });
@@ -215,14 +209,7 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
             dag.diagnostics.push(DagDiagnostic {
                 severity: Severity::Warning,
                 code: diagnostics::UNRESOLVED.into(),
-                message: format!(
-                    "the program's result reads {} which no earlier task or constant provides; it can only run in sandbox mode",
-                    unresolved
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                message: unresolved_message("the program's result", &unresolved),
                 task: None,
             });
         }
@@ -234,6 +221,15 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
     }
     finish(&mut dag);
     dag
+}
+
+/// `<who> reads `a`, `b` which no earlier task or constant provides; ...`
+fn unresolved_message(who: &str, names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    format!(
+        "{who} reads {} which no earlier task or constant provides; it can only run in sandbox mode",
+        names.join(", ")
+    )
 }
 
 /// What some expressions read: task results (joins expanded to their elements), constants, and

@@ -23,21 +23,16 @@ use pml_sandbox::Sandbox;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::approval::{ApprovalPolicy, Approver, SideEffect};
-use crate::host::{split_tool, ToolHost};
-use crate::trace::{Op, Tracer};
+use crate::approval::SideEffect;
+use crate::host::split_tool;
+use crate::trace::Op;
 use crate::values::{Reader, Results, Values};
-use crate::{RunError, ToolFacts};
+use crate::{RunError, Services};
 
 /// What the scheduler needs besides the DAG.
 pub(crate) struct Context {
-    pub host: Arc<dyn ToolHost>,
-    pub approver: Arc<dyn Approver>,
-    pub sandbox: Arc<Sandbox>,
-    pub tracer: Arc<Tracer>,
+    pub services: Services,
     pub args: Arc<Value>,
-    pub policy: ApprovalPolicy,
-    pub facts: Arc<ToolFacts>,
     pub reorder: bool,
 }
 
@@ -119,7 +114,7 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
                 values: snapshot,
             };
             let tx = done_tx.clone();
-            let cx = cx.clone_parts();
+            let cx = cx.services.clone();
             tokio::spawn(async move {
                 let (finished, call_args) = job.run(&cx).await;
                 let _ = tx.send((i, finished, call_args));
@@ -172,7 +167,7 @@ pub(crate) async fn run(dag: &Dag, cx: &Context) -> DagOutcome {
             let mut texts = Vec::new();
             crate::values::expressions(&r.value, &mut texts);
             let values = owned_values(texts, dag, &results, cx, r.literals.clone());
-            let sandbox = cx.sandbox.clone();
+            let sandbox = cx.services.sandbox.clone();
             let value = r.value.clone();
             let evaluate = move || {
                 let reader = Reader {
@@ -243,7 +238,7 @@ fn needs(dag: &Dag, position: &HashMap<&str, usize>, cx: &Context) -> Vec<Vec<us
     let mut frontier: Vec<usize> = Vec::new();
     for (i, t) in dag.tasks.iter().enumerate() {
         let free = t.kind == TaskType::CodeExecution
-            || (t.kind == TaskType::McpTool && cx.facts.read_only(t));
+            || (t.kind == TaskType::McpTool && cx.services.facts.read_only(t));
         let mut list = if free {
             let mut v = index(&t.metadata.reads);
             if t.kind == TaskType::McpTool {
@@ -378,29 +373,6 @@ impl OwnedValues {
     }
 }
 
-/// The parts of [`Context`] a spawned task owns.
-pub(crate) struct TaskContext {
-    host: Arc<dyn ToolHost>,
-    approver: Arc<dyn Approver>,
-    sandbox: Arc<Sandbox>,
-    tracer: Arc<Tracer>,
-    policy: ApprovalPolicy,
-    facts: Arc<ToolFacts>,
-}
-
-impl Context {
-    fn clone_parts(&self) -> TaskContext {
-        TaskContext {
-            host: self.host.clone(),
-            approver: self.approver.clone(),
-            sandbox: self.sandbox.clone(),
-            tracer: self.tracer.clone(),
-            policy: self.policy.clone(),
-            facts: self.facts.clone(),
-        }
-    }
-}
-
 struct Job {
     task: Task,
     logical: Vec<String>,
@@ -410,7 +382,7 @@ struct Job {
 impl Job {
     /// Runs the task: conditions, arguments, approval, the call or the code; traces it.
     /// Also returns the arguments of an MCP call that was made.
-    async fn run(self, cx: &TaskContext) -> (Finished, Option<Value>) {
+    async fn run(self, cx: &Services) -> (Finished, Option<Value>) {
         let Job {
             task,
             logical,

@@ -174,6 +174,17 @@ pub struct RunReport {
     pub timings: RunTimings,
 }
 
+/// What both modes run calls and code with (shared handles: cheap to clone into a task).
+#[derive(Clone)]
+pub(crate) struct Services {
+    pub host: Arc<dyn ToolHost>,
+    pub approver: Arc<dyn Approver>,
+    pub sandbox: Arc<Sandbox>,
+    pub tracer: Arc<trace::Tracer>,
+    pub policy: ApprovalPolicy,
+    pub facts: Arc<ToolFacts>,
+}
+
 /// What the executor knows about tools: annotations, and the tool of each logical task.
 pub(crate) struct ToolFacts {
     annotations: HashMap<String, ToolAnnotations>,
@@ -319,16 +330,19 @@ pub async fn execute(
             tracer,
         );
     }
+    let services = Services {
+        host,
+        approver,
+        sandbox,
+        tracer: tracer.clone(),
+        policy: options.policy.clone(),
+        facts,
+    };
     match mode {
         Mode::Dag => {
             let cx = dag::Context {
-                host,
-                approver,
-                sandbox,
-                tracer: tracer.clone(),
+                services,
                 args: Arc::new(options.args.clone()),
-                policy: options.policy.clone(),
-                facts,
                 reorder: options.reorder,
             };
             let outcome = dag::run(&program.physical, &cx).await;
@@ -353,15 +367,7 @@ pub async fn execute(
             finish(result, calls, outcome.warnings, tracer)
         }
         Mode::Sandbox => {
-            let cx = program::Context {
-                host,
-                approver,
-                sandbox,
-                tracer: tracer.clone(),
-                policy: options.policy.clone(),
-                facts,
-            };
-            let (result, calls) = program::run(&program.source, &options.args, cx).await;
+            let (result, calls) = program::run(&program.source, &options.args, services).await;
             finish(result, calls, Vec::new(), tracer)
         }
     }

@@ -4,28 +4,18 @@
 
 use std::sync::{Arc, Mutex};
 
-use pml_sandbox::{Answers, HostCall, ProgramTask, Sandbox};
+use pml_sandbox::{Answers, HostCall, ProgramTask};
 use serde_json::Value;
 
-use crate::approval::{ApprovalPolicy, Approver, SideEffect};
-use crate::host::ToolHost;
-use crate::trace::{Op, Tracer};
-use crate::{Call, RunError, ToolFacts};
-
-pub(crate) struct Context {
-    pub host: Arc<dyn ToolHost>,
-    pub approver: Arc<dyn Approver>,
-    pub sandbox: Arc<Sandbox>,
-    pub tracer: Arc<Tracer>,
-    pub policy: ApprovalPolicy,
-    pub facts: Arc<ToolFacts>,
-}
+use crate::approval::SideEffect;
+use crate::trace::Op;
+use crate::{Call, RunError, Services};
 
 /// Runs `source` with `args`; returns its result and the calls it made.
 pub(crate) async fn run(
     source: &str,
     args: &Value,
-    cx: Context,
+    cx: Services,
 ) -> (Result<Value, RunError>, Vec<Call>) {
     let runtime = tokio::runtime::Handle::current();
     let calls: Arc<Mutex<Vec<Call>>> = Arc::new(Mutex::new(Vec::new()));
@@ -121,7 +111,7 @@ struct Failed {
 
 /// One call: approval, trace, the host's answer.
 async fn answer(
-    cx: &Context,
+    cx: &Services,
     call: HostCall,
     recorded: &Mutex<Vec<Call>>,
     failed: &Mutex<Vec<Failed>>,
