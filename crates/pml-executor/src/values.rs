@@ -115,23 +115,11 @@ impl Values<'_> {
             ArgumentValue::Literal { value, .. } => Some(value.clone()),
             ArgumentValue::Parameter { parameter_name } => {
                 // `args.a.b` as JavaScript reads it: a missing `a` throws.
-                let mut expression = String::from("args");
-                for key in parameter_name.split('.') {
-                    let ident = key.chars().enumerate().all(|(i, c)| {
-                        c == '_'
-                            || c == '$'
-                            || c.is_ascii_alphabetic()
-                            || (i > 0 && c.is_ascii_digit())
+                let expression = parameter_name
+                    .split('.')
+                    .fold(String::from("args"), |base, key| {
+                        pml_structure::member_path(&base, key)
                     });
-                    if ident && !key.is_empty() {
-                        expression.push('.');
-                        expression.push_str(key);
-                    } else {
-                        expression.push('[');
-                        expression.push_str(&Value::String(key.to_owned()).to_string());
-                        expression.push(']');
-                    }
-                }
                 self.expression(&expression, sandbox, reader)?
             }
             ArgumentValue::Reference { expression } => {

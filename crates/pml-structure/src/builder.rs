@@ -1765,8 +1765,9 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// `base` + `.key` (or `[0]`/`["odd key"]`).
-fn member_path(base: &str, key: &str) -> String {
+/// `base` + `.key` (or `[0]`/`["odd key"]`): reading property `key` of `base` as JavaScript
+/// source.
+pub fn member_path(base: &str, key: &str) -> String {
     if key.starts_with('[') {
         return format!("{base}{key}");
     }

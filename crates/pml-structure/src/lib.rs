@@ -52,6 +52,7 @@ use std::time::Instant;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+pub use builder::member_path;
 pub use invariants::check_invariants;
 pub use model::{
     ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
