@@ -37,6 +37,7 @@
 mod builder;
 pub mod diagnostics;
 mod fold;
+mod guard;
 mod invariants;
 mod model;
 mod parameterize;
@@ -53,6 +54,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 pub use builder::member_path;
+pub(crate) use guard::refuse;
+pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
 pub use invariants::check_invariants;
 pub use model::{
     ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
@@ -80,7 +83,9 @@ pub struct Timings {
     /// The bare SWC parse.
     pub parse_ms: f64,
     /// Everything else pml does around it: the pre-parse safety scan (nesting, operator count),
-    /// the line index, the walk that builds the structure, the coverage check, schemas.
+    /// the line index, the walk that builds the structure, the coverage check, schemas. Wall
+    /// clock: on inputs of 64 KiB or more the line index and the coverage check run on a second
+    /// thread, alongside the safety scan and the walk.
     pub structure_ms: f64,
 }
 
@@ -90,10 +95,6 @@ pub struct BuildReturn {
     pub structure: StaticStructure,
     pub timings: Timings,
 }
-
-/// Deepest bracket nesting accepted. SWC's parser recurses per level; this bound and the stack
-/// size of the worker thread below are chosen together (see `tests/it/hostile.rs`).
-pub const MAX_NESTING: usize = 100_000;
 
 /// Stack for the worker thread: the parser, the walk and the syntax tree's destructor recurse
 /// per nesting level. Reserved address space only: pages are touched as deep as the input goes.
@@ -134,13 +135,23 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
     }
 }
 
+/// Inputs at least this long use a second core: the line index is built while the safety scan
+/// runs, and the coverage check walks the syntax tree while the builder does. Below it, starting
+/// a thread (~50 us) would cost more than it saves.
+const PARALLEL_FROM_BYTES: usize = 64 * 1024;
+
 fn build_on_this_thread(
     code: &str,
     options: &BuildOptions,
 ) -> (BuildReturn, Option<parse::Parsed>) {
+    let parallel = code.len() >= PARALLEL_FROM_BYTES;
     let started = Instant::now();
-    let lines = parse::LineIndex::new(code);
-    if let Some((offset, message)) = refuse(code, options.dialect) {
+    let (lines, refused) = both(
+        parallel,
+        || parse::LineIndex::new(code),
+        || refuse(code, options.dialect),
+    );
+    if let Some((offset, message)) = refused {
         let (line, column) = lines.line_col(code, offset);
         let ret = BuildReturn {
             structure: StaticStructure {
@@ -164,10 +175,16 @@ fn build_on_this_thread(
     let walk_started = Instant::now();
     let (mut structure, syntax_tree) = match parsed {
         Ok(parsed) => {
-            let mut b = builder::Builder::new(code, parsed.base, &lines);
-            b.program(&parsed.body);
-            let mut structure = b.finish();
-            structure.uncovered = uncovered::uncovered(&parsed.body)
+            let (mut structure, uncovered) = both(
+                parallel,
+                || {
+                    let mut b = builder::Builder::new(code, parsed.base, &lines);
+                    b.program(&parsed.body);
+                    b.finish()
+                },
+                || uncovered::uncovered(&parsed.body),
+            );
+            structure.uncovered = uncovered
                 .into_iter()
                 .map(|(span, message)| {
                     let offset = (span.lo.0.saturating_sub(parsed.base) as usize).min(code.len());
@@ -206,6 +223,37 @@ fn build_on_this_thread(
     (ret, syntax_tree)
 }
 
+/// `(a(), b())`; with `parallel`, `b` runs on a second thread (with the large stack: both walk
+/// the syntax tree) while `a` runs on this one. A panic in either goes on as a panic here.
+fn both<A: Send, B: Send>(
+    parallel: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if !parallel {
+        return (a(), b());
+    }
+    // `b` stays reachable here in case no thread can be had.
+    let b = std::sync::Mutex::new(Some(b));
+    let run_b = || b.lock().ok().and_then(|mut f| f.take()).map(|f| f());
+    std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new()
+            .name("pml-structure-2".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, run_b);
+        let a = a();
+        let b = match helper {
+            Ok(helper) => match helper.join() {
+                Ok(b) => b,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            // No thread to be had: run it here.
+            Err(_) => run_b(),
+        };
+        (a, b.expect("`b` runs exactly once"))
+    })
+}
+
 /// Run `f` on a thread with the large stack; `None` if it could not start or panicked.
 pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
     std::thread::scope(|scope| {
@@ -217,195 +265,6 @@ pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
             .join()
             .ok()
     })
-}
-
-/// Inputs the parser must not see (they would exhaust its stack or its time): where, and why.
-pub(crate) fn refuse(code: &str, dialect: Dialect) -> Option<(usize, String)> {
-    if let Some((depth, offset)) = nesting_over(code, MAX_NESTING) {
-        return Some((
-            offset,
-            format!("brackets nest deeper than {MAX_NESTING} levels (reached {depth}); refusing to analyse"),
-        ));
-    }
-    if let Some(offset) = operators_over(code, MAX_OPERATORS) {
-        return Some((
-            offset,
-            format!(
-                "more than {MAX_OPERATORS} operators and control keywords; refusing to analyse (they may nest beyond what the parser's stack holds)"
-            ),
-        ));
-    }
-    if dialect == Dialect::TypeScript {
-        if let Some(offset) = angle_nesting_over(code, MAX_ANGLE_NESTING) {
-            return Some((
-                offset,
-                format!(
-                    "`<` (type assertions, generic calls) nested in more than {MAX_ANGLE_NESTING} levels of brackets; the TypeScript parser backtracks exponentially on these, refusing to analyse"
-                ),
-            ));
-        }
-    }
-    None
-}
-
-/// The first place where `(`/`[`/`{` nesting exceeds `max`, ignoring brackets in strings and
-/// comments only roughly (a cheap over-approximation: brackets in strings count too).
-pub(crate) fn nesting_over(code: &str, max: usize) -> Option<(usize, usize)> {
-    let mut depth: usize = 0;
-    for (i, b) in code.bytes().enumerate() {
-        match b {
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > max {
-                    return Some((depth, i));
-                }
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Most operators and control keywords accepted outside strings and comments. Prefix
-/// operators, `?:`, `if`, `await` and assignment chains nest without brackets, and SWC's parser
-/// recurses once per level (2,000,000 nested `a ?` used 4 GiB of stack). Each of these tokens
-/// can open at most one level, so bounding their number bounds the depth: 1,000,000 of them at
-/// ~2 KiB of stack per level stays inside the worker's 4 GiB. Real agent programs are far below
-/// (the 1.4 MB benchmark program has ~140,000).
-pub const MAX_OPERATORS: usize = 1_000_000;
-
-/// Count operator characters and nesting keywords outside string literals and comments; the
-/// offset where the count passes `max`, if it does. Template literals count their `${...}`.
-pub(crate) fn operators_over(code: &str, max: usize) -> Option<usize> {
-    let b = code.as_bytes();
-    let mut count = 0usize;
-    // Open template literals: the brace depth at which `}` resumes template text.
-    let mut templates: Vec<usize> = Vec::new();
-    let mut braces = 0usize;
-    let mut i = 0;
-    let mut in_template = false;
-    while i < b.len() {
-        let c = b[i];
-        if in_template {
-            match c {
-                b'\\' => i += 1,
-                b'`' => in_template = false,
-                b'$' if b.get(i + 1) == Some(&b'{') => {
-                    templates.push(braces);
-                    in_template = false;
-                    i += 1;
-                }
-                _ => {}
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            b'\'' | b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != c && b[i] != b'\n' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'`' => in_template = true,
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'{' => braces += 1,
-            b'}' => {
-                if templates.last() == Some(&braces) {
-                    templates.pop();
-                    in_template = true;
-                } else {
-                    braces = braces.saturating_sub(1);
-                }
-            }
-            b'?' | b'!' | b'~' | b'=' | b':' | b'+' | b'-' | b'*' | b'/' | b'%' | b'<' | b'>'
-            | b'&' | b'|' | b'^' => count += 1,
-            b'a'..=b'z' => {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$')
-                {
-                    i += 1;
-                }
-                let word = &b[start..i];
-                if matches!(
-                    word,
-                    b"if"
-                        | b"else"
-                        | b"while"
-                        | b"for"
-                        | b"do"
-                        | b"await"
-                        | b"typeof"
-                        | b"void"
-                        | b"delete"
-                        | b"new"
-                        | b"yield"
-                        | b"return"
-                        | b"throw"
-                        | b"case"
-                ) {
-                    count += 1;
-                }
-                if count > max {
-                    return Some(start);
-                }
-                continue;
-            }
-            _ => {}
-        }
-        if count > max {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
-
-/// How many nested bracket levels may each contain a `<` (TypeScript only). SWC's TypeScript
-/// parser tries a type assertion / generic arrow and backtracks at every such level: time grows
-/// ~2.2x per level (`(<a>` x 24 took 10 s). Real agent code stays far below this.
-pub const MAX_ANGLE_NESTING: usize = 12;
-
-/// The offset of the first `<` that sits inside more than `max` enclosing brackets which each
-/// hold a `<` of their own (brackets and `<` in strings count too: a cheap over-approximation).
-fn angle_nesting_over(code: &str, max: usize) -> Option<usize> {
-    // Per open bracket: does its level contain a `<`? And how many of those are open.
-    let mut frames: Vec<bool> = Vec::new();
-    let mut top_level = false;
-    let mut flagged = 0usize;
-    for (i, b) in code.bytes().enumerate() {
-        match b {
-            b'(' | b'[' | b'{' => frames.push(false),
-            b')' | b']' | b'}' if frames.pop() == Some(true) => flagged -= 1,
-            b'<' => {
-                let slot = frames.last_mut().unwrap_or(&mut top_level);
-                if !*slot {
-                    *slot = true;
-                    flagged += 1;
-                    if flagged > max {
-                        return Some(i);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// For a string argument that looks like code: its literals, as parameters (name -> value).
