@@ -196,7 +196,8 @@ impl<'a> Scanner<'a> {
             pos: 0,
             prev: Prev::Start,
             prev_start: 0,
-            open: Vec::new(),
+            // Code tasks rarely nest deeper: one allocation, no regrowth.
+            open: Vec::with_capacity(16),
         }
     }
 

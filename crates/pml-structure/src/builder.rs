@@ -118,7 +118,7 @@ pub(crate) struct Builder<'a> {
     env: HashMap<String, Vec<(usize, Binding)>>,
     env_scopes: Vec<Vec<String>>,
     /// Names whose value is changed after declaration (`x.push(..)`, `x.a = ..`): never folded.
-    mutated: std::collections::HashSet<String>,
+    mutated: rustc_hash::FxHashSet<String>,
     /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
     pub(crate) node_spans: HashMap<(u32, u32), String>,
     /// Sub-expression span -> whether it calls a tool (see `calls_tools`).
@@ -141,12 +141,15 @@ impl Env for Builder<'_> {
 
 impl<'a> Builder<'a> {
     pub(crate) fn new(src: &'a str, base: u32, lines: &'a LineIndex) -> Self {
+        // Agent code runs at about one node (and one edge, one remembered span) per 100 bytes:
+        // sized up front, large programs skip the regrowth copies.
+        let expected = src.len() / 100;
         Builder {
             src,
             base,
             lines,
-            nodes: Vec::new(),
-            edges: Vec::new(),
+            nodes: Vec::with_capacity(expected),
+            edges: Vec::with_capacity(expected),
             counters: [0; 6],
             frontier: Vec::new(),
             live: true,
@@ -155,7 +158,7 @@ impl<'a> Builder<'a> {
             env: HashMap::default(),
             env_scopes: vec![Vec::new()],
             mutated: Default::default(),
-            node_spans: HashMap::default(),
+            node_spans: HashMap::with_capacity_and_hasher(expected, Default::default()),
             breaks: Vec::new(),
             agent_call_memo: HashMap::default(),
             variable_bindings: IndexMap::new(),
@@ -318,7 +321,11 @@ impl<'a> Builder<'a> {
     fn next_id(&mut self, kind: NodeKind) -> String {
         let slot = kind as usize;
         self.counters[slot] += 1;
-        format!("{}{}", kind.prefix(), self.counters[slot])
+        // Thousands of ids: push the digits rather than go through `format!`.
+        let mut id = String::with_capacity(8);
+        id.push_str(kind.prefix());
+        push_decimal(&mut id, self.counters[slot]);
+        id
     }
 
     /// Create a node after the current frontier, which it then becomes.
@@ -1289,7 +1296,7 @@ impl<'a> Builder<'a> {
         };
         match classify_callee(callee, self) {
             CalleeKind::Mcp { server, tool } => {
-                let id = self.agent_call(call, NodeKind::Task, format!("{server}:{tool}"));
+                let id = self.agent_call(call, NodeKind::Task, concat(&[&server, ":", &tool]));
                 return Out::value(id);
             }
             CalleeKind::Capability(name) => {
@@ -1699,7 +1706,8 @@ impl<'a> Builder<'a> {
             self.live = true;
             return Out::default();
         }
-        let span = self.nodes.iter().find(|n| n.id == f).map(|n| n.span);
+        // The fork is the first node added after the checkpoint.
+        let span = self.nodes.get(cp.nodes).filter(|n| n.id == f).map(|n| n.span);
         self.frontier = exits;
         let id = self.next_id(NodeKind::Join);
         // The join has no syntax of its own: it shares the `Promise.all(...)` span.
@@ -1765,11 +1773,39 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The pieces joined, in one allocation (paths and ids are built thousands of times: cheaper
+/// than `format!`).
+fn concat(pieces: &[&str]) -> String {
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    for p in pieces {
+        out.push_str(p);
+    }
+    out
+}
+
+/// Append `n` in decimal.
+fn push_decimal(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(d as char);
+    }
+}
+
 /// `base` + `.key` (or `[0]`/`["odd key"]`): reading property `key` of `base` as JavaScript
 /// source.
 pub fn member_path(base: &str, key: &str) -> String {
     if key.starts_with('[') {
-        return format!("{base}{key}");
+        return concat(&[base, key]);
     }
     let ident = !key.is_empty()
         && key
@@ -1777,7 +1813,7 @@ pub fn member_path(base: &str, key: &str) -> String {
             .enumerate()
             .all(|(i, c)| c == '_' || c == '$' || c.is_alphabetic() || (i > 0 && c.is_numeric()));
     if ident {
-        format!("{base}.{key}")
+        concat(&[base, ".", key])
     } else {
         format!(
             "{base}[{}]",

@@ -5,8 +5,8 @@
 //! property names (`x.file`) are never touched, and names declared inside a callback shadow the
 //! outer bindings.
 
-use std::collections::HashSet;
-
+use rustc_hash::FxHashSet as HashSet;
+use swc_atoms::Atom;
 use swc_common::{Span, Spanned};
 use swc_ecma_ast::{
     ArrowExpr, CallExpr, Callee, Decl, Expr, Function, MemberProp, ObjectPatProp, Pat, Prop, Stmt,
@@ -18,9 +18,9 @@ use crate::builder::{strip, Binding, Builder};
 use crate::fold::JsValue;
 
 /// Every name a binding pattern declares.
-pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
+pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<Atom>) {
     match pat {
-        Pat::Ident(id) => out.push(id.id.sym.to_string()),
+        Pat::Ident(id) => out.push(id.id.sym.clone()),
         Pat::Array(arr) => {
             for elem in arr.elems.iter().flatten() {
                 pattern_names(elem, out);
@@ -30,7 +30,7 @@ pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
             for prop in &obj.props {
                 match prop {
                     ObjectPatProp::KeyValue(kv) => pattern_names(&kv.value, out),
-                    ObjectPatProp::Assign(a) => out.push(a.key.id.sym.to_string()),
+                    ObjectPatProp::Assign(a) => out.push(a.key.id.sym.clone()),
                     ObjectPatProp::Rest(r) => pattern_names(&r.arg, out),
                 }
             }
@@ -42,7 +42,7 @@ pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
 }
 
 /// Names declared by a function's parameters and by the declarations directly in its body.
-fn function_scope_names(params: &[&Pat], body: Option<&[Stmt]>) -> HashSet<String> {
+fn function_scope_names(params: &[&Pat], body: Option<&[Stmt]>) -> HashSet<Atom> {
     let mut names = Vec::new();
     for p in params {
         pattern_names(p, &mut names);
@@ -58,7 +58,7 @@ fn function_scope_names(params: &[&Pat], body: Option<&[Stmt]>) -> HashSet<Strin
 
 /// Collects declared names in a body, not descending into nested functions.
 struct DeclCollector<'a> {
-    names: &'a mut Vec<String>,
+    names: &'a mut Vec<Atom>,
 }
 
 impl Visit for DeclCollector<'_> {
@@ -68,8 +68,8 @@ impl Visit for DeclCollector<'_> {
     }
     fn visit_decl(&mut self, d: &Decl) {
         match d {
-            Decl::Fn(f) => self.names.push(f.ident.sym.to_string()),
-            Decl::Class(c) => self.names.push(c.ident.sym.to_string()),
+            Decl::Fn(f) => self.names.push(f.ident.sym.clone()),
+            Decl::Class(c) => self.names.push(c.ident.sym.clone()),
             other => other.visit_children_with(self),
         }
     }
@@ -80,16 +80,16 @@ impl Visit for DeclCollector<'_> {
 /// Tracks the names declared by enclosing callbacks inside the expression being walked.
 #[derive(Default)]
 struct Shadows {
-    stack: Vec<HashSet<String>>,
+    stack: Vec<HashSet<Atom>>,
 }
 
 impl Shadows {
-    fn is_shadowed(&self, name: &str) -> bool {
+    fn is_shadowed(&self, name: &Atom) -> bool {
         self.stack.iter().any(|s| s.contains(name))
     }
 }
 
-fn arrow_scope(a: &ArrowExpr) -> HashSet<String> {
+fn arrow_scope(a: &ArrowExpr) -> HashSet<Atom> {
     let params: Vec<&Pat> = a.params.iter().collect();
     let body = match &*a.body {
         swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),
@@ -98,7 +98,7 @@ fn arrow_scope(a: &ArrowExpr) -> HashSet<String> {
     function_scope_names(&params, body)
 }
 
-fn function_scope(f: &Function) -> HashSet<String> {
+fn function_scope(f: &Function) -> HashSet<Atom> {
     let params: Vec<&Pat> = f.params.iter().map(|p| &p.pat).collect();
     function_scope_names(&params, f.body.as_ref().map(|b| b.stmts.as_slice()))
 }
@@ -113,7 +113,7 @@ struct Rewriter<'b, 'a> {
 }
 
 impl Rewriter<'_, '_> {
-    fn binding_text(&self, name: &str) -> Option<String> {
+    fn binding_text(&self, name: &Atom) -> Option<String> {
         if self.shadows.is_shadowed(name) {
             return None;
         }
@@ -226,13 +226,13 @@ pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> String {
 
 pub(crate) struct FreeVars {
     shadows: Shadows,
-    seen: HashSet<String>,
+    seen: HashSet<Atom>,
     out: Vec<String>,
 }
 
 impl FreeVars {
-    fn note(&mut self, name: &str) {
-        if !self.shadows.is_shadowed(name) && self.seen.insert(name.to_string()) {
+    fn note(&mut self, name: &Atom) {
+        if !self.shadows.is_shadowed(name) && self.seen.insert(name.clone()) {
             self.out.push(name.to_string());
         }
     }
@@ -309,7 +309,7 @@ impl Visit for FreeVars {
 
     fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
         if let Some(scope) = self.shadows.stack.last_mut() {
-            scope.insert(f.ident.sym.to_string());
+            scope.insert(f.ident.sym.clone());
         }
         f.function.visit_with(self);
     }
@@ -339,9 +339,9 @@ impl Visit for FreeVars {
 pub(crate) fn free_variables<N: VisitWith<FreeVars> + ?Sized>(e: &N) -> Vec<String> {
     let mut fv = FreeVars {
         shadows: Shadows {
-            stack: vec![HashSet::new()],
+            stack: vec![HashSet::default()],
         },
-        seen: HashSet::new(),
+        seen: HashSet::default(),
         out: Vec::new(),
     };
     e.visit_with(&mut fv);
@@ -545,7 +545,7 @@ impl Visit for Mutations {
 /// conservative answer only costs a folded constant).
 pub(crate) fn mutated_names(stmts: &[Stmt]) -> HashSet<String> {
     let mut m = Mutations {
-        names: HashSet::new(),
+        names: HashSet::default(),
     };
     for stmt in stmts {
         stmt.visit_with(&mut m);
