@@ -101,7 +101,38 @@ impl std::error::Error for ImpureCode {}
 /// assert_eq!((err.pattern, err.offset), ("fetch", 13));
 /// ```
 pub fn validate_pure_code(code: &str) -> Result<(), ImpureCode> {
+    if !may_be_impure(code.as_bytes()) {
+        return Ok(());
+    }
     Scanner::new(code).run()
+}
+
+/// A cheap over-approximation run first: every report names a word of [`FORBIDDEN`], written
+/// either as a plain ASCII word or with `\u` escapes. Text with neither cannot be reported, and
+/// most code is like that, so the full lexer only runs on the rest (a builder validates
+/// thousands of code tasks per program).
+fn may_be_impure(code: &[u8]) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    let mut i = 0;
+    while i < code.len() {
+        let b = code[i];
+        if word(b) {
+            let start = i;
+            while i < code.len() && word(code[i]) {
+                i += 1;
+            }
+            let w = &code[start..i];
+            if FORBIDDEN.iter().any(|(name, _)| name.as_bytes() == w) {
+                return true;
+            }
+            continue;
+        }
+        if b == b'\\' && code.get(i + 1) == Some(&b'u') {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// What the previous significant token was; decides how `/`, `{` and names that follow read.
@@ -630,6 +661,27 @@ fn decode_escapes(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Code-like text over the tokens the lexer treats specially, forbidden names included.
+    fn code_text() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "fetch", "eval", "Function", "new ", "import", "(", ")", ".", "meta", "process", "x",
+            "xfetch", "fetch2", "\\u0066etch", "\\u{66}", "'", "\"", "`", "${", "}", "{", "/",
+            "//", "/*", "*/", "\n", " ", "=", ":", "#", "é", "Deno", "Bun", "self", "$", "_",
+        ]);
+        prop::collection::vec(piece, 0..40).prop_map(|ps| ps.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The pre-filter only ever skips text the full lexer passes.
+        #[test]
+        fn the_prefilter_never_hides_a_report(code in code_text()) {
+            prop_assert_eq!(validate_pure_code(&code), Scanner::new(&code).run());
+        }
+    }
 
     /// `expected` is `None` for pure code, else the pattern and byte offset reported.
     #[track_caller]

@@ -141,9 +141,10 @@ impl Env for Builder<'_> {
 
 impl<'a> Builder<'a> {
     pub(crate) fn new(src: &'a str, base: u32, lines: &'a LineIndex) -> Self {
-        // Agent code runs at about one node (and one edge, one remembered span) per 100 bytes:
-        // sized up front, large programs skip the regrowth copies.
-        let expected = src.len() / 100;
+        // Agent code runs at about one node (and one edge, one remembered span) per 100 bytes
+        // (the benchmark program: 95 per node, 80 per edge). Sized up front with room to spare,
+        // large programs skip the regrowth copies of these big tables.
+        let expected = src.len() / 64;
         Builder {
             src,
             base,
@@ -230,7 +231,10 @@ impl<'a> Builder<'a> {
         let Some(scope) = self.env_scopes.last_mut() else {
             return;
         };
-        let stack = self.env.entry(name.to_string()).or_default();
+        let stack = match self.env.get_mut(name) {
+            Some(stack) => stack,
+            None => self.env.entry(name.to_string()).or_default(),
+        };
         match stack.last_mut() {
             // Redeclared in the same scope: replace.
             Some((d, top)) if *d == depth => *top = binding,
@@ -271,7 +275,7 @@ impl<'a> Builder<'a> {
             Pat::Ident(id) => {
                 self.bind(&id.id.sym, Binding::Node(value.to_string()));
                 self.variable_bindings
-                    .insert(id.id.sym.to_string(), value.to_string());
+                    .insert(id.id.sym.as_str().to_owned(), value.to_string());
             }
             Pat::Array(arr) => {
                 for (i, elem) in arr.elems.iter().enumerate() {
@@ -297,7 +301,7 @@ impl<'a> Builder<'a> {
                             None => self.bind_opaque(&kv.value),
                         },
                         ObjectPatProp::Assign(a) => {
-                            let name = a.key.id.sym.to_string();
+                            let name = a.key.id.sym.as_str().to_owned();
                             let path = member_path(value, &name);
                             if a.value.is_some() {
                                 // A default value: the binding may not be the result's property.
@@ -472,7 +476,7 @@ impl<'a> Builder<'a> {
                 self.end_path();
             }
             Stmt::Break(b) => {
-                let label = b.label.as_ref().map(|l| l.sym.to_string());
+                let label = b.label.as_ref().map(|l| l.sym.as_str().to_owned());
                 let target = self.breaks.iter_mut().rev().find(|t| match &label {
                     Some(l) => t.label.as_deref() == Some(l.as_str()),
                     None => t.breakable,
@@ -498,7 +502,7 @@ impl<'a> Builder<'a> {
                         | Stmt::DoWhile(_)
                 );
                 self.breaks.push(BreakTarget {
-                    label: Some(l.label.sym.to_string()),
+                    label: Some(l.label.sym.as_str().to_owned()),
                     breakable: false,
                     // `break label` out of a loop continues after the loop node.
                     exits: (!is_loop).then(Vec::new),
@@ -923,7 +927,7 @@ impl<'a> Builder<'a> {
             if !self.mutated.contains(&*id.id.sym) {
                 if let Some(value) = fold::fold(init, self) {
                     if let Some(json) = value.to_json() {
-                        self.literal_bindings.insert(id.id.sym.to_string(), json);
+                        self.literal_bindings.insert(id.id.sym.as_str().to_owned(), json);
                     }
                     self.bind(&id.id.sym, Binding::Literal(value));
                     return;
@@ -1018,7 +1022,7 @@ impl<'a> Builder<'a> {
             Expr::Assign(a) => {
                 let out = self.expr(&a.right, pos);
                 if let Some(name) = a.left.as_ident() {
-                    let name = name.id.sym.to_string();
+                    let name = name.id.sym.as_str().to_owned();
                     // `x += y` combines the old value: x no longer holds y's result.
                     let plain = a.op == swc_ecma_ast::AssignOp::Assign;
                     match &out.value {
@@ -1133,7 +1137,7 @@ impl<'a> Builder<'a> {
         };
         let obj = self.expr(&m.obj, obj_pos);
         let key = match &m.prop {
-            MemberProp::Ident(name) => Some(name.sym.to_string()),
+            MemberProp::Ident(name) => Some(name.sym.as_str().to_owned()),
             MemberProp::Computed(c) => {
                 self.expr(&c.expr, Position::Nested);
                 match fold::fold(&c.expr, self) {
@@ -1448,6 +1452,7 @@ impl<'a> Builder<'a> {
     fn call_arguments(&mut self, arg: &ExprOrSpread, out: &mut IndexMap<String, ArgumentValue>) {
         match strip(&arg.expr) {
             Expr::Object(obj) if arg.spread.is_none() => {
+                out.reserve(obj.props.len());
                 for prop in &obj.props {
                     match prop {
                         PropOrSpread::Prop(p) => match &**p {
@@ -1463,15 +1468,15 @@ impl<'a> Builder<'a> {
                                     Some(Binding::Literal(v) | Binding::Element(v)) => {
                                         match v.to_json() {
                                             Some(json) => ArgumentValue::literal(json),
-                                            None => ArgumentValue::reference(id.sym.to_string()),
+                                            None => ArgumentValue::reference(id.sym.as_str().to_owned()),
                                         }
                                     }
                                     Some(Binding::Template(t)) => {
                                         ArgumentValue::reference(t.clone())
                                     }
-                                    _ => ArgumentValue::reference(id.sym.to_string()),
+                                    _ => ArgumentValue::reference(id.sym.as_str().to_owned()),
                                 };
-                                out.insert(id.sym.to_string(), value);
+                                out.insert(id.sym.as_str().to_owned(), value);
                             }
                             Prop::Method(_) | Prop::Getter(_) | Prop::Setter(_) => {
                                 let key = self.text(p.span()).to_string();
@@ -1581,7 +1586,7 @@ impl<'a> Builder<'a> {
                         }
                         Prop::Shorthand(id) => {
                             let value = self.classify(&Expr::Ident(id.clone()), depth + 1);
-                            properties.insert(id.sym.to_string(), value);
+                            properties.insert(id.sym.as_str().to_owned(), value);
                         }
                         _ => return None,
                     }
@@ -1828,7 +1833,7 @@ fn parameter_name(e: &Expr) -> Option<String> {
         return None;
     };
     let key = match &m.prop {
-        MemberProp::Ident(name) => name.sym.to_string(),
+        MemberProp::Ident(name) => name.sym.as_str().to_owned(),
         MemberProp::Computed(c) => match strip(&c.expr) {
             Expr::Lit(Lit::Str(s)) => s.value.to_string_lossy().into_owned(),
             _ => return None,
@@ -1889,7 +1894,7 @@ pub(crate) enum CalleeKind<'e> {
 /// The static name of a member property: `.name`, `["name"]`, or `[c]` for a constant `c`.
 fn prop_static_name(prop: &MemberProp, b: &Builder<'_>) -> Option<String> {
     match prop {
-        MemberProp::Ident(name) => Some(name.sym.to_string()),
+        MemberProp::Ident(name) => Some(name.sym.as_str().to_owned()),
         MemberProp::Computed(c) => match fold::fold(&c.expr, b)? {
             JsValue::Str(s) => Some(s),
             _ => None,

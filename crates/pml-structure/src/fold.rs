@@ -307,7 +307,7 @@ fn fold_unbounded(expr: &Expr, env: &dyn Env, depth: usize) -> Option<JsValue> {
         Expr::Member(m) => {
             let obj = fold(&m.obj, env)?;
             let key = match &m.prop {
-                MemberProp::Ident(name) => JsValue::Str(name.sym.to_string()),
+                MemberProp::Ident(name) => JsValue::Str(name.sym.as_str().to_owned()),
                 MemberProp::Computed(c) => fold(&c.expr, env)?,
                 MemberProp::PrivateName(_) => return None,
             };
@@ -360,7 +360,7 @@ fn fold_object(obj: &ObjectLit, env: &dyn Env, depth: usize) -> Option<JsValue> 
                     out.insert(key, value);
                 }
                 Prop::Shorthand(id) => {
-                    out.insert(id.sym.to_string(), env.literal(&id.sym)?);
+                    out.insert(id.sym.as_str().to_owned(), env.literal(&id.sym)?);
                 }
                 _ => return None,
             },
@@ -372,7 +372,7 @@ fn fold_object(obj: &ObjectLit, env: &dyn Env, depth: usize) -> Option<JsValue> 
 /// The static name of a property key, if it has one.
 pub(crate) fn prop_name(key: &PropName) -> Option<String> {
     Some(match key {
-        PropName::Ident(id) => id.sym.to_string(),
+        PropName::Ident(id) => id.sym.as_str().to_owned(),
         PropName::Str(s) => s.value.to_string_lossy().into_owned(),
         PropName::Num(n) => number_to_string(n.value),
         _ => return None,

@@ -26,19 +26,35 @@ pub const MAX_ANGLE_NESTING: usize = 12;
 
 /// Inputs the parser must not see: where (byte offset), and why. Checked in this order: bracket
 /// depth, operator count, `<` nesting (TypeScript).
+///
+/// A pass runs only if its rule can be broken: every bracket and every counted operator takes at
+/// least one byte, so text no longer than a limit cannot pass it (most programs skip the operator
+/// pass; JavaScript under 100 KB skips both).
 pub(crate) fn refuse(code: &str, dialect: Dialect) -> Option<(usize, String)> {
-    let brackets = brackets(
-        code.as_bytes(),
-        MAX_NESTING,
-        (dialect == Dialect::TypeScript).then_some(MAX_ANGLE_NESTING),
-    );
+    let angles = dialect == Dialect::TypeScript;
+    let brackets = if code.len() > MAX_NESTING || angles {
+        brackets(
+            code.as_bytes(),
+            MAX_NESTING,
+            angles.then_some(MAX_ANGLE_NESTING),
+        )
+    } else {
+        Brackets {
+            too_deep: None,
+            angles_too_deep: None,
+        }
+    };
     if let Some((depth, offset)) = brackets.too_deep {
         return Some((
             offset,
             format!("brackets nest deeper than {MAX_NESTING} levels (reached {depth}); refusing to analyse"),
         ));
     }
-    if let Some(offset) = operators_over(code.as_bytes(), MAX_OPERATORS) {
+    let operators = match code.len() > MAX_OPERATORS {
+        true => operators_over(code.as_bytes(), MAX_OPERATORS),
+        false => None,
+    };
+    if let Some(offset) = operators {
         return Some((
             offset,
             format!(

@@ -638,7 +638,7 @@ impl Visit for Collector<'_> {
         assign.left.visit_with(self);
         let name = match (&assign.op, &assign.left) {
             (AssignOp::Assign, AssignTarget::Simple(SimpleAssignTarget::Ident(id))) => {
-                Some(id.id.sym.to_string())
+                Some(id.id.sym.as_str().to_owned())
             }
             (AssignOp::Assign, AssignTarget::Simple(SimpleAssignTarget::Member(m))) => {
                 member_prop_name(&m.prop)
@@ -655,7 +655,7 @@ impl Visit for Collector<'_> {
 
     fn visit_assign_pat_prop(&mut self, prop: &AssignPatProp) {
         if let Some(value) = &prop.value {
-            self.take_or_visit(value, &named_slot(Some(prop.key.id.sym.to_string())));
+            self.take_or_visit(value, &named_slot(Some(prop.key.id.sym.as_str().to_owned())));
         }
     }
 
@@ -781,7 +781,7 @@ fn identifier(name: &str) -> Option<String> {
 
 fn prop_name(key: &PropName) -> Option<String> {
     match key {
-        PropName::Ident(id) => Some(id.sym.to_string()),
+        PropName::Ident(id) => Some(id.sym.as_str().to_owned()),
         PropName::Str(s) => s.value.as_str().map(str::to_owned),
         PropName::Computed(c) => match unwrap(&c.expr) {
             Expr::Lit(Lit::Str(s)) => s.value.as_str().map(str::to_owned),
@@ -793,14 +793,14 @@ fn prop_name(key: &PropName) -> Option<String> {
 
 fn pat_name(pat: &Pat) -> Option<String> {
     match pat {
-        Pat::Ident(id) => Some(id.id.sym.to_string()),
+        Pat::Ident(id) => Some(id.id.sym.as_str().to_owned()),
         _ => None,
     }
 }
 
 fn member_prop_name(prop: &MemberProp) -> Option<String> {
     match prop {
-        MemberProp::Ident(id) => Some(id.sym.to_string()),
+        MemberProp::Ident(id) => Some(id.sym.as_str().to_owned()),
         MemberProp::Computed(c) => match unwrap(&c.expr) {
             Expr::Lit(Lit::Str(s)) => s.value.as_str().map(str::to_owned),
             _ => None,

@@ -613,7 +613,7 @@ fn mapped_call(map: &CallExpr) -> Option<(&Expr, String, &CallExpr)> {
     let ArrowFunctionBody::Expr(body) = &*arrow.body else {
         return None;
     };
-    Some((&m.obj, param.id.sym.to_string(), mcp_call(body)?))
+    Some((&m.obj, param.id.sym.as_str().to_owned(), mcp_call(body)?))
 }
 
 /// A value created right here (a literal, a call result): mutating it changes no named value.
@@ -647,7 +647,7 @@ fn clashes(name: &str) -> bool {
 fn bound_names(pat: &Pat, out: &mut HashSet<String>) {
     match pat {
         Pat::Ident(id) => {
-            out.insert(id.id.sym.to_string());
+            out.insert(id.id.sym.as_str().to_owned());
         }
         Pat::Array(arr) => arr.elems.iter().flatten().for_each(|p| bound_names(p, out)),
         Pat::Object(obj) => {
@@ -655,7 +655,7 @@ fn bound_names(pat: &Pat, out: &mut HashSet<String>) {
                 match prop {
                     ObjectPatProp::KeyValue(kv) => bound_names(&kv.value, out),
                     ObjectPatProp::Assign(a) => {
-                        out.insert(a.key.id.sym.to_string());
+                        out.insert(a.key.id.sym.as_str().to_owned());
                     }
                     ObjectPatProp::Rest(r) => bound_names(&r.arg, out),
                 }
@@ -680,7 +680,7 @@ fn fresh_names(stmts: &[Stmt]) -> HashSet<String> {
             let (Pat::Ident(id), Some(init)) = (&d.name, &d.init) else {
                 continue;
             };
-            let name = id.id.sym.to_string();
+            let name = id.id.sym.as_str().to_owned();
             if !seen.insert(name.clone()) {
                 fresh.remove(&name);
                 continue;
@@ -699,7 +699,7 @@ fn fresh_names(stmts: &[Stmt]) -> HashSet<String> {
     struct Decls<'d>(&'d mut HashMap<String, usize>);
     impl Visit for Decls<'_> {
         fn visit_binding_ident(&mut self, b: &swc_ecma_ast::BindingIdent) {
-            *self.0.entry(b.id.sym.to_string()).or_default() += 1;
+            *self.0.entry(b.id.sym.as_str().to_owned()).or_default() += 1;
         }
     }
     stmts.visit_with(&mut Decls(&mut declared));
@@ -712,7 +712,7 @@ fn last_uses(stmts: &[Stmt]) -> HashMap<String, BytePos> {
     struct Uses(HashMap<String, BytePos>);
     impl Visit for Uses {
         fn visit_ident(&mut self, id: &Ident) {
-            let at = self.0.entry(id.sym.to_string()).or_insert(id.span.lo);
+            let at = self.0.entry(id.sym.as_str().to_owned()).or_insert(id.span.lo);
             if id.span.lo > *at {
                 *at = id.span.lo;
             }
@@ -738,7 +738,7 @@ fn declared_names(stmts: &[Stmt], out: &mut HashSet<String>) {
             c.body.visit_with(self);
         }
         fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
-            self.0.insert(f.ident.sym.to_string());
+            self.0.insert(f.ident.sym.as_str().to_owned());
         }
         // Nested functions declare their own names.
         fn visit_function(&mut self, _: &Function) {}
