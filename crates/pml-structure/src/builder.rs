@@ -5,7 +5,9 @@
 //! one edge from every pending entry and becomes the frontier. Branches start from their decision,
 //! and re-join by merging their frontiers; `return`/`throw`/`break`/`continue` end a path.
 
-use rustc_hash::FxHashMap as HashMap;
+use std::sync::mpsc::Receiver;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -118,7 +120,7 @@ pub(crate) struct Builder<'a> {
     env: HashMap<String, Vec<(usize, Binding)>>,
     env_scopes: Vec<Vec<String>>,
     /// Names whose value is changed after declaration (`x.push(..)`, `x.a = ..`): never folded.
-    mutated: rustc_hash::FxHashSet<String>,
+    mutated: Mutated,
     /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
     pub(crate) node_spans: HashMap<(u32, u32), String>,
     /// Sub-expression span -> whether it calls a tool (see `calls_tools`).
@@ -137,6 +139,15 @@ impl Env for Builder<'_> {
             _ => None,
         }
     }
+}
+
+/// Names the program changes in place (a constant bound to one is not folded).
+enum Mutated {
+    /// Not computed yet: [`Builder::program`] computes them.
+    Unknown,
+    /// Being computed on another thread.
+    Coming(Receiver<FxHashSet<String>>),
+    Known(FxHashSet<String>),
 }
 
 impl<'a> Builder<'a> {
@@ -158,7 +169,7 @@ impl<'a> Builder<'a> {
             scopes: Vec::new(),
             env: HashMap::default(),
             env_scopes: vec![Vec::new()],
-            mutated: Default::default(),
+            mutated: Mutated::Unknown,
             node_spans: HashMap::with_capacity_and_hasher(expected, Default::default()),
             breaks: Vec::new(),
             agent_call_memo: HashMap::default(),
@@ -401,9 +412,29 @@ impl<'a> Builder<'a> {
 
     // ----- statements ---------------------------------------------------------------------
 
+    /// The names the program changes in place will come from another thread (which computes
+    /// them with [`rewrite::mutated_names`]); the walk waits for them only when it first needs
+    /// them.
+    pub(crate) fn mutated_names_from(&mut self, names: Receiver<FxHashSet<String>>) {
+        self.mutated = Mutated::Coming(names);
+    }
+
+    fn is_mutated(&mut self, name: &str) -> bool {
+        if let Mutated::Coming(rx) = &self.mutated {
+            // A sender gone without an answer panicked: that panic ends the build anyway.
+            self.mutated = Mutated::Known(rx.recv().unwrap_or_default());
+        }
+        match &self.mutated {
+            Mutated::Known(names) => names.contains(name),
+            Mutated::Unknown | Mutated::Coming(_) => true,
+        }
+    }
+
     /// The program's top level: notes mutated names, then walks the statements.
     pub(crate) fn program(&mut self, stmts: &[Stmt]) {
-        self.mutated = rewrite::mutated_names(stmts);
+        if let Mutated::Unknown = self.mutated {
+            self.mutated = Mutated::Known(rewrite::mutated_names(stmts));
+        }
         for stmt in stmts {
             if !self.live {
                 break;
@@ -924,10 +955,11 @@ impl<'a> Builder<'a> {
             return;
         };
         if let (VarDeclKind::Const, Pat::Ident(id)) = (kind, name) {
-            if !self.mutated.contains(&*id.id.sym) {
-                if let Some(value) = fold::fold(init, self) {
+            if let Some(value) = fold::fold(init, self) {
+                if !self.is_mutated(&id.id.sym) {
                     if let Some(json) = value.to_json() {
-                        self.literal_bindings.insert(id.id.sym.as_str().to_owned(), json);
+                        self.literal_bindings
+                            .insert(id.id.sym.as_str().to_owned(), json);
                     }
                     self.bind(&id.id.sym, Binding::Literal(value));
                     return;
@@ -1468,7 +1500,9 @@ impl<'a> Builder<'a> {
                                     Some(Binding::Literal(v) | Binding::Element(v)) => {
                                         match v.to_json() {
                                             Some(json) => ArgumentValue::literal(json),
-                                            None => ArgumentValue::reference(id.sym.as_str().to_owned()),
+                                            None => {
+                                                ArgumentValue::reference(id.sym.as_str().to_owned())
+                                            }
                                         }
                                     }
                                     Some(Binding::Template(t)) => {
@@ -1712,7 +1746,11 @@ impl<'a> Builder<'a> {
             return Out::default();
         }
         // The fork is the first node added after the checkpoint.
-        let span = self.nodes.get(cp.nodes).filter(|n| n.id == f).map(|n| n.span);
+        let span = self
+            .nodes
+            .get(cp.nodes)
+            .filter(|n| n.id == f)
+            .map(|n| n.span);
         self.frontier = exits;
         let id = self.next_id(NodeKind::Join);
         // The join has no syntax of its own: it shares the `Promise.all(...)` span.

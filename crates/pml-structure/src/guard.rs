@@ -482,6 +482,9 @@ mod tests {
         assert!(message.contains("`<`"), "{message}");
         assert_eq!(refuse(&angles, Dialect::JavaScript), None);
 
-        assert_eq!(refuse("const a = `x${b ? '}' : \"{\"}` + c;", Dialect::TypeScript), None);
+        assert_eq!(
+            refuse("const a = `x${b ? '}' : \"{\"}` + c;", Dialect::TypeScript),
+            None
+        );
     }
 }

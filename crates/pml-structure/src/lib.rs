@@ -111,7 +111,8 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
         .name("pml-structure".into())
         .stack_size(STACK_SIZE)
         .spawn(move || {
-            let (ret, syntax_tree) = build_on_this_thread(&code, &options);
+            let parallel = code.len() >= PARALLEL_FROM_BYTES;
+            let (ret, syntax_tree) = build_on_this_thread(&code, &options, parallel);
             let _ = tx.send(ret);
             // Dropped here, on the large stack (its destructor recurses per nesting level).
             drop(syntax_tree);
@@ -143,8 +144,8 @@ const PARALLEL_FROM_BYTES: usize = 64 * 1024;
 fn build_on_this_thread(
     code: &str,
     options: &BuildOptions,
+    parallel: bool,
 ) -> (BuildReturn, Option<parse::Parsed>) {
-    let parallel = code.len() >= PARALLEL_FROM_BYTES;
     let started = Instant::now();
     let (lines, refused) = both(
         parallel,
@@ -175,14 +176,25 @@ fn build_on_this_thread(
     let walk_started = Instant::now();
     let (mut structure, syntax_tree) = match parsed {
         Ok(parsed) => {
+            // On two threads, the helper first finds the names the program mutates, which the
+            // walk needs only at its first foldable constant, then runs the coverage check.
+            let (mutated_tx, mutated_rx) = std::sync::mpsc::sync_channel(1);
             let (mut structure, uncovered) = both(
                 parallel,
                 || {
                     let mut b = builder::Builder::new(code, parsed.base, &lines);
+                    if parallel {
+                        b.mutated_names_from(mutated_rx);
+                    }
                     b.program(&parsed.body);
                     b.finish()
                 },
-                || uncovered::uncovered(&parsed.body),
+                || {
+                    if parallel {
+                        let _ = mutated_tx.send(rewrite::mutated_names(&parsed.body));
+                    }
+                    uncovered::uncovered(&parsed.body)
+                },
             );
             structure.uncovered = uncovered
                 .into_iter()
@@ -224,7 +236,8 @@ fn build_on_this_thread(
 }
 
 /// `(a(), b())`; with `parallel`, `b` runs on a second thread (with the large stack: both walk
-/// the syntax tree) while `a` runs on this one. A panic in either goes on as a panic here.
+/// the syntax tree) while `a` runs on this one, and `a` may wait for what `b` sends it. A panic
+/// in either goes on as a panic here.
 fn both<A: Send, B: Send>(
     parallel: bool,
     a: impl FnOnce() -> A + Send,
@@ -241,14 +254,19 @@ fn both<A: Send, B: Send>(
             .name("pml-structure-2".into())
             .stack_size(STACK_SIZE)
             .spawn_scoped(scope, run_b);
-        let a = a();
-        let b = match helper {
-            Ok(helper) => match helper.join() {
-                Ok(b) => b,
-                Err(panic) => std::panic::resume_unwind(panic),
-            },
-            // No thread to be had: run it here.
-            Err(_) => run_b(),
+        let (a, b) = match helper {
+            Ok(helper) => {
+                let a = a();
+                match helper.join() {
+                    Ok(b) => (a, b),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            // No thread to be had: run both here, `b` first (`a` may wait for what `b` sends).
+            Err(_) => {
+                let b = run_b();
+                (a(), b)
+            }
         };
         (a, b.expect("`b` runs exactly once"))
     })
@@ -278,4 +296,54 @@ pub(crate) fn template_parameters(s: &str) -> Option<IndexMap<String, Value>> {
         return None;
     }
     Some(literals.into_iter().map(|l| (l.name, l.value)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program over the threshold, with everything the two threads share: constants (folded
+    /// or, when mutated later, not), calls, branches, code with callbacks, gaps in coverage.
+    fn large_program() -> String {
+        let mut code = String::new();
+        for i in 0..400 {
+            code.push_str(&format!(
+                "const k{i} = {i} * 2;\n\
+                 const list{i} = [1, 2];\n\
+                 const file{i} = await mcp.fs.read_file({{ path: \"/d/\" + k{i}, list: list{i} }});\n\
+                 const s{i} = file{i}.items.filter((x) => x.n > k{i}).map((x) => x.name);\n\
+                 if (s{i}.length > 0) {{ await mcp.memory.write({{ names: s{i}, n: k{i} }}); }}\n\
+                 list{i}.push(k{i});\n"
+            ));
+            if i % 50 == 0 {
+                code.push_str(&format!(
+                    "for (const x of s{i}) {{ await mcp.fs.stat({{ p: x }}); }}\n"
+                ));
+            }
+        }
+        code.push_str("return s399;\n");
+        code
+    }
+
+    #[test]
+    fn two_threads_build_what_one_builds() {
+        let code = large_program();
+        assert!(code.len() >= PARALLEL_FROM_BYTES, "{} bytes", code.len());
+        let options = BuildOptions::default();
+        let one = on_big_stack(|| build_on_this_thread(&code, &options, false).0).unwrap();
+        let two = on_big_stack(|| build_on_this_thread(&code, &options, true).0).unwrap();
+        assert!(
+            one.structure.diagnostics.is_empty(),
+            "{:?}",
+            one.structure.diagnostics
+        );
+        // The mutated list is not folded, the constant is; the loops are coverage gaps.
+        assert!(one.structure.literal_bindings.contains_key("k7"));
+        assert!(!one.structure.literal_bindings.contains_key("list7"));
+        assert_eq!(one.structure.uncovered.len(), 8);
+        assert_eq!(
+            serde_json::to_string(&one.structure).unwrap(),
+            serde_json::to_string(&two.structure).unwrap()
+        );
+    }
 }

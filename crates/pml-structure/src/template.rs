@@ -655,7 +655,10 @@ impl Visit for Collector<'_> {
 
     fn visit_assign_pat_prop(&mut self, prop: &AssignPatProp) {
         if let Some(value) = &prop.value {
-            self.take_or_visit(value, &named_slot(Some(prop.key.id.sym.as_str().to_owned())));
+            self.take_or_visit(
+                value,
+                &named_slot(Some(prop.key.id.sym.as_str().to_owned())),
+            );
         }
     }
 

@@ -712,7 +712,10 @@ fn last_uses(stmts: &[Stmt]) -> HashMap<String, BytePos> {
     struct Uses(HashMap<String, BytePos>);
     impl Visit for Uses {
         fn visit_ident(&mut self, id: &Ident) {
-            let at = self.0.entry(id.sym.as_str().to_owned()).or_insert(id.span.lo);
+            let at = self
+                .0
+                .entry(id.sym.as_str().to_owned())
+                .or_insert(id.span.lo);
             if id.span.lo > *at {
                 *at = id.span.lo;
             }
