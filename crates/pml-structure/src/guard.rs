@@ -31,29 +31,42 @@ pub const MAX_ANGLE_NESTING: usize = 12;
 /// least one byte, so text no longer than a limit cannot pass it (most programs skip the operator
 /// pass; JavaScript under 100 KB skips both).
 pub(crate) fn refuse(code: &str, dialect: Dialect) -> Option<(usize, String)> {
+    refusal(bracket_pass(code, dialect), operator_pass(code))
+}
+
+/// The bracket rules (depth; `<` nesting for TypeScript), when the text can break them.
+pub(crate) fn bracket_pass(code: &str, dialect: Dialect) -> Brackets {
     let angles = dialect == Dialect::TypeScript;
-    let brackets = if code.len() > MAX_NESTING || angles {
-        brackets(
-            code.as_bytes(),
-            MAX_NESTING,
-            angles.then_some(MAX_ANGLE_NESTING),
-        )
-    } else {
-        Brackets {
+    if code.len() <= MAX_NESTING && !angles {
+        return Brackets {
             too_deep: None,
             angles_too_deep: None,
-        }
-    };
+        };
+    }
+    brackets(
+        code.as_bytes(),
+        MAX_NESTING,
+        angles.then_some(MAX_ANGLE_NESTING),
+    )
+}
+
+/// The operator rule, when the text can break it: where the count passes the limit.
+pub(crate) fn operator_pass(code: &str) -> Option<usize> {
+    match code.len() > MAX_OPERATORS {
+        true => operators_over(code.as_bytes(), MAX_OPERATORS),
+        false => None,
+    }
+}
+
+/// The first rule broken, by priority, with its message. The passes are independent (the
+/// builder runs them on two threads for large inputs).
+pub(crate) fn refusal(brackets: Brackets, operators: Option<usize>) -> Option<(usize, String)> {
     if let Some((depth, offset)) = brackets.too_deep {
         return Some((
             offset,
             format!("brackets nest deeper than {MAX_NESTING} levels (reached {depth}); refusing to analyse"),
         ));
     }
-    let operators = match code.len() > MAX_OPERATORS {
-        true => operators_over(code.as_bytes(), MAX_OPERATORS),
-        false => None,
-    };
     if let Some(offset) = operators {
         return Some((
             offset,
@@ -75,7 +88,7 @@ pub(crate) fn refuse(code: &str, dialect: Dialect) -> Option<(usize, String)> {
 
 /// What the bracket pass found.
 #[derive(Debug, PartialEq, Eq)]
-struct Brackets {
+pub(crate) struct Brackets {
     /// The depth reached and where, the first time nesting exceeds the maximum.
     too_deep: Option<(usize, usize)>,
     /// The first `<` inside more than the maximum of enclosing brackets that each hold a `<`.

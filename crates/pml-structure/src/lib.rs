@@ -87,6 +87,13 @@ pub struct Timings {
     /// clock: on inputs of 64 KiB or more the line index and the coverage check run on a second
     /// thread, alongside the safety scan and the walk.
     pub structure_ms: f64,
+    /// Part of `structure_ms`: the safety scan (and line index) before the parse.
+    pub scan_ms: f64,
+    /// The builder's walk over the syntax tree (on this thread).
+    pub walk_ms: f64,
+    /// The coverage check and the mutated-names pass; on large inputs they run on the second
+    /// thread, inside the walk's time rather than after it.
+    pub coverage_ms: f64,
 }
 
 /// What [`build_structure`] returns: the structure (with its diagnostics) and timings.
@@ -147,11 +154,14 @@ fn build_on_this_thread(
     parallel: bool,
 ) -> (BuildReturn, Option<parse::Parsed>) {
     let started = Instant::now();
-    let (lines, refused) = both(
+    // The safety scan's two passes run on two threads for large inputs, the line index beside
+    // the operator pass (the lighter one, which most programs skip).
+    let ((lines, operators), brackets) = both(
         parallel,
-        || parse::LineIndex::new(code),
-        || refuse(code, options.dialect),
+        || (parse::LineIndex::new(code), guard::operator_pass(code)),
+        || guard::bracket_pass(code, options.dialect),
     );
+    let refused = guard::refusal(brackets, operators);
     if let Some((offset, message)) = refused {
         let (line, column) = lines.line_col(code, offset);
         let ret = BuildReturn {
@@ -169,33 +179,39 @@ fn build_on_this_thread(
         };
         return (ret, None);
     }
-    let checks_ms = started.elapsed().as_secs_f64() * 1e3;
+    let scan_ms = started.elapsed().as_secs_f64() * 1e3;
     let parse_started = Instant::now();
     let parsed = parse::parse(code, options.dialect, &lines);
     let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
     let walk_started = Instant::now();
+    let (mut walk_ms, mut coverage_ms) = (0.0, 0.0);
     let (mut structure, syntax_tree) = match parsed {
         Ok(parsed) => {
             // On two threads, the helper first finds the names the program mutates, which the
             // walk needs only at its first foldable constant, then runs the coverage check.
             let (mutated_tx, mutated_rx) = std::sync::mpsc::sync_channel(1);
-            let (mut structure, uncovered) = both(
+            let ((mut structure, walk), (uncovered, coverage)) = both(
                 parallel,
                 || {
-                    let mut b = builder::Builder::new(code, parsed.base, &lines);
-                    if parallel {
-                        b.mutated_names_from(mutated_rx);
-                    }
-                    b.program(&parsed.body);
-                    b.finish()
+                    timed(|| {
+                        let mut b = builder::Builder::new(code, parsed.base, &lines);
+                        if parallel {
+                            b.mutated_names_from(mutated_rx);
+                        }
+                        b.program(&parsed.body);
+                        b.finish()
+                    })
                 },
                 || {
-                    if parallel {
-                        let _ = mutated_tx.send(rewrite::mutated_names(&parsed.body));
-                    }
-                    uncovered::uncovered(&parsed.body)
+                    timed(|| {
+                        if parallel {
+                            let _ = mutated_tx.send(rewrite::mutated_names(&parsed.body));
+                        }
+                        uncovered::uncovered(&parsed.body)
+                    })
                 },
             );
+            (walk_ms, coverage_ms) = (walk, coverage);
             structure.uncovered = uncovered
                 .into_iter()
                 .map(|(span, message)| {
@@ -224,15 +240,25 @@ fn build_on_this_thread(
     if let Some(perms) = &options.permissions {
         structure.hil_required_tools = schema::hil_required_tools(&structure, perms);
     }
-    let structure_ms = checks_ms + walk_started.elapsed().as_secs_f64() * 1e3;
+    let structure_ms = scan_ms + walk_started.elapsed().as_secs_f64() * 1e3;
     let ret = BuildReturn {
         structure,
         timings: Timings {
             parse_ms,
             structure_ms,
+            scan_ms,
+            walk_ms,
+            coverage_ms,
         },
     };
     (ret, syntax_tree)
+}
+
+/// `f()` and how long it took, in milliseconds.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let started = Instant::now();
+    let value = f();
+    (value, started.elapsed().as_secs_f64() * 1e3)
 }
 
 /// `(a(), b())`; with `parallel`, `b` runs on a second thread (with the large stack: both walk

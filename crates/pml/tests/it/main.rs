@@ -47,7 +47,19 @@ fn timings_are_one_json_line_on_stderr() {
     let (_, _, stderr) = pml(&["analyze", &fixture("example-mission"), "--timings"]);
     let line = stderr.lines().last().unwrap();
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
-    assert!(v["parse_ms"].is_number() && v["structure_ms"].is_number());
+    for key in [
+        "parse_ms",
+        "structure_ms",
+        "scan_ms",
+        "walk_ms",
+        "coverage_ms",
+        "total_ms",
+    ] {
+        assert!(v[key].as_f64().is_some_and(|ms| ms >= 0.0), "{key}: {line}");
+    }
+    // The scan and the walk are parts of the structure's time.
+    let ms = |key: &str| v[key].as_f64().unwrap();
+    assert!(ms("scan_ms") + ms("walk_ms") <= ms("structure_ms") + 1e-6, "{line}");
 }
 
 #[test]
