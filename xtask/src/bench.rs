@@ -7,8 +7,10 @@
 //! What is measured:
 //! - `pml analyze FILE --timings` as a whole process (spawn to exit: wall clock, and CPU time from `wait4(2)`;
 //!   medians of N runs), on both programs. `--timings` makes pml print one JSON line on stderr with `parse_ms`
-//!   (the bare SWC parse) and `structure_ms` (building the structure from the AST); the bench reads it after
-//!   every run.
+//!   (the SWC parse; from 64 KiB on, in two halves on two threads) and `structure_ms` (everything else of
+//!   building the structure); the bench reads it after every run.
+//! - `pml check FILE --timings` right after, as many runs: its `parse_ms` is the bare SWC parse of the whole
+//!   text on one thread, the reference of the structure-cost goal `(parse_ms + structure_ms) / bare parse`.
 //! - the peak resident set size of each of those processes, also from `wait4(2)`. The runs are spawned by a
 //!   fresh, small helper process (this same binary, `bench --measure`), because Linux carries the spawner's own
 //!   high-water mark into a spawned child's `ru_maxrss`.
@@ -34,7 +36,7 @@ use crate::gen;
 const BASE_BYTES: usize = 360_000;
 /// Goal: Node `parseSync` / `pml analyze` whole process, on 1x.
 const SPEEDUP_MIN: f64 = 10.0;
-/// Goal: `(parse_ms + structure_ms) / parse_ms`, on 1x.
+/// Goal: `(parse_ms + structure_ms)` of `pml analyze` / the bare parse (`pml check`), on 1x.
 const STRUCTURE_RATIO_MAX: f64 = 1.5;
 /// Goal: `pml analyze` whole process, 4x / 1x.
 const GROWTH_MAX: f64 = 5.0;
@@ -376,7 +378,9 @@ struct PmlFigures {
     parse_ms: Vec<f64>,
     structure_ms: Vec<f64>,
     total_ms: Vec<f64>,
-    /// `(parse_ms + structure_ms) / parse_ms`, per run.
+    /// `parse_ms` of `pml check --timings`: the bare, one-thread SWC parse of the whole text.
+    bare_parse_ms: Vec<f64>,
+    /// `(parse_ms + structure_ms) / median(bare_parse_ms)`, per `pml analyze` run.
     structure_ratio: Vec<f64>,
     max_rss_kb: Vec<u64>,
     helper_peak_rss_kb: Option<u64>,
@@ -494,7 +498,7 @@ fn bench(opts: &Options, own_args: usize) -> anyhow::Result<()> {
             unit: "x",
         },
         Goal {
-            name: "structure cost: (parse_ms + structure_ms) / parse_ms, 1x".into(),
+            name: "structure cost: (parse_ms + structure_ms) / bare parse, 1x".into(),
             value: Some(median(&one.structure_ratio)),
             limit: STRUCTURE_RATIO_MAX,
             at_least: false,
@@ -540,6 +544,7 @@ fn bench(opts: &Options, own_args: usize) -> anyhow::Result<()> {
             "cpu_ms": summary(&f.cpu_ms),
             "parse_ms": summary(&f.parse_ms),
             "structure_ms": summary(&f.structure_ms),
+            "bare_parse_ms": summary(&f.bare_parse_ms),
             "total_ms": summary(&f.total_ms),
             "structure_ratio": summary(&f.structure_ratio),
             "max_rss_kb": {
@@ -658,25 +663,30 @@ fn measure_pml(
     let argv: Vec<OsString> = std::env::args_os().collect();
     let prefix = &argv[1..argv.len().saturating_sub(own_args).max(1)];
     let exe = std::env::current_exe().context("bench: cannot find the xtask executable")?;
-    let helper = Command::new(exe)
-        .args(prefix)
-        .arg("--measure")
-        .arg((warmup + runs).to_string())
-        .arg("--")
-        .arg(pml)
-        .arg("analyze")
-        .arg(file)
-        .arg("--timings")
-        .stderr(Stdio::inherit())
-        .output()
-        .context("bench: cannot run the measuring helper")?;
-    anyhow::ensure!(
-        helper.status.success(),
-        "bench: the measuring helper failed ({})",
-        helper.status
-    );
-    let v: Value = serde_json::from_slice(&helper.stdout)
-        .context("bench: bad output from the measuring helper")?;
+    let measure = |command: &str| -> anyhow::Result<Value> {
+        let helper = Command::new(&exe)
+            .args(prefix)
+            .arg("--measure")
+            .arg((warmup + runs).to_string())
+            .arg("--")
+            .arg(pml)
+            .arg(command)
+            .arg(file)
+            .arg("--timings")
+            .stderr(Stdio::inherit())
+            .output()
+            .context("bench: cannot run the measuring helper")?;
+        anyhow::ensure!(
+            helper.status.success(),
+            "bench: the measuring helper failed ({})",
+            helper.status
+        );
+        serde_json::from_slice(&helper.stdout)
+            .context("bench: bad output from the measuring helper")
+    };
+    let v = measure("analyze")?;
+    // The reference: the bare parse of the same text, one thread, right after.
+    let bare = measure("check")?;
 
     let mut f = PmlFigures {
         helper_peak_rss_kb: v["helper_peak_rss_kb"].as_u64(),
@@ -706,12 +716,28 @@ fn measure_pml(
         f.structure_ms.push(t.structure_ms);
         f.total_ms
             .push(t.total_ms.unwrap_or(t.parse_ms + t.structure_ms));
-        f.structure_ratio
-            .push((t.parse_ms + t.structure_ms) / t.parse_ms);
         if let Some(kb) = r["max_rss_kb"].as_u64() {
             f.max_rss_kb.push(kb);
         }
     }
+    for r in bare["runs"].as_array().into_iter().flatten().skip(warmup) {
+        let stderr = r["stderr"].as_str().unwrap_or_default();
+        if r["code"].as_i64() != Some(0) {
+            bail!(
+                "bench: `pml check {}` failed during the timed runs: {}",
+                file.display(),
+                stderr.trim()
+            );
+        }
+        f.bare_parse_ms.push(parse_timing(stderr)?);
+    }
+    let bare_parse = median(&f.bare_parse_ms);
+    f.structure_ratio = f
+        .parse_ms
+        .iter()
+        .zip(&f.structure_ms)
+        .map(|(p, s)| (p + s) / bare_parse)
+        .collect();
     anyhow::ensure!(
         f.wall_ms.len() == runs,
         "bench: the measuring helper returned {} runs, expected {runs}",
@@ -750,6 +776,21 @@ fn timings(stderr: &str) -> anyhow::Result<Timings> {
          (got: {:?})",
         stderr.chars().take(300).collect::<String>()
     )
+}
+
+/// `parse_ms` from the last JSON line of `pml check --timings` on stderr.
+fn parse_timing(stderr: &str) -> anyhow::Result<f64> {
+    stderr
+        .lines()
+        .rev()
+        .filter_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
+        .find_map(|v| v["parse_ms"].as_f64())
+        .ok_or_else(|| {
+            anyhow!(
+                "`pml check --timings` printed no JSON line with `parse_ms` on stderr (got: {:?})",
+                stderr.chars().take(300).collect::<String>()
+            )
+        })
 }
 
 fn ensure_node_modules(root: &Path) -> anyhow::Result<()> {
@@ -923,16 +964,20 @@ fn print_table(
         ms_row(&format!("pml analyze, whole process, {}", clock.name()), v);
     }
     ms_row(
-        "  parse_ms (bare SWC parse inside pml)",
+        "  parse_ms (SWC parse inside pml analyze)",
         of(|f| &f.parse_ms),
     );
     ms_row(
         "  structure_ms (structure from the AST)",
         of(|f| &f.structure_ms),
     );
+    ms_row(
+        "bare parse (pml check: one thread)",
+        of(|f| &f.bare_parse_ms),
+    );
     let ratio = of(|f| &f.structure_ratio);
     row(
-        "  (parse + structure) / parse",
+        "  (parse + structure) / bare parse",
         fmt_ratio(ratio[0]),
         fmt_ratio(ratio[1]),
         String::new(),

@@ -307,7 +307,7 @@ fn operators_over(b: &[u8], max: usize) -> Option<usize> {
     None
 }
 
-enum TemplateEnd {
+pub(crate) enum TemplateEnd {
     /// The `{` of a `${`.
     Interpolation(usize),
     /// The closing backtick (or the end of the text).
@@ -315,7 +315,7 @@ enum TemplateEnd {
 }
 
 /// Skip template text starting at `i`: to the next `${` or closing backtick.
-fn template_text(b: &[u8], mut i: usize) -> TemplateEnd {
+pub(crate) fn template_text(b: &[u8], mut i: usize) -> TemplateEnd {
     while i < b.len() {
         match b[i] {
             b'\\' => i += 1,

@@ -143,6 +143,55 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
     }
 }
 
+/// Check the syntax of `code` only: the safety scan, then one plain SWC parse of the whole text
+/// on one thread, no walk. Returns the diagnostics (empty when the code parses) and the timings
+/// (`parse_ms` is the bare parse, the reference `build_structure`'s cost is measured against;
+/// `structure_ms` is the scan).
+pub fn check_syntax(code: &str, dialect: Dialect) -> (Vec<Diagnostic>, Timings) {
+    let checked = on_big_stack(|| {
+        let started = Instant::now();
+        let lines = parse::LineIndex::new(code);
+        if let Some((offset, message)) = refuse(code, dialect) {
+            let (line, column) = lines.line_col(code, offset);
+            let refused = Diagnostic {
+                severity: Severity::Error,
+                code: diagnostics::TOO_DEEP.into(),
+                message,
+                line,
+                column,
+            };
+            return (vec![refused], Timings::default());
+        }
+        let scan_ms = started.elapsed().as_secs_f64() * 1e3;
+        let (parsed, parse_ms) = timed(|| parse::parse(code, dialect, &lines));
+        let diagnostics = match parsed {
+            Ok(parsed) => {
+                // Freed here, on the large stack (its destructor recurses per nesting level).
+                drop(parsed);
+                Vec::new()
+            }
+            Err(diagnostics) => diagnostics,
+        };
+        let timings = Timings {
+            parse_ms,
+            structure_ms: scan_ms,
+            scan_ms,
+            ..Timings::default()
+        };
+        (diagnostics, timings)
+    });
+    checked.unwrap_or_else(|| {
+        let internal = Diagnostic {
+            severity: Severity::Error,
+            code: diagnostics::INTERNAL.into(),
+            message: "internal error while checking this input (please report it)".into(),
+            line: 1,
+            column: 1,
+        };
+        (vec![internal], Timings::default())
+    })
+}
+
 /// Inputs at least this long use a second core: the line index is built while the safety scan
 /// runs, and the coverage check walks the syntax tree while the builder does. Below it, starting
 /// a thread (~50 us) would cost more than it saves.
@@ -154,12 +203,20 @@ fn build_on_this_thread(
     parallel: bool,
 ) -> (BuildReturn, Option<parse::Parsed>) {
     let started = Instant::now();
-    // The safety scan's two passes run on two threads for large inputs, the line index beside
-    // the operator pass (the lighter one, which most programs skip).
-    let ((lines, operators), brackets) = both(
+    // The safety scan's two passes run on two threads for large inputs; the line index and the
+    // search for a place to cut the parse in two go beside the operator pass (the lighter one,
+    // which most programs skip).
+    let (brackets, (lines, operators, cut)) = both(
         parallel,
-        || (parse::LineIndex::new(code), guard::operator_pass(code)),
         || guard::bracket_pass(code, options.dialect),
+        || {
+            let cut = if parallel {
+                parse::split_point(code)
+            } else {
+                None
+            };
+            (parse::LineIndex::new(code), guard::operator_pass(code), cut)
+        },
     );
     let refused = guard::refusal(brackets, operators);
     if let Some((offset, message)) = refused {
@@ -181,7 +238,7 @@ fn build_on_this_thread(
     }
     let scan_ms = started.elapsed().as_secs_f64() * 1e3;
     let parse_started = Instant::now();
-    let parsed = parse::parse(code, options.dialect, &lines);
+    let parsed = parse::parse_in_two(code, options.dialect, &lines, cut);
     let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
     let walk_started = Instant::now();
     let (mut walk_ms, mut coverage_ms) = (0.0, 0.0);

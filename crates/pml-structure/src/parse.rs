@@ -89,12 +89,8 @@ pub(crate) fn parse(
     let start = BytePos(1);
     let end = BytePos(1 + wrapped.len() as u32);
     let base = 1 + PREFIX.len() as u32;
-    let syntax = match dialect {
-        Dialect::TypeScript => Syntax::Typescript(TsSyntax::default()),
-        Dialect::JavaScript => Syntax::Es(EsSyntax::default()),
-    };
     let lexer = Lexer::new(
-        syntax,
+        syntax(dialect),
         swc_ecma_ast::EsVersion::latest(),
         StringInput::new(&wrapped, start, end),
         None,
@@ -148,6 +144,138 @@ pub(crate) fn parse(
     }
 }
 
+/// Parse agent code in two halves at once, when it has a place to cut (see [`split_point`]):
+/// each half as its own function body, positions as in the whole text, statements joined in
+/// order. Any error in either half, or no place to cut, means the plain parse of the whole text,
+/// whose diagnostics are the ones reported.
+pub(crate) fn parse_in_two(
+    code: &str,
+    dialect: Dialect,
+    lines: &LineIndex,
+    cut: Option<usize>,
+) -> Result<Parsed, Vec<Diagnostic>> {
+    if let Some(cut) = cut.filter(|&c| 0 < c && c < code.len()) {
+        let (first, second) = crate::both(
+            true,
+            || parse_part(code, 0, cut, dialect),
+            || parse_part(code, cut, code.len(), dialect),
+        );
+        if let (Some(mut body), Some(rest)) = (first, second) {
+            body.extend(rest);
+            return Ok(Parsed {
+                body,
+                base: 1 + PREFIX.len() as u32,
+            });
+        }
+    }
+    parse(code, dialect, lines)
+}
+
+/// The statements of `code[start..end]` parsed as a function body whose positions are those of
+/// the whole text; `None` on any syntax error.
+fn parse_part(code: &str, start: usize, end: usize, dialect: Dialect) -> Option<Vec<Stmt>> {
+    let part = code.get(start..end)?;
+    let mut wrapped = String::with_capacity(PREFIX.len() + part.len() + SUFFIX.len());
+    wrapped.push_str(PREFIX);
+    wrapped.push_str(part);
+    wrapped.push_str(SUFFIX);
+    // The part's first byte gets the position it has in the whole text: base + start.
+    let first = BytePos(1 + start as u32);
+    let lexer = Lexer::new(
+        syntax(dialect),
+        swc_ecma_ast::EsVersion::latest(),
+        StringInput::new(&wrapped, first, first + BytePos(wrapped.len() as u32)),
+        None,
+    );
+    let mut parser = Parser::new_from(lexer);
+    let script = parser.parse_script().ok()?;
+    if !parser.take_errors().is_empty() {
+        return None;
+    }
+    unwrap_body(script)
+}
+
+/// Where the text may be cut in two for [`parse_in_two`]: just after the first `;` that ends a
+/// line at the top level (outside brackets, strings, comments and templates) in the second
+/// half of the text. After an explicit `;` a top-level statement always ends, so both parts
+/// are statement lists of their own. The scan does not know regular-expression literals; a cut
+/// it misplaces leaves a part with an open bracket, string, template or comment, which fails to
+/// parse and sends the caller back to the whole text. No cut in code that mentions
+/// `use strict` (a directive at the top would cover only the first part).
+pub(crate) fn split_point(code: &str) -> Option<usize> {
+    use crate::guard::{template_text, TemplateEnd};
+    if code.contains("use strict") {
+        return None;
+    }
+    let b = code.as_bytes();
+    let half = b.len() / 2;
+    let mut depth = 0usize;
+    // Open template interpolations: the depth at which `}` resumes template text.
+    let mut templates: Vec<usize> = Vec::new();
+    let mut i = 0;
+    // Template text from `i`: on to its `${` (one level deeper) or past its closing backtick.
+    let template = |i: usize, depth: usize, templates: &mut Vec<usize>| match template_text(b, i) {
+        TemplateEnd::Interpolation(at) => {
+            templates.push(depth);
+            at + 1
+        }
+        TemplateEnd::Closed(at) => at + 1,
+    };
+    while i < b.len() {
+        match b[i] {
+            quote @ (b'\'' | b'"') => {
+                i += 1;
+                while i < b.len() && b[i] != quote && b[i] != b'\n' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'`' => {
+                i = template(i + 1, depth, &mut templates);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth = depth.checked_sub(1)?,
+            b'}' if templates.last() == Some(&depth) => {
+                templates.pop();
+                i = template(i + 1, depth, &mut templates);
+                continue;
+            }
+            b'}' => depth = depth.checked_sub(1)?,
+            b';' if depth == 0 && templates.is_empty() && i >= half => {
+                let mut j = i + 1;
+                if b.get(j) == Some(&b'\r') {
+                    j += 1;
+                }
+                if b.get(j) == Some(&b'\n') && j + 1 < b.len() {
+                    return Some(j + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn syntax(dialect: Dialect) -> Syntax {
+    match dialect {
+        Dialect::TypeScript => Syntax::Typescript(TsSyntax::default()),
+        Dialect::JavaScript => Syntax::Es(EsSyntax::default()),
+    }
+}
+
 fn unwrap_body(script: Script) -> Option<Vec<Stmt>> {
     let mut stmts = script.body.into_iter();
     let first = stmts.next()?;
@@ -165,5 +293,108 @@ fn lowercase_first(msg: &str) -> String {
     match chars.next() {
         Some(c) => c.to_lowercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every agent program in the repository: fixtures and examples.
+    fn programs() -> Vec<(String, String)> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        let mut out = Vec::new();
+        for dir in ["fixtures", "examples"] {
+            for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+                let path = entry.unwrap().path();
+                let file = if path.is_dir() {
+                    path.join("input.ts")
+                } else {
+                    path
+                };
+                if file.extension().is_some_and(|e| e == "ts") && file.is_file() {
+                    let code = std::fs::read_to_string(&file).unwrap();
+                    out.push((file.display().to_string(), code));
+                }
+            }
+        }
+        assert!(out.len() > 80, "{} programs", out.len());
+        out
+    }
+
+    fn whole(code: &str) -> Result<Parsed, Vec<Diagnostic>> {
+        parse(code, Dialect::TypeScript, &LineIndex::new(code))
+    }
+
+    fn in_two(code: &str, cut: usize) -> Result<Parsed, Vec<Diagnostic>> {
+        parse_in_two(code, Dialect::TypeScript, &LineIndex::new(code), Some(cut))
+    }
+
+    fn same(a: &Result<Parsed, Vec<Diagnostic>>, b: &Result<Parsed, Vec<Diagnostic>>) -> bool {
+        match (a, b) {
+            (Ok(a), Ok(b)) => a.base == b.base && a.body == b.body,
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The property the cut relies on: after a `;` that ends a line, cutting anywhere (inside
+    /// blocks, templates, comments, parentheses too) gives the statements of the whole parse,
+    /// with the same positions, because a part that is not a statement list fails to parse.
+    #[test]
+    fn any_cut_after_a_line_ending_semicolon_parses_like_the_whole() {
+        let mut cuts = 0;
+        let mut kept = 0;
+        for (file, code) in programs() {
+            let reference = whole(&code);
+            for (i, _) in code.match_indices(";\n") {
+                let cut = i + 2;
+                let parsed = in_two(&code, cut);
+                assert!(same(&parsed, &reference), "{file}: cut at byte {cut}");
+                cuts += 1;
+                let (first, second) = (
+                    parse_part(&code, 0, cut, Dialect::TypeScript),
+                    parse_part(&code, cut, code.len(), Dialect::TypeScript),
+                );
+                kept += usize::from(first.is_some() && second.is_some());
+            }
+        }
+        // Both ways are exercised: cuts inside blocks fall back, top-level ones are kept.
+        assert!(
+            cuts > 500 && kept > 100 && kept < cuts,
+            "{kept} of {cuts} cuts kept"
+        );
+    }
+
+    #[test]
+    fn the_cut_is_a_top_level_line_ending_semicolon_in_the_second_half() {
+        // Past the middle, only the last `;` ends a line at the top level: the others are in a
+        // template (and its interpolation), a block, a string that holds a `}`, comments.
+        let first_half = format!("const pad = {};\n", "1 + ".repeat(10) + "1");
+        // (Top-level statements there end in `; ` + newline: not a cut.)
+        let second_half = "const a = `x;\n${b;\n}`; \nif (c) {\n  d();\n}\nconst e = '}'; \n// f;\n/* g;\n*/h();\ni();\n";
+        let code = format!("{first_half}{second_half}");
+        assert!(first_half.len() > code.len() / 2 - 60 && first_half.len() < code.len() / 2);
+        let cut = split_point(&code).unwrap();
+        assert_eq!(&code[cut..], "i();\n");
+
+        // Nothing at the top level past the middle: no cut.
+        assert_eq!(
+            split_point("const a = 1;\nif (b) {\n  c();\n  d();\n  e();\n}\n"),
+            None
+        );
+        // A directive would cover the first part only.
+        let strict = "\"use strict\";\nconst a = 1;\nconst b = 2;\nconst c = 3;\n";
+        assert_eq!(split_point(strict), None);
+        // Unbalanced closers: no cut (the whole parse reports them).
+        assert_eq!(split_point("a();\n}\nb();\nc();\nd();\n"), None);
+    }
+
+    #[test]
+    fn a_broken_half_falls_back_to_the_whole_parse_and_its_diagnostics() {
+        let code = "const a = 1;\nconst b = (;\nconst c = 2;\n";
+        let cut = code.find("const c").unwrap();
+        assert!(same(&in_two(code, cut), &whole(code)));
+        assert!(whole(code).is_err());
     }
 }

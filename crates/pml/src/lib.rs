@@ -24,8 +24,8 @@ pub mod run;
 use std::path::{Path, PathBuf};
 
 pub use pml_structure::{
-    build_structure, ArgumentValue, BuildOptions as AnalyzeOptions, BuildReturn, Diagnostic,
-    Dialect, Permissions, Severity, StaticStructure, ToolCatalog,
+    build_structure, check_syntax, ArgumentValue, BuildOptions as AnalyzeOptions, BuildReturn,
+    Diagnostic, Dialect, Permissions, Severity, StaticStructure, ToolCatalog,
 };
 
 pub use pml_dag::{to_dag, Dag, DagOptions};

@@ -42,6 +42,14 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Check an agent program's syntax only (no analysis): diagnostics on stderr, exit 0 when
+    /// it parses, 1 when it does not.
+    Check {
+        file: PathBuf,
+        /// Write one JSON line with timings to stderr (`parse_ms`: the bare, one-thread parse).
+        #[arg(long)]
+        timings: bool,
+    },
     /// Print the logical DAG (tasks, dependencies, conditions) of an agent program as JSON.
     Dag {
         file: PathBuf,
@@ -192,6 +200,29 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             // The process ends here: freeing thousands of nodes one by one would only add time.
             std::mem::forget(ret);
             Ok(status)
+        }
+        Command::Check { file, timings } => {
+            let started = std::time::Instant::now();
+            let code = pml::read_source(&file)?;
+            let (diagnostics, phases) = pml::check_syntax(&code, pml::dialect_for(&file));
+            eprint!("{}", pml::render_diagnostics(&display(&file), &diagnostics));
+            if timings {
+                let line = serde_json::json!({
+                    "parse_ms": phases.parse_ms,
+                    "scan_ms": phases.scan_ms,
+                    "total_ms": started.elapsed().as_secs_f64() * 1e3,
+                    "bytes": code.len(),
+                });
+                eprintln!("{line}");
+            }
+            let failed = diagnostics
+                .iter()
+                .any(|d| d.severity == pml::Severity::Error);
+            Ok(if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Dag {
             file,

@@ -59,7 +59,10 @@ fn timings_are_one_json_line_on_stderr() {
     }
     // The scan and the walk are parts of the structure's time.
     let ms = |key: &str| v[key].as_f64().unwrap();
-    assert!(ms("scan_ms") + ms("walk_ms") <= ms("structure_ms") + 1e-6, "{line}");
+    assert!(
+        ms("scan_ms") + ms("walk_ms") <= ms("structure_ms") + 1e-6,
+        "{line}"
+    );
 }
 
 #[test]
@@ -73,6 +76,34 @@ fn syntax_errors_exit_1_with_file_line_column() {
     for cmd in ["dag", "hash", "normalize"] {
         assert_eq!(pml(&[cmd, &path]).0, 1, "{cmd}");
     }
+}
+
+#[test]
+fn check_reports_syntax_only_with_the_analyze_exit_codes() {
+    let (code, stdout, stderr) = pml(&["check", &fixture("example-mission"), "--timings"]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+    let v: serde_json::Value = serde_json::from_str(stderr.trim()).unwrap();
+    assert!(
+        v["parse_ms"].as_f64().is_some_and(|ms| ms > 0.0),
+        "{stderr}"
+    );
+
+    let path = fixture("bad-unterminated-string");
+    let (code, _, stderr) = pml(&["check", &path]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with(&format!("{path}:4:58: ")), "{stderr}");
+
+    // The same refusal as analyze for what the parser must not see.
+    let dir = std::env::temp_dir().join(format!("pml-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let deep = dir.join("deep.js");
+    std::fs::write(&deep, "(".repeat(pml_structure::MAX_NESTING + 1)).unwrap();
+    let (code, _, stderr) = pml(&["check", deep.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("brackets nest deeper"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    assert_eq!(pml(&["check", "/nonexistent/x.ts"]).0, 2);
 }
 
 #[test]
