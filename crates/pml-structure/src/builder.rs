@@ -1168,23 +1168,24 @@ impl<'a> Builder<'a> {
             pos
         };
         let obj = self.expr(&m.obj, obj_pos);
-        let key = match &m.prop {
-            MemberProp::Ident(name) => Some(name.sym.as_str().to_owned()),
-            MemberProp::Computed(c) => {
-                self.expr(&c.expr, Position::Nested);
-                match fold::fold(&c.expr, self) {
-                    Some(JsValue::Num(n)) if n.fract() == 0.0 && n >= 0.0 => {
-                        Some(format!("[{}]", n as u64))
-                    }
-                    Some(JsValue::Str(s)) => Some(s),
-                    _ => None,
-                }
-            }
-            MemberProp::PrivateName(_) => None,
+        if let MemberProp::Computed(c) = &m.prop {
+            // Calls inside the key run whether or not the path is known.
+            self.expr(&c.expr, Position::Nested);
+        }
+        // Most member expressions (`args.x`, `item.name`) are not paths of a node's result.
+        let Some(base) = obj.value else {
+            return Out::default();
         };
-        match (obj.value, key) {
-            (Some(base), Some(key)) => Out::value(member_path(&base, &key)),
-            _ => Out::default(),
+        match &m.prop {
+            MemberProp::Ident(name) => Out::value(member_path(&base, &name.sym)),
+            MemberProp::Computed(c) => match fold::fold(&c.expr, self) {
+                Some(JsValue::Num(n)) if n.fract() == 0.0 && n >= 0.0 => {
+                    Out::value(member_path(&base, &format!("[{}]", n as u64)))
+                }
+                Some(JsValue::Str(key)) => Out::value(member_path(&base, &key)),
+                _ => Out::default(),
+            },
+            MemberProp::PrivateName(_) => Out::default(),
         }
     }
 

@@ -7,7 +7,7 @@
 //! value, an MCP call that runs only sometimes, an early `return`...) is reported, and such a
 //! program runs whole in the sandbox, as written.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use swc_common::{BytePos, Span, Spanned};
 use swc_ecma_ast::{
@@ -281,7 +281,7 @@ impl Exprs<'_> {
             Expr::Call(map) => match mapped_call(map) {
                 Some((receiver, param, inner)) => {
                     receiver.visit_with(self);
-                    self.locals.push(HashSet::from([param]));
+                    self.locals.push(HashSet::from_iter([param]));
                     self.mcp_call(inner);
                     self.locals.pop();
                 }
@@ -468,7 +468,7 @@ impl Visit for Exprs<'_> {
     }
 
     fn visit_arrow_expr(&mut self, a: &ArrowExpr) {
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         a.params.iter().for_each(|p| bound_names(p, &mut names));
         if let ArrowFunctionBody::FunctionBody(b) = &*a.body {
             declared_names(&b.stmts, &mut names);
@@ -477,7 +477,7 @@ impl Visit for Exprs<'_> {
     }
 
     fn visit_function(&mut self, f: &Function) {
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         f.params
             .iter()
             .for_each(|p| bound_names(&p.pat, &mut names));
@@ -670,8 +670,8 @@ fn bound_names(pat: &Pat, out: &mut HashSet<String>) {
 /// Top-level `const` names bound to a value made right there (a call's result, a literal): no
 /// other name shares it. Declared twice (shadowed somewhere) counts as not fresh.
 fn fresh_names(stmts: &[Stmt]) -> HashSet<String> {
-    let mut fresh = HashSet::new();
-    let mut seen = HashSet::new();
+    let mut fresh = HashSet::default();
+    let mut seen = HashSet::default();
     for stmt in stmts {
         let Stmt::Decl(Decl::Var(var)) = stmt else {
             continue;
@@ -695,7 +695,7 @@ fn fresh_names(stmts: &[Stmt]) -> HashSet<String> {
         }
     }
     // A name declared again anywhere (an inner scope) is not tracked by position alone.
-    let mut declared = HashMap::new();
+    let mut declared = HashMap::default();
     struct Decls<'d>(&'d mut HashMap<String, usize>);
     impl Visit for Decls<'_> {
         fn visit_binding_ident(&mut self, b: &swc_ecma_ast::BindingIdent) {
@@ -721,7 +721,7 @@ fn last_uses(stmts: &[Stmt]) -> HashMap<String, BytePos> {
             }
         }
     }
-    let mut uses = Uses(HashMap::new());
+    let mut uses = Uses(HashMap::default());
     stmts.visit_with(&mut uses);
     uses.0
 }
