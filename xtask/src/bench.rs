@@ -663,33 +663,52 @@ fn measure_pml(
     let argv: Vec<OsString> = std::env::args_os().collect();
     let prefix = &argv[1..argv.len().saturating_sub(own_args).max(1)];
     let exe = std::env::current_exe().context("bench: cannot find the xtask executable")?;
-    let measure = |command: &str| -> anyhow::Result<Value> {
-        let helper = Command::new(&exe)
-            .args(prefix)
-            .arg("--measure")
-            .arg((warmup + runs).to_string())
-            .arg("--")
-            .arg(pml)
-            .arg(command)
-            .arg(file)
-            .arg("--timings")
-            .stderr(Stdio::inherit())
-            .output()
-            .context("bench: cannot run the measuring helper")?;
-        anyhow::ensure!(
-            helper.status.success(),
-            "bench: the measuring helper failed ({})",
-            helper.status
-        );
-        serde_json::from_slice(&helper.stdout)
-            .context("bench: bad output from the measuring helper")
-    };
-    let v = measure("analyze")?;
-    // The reference: the bare parse of the same text, one thread, right after.
-    let bare = measure("check")?;
+    // `count` timed runs of `pml COMMAND FILE --timings` after `warmup` untimed ones.
+    let measure =
+        |command: &str, warmup: usize, count: usize| -> anyhow::Result<(Vec<Value>, Value)> {
+            let helper = Command::new(&exe)
+                .args(prefix)
+                .arg("--measure")
+                .arg((warmup + count).to_string())
+                .arg("--")
+                .arg(pml)
+                .arg(command)
+                .arg(file)
+                .arg("--timings")
+                .stderr(Stdio::inherit())
+                .output()
+                .context("bench: cannot run the measuring helper")?;
+            anyhow::ensure!(
+                helper.status.success(),
+                "bench: the measuring helper failed ({})",
+                helper.status
+            );
+            let v: Value = serde_json::from_slice(&helper.stdout)
+                .context("bench: bad output from the measuring helper")?;
+            let runs = v["runs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .skip(warmup)
+                .cloned()
+                .collect();
+            Ok((runs, v["helper_peak_rss_kb"].clone()))
+        };
+    // analyze and its reference (the bare parse, `pml check`) in alternating rounds, so that a
+    // change of load on the machine shifts both alike.
+    let rounds = runs.clamp(1, 5);
+    let (mut analyze_runs, mut bare_runs, mut helper_rss) = (Vec::new(), Vec::new(), Value::Null);
+    for round in 0..rounds {
+        let count = runs / rounds + usize::from(round < runs % rounds);
+        let warm = if round == 0 { warmup } else { 0 };
+        let (runs, rss) = measure("analyze", warm, count)?;
+        analyze_runs.extend(runs);
+        helper_rss = rss;
+        bare_runs.extend(measure("check", warm, count)?.0);
+    }
 
     let mut f = PmlFigures {
-        helper_peak_rss_kb: v["helper_peak_rss_kb"].as_u64(),
+        helper_peak_rss_kb: helper_rss.as_u64(),
         output_bytes: out.stdout.len(),
         nodes: nodes.map(Vec::len),
         mcp_tasks: nodes.map(|ns| {
@@ -700,7 +719,7 @@ fn measure_pml(
         }),
         ..PmlFigures::default()
     };
-    for r in v["runs"].as_array().into_iter().flatten().skip(warmup) {
+    for r in &analyze_runs {
         let stderr = r["stderr"].as_str().unwrap_or_default();
         if r["code"].as_i64() != Some(0) {
             bail!(
@@ -720,7 +739,7 @@ fn measure_pml(
             f.max_rss_kb.push(kb);
         }
     }
-    for r in bare["runs"].as_array().into_iter().flatten().skip(warmup) {
+    for r in &bare_runs {
         let stderr = r["stderr"].as_str().unwrap_or_default();
         if r["code"].as_i64() != Some(0) {
             bail!(

@@ -13,7 +13,9 @@
 //! - Never panics and never overflows the stack, whatever the input (deep nesting runs on a
 //!   large dedicated stack; beyond [`MAX_NESTING`] the input is refused with a diagnostic).
 //! - Bad input is data: a syntax error gives an empty structure plus `syntax-error` diagnostics.
-//! - Deterministic: the same input gives byte-identical JSON (ordered maps only).
+//! - Deterministic: the same input gives byte-identical JSON (ordered maps only), whether the
+//!   build ran on one thread or, for inputs of 64 KiB or more, on two (safety scan, parse in two
+//!   halves, and coverage check beside the walk).
 //! - Node ids are numbered per kind in evaluation order; every node is reachable from the first
 //!   node through sequence/conditional edges or from its enclosing scope node.
 //! - This is the only crate whose API mentions SWC; it does no I/O.
