@@ -915,6 +915,29 @@ mod tests {
         );
     }
 
+    /// The benchmark programs exercise every part of the builder; building one on two threads
+    /// (as `pml analyze` does from 64 KiB on) must give what one thread gives.
+    #[test]
+    fn two_threads_build_the_same_structure() {
+        for seed in [DEFAULT_SEED, 7, 99] {
+            let code = generate(120_000, seed);
+            let build = |one_thread| {
+                let options = pml::AnalyzeOptions {
+                    one_thread,
+                    ..Default::default()
+                };
+                let ret = pml::analyze(&code, &options);
+                assert!(
+                    !ret.structure.has_errors(),
+                    "{:?}",
+                    ret.structure.diagnostics
+                );
+                serde_json::to_string(&ret.structure).unwrap()
+            };
+            assert_eq!(build(true), build(false), "seed {seed}");
+        }
+    }
+
     #[test]
     fn sizes() {
         assert_eq!(parse_size("360k").unwrap(), 360_000);

@@ -60,6 +60,7 @@ fn options(fx: &Fixture) -> Result<pml::AnalyzeOptions> {
         } else {
             None
         },
+        ..Default::default()
     })
 }
 

@@ -77,6 +77,9 @@ pub struct BuildOptions {
     pub catalog: Option<ToolCatalog>,
     /// Approval rules: fill `hilRequiredTools`.
     pub permissions: Option<Permissions>,
+    /// Build on one thread even when the input is large enough for two (the output is the
+    /// same; for embedders that keep their other cores busy).
+    pub one_thread: bool,
 }
 
 /// Wall-clock cost of the phases, in milliseconds.
@@ -120,7 +123,7 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
         .name("pml-structure".into())
         .stack_size(STACK_SIZE)
         .spawn(move || {
-            let parallel = code.len() >= PARALLEL_FROM_BYTES;
+            let parallel = !options.one_thread && code.len() >= PARALLEL_FROM_BYTES;
             let (ret, syntax_tree) = build_on_this_thread(&code, &options, parallel);
             let _ = tx.send(ret);
             // Dropped here, on the large stack (its destructor recurses per nesting level).

@@ -170,6 +170,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                     .as_deref()
                     .map(pml::load_permissions)
                     .transpose()?,
+                ..Default::default()
             };
             let read_ms = started.elapsed().as_secs_f64() * 1e3;
             let ret = pml::analyze(&code, &options);
@@ -339,7 +340,7 @@ fn structure_of(
     let options = pml::AnalyzeOptions {
         dialect: pml::dialect_for(file),
         catalog,
-        permissions: None,
+        ..Default::default()
     };
     let ret = pml::analyze(&code, &options);
     eprint!(

@@ -340,6 +340,7 @@ pub async fn prepare(
         dialect: Dialect::JavaScript,
         catalog: Some(catalog.clone()),
         permissions,
+        ..Default::default()
     };
     let structure = crate::analyze(source, &options).structure;
     let logical = to_dag(

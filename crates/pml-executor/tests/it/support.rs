@@ -342,7 +342,7 @@ fn stages(source: &str, catalog: &ToolCatalog) -> (String, Program) {
     let options = BuildOptions {
         dialect: Dialect::JavaScript,
         catalog: Some(catalog.clone()),
-        permissions: None,
+        ..Default::default()
     };
     let structure = build_structure(&js, &options).structure;
     let logical = to_dag(
