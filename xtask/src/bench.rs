@@ -390,6 +390,34 @@ struct PmlFigures {
     mcp_tasks: Option<usize>,
 }
 
+impl PmlFigures {
+    /// Add the runs of another round on the same program.
+    fn absorb(&mut self, round: PmlFigures) {
+        self.wall_ms.extend(round.wall_ms);
+        self.cpu_ms.extend(round.cpu_ms);
+        self.parse_ms.extend(round.parse_ms);
+        self.structure_ms.extend(round.structure_ms);
+        self.total_ms.extend(round.total_ms);
+        self.bare_parse_ms.extend(round.bare_parse_ms);
+        self.max_rss_kb.extend(round.max_rss_kb);
+        self.helper_peak_rss_kb = self.helper_peak_rss_kb.max(round.helper_peak_rss_kb);
+        self.output_bytes = round.output_bytes;
+        self.nodes = round.nodes;
+        self.mcp_tasks = round.mcp_tasks;
+    }
+
+    /// Once every round is in: the structure cost of each run against the median bare parse.
+    fn finish(&mut self) {
+        let bare_parse = median(&self.bare_parse_ms);
+        self.structure_ratio = self
+            .parse_ms
+            .iter()
+            .zip(&self.structure_ms)
+            .map(|(p, s)| (p + s) / bare_parse)
+            .collect();
+    }
+}
+
 /// `node bench/swc-parse.mjs` on one program.
 struct NodeFigures {
     wall_ms: Option<f64>,
@@ -452,14 +480,25 @@ fn bench(opts: &Options, own_args: usize) -> anyhow::Result<()> {
     // 2. pml analyze, whole process.
     let pml = ensure_pml(&root, opts)?;
     let warmup = if opts.quick { 1 } else { 2 };
-    let mut pml_figures = Vec::new();
-    for p in &programs {
-        eprintln!(
-            "bench: pml analyze {} ({} runs)",
-            p.path.display(),
-            opts.runs
-        );
-        pml_figures.push(measure_pml(&pml, &p.path, warmup, opts.runs, own_args)?);
+    // In rounds over both programs (each round: analyze, then its reference `pml check`), so
+    // that a change of load on the machine during the bench shifts every figure alike instead
+    // of landing in one program's or one command's runs.
+    let rounds = opts.runs.clamp(1, 5);
+    let mut pml_figures: Vec<PmlFigures> = programs.iter().map(|_| PmlFigures::default()).collect();
+    for round in 0..rounds {
+        let count = opts.runs / rounds + usize::from(round < opts.runs % rounds);
+        let warm = if round == 0 { warmup } else { 0 };
+        for (p, f) in programs.iter().zip(&mut pml_figures) {
+            eprintln!(
+                "bench: pml analyze + pml check {} (round {}/{rounds}, {count} runs)",
+                p.path.display(),
+                round + 1
+            );
+            f.absorb(measure_pml(&pml, &p.path, warm, count, own_args)?);
+        }
+    }
+    for f in &mut pml_figures {
+        f.finish();
     }
 
     // 3. Node + @swc/core parseSync.
@@ -694,18 +733,9 @@ fn measure_pml(
                 .collect();
             Ok((runs, v["helper_peak_rss_kb"].clone()))
         };
-    // analyze and its reference (the bare parse, `pml check`) in alternating rounds, so that a
-    // change of load on the machine shifts both alike.
-    let rounds = runs.clamp(1, 5);
-    let (mut analyze_runs, mut bare_runs, mut helper_rss) = (Vec::new(), Vec::new(), Value::Null);
-    for round in 0..rounds {
-        let count = runs / rounds + usize::from(round < runs % rounds);
-        let warm = if round == 0 { warmup } else { 0 };
-        let (runs, rss) = measure("analyze", warm, count)?;
-        analyze_runs.extend(runs);
-        helper_rss = rss;
-        bare_runs.extend(measure("check", warm, count)?.0);
-    }
+    let (analyze_runs, helper_rss) = measure("analyze", warmup, runs)?;
+    // Its reference, right after: the bare parse of the same text on one thread.
+    let (bare_runs, _) = measure("check", warmup, runs)?;
 
     let mut f = PmlFigures {
         helper_peak_rss_kb: helper_rss.as_u64(),
@@ -750,13 +780,6 @@ fn measure_pml(
         }
         f.bare_parse_ms.push(parse_timing(stderr)?);
     }
-    let bare_parse = median(&f.bare_parse_ms);
-    f.structure_ratio = f
-        .parse_ms
-        .iter()
-        .zip(&f.structure_ms)
-        .map(|(p, s)| (p + s) / bare_parse)
-        .collect();
     anyhow::ensure!(
         f.wall_ms.len() == runs,
         "bench: the measuring helper returned {} runs, expected {runs}",
