@@ -72,6 +72,33 @@ fn deep_literal_arrays_are_not_folded_into_deep_json() {
     serde_json::to_string(&s).unwrap();
 }
 
+/// A large program is parsed in two halves on two threads: deep nesting in the second half is
+/// parsed (and walked, and checked for coverage) on the helper thread, whose stack must hold it
+/// like the main one; the result is what one thread builds.
+#[test]
+fn deep_nesting_in_the_half_parsed_by_the_helper_thread() {
+    let calls = "await mcp.s.t({});\n".repeat(10_000);
+    let deep = format!("const x = {}1{};\n", "[".repeat(60_000), "]".repeat(60_000));
+    let code = format!("{calls}{deep}await mcp.s.u({{}});\n");
+    // The cut falls among the calls, so the deep statement is in the second half.
+    assert!(calls.len() > code.len() / 2 && code.len() > 128 * 1024);
+    let two = build(&code);
+    assert!(!two.has_errors(), "{:?}", two.diagnostics);
+    assert_eq!(two.nodes.len(), 10_001);
+    let one = build_structure(
+        &code,
+        &BuildOptions {
+            one_thread: true,
+            ..Default::default()
+        },
+    )
+    .structure;
+    assert_eq!(
+        serde_json::to_string(&one).unwrap(),
+        serde_json::to_string(&two).unwrap()
+    );
+}
+
 #[test]
 fn binary_garbage_and_lone_surrogate_escapes() {
     let bytes: Vec<u8> = (0..50_000u32)
