@@ -234,16 +234,7 @@ fn operators_over(b: &[u8], max: usize) -> Option<usize> {
                     return Some(i);
                 }
             }
-            QUOTE => {
-                let quote = b[i];
-                i += 1;
-                while i < b.len() && b[i] != quote && b[i] != b'\n' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
+            QUOTE => i = string_end(b, i),
             BACKTICK => match template_text(b, i + 1) {
                 // Inside `${`: code again until the brace that closes it.
                 TemplateEnd::Interpolation(at) => {
@@ -252,20 +243,9 @@ fn operators_over(b: &[u8], max: usize) -> Option<usize> {
                 }
                 TemplateEnd::Closed(at) => i = at,
             },
-            SLASH => match b.get(i + 1) {
-                Some(b'/') => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
-                }
-                Some(b'*') => {
-                    i += 2;
-                    while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                _ => {
+            SLASH => match comment_end(b, i) {
+                Some(end) => i = end,
+                None => {
                     count += 1;
                     if count > max {
                         return Some(i);
@@ -305,6 +285,38 @@ fn operators_over(b: &[u8], max: usize) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// The string literal starting at `i` (at its quote): the index of its closing quote, or of the
+/// newline or end where an unterminated one stops. The scans step past it.
+pub(crate) fn string_end(b: &[u8], i: usize) -> usize {
+    let quote = b[i];
+    let mut i = i + 1;
+    while i < b.len() && b[i] != quote && b[i] != b'\n' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    i
+}
+
+/// When a comment starts at `i` (`//` or `/*`): the index of its last byte (a line comment's
+/// newline, a block comment's `/`). The scans step past it.
+pub(crate) fn comment_end(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i + 1) {
+        Some(b'/') => Some(
+            i + b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .unwrap_or(b.len() - i),
+        ),
+        Some(b'*') => {
+            let mut i = i + 2;
+            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                i += 1;
+            }
+            Some(i + 1)
+        }
+        _ => None,
+    }
 }
 
 pub(crate) enum TemplateEnd {

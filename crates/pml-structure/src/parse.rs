@@ -203,7 +203,7 @@ fn parse_part(code: &str, start: usize, end: usize, dialect: Dialect) -> Option<
 /// parse and sends the caller back to the whole text. No cut in code that mentions
 /// `use strict` (a directive at the top would cover only the first part).
 pub(crate) fn split_point(code: &str) -> Option<usize> {
-    use crate::guard::{template_text, TemplateEnd};
+    use crate::guard::{comment_end, string_end, template_text, TemplateEnd};
     if code.contains("use strict") {
         return None;
     }
@@ -223,27 +223,15 @@ pub(crate) fn split_point(code: &str) -> Option<usize> {
     };
     while i < b.len() {
         match b[i] {
-            quote @ (b'\'' | b'"') => {
-                i += 1;
-                while i < b.len() && b[i] != quote && b[i] != b'\n' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+            b'\'' | b'"' => i = string_end(b, i),
             b'`' => {
                 i = template(i + 1, depth, &mut templates);
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
+            b'/' => {
+                if let Some(end) = comment_end(b, i) {
+                    i = end;
                 }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 1;
             }
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' => depth = depth.checked_sub(1)?,

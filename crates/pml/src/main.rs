@@ -216,14 +216,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 });
                 eprintln!("{line}");
             }
-            let failed = diagnostics
-                .iter()
-                .any(|d| d.severity == pml::Severity::Error);
-            Ok(if failed {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(exit_status(&diagnostics))
         }
         Command::Dag {
             file,
@@ -298,15 +291,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 pml::render_diagnostics(&display(&file), &out.diagnostics)
             );
             print!("{}", out.code);
-            let failed = out
-                .diagnostics
-                .iter()
-                .any(|d| d.severity == pml::Severity::Error);
-            Ok(if failed {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(exit_status(&out.diagnostics))
         }
         command @ Command::Run { .. } => Ok(run_program(command)),
         Command::Parameterize { file, pretty } => {
@@ -315,17 +300,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             emit(&ret, pretty);
             let diagnostics = pml::render_diagnostics(&display(&file), &ret.diagnostics);
             eprint!("{diagnostics}");
-            Ok(
-                if ret
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.severity == pml::Severity::Error)
-                {
-                    ExitCode::from(1)
-                } else {
-                    ExitCode::SUCCESS
-                },
-            )
+            Ok(exit_status(&ret.diagnostics))
         }
     }
 }
@@ -355,6 +330,17 @@ fn structure_of(
 
 fn display(path: &Path) -> String {
     path.display().to_string()
+}
+
+/// 1 when any diagnostic is an error, else 0.
+fn exit_status(diagnostics: &[pml::Diagnostic]) -> ExitCode {
+    match diagnostics
+        .iter()
+        .any(|d| d.severity == pml::Severity::Error)
+    {
+        true => ExitCode::from(1),
+        false => ExitCode::SUCCESS,
+    }
 }
 
 fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
