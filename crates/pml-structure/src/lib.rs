@@ -85,12 +85,13 @@ pub struct BuildOptions {
 /// Wall-clock cost of the phases, in milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Timings {
-    /// The bare SWC parse.
+    /// The SWC parse. From 64 KiB on, the text's two halves are parsed at once on two threads
+    /// when it has a place to cut; [`check_syntax`] times the plain one-thread parse.
     pub parse_ms: f64,
     /// Everything else pml does around it: the pre-parse safety scan (nesting, operator count),
     /// the line index, the walk that builds the structure, the coverage check, schemas. Wall
-    /// clock: on inputs of 64 KiB or more the line index and the coverage check run on a second
-    /// thread, alongside the safety scan and the walk.
+    /// clock: on inputs of 64 KiB or more part of the scan and the coverage check run on a
+    /// second thread, alongside the rest of the scan and the walk.
     pub structure_ms: f64,
     /// Part of `structure_ms`: the safety scan (and line index) before the parse.
     pub scan_ms: f64,
@@ -197,9 +198,10 @@ pub fn check_syntax(code: &str, dialect: Dialect) -> (Vec<Diagnostic>, Timings) 
     })
 }
 
-/// Inputs at least this long use a second core: the line index is built while the safety scan
-/// runs, and the coverage check walks the syntax tree while the builder does. Below it, starting
-/// a thread (~50 us) would cost more than it saves.
+/// Inputs at least this long use a second core: the line index, the operator pass and the
+/// search for a cut run beside the bracket pass; the two halves of the text are parsed at once;
+/// the coverage check walks the syntax tree while the builder does. Below it, starting a thread
+/// (~50 us) would cost more than it saves.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
 
 fn build_on_this_thread(
@@ -323,8 +325,8 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (value, started.elapsed().as_secs_f64() * 1e3)
 }
 
-/// `(a(), b())`; with `parallel`, `b` runs on a second thread (with the large stack: both walk
-/// the syntax tree) while `a` runs on this one, and `a` may wait for what `b` sends it. A panic
+/// `(a(), b())`; with `parallel`, `b` runs on a second thread (with the large stack: either may
+/// parse or walk the syntax tree) while `a` runs on this one, and `a` may wait for what `b` sends it. A panic
 /// in either goes on as a panic here.
 fn both<A: Send, B: Send>(
     parallel: bool,
