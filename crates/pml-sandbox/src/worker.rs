@@ -386,13 +386,28 @@ impl Engine {
         // The caller's timer started when it sent the job: count from there, so that the
         // interrupt handler and the caller's `expire` agree.
         let deadline = sent + limits.time;
-        self.clock.deadline.set(Some(deadline));
+        self.clocked(number, Some(deadline), |worker| {
+            let outcome = worker.run_timed(request, deadline);
+            (outcome, Instant::now() > deadline)
+        })
+    }
+
+    /// Runs `job` as job `number` with the clock armed (`deadline` for the interrupt handler),
+    /// then disarms it. `Interrupted` when the job was interrupted, expired by the caller, or
+    /// ran past its own budget (the flag `job` returns); else its JSON answer, parsed.
+    fn clocked(
+        &mut self,
+        number: u64,
+        deadline: Option<Instant>,
+        job: impl FnOnce(&mut Self) -> (Result<String, Failure>, bool),
+    ) -> Outcome {
+        self.clock.deadline.set(deadline);
         self.clock.interrupted.set(false);
         self.clock.running.set(number);
-        let outcome = self.run_timed(request, deadline);
+        let (outcome, over_budget) = job(self);
         let expired = self.clock.interrupted.get()
             || self.clock.expired.load(Ordering::Relaxed) == number
-            || Instant::now() > deadline;
+            || over_budget;
         self.clock.running.set(0);
         self.clock.deadline.set(None);
         if expired {
@@ -431,20 +446,11 @@ impl Engine {
         limits: Limits,
     ) -> Outcome {
         let mut budget = Budget::new(sent, limits.time);
-        self.clock.deadline.set(budget.deadline());
-        self.clock.interrupted.set(false);
-        self.clock.running.set(number);
-        let outcome = self.program_timed(request, link, &mut budget);
-        let expired = self.clock.interrupted.get()
-            || self.clock.expired.load(Ordering::Relaxed) == number
-            || budget.over();
-        self.clock.running.set(0);
-        self.clock.deadline.set(None);
-        if expired {
-            return Err(Failure::Interrupted);
-        }
-        let json = outcome?;
-        serde_json::from_str(&json).map_err(|e| Failure::NotJson(e.to_string()))
+        let deadline = budget.deadline();
+        self.clocked(number, deadline, |worker| {
+            let outcome = worker.program_timed(request, link, &mut budget);
+            (outcome, budget.over())
+        })
     }
 
     fn program_timed(
