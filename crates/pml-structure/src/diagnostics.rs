@@ -12,3 +12,32 @@ pub const UNANALYSED_FUNCTION: &str = "unanalysed-function";
 pub const IMPURE_CODE: &str = "impure-code";
 /// The builder failed internally (a bug: it never should); the structure is empty.
 pub const INTERNAL: &str = "internal-error";
+
+/// The error for input the safety scan refused at byte `offset`, with its line and column.
+pub(crate) fn refused(
+    code: &str,
+    lines: &crate::parse::LineIndex,
+    offset: usize,
+    message: String,
+) -> crate::Diagnostic {
+    let (line, column) = lines.line_col(code, offset);
+    crate::Diagnostic {
+        severity: crate::Severity::Error,
+        code: TOO_DEEP.into(),
+        message,
+        line,
+        column,
+    }
+}
+
+/// The error for work that could not finish (no thread to be had, or a panic): `doing` is
+/// what it was doing (`"analysing"`).
+pub(crate) fn internal(doing: &str) -> crate::Diagnostic {
+    crate::Diagnostic {
+        severity: crate::Severity::Error,
+        code: INTERNAL.into(),
+        message: format!("internal error while {doing} this input (please report it)"),
+        line: 1,
+        column: 1,
+    }
+}

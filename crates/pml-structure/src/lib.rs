@@ -135,13 +135,7 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
         // Could not spawn (address space exhausted?) or the walk panicked: report, don't crash.
         None => BuildReturn {
             structure: StaticStructure {
-                diagnostics: vec![Diagnostic {
-                    severity: Severity::Error,
-                    code: diagnostics::INTERNAL.into(),
-                    message: "internal error while analysing this input (please report it)".into(),
-                    line: 1,
-                    column: 1,
-                }],
+                diagnostics: vec![diagnostics::internal("analysing")],
                 ..Default::default()
             },
             timings: Timings::default(),
@@ -158,14 +152,7 @@ pub fn check_syntax(code: &str, dialect: Dialect) -> (Vec<Diagnostic>, Timings) 
         let started = Instant::now();
         let lines = parse::LineIndex::new(code);
         if let Some((offset, message)) = refuse(code, dialect) {
-            let (line, column) = lines.line_col(code, offset);
-            let refused = Diagnostic {
-                severity: Severity::Error,
-                code: diagnostics::TOO_DEEP.into(),
-                message,
-                line,
-                column,
-            };
+            let refused = diagnostics::refused(code, &lines, offset, message);
             return (vec![refused], Timings::default());
         }
         let scan_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -186,16 +173,7 @@ pub fn check_syntax(code: &str, dialect: Dialect) -> (Vec<Diagnostic>, Timings) 
         };
         (diagnostics, timings)
     });
-    checked.unwrap_or_else(|| {
-        let internal = Diagnostic {
-            severity: Severity::Error,
-            code: diagnostics::INTERNAL.into(),
-            message: "internal error while checking this input (please report it)".into(),
-            line: 1,
-            column: 1,
-        };
-        (vec![internal], Timings::default())
-    })
+    checked.unwrap_or_else(|| (vec![diagnostics::internal("checking")], Timings::default()))
 }
 
 /// Inputs at least this long use a second core: the line index, the operator pass and the
@@ -227,16 +205,9 @@ fn build_on_this_thread(
     );
     let refused = guard::refusal(brackets, operators);
     if let Some((offset, message)) = refused {
-        let (line, column) = lines.line_col(code, offset);
         let ret = BuildReturn {
             structure: StaticStructure {
-                diagnostics: vec![Diagnostic {
-                    severity: Severity::Error,
-                    code: diagnostics::TOO_DEEP.into(),
-                    message,
-                    line,
-                    column,
-                }],
+                diagnostics: vec![diagnostics::refused(code, &lines, offset, message)],
                 ..Default::default()
             },
             timings: Timings::default(),

@@ -116,29 +116,16 @@ fn placeholder_template(code: &str, literals: &[TemplateLiteral]) -> String {
 pub fn parameterize(code: &str, dialect: Dialect) -> ParameterizeReturn {
     if let Some((offset, message)) = crate::refuse(code, dialect) {
         let lines = LineIndex::new(code);
-        let (line, column) = lines.line_col(code, offset);
         return ParameterizeReturn {
             code: code.to_string(),
             parameters: IndexMap::new(),
-            diagnostics: vec![Diagnostic {
-                severity: crate::Severity::Error,
-                code: crate::diagnostics::TOO_DEEP.into(),
-                message,
-                line,
-                column,
-            }],
+            diagnostics: vec![crate::diagnostics::refused(code, &lines, offset, message)],
         };
     }
     crate::on_big_stack(|| parameterize_here(code, dialect)).unwrap_or_else(|| ParameterizeReturn {
         code: code.to_string(),
         parameters: IndexMap::new(),
-        diagnostics: vec![Diagnostic {
-            severity: crate::Severity::Error,
-            code: crate::diagnostics::INTERNAL.into(),
-            message: "internal error while parameterizing this input (please report it)".into(),
-            line: 1,
-            column: 1,
-        }],
+        diagnostics: vec![crate::diagnostics::internal("parameterizing")],
     })
 }
 
