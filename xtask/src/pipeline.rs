@@ -29,6 +29,10 @@ const STAGES: &[Stage] = &[
         file: "hash",
         render: render_hash,
     },
+    Stage {
+        file: "instrumented.js",
+        render: render_instrumented,
+    },
 ];
 
 pub struct Fixture {
@@ -103,6 +107,34 @@ fn render_physical(fx: &Fixture) -> Result<String> {
         }
         None => NO_DAG.into(),
     })
+}
+
+/// The program as `pml run` runs it: a header saying which node each probe reports, then the
+/// instrumented source (`null` for a program with syntax errors).
+fn render_instrumented(fx: &Fixture) -> Result<String> {
+    let code = pml::read_source(&fx.input)?;
+    let options = pml::AnalyzeOptions {
+        instrument: true,
+        ..options(fx)?
+    };
+    let Some(instrumented) = pml::analyze(&code, &options).instrumented else {
+        return Ok(NO_DAG.into());
+    };
+    let mut out = String::new();
+    for (i, probe) in instrumented.probes.iter().enumerate() {
+        let kind = serde_json::to_value(probe.kind)?;
+        let kind = kind.as_str().unwrap_or_default();
+        out.push_str(&format!(
+            "// probe {}: {kind} {}\n",
+            i + 1,
+            probe.nodes.join(" ")
+        ));
+    }
+    out.push_str(&instrumented.source);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 fn render_hash(fx: &Fixture) -> Result<String> {

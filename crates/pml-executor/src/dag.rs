@@ -434,9 +434,9 @@ impl Job {
                 };
                 let (server, tool) = split_tool(&task.tool);
                 let op = Op {
-                    task_id: &task.id,
-                    physical_task_id: None,
+                    task_id: Some(&task.id),
                     tool: &task.tool,
+                    ..Op::default()
                 };
                 let destructive = cx.facts.destructive(&task.tool);
                 if cx.policy.needs_approval(&task.tool, destructive) {
@@ -507,9 +507,10 @@ impl Job {
                         .zip(&tools)
                         .map(|(id, tool)| {
                             tracer.start(&Op {
-                                task_id: id,
+                                task_id: Some(id),
                                 physical_task_id: physical.as_deref(),
                                 tool,
+                                ..Op::default()
                             })
                         })
                         .collect();
@@ -520,9 +521,10 @@ impl Job {
                     };
                     for ((id, tool), since) in logical.iter().zip(&tools).zip(starts) {
                         let op = Op {
-                            task_id: id,
+                            task_id: Some(id),
                             physical_task_id: physical.as_deref(),
                             tool,
+                            ..Op::default()
                         };
                         match &outputs {
                             Ok(values) => {

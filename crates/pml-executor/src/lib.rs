@@ -36,12 +36,12 @@ mod values;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use pml_dag::{Dag, Task, TaskType};
 use pml_mcp::ToolAnnotations;
 use pml_sandbox::{Sandbox, SandboxError};
-use pml_structure::{Severity, StaticStructure};
+use pml_structure::{Instrumented, Severity, StaticStructure};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -58,6 +58,10 @@ pub struct Program {
     pub logical: Dag,
     /// The DAG that runs (the logical one when not optimizing).
     pub physical: Dag,
+    /// The source instrumented so that every node reports when it runs (built with
+    /// `BuildOptions::instrument`); what sandbox mode runs. Without it sandbox mode runs
+    /// `source` and traces only the MCP calls, without node ids.
+    pub instrumented: Option<Instrumented>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -80,7 +84,16 @@ pub struct ExecuteOptions {
     pub policy: ApprovalPolicy,
     /// Annotations of the tools (`server:tool`), from `tools/list`.
     pub annotations: HashMap<String, ToolAnnotations>,
+    /// Wall-clock limit of a sandbox-mode run (default 10 minutes).
+    pub run_timeout: Duration,
+    /// MCP calls a sandbox-mode run may make (default 1,000).
+    pub max_calls: usize,
 }
+
+/// Default of [`ExecuteOptions::run_timeout`].
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default of [`ExecuteOptions::max_calls`].
+pub const DEFAULT_MAX_CALLS: usize = 1000;
 
 impl Default for ExecuteOptions {
     fn default() -> Self {
@@ -90,6 +103,8 @@ impl Default for ExecuteOptions {
             mode: None,
             policy: ApprovalPolicy::default(),
             annotations: HashMap::new(),
+            run_timeout: DEFAULT_RUN_TIMEOUT,
+            max_calls: DEFAULT_MAX_CALLS,
         }
     }
 }
@@ -144,6 +159,17 @@ pub struct Call {
     pub arguments: Value,
 }
 
+/// One line the program wrote with `console.<level>(...)`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleLine {
+    /// `log`, `info`, `warn`, `error` or `debug`.
+    pub level: &'static str,
+    pub text: String,
+    /// Milliseconds since the run started.
+    pub ts_ms: f64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunTimings {
@@ -171,6 +197,9 @@ pub struct RunReport {
     /// it) and tasks not run because of a failure.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What the program wrote to `console`, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub console: Vec<ConsoleLine>,
     pub timings: RunTimings,
 }
 
@@ -269,6 +298,7 @@ pub async fn execute(
     let finish = |result: Result<Value, RunError>,
                   calls: Vec<Call>,
                   warnings: Vec<String>,
+                  console: Vec<ConsoleLine>,
                   tracer: Arc<trace::Tracer>| {
         // Every task has reported before the run ends, so the trace is complete here.
         let (trace, executed_path) = tracer.take();
@@ -290,6 +320,7 @@ pub async fn execute(
             trace,
             calls,
             warnings,
+            console,
             timings: RunTimings {
                 execute_ms: started.elapsed().as_secs_f64() * 1e3,
             },
@@ -307,6 +338,7 @@ pub async fn execute(
             Err(RunError::internal(message)),
             Vec::new(),
             Vec::new(),
+            Vec::new(),
             tracer,
         );
     }
@@ -314,6 +346,7 @@ pub async fn execute(
         let message = format!("this program cannot run as a DAG: {}", reasons.join("; "));
         return finish(
             Err(RunError::internal(message)),
+            Vec::new(),
             Vec::new(),
             Vec::new(),
             tracer,
@@ -325,6 +358,7 @@ pub async fn execute(
         let message = "the run was not approved".to_owned();
         return finish(
             Err(RunError::internal(message)),
+            Vec::new(),
             Vec::new(),
             Vec::new(),
             tracer,
@@ -364,11 +398,15 @@ pub async fn execute(
                 }
                 e
             });
-            finish(result, calls, outcome.warnings, tracer)
+            finish(result, calls, outcome.warnings, Vec::new(), tracer)
         }
         Mode::Sandbox => {
-            let (result, calls) = program::run(&program.source, &options.args, services).await;
-            finish(result, calls, Vec::new(), tracer)
+            let limits = program::Limits {
+                wall: options.run_timeout,
+                calls: options.max_calls,
+            };
+            let ran = program::run(program, &options.args, services, limits).await;
+            finish(ran.result, ran.calls, Vec::new(), ran.console, tracer)
         }
     }
 }

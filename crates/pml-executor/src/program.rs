@@ -1,135 +1,433 @@
-//! Sandbox mode: the whole program runs in QuickJS as written; each `mcp.<server>.<tool>(...)`
-//! it makes comes to the host, which approves, traces and runs it on the async runtime while
-//! the program waits. Calls the program makes together (`Promise.all`) run together.
+//! Sandbox mode: the whole program runs in QuickJS as written, instrumented (see
+//! `pml_structure`'s `instrument` module) so that every node of its structure reports when it
+//! runs. Each `mcp.<server>.<tool>(...)` it makes comes to the host, which approves, traces
+//! (under the node of the call's site) and runs it on the async runtime while the program
+//! waits; what the probes report (code operations, decisions, forks and joins, loop counts,
+//! `console` output) becomes trace events. Calls the program makes together (`Promise.all`)
+//! run together.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use pml_sandbox::{Answers, HostCall, ProgramTask};
+use pml_sandbox::{Answers, HostCall, ProgramTask, Report, Reported, SandboxError};
+use pml_structure::{Instrumented, NodeKind, ProbeKind, StaticStructure};
 use serde_json::Value;
 
 use crate::approval::SideEffect;
-use crate::trace::Op;
-use crate::{Call, RunError, Services};
+use crate::trace::{Op, TraceEvent, Tracer};
+use crate::{Call, ConsoleLine, Program, RunError, Services};
 
-/// Runs `source` with `args`; returns its result and the calls it made.
-pub(crate) async fn run(
-    source: &str,
-    args: &Value,
-    cx: Services,
-) -> (Result<Value, RunError>, Vec<Call>) {
+/// The name of the program in stack traces (`at f (agent:3:11)`).
+const NAME: &str = "agent";
+
+/// Bounds of one run besides the sandbox's own (JavaScript time, memory, stack).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Wall-clock time of the whole run.
+    pub wall: Duration,
+    /// MCP calls the run may make.
+    pub calls: usize,
+}
+
+/// What the run did besides its result.
+pub(crate) struct Ran {
+    pub result: Result<Value, RunError>,
+    pub calls: Vec<Call>,
+    pub console: Vec<ConsoleLine>,
+}
+
+/// Runs the program with `args`.
+pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: Limits) -> Ran {
     let runtime = tokio::runtime::Handle::current();
-    let calls: Arc<Mutex<Vec<Call>>> = Arc::new(Mutex::new(Vec::new()));
-    // The calls that failed, to name the one the program did not catch.
-    let failures: Arc<Mutex<Vec<Failed>>> = Arc::new(Mutex::new(Vec::new()));
-    let (source, args) = (source.to_owned(), args.clone());
+    let map = Arc::new(NodeMap::new(program));
+    let shared = Arc::new(Shared::default());
+    let (source, probes) = match &program.instrumented {
+        Some(i) => (i.source.clone(), Some(i.namespace.clone())),
+        None => (program.source.clone(), None),
+    };
+    let args = args.clone();
     let cx = Arc::new(cx);
-    let (recorded, failed) = (calls.clone(), failures.clone());
-    // Calls still running when the program settles (not awaited) run to their end, as they
-    // would when running the program directly: the run waits for them.
-    let running: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
-    let handles = running.clone();
-    let cx2 = cx.clone();
-    let outcome = tokio::task::spawn_blocking(move || {
+    let (cx2, map2, shared2) = (cx.clone(), map.clone(), shared.clone());
+    let blocking = tokio::task::spawn_blocking(move || {
         let task = ProgramTask {
-            name: "agent",
+            name: NAME,
             source: &source,
             args: &args,
+            probes: probes.as_deref(),
         };
         let mut on_call = |call: HostCall, answers: Answers| {
-            let cx = cx2.clone();
-            let recorded = recorded.clone();
-            let failed = failed.clone();
+            let made = shared2.made.fetch_add(1, Ordering::AcqRel) + 1;
+            if made > limits.calls {
+                shared2.limit(format!(
+                    "the run stopped: it made more than {} tool calls (the limit)",
+                    limits.calls
+                ));
+                answers.answer(call.id, Err("the run made too many tool calls".to_owned()));
+                answers.abort();
+                return;
+            }
+            {
+                let mut keeper = shared2.keeper.lock().unwrap_or_else(|p| p.into_inner());
+                if keeper.is_none() {
+                    *keeper = Some(answers.clone());
+                }
+            }
+            let (cx, map, shared) = (cx2.clone(), map2.clone(), shared2.clone());
             let handle = runtime.spawn(async move {
                 let id = call.id;
-                let answer = answer(&cx, call, &recorded, &failed).await;
+                let answer = answer(&cx, &map, &shared, call).await;
                 answers.answer(id, answer);
             });
-            handles
+            shared2
+                .running
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .push(handle);
         };
-        cx2.sandbox.run_program(&task, &mut on_call)
-    })
-    .await;
-    let still_running = std::mem::take(&mut *running.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut on_report = |reports: Vec<Report>| {
+            for report in reports {
+                map2.record(&cx2.tracer, &shared2, report);
+            }
+        };
+        cx2.sandbox
+            .run_observed(&task, &mut on_call, &mut on_report)
+    });
+    tokio::pin!(blocking);
+    let outcome = tokio::select! {
+        outcome = &mut blocking => outcome,
+        _ = tokio::time::sleep(limits.wall) => {
+            shared.limit(format!(
+                "the run stopped: it ran longer than {} ms (the wall-clock limit)",
+                limits.wall.as_millis()
+            ));
+            // The program ends the next time it waits for an answer (its JavaScript is bounded
+            // by the sandbox's time limit); calls in flight are given up.
+            if let Some(answers) = shared.keeper.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                answers.abort();
+            }
+            for handle in shared.running.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                handle.abort();
+            }
+            blocking.await
+        }
+    };
+    drop(
+        shared
+            .keeper
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take(),
+    );
+    let limited = shared
+        .limited
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    // Calls still running when the program settles (not awaited) run to their end, as they
+    // would when running the program directly: the run waits for them. Not after a limit.
+    let still_running =
+        std::mem::take(&mut *shared.running.lock().unwrap_or_else(|p| p.into_inner()));
     for handle in still_running {
+        if limited.is_some() {
+            handle.abort();
+        }
         let _ = handle.await;
     }
-    let calls = std::mem::take(&mut *calls.lock().unwrap_or_else(|p| p.into_inner()));
+    let calls = std::mem::take(&mut *shared.calls.lock().unwrap_or_else(|p| p.into_inner()));
+    let console = std::mem::take(&mut *shared.console.lock().unwrap_or_else(|p| p.into_inner()));
     let result = match outcome {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(e)) => {
-            let message = e.to_string();
-            // An uncaught call failure: say which call, which tool and why.
-            let failures = failures.lock().unwrap_or_else(|p| p.into_inner());
-            match failures
-                .iter()
-                .find(|f| message.contains(&format!("Error: {}", f.js)))
-            {
-                Some(f) => Err(RunError::task(
-                    format!("{} ({}): {}", f.task_id, f.tool, f.detail),
-                    &f.task_id,
-                    &f.tool,
-                )),
-                None => {
-                    // Where in the program it was thrown, from the stack's first frame in it.
-                    let at = match &e {
-                        pml_sandbox::SandboxError::Exception {
-                            stack: Some(stack), ..
-                        } => program_location(stack),
-                        _ => None,
-                    };
-                    Err(RunError::internal(match at {
-                        Some((line, column)) => format!("{message} (at {line}:{column})"),
-                        None => message,
-                    }))
-                }
-            }
-        }
+        Ok(Err(_)) if limited.is_some() => Err(RunError::internal(limited.unwrap_or_default())),
+        Ok(Err(e)) => Err(map.error(e, &shared)),
         Err(e) => Err(RunError::internal(format!("the program stopped: {e}"))),
     };
-    (result, calls)
+    Ran {
+        result,
+        calls,
+        console,
+    }
 }
 
-/// The line and column of the first stack frame in the program (`at f (agent:3:11)`).
-fn program_location(stack: &str) -> Option<(u32, u32)> {
-    let at = stack.find("(agent:")? + "(agent:".len();
-    let rest = &stack[at..];
-    let end = rest.find(')')?;
-    let (line, column) = rest[..end].split_once(':')?;
-    Some((line.parse().ok()?, column.parse().ok()?))
+/// State shared by the calls of one run.
+#[derive(Default)]
+struct Shared {
+    calls: Mutex<Vec<Call>>,
+    /// The calls that failed, to name the one the program did not catch.
+    failures: Mutex<Vec<Failed>>,
+    console: Mutex<Vec<ConsoleLine>>,
+    running: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Calls made so far.
+    made: AtomicUsize,
+    /// A handle to end the run with (wall-clock limit).
+    keeper: Mutex<Option<Answers>>,
+    /// Why a limit ended the run.
+    limited: Mutex<Option<String>>,
+}
+
+impl Shared {
+    fn limit(&self, message: String) {
+        let mut limited = self.limited.lock().unwrap_or_else(|p| p.into_inner());
+        limited.get_or_insert(message);
+    }
 }
 
 /// A call that failed: who, and the message the program's `Error` got.
 struct Failed {
-    task_id: String,
+    task_id: Option<String>,
     tool: String,
+    at: Option<(usize, usize)>,
     detail: String,
     js: String,
+}
+
+/// What the probes and call sites of the instrumented program stand for.
+struct NodeMap {
+    instrumented: Option<Instrumented>,
+    /// The program as written (columns of stack traces are mapped back into it).
+    source: String,
+    structure: StaticStructure,
+    /// Node id -> index in `structure.nodes`.
+    index: HashMap<String, usize>,
+}
+
+impl NodeMap {
+    fn new(program: &Program) -> Self {
+        let index = (program.structure.nodes.iter().enumerate())
+            .map(|(i, n)| (n.id.clone(), i))
+            .collect();
+        NodeMap {
+            instrumented: program.instrumented.clone(),
+            source: program.source.clone(),
+            structure: program.structure.clone(),
+            index,
+        }
+    }
+
+    fn node(&self, id: &str) -> Option<&pml_structure::Node> {
+        self.index.get(id).map(|&i| &self.structure.nodes[i])
+    }
+
+    /// The probe `k` and the node it stands for at `iteration`.
+    fn probe(&self, k: u32, iteration: &[u32]) -> Option<(ProbeKind, &pml_structure::Node)> {
+        let probe = self.instrumented.as_ref()?.probe(k)?;
+        let node = self.node(probe.node(iteration)?)?;
+        Some((probe.kind, node))
+    }
+
+    /// Where in the program (1-based line, column) a stack's first frame in it is.
+    fn location(&self, stack: &str) -> Option<(usize, usize)> {
+        let marker = format!("({NAME}:");
+        let at = stack.find(&marker)? + marker.len();
+        let rest = &stack[at..];
+        let end = rest.find(')')?;
+        let (line, column) = rest[..end].split_once(':')?;
+        let (line, column): (usize, usize) = (line.parse().ok()?, column.parse().ok()?);
+        let column = match &self.instrumented {
+            Some(i) => i.original_column(&self.source, line, column),
+            None => column,
+        };
+        Some((line, column))
+    }
+
+    /// The innermost task node whose code contains (`line`, `column`).
+    fn task_at(&self, (line, column): (usize, usize)) -> Option<&pml_structure::Node> {
+        let start = match line {
+            1 => 0,
+            _ => self.source.match_indices('\n').nth(line - 2)?.0 + 1,
+        };
+        let offset = start
+            + self.source[start..]
+                .char_indices()
+                .nth(column.saturating_sub(1))
+                .map_or(0, |(i, _)| i);
+        (self.structure.nodes.iter())
+            .filter(|n| n.kind == NodeKind::Task)
+            .filter(|n| n.span.start <= offset && offset < n.span.end)
+            .min_by_key(|n| n.span.end - n.span.start)
+    }
+
+    /// Turns one report of the program's probes into trace events (or console output).
+    fn record(&self, tracer: &Tracer, shared: &Shared, report: Report) {
+        let ts = tracer.ms_at(report.at);
+        match report.what {
+            Reported::Operation {
+                probe,
+                iteration,
+                started,
+                ok,
+                preview,
+            } => {
+                let Some((_, node)) = self.probe(probe, &iteration) else {
+                    return;
+                };
+                let op = Op {
+                    task_id: Some(&node.id),
+                    tool: node.tool.as_deref().unwrap_or_default(),
+                    iteration: &iteration,
+                    ..Op::default()
+                };
+                let since = tracer.ms_at(started);
+                tracer.start_at(&op, since);
+                let error = (!ok).then(|| "threw".to_owned());
+                tracer.ended(&op, since, ts, ok, preview, error);
+            }
+            Reported::Outcome {
+                probe,
+                iteration,
+                outcome,
+            } => {
+                let Some((kind, node)) = self.probe(probe, &iteration) else {
+                    return;
+                };
+                let outcome = match (kind, outcome) {
+                    (ProbeKind::Switch, -1) => "default".to_owned(),
+                    (ProbeKind::Switch, i) => {
+                        let mut cases = node.outcomes.iter().filter(|o| *o != "default");
+                        match cases.nth(i as usize) {
+                            Some(o) => o.clone(),
+                            None => return,
+                        }
+                    }
+                    (_, 0) => "false".to_owned(),
+                    _ => "true".to_owned(),
+                };
+                tracer.push(TraceEvent {
+                    iteration,
+                    outcome: Some(outcome),
+                    ..TraceEvent::new("decision", Some(&node.id), ts)
+                });
+            }
+            Reported::Fork { probe, iteration } => {
+                if let Some((_, node)) = self.probe(probe, &iteration) {
+                    tracer.push(TraceEvent {
+                        iteration,
+                        ..TraceEvent::new("fork", Some(&node.id), ts)
+                    });
+                }
+            }
+            Reported::Join {
+                probe,
+                iteration,
+                ok,
+            } => {
+                if let Some((_, node)) = self.probe(probe, &iteration) {
+                    tracer.push(TraceEvent {
+                        iteration,
+                        success: Some(ok),
+                        ..TraceEvent::new("join", Some(&node.id), ts)
+                    });
+                }
+            }
+            Reported::Iterations {
+                probe,
+                iteration,
+                count,
+            } => {
+                if let Some((ProbeKind::Loop, node)) = self.probe(probe, &iteration) {
+                    tracer.push(TraceEvent {
+                        iteration,
+                        iterations: Some(count),
+                        ..TraceEvent::new("loop", Some(&node.id), ts)
+                    });
+                }
+            }
+            Reported::Console { level, text } => {
+                shared
+                    .console
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(ConsoleLine {
+                        level: level.as_str(),
+                        text,
+                        ts_ms: ts,
+                    });
+            }
+        }
+    }
+
+    /// The error of a program that failed: the uncaught call failure (its node, tool and
+    /// where), else the exception and the operation it came from.
+    fn error(&self, e: SandboxError, shared: &Shared) -> RunError {
+        let message = e.to_string();
+        let failures = shared.failures.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = failures
+            .iter()
+            .find(|f| message.contains(&format!("Error: {}", f.js)))
+        {
+            let what = match &f.task_id {
+                Some(id) => id.clone(),
+                None => "a call".to_owned(),
+            };
+            let at =
+                f.at.map(|(line, column)| format!(" (at {line}:{column})"))
+                    .unwrap_or_default();
+            return RunError {
+                message: format!("{what} ({}): {}{at}", f.tool, f.detail),
+                task_id: f.task_id.clone(),
+                tool: Some(f.tool.clone()),
+            };
+        }
+        // Where in the program it was thrown, from the stack's first frame in it.
+        let at = match &e {
+            SandboxError::Exception {
+                stack: Some(stack), ..
+            } => self.location(stack),
+            _ => None,
+        };
+        let Some(at) = at else {
+            return RunError::internal(message);
+        };
+        let located = format!("{message} (at {}:{})", at.0, at.1);
+        match self.task_at(at) {
+            Some(node) => RunError {
+                message: format!(
+                    "{} ({}): {located}",
+                    node.id,
+                    node.tool.as_deref().unwrap_or_default()
+                ),
+                task_id: Some(node.id.clone()),
+                tool: node.tool.clone(),
+            },
+            None => RunError::internal(located),
+        }
+    }
 }
 
 /// One call: approval, trace, the host's answer.
 async fn answer(
     cx: &Services,
+    map: &NodeMap,
+    shared: &Shared,
     call: HostCall,
-    recorded: &Mutex<Vec<Call>>,
-    failed: &Mutex<Vec<Failed>>,
 ) -> Result<Value, String> {
     let tool = format!("{}:{}", call.server, call.tool);
-    let task_id = format!("call-{}", call.id);
+    let node = match call.site {
+        0 => None,
+        site => map.probe(site, &call.iteration).map(|(_, n)| n.id.clone()),
+    };
+    let at = match (&node, &call.stack) {
+        (None, Some(stack)) => map.location(stack),
+        (Some(id), _) => map.node(id).map(|n| (n.span.line, n.span.column)),
+        _ => None,
+    };
     let op = Op {
-        task_id: &task_id,
-        physical_task_id: None,
+        task_id: node.as_deref(),
         tool: &tool,
+        iteration: &call.iteration,
+        at: if node.is_none() { at } else { None },
+        ..Op::default()
     };
     let fail = |detail: String, js: String| {
-        failed
+        shared
+            .failures
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(Failed {
-                task_id: task_id.clone(),
+                task_id: node.clone(),
                 tool: tool.clone(),
+                at,
                 detail,
                 js: js.clone(),
             });
@@ -137,7 +435,7 @@ async fn answer(
     };
     if cx.policy.needs_approval(&tool, cx.facts.destructive(&tool)) {
         let effect = SideEffect {
-            task_id: task_id.clone(),
+            task_id: node.clone().unwrap_or_default(),
             tool: tool.clone(),
             arguments: Some(call.arguments.clone()),
             needs_approval: true,
@@ -154,7 +452,8 @@ async fn answer(
         .host
         .call(&call.server, &call.tool, call.arguments.clone())
         .await;
-    recorded
+    shared
+        .calls
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(Call {

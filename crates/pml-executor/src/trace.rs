@@ -1,4 +1,5 @@
-//! Traces: `tool_start`/`tool_end` events per logical operation, and the executed path.
+//! Traces: `tool_start`/`tool_end` events per logical operation (`decision`, `fork`, `join`
+//! and `loop` events besides), and the executed path.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -13,15 +14,33 @@ pub const PREVIEW_CHARS: usize = 200;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TraceEvent {
-    /// `tool_start` or `tool_end`.
+    /// `tool_start`, `tool_end`; `decision` (an outcome taken), `fork`, `join`, `loop` (how
+    /// many times a loop body ran).
     pub event: &'static str,
-    /// The logical task id (`n3`; `call-2` for a call made in sandbox mode).
-    pub task_id: String,
+    /// The structure's node id (`n3`, `d1`, `l2`): the ids `pml analyze` prints. `null` for a
+    /// call the structure has no node for (then `line`/`column` say where it was made).
+    pub task_id: Option<String>,
     /// The physical task that ran it, when different (a fused task).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub physical_task_id: Option<String>,
-    /// `server:tool` or `code:<op>`.
+    /// `server:tool` or `code:<op>` (empty for decisions, forks, joins and loops).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub tool: String,
+    /// Inside loops (and callbacks run per element): the index of the iteration of each
+    /// enclosing loop, outermost first. For a `loop` event: the iterations of the loops around it.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub iteration: Vec<u32>,
+    /// Where an operation without a node was made (1-based, in the program's file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// `decision`: the outcome taken (`true`/`false`, `case:<value>`, `default`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// `loop`: how many times the body ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u32>,
     /// Milliseconds since the run started.
     pub ts_ms: f64,
     /// `tool_end` only.
@@ -46,14 +65,52 @@ pub(crate) struct Tracer {
 #[derive(Default)]
 struct Inner {
     events: Vec<TraceEvent>,
-    path: Vec<String>,
+    /// (end time, tool) of each operation that ended.
+    path: Vec<(f64, String)>,
 }
 
 /// One logical operation being traced.
+#[derive(Default)]
 pub(crate) struct Op<'a> {
-    pub task_id: &'a str,
+    pub task_id: Option<&'a str>,
     pub physical_task_id: Option<&'a str>,
     pub tool: &'a str,
+    pub iteration: &'a [u32],
+    /// Where a call without a node was made.
+    pub at: Option<(usize, usize)>,
+}
+
+impl TraceEvent {
+    /// An event at `ts_ms` with nothing else set.
+    pub(crate) fn new(event: &'static str, task_id: Option<&str>, ts_ms: f64) -> Self {
+        TraceEvent {
+            event,
+            task_id: task_id.map(str::to_owned),
+            physical_task_id: None,
+            tool: String::new(),
+            iteration: Vec::new(),
+            line: None,
+            column: None,
+            outcome: None,
+            iterations: None,
+            ts_ms,
+            duration_ms: None,
+            success: None,
+            preview: None,
+            error: None,
+        }
+    }
+
+    fn of(event: &'static str, op: &Op<'_>, ts_ms: f64) -> Self {
+        TraceEvent {
+            physical_task_id: op.physical_task_id.map(str::to_owned),
+            tool: op.tool.to_owned(),
+            iteration: op.iteration.to_vec(),
+            line: op.at.map(|(line, _)| line),
+            column: op.at.map(|(_, column)| column),
+            ..TraceEvent::new(event, op.task_id, ts_ms)
+        }
+    }
 }
 
 impl Tracer {
@@ -68,46 +125,56 @@ impl Tracer {
         self.started.elapsed().as_secs_f64() * 1e3
     }
 
+    /// Milliseconds from the start of the run to `at`.
+    pub(crate) fn ms_at(&self, at: Instant) -> f64 {
+        at.saturating_duration_since(self.started).as_secs_f64() * 1e3
+    }
+
+    /// An operation started at `since` (ms), recorded after the fact.
+    pub(crate) fn start_at(&self, op: &Op<'_>, since: f64) {
+        self.push(TraceEvent::of("tool_start", op, since));
+    }
+
     pub(crate) fn start(&self, op: &Op<'_>) -> f64 {
         let ts = self.elapsed_ms();
-        self.push(TraceEvent {
-            event: "tool_start",
-            task_id: op.task_id.to_owned(),
-            physical_task_id: op.physical_task_id.map(str::to_owned),
-            tool: op.tool.to_owned(),
-            ts_ms: ts,
-            duration_ms: None,
-            success: None,
-            preview: None,
-            error: None,
-        });
+        self.push(TraceEvent::of("tool_start", op, ts));
         ts
     }
 
     /// Ends an operation started at `since` (ms); adds it to the executed path.
     pub(crate) fn end(&self, op: &Op<'_>, since: f64, outcome: Result<Option<&Value>, &str>) {
-        let ts = self.elapsed_ms();
         let (success, preview, error) = match outcome {
             Ok(value) => (true, value.map(preview), None),
             Err(e) => (false, None, Some(e.to_owned())),
         };
+        self.ended(op, since, self.elapsed_ms(), success, preview, error);
+    }
+
+    /// An operation that ran from `since` to `until` (ms), both events at once (reported by
+    /// the program's probes after the fact); adds it to the executed path.
+    pub(crate) fn ended(
+        &self,
+        op: &Op<'_>,
+        since: f64,
+        until: f64,
+        success: bool,
+        preview: Option<String>,
+        error: Option<String>,
+    ) {
         let event = TraceEvent {
-            event: "tool_end",
-            task_id: op.task_id.to_owned(),
-            physical_task_id: op.physical_task_id.map(str::to_owned),
-            tool: op.tool.to_owned(),
-            ts_ms: ts,
-            duration_ms: Some(ts - since),
+            duration_ms: Some(until - since),
             success: Some(success),
             preview,
             error,
+            ..TraceEvent::of("tool_end", op, until)
         };
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         inner.events.push(event);
-        inner.path.push(op.tool.to_owned());
+        inner.path.push((until, op.tool.to_owned()));
     }
 
-    fn push(&self, event: TraceEvent) {
+    /// Records `event` as it is.
+    pub(crate) fn push(&self, event: TraceEvent) {
         self.inner
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -115,11 +182,15 @@ impl Tracer {
             .push(event);
     }
 
-    /// Takes the events and the path recorded so far.
+    /// Takes the events (by time) and the executed path (by completion time) so far.
     pub(crate) fn take(&self) -> (Vec<TraceEvent>, Vec<String>) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let inner = std::mem::take(&mut *inner);
-        (inner.events, inner.path)
+        let mut inner = std::mem::take(&mut *inner);
+        // Stable: events recorded at the same time keep their order (a start before its end).
+        inner.events.sort_by(|a, b| a.ts_ms.total_cmp(&b.ts_ms));
+        inner.path.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let path = inner.path.into_iter().map(|(_, tool)| tool).collect();
+        (inner.events, path)
     }
 }
 

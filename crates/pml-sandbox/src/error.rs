@@ -88,6 +88,9 @@ pub enum SandboxError {
         Subject(task_id, tool)
     )]
     Stalled { task_id: String, tool: String },
+    /// The host ended the run ([`Answers::abort`](crate::Answers::abort)).
+    #[error("{} was stopped by the host", Subject(task_id, tool))]
+    Aborted { task_id: String, tool: String },
     /// [`Sandbox::new`](crate::Sandbox::new) was given limits it cannot enforce.
     #[error("invalid sandbox options: {0}")]
     BadOptions(String),
@@ -110,7 +113,8 @@ impl SandboxError {
             | SandboxError::Exception { task_id, .. }
             | SandboxError::BadArgumentName { task_id, .. }
             | SandboxError::NotJson { task_id, .. }
-            | SandboxError::Stalled { task_id, .. } => Some(task_id),
+            | SandboxError::Stalled { task_id, .. }
+            | SandboxError::Aborted { task_id, .. } => Some(task_id),
             SandboxError::BadOptions(_) | SandboxError::Internal(_) => None,
         }
     }

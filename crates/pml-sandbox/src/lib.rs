@@ -107,7 +107,7 @@
 //!
 //! let source = "const names = await mcp.fs.list_directory({ path: args.dir });
 //! return names.map((name) => `${args.dir}/${name}`);";
-//! let task = ProgramTask { name: "agent.js", source, args: &json!({"dir": "/tmp"}) };
+//! let task = ProgramTask { name: "agent.js", source, args: &json!({"dir": "/tmp"}), probes: None };
 //! let result = sandbox.run_program(&task, &mut on_call);
 //! assert_eq!(result.unwrap(), json!(["/tmp/a.txt", "/tmp/b.txt"]));
 //!
@@ -168,7 +168,7 @@ use std::time::{Duration, Instant};
 pub use error::SandboxError;
 use error::Subject;
 use program::{AnswerLine, Event};
-pub use program::{Answers, HostAnswer, HostCall, ProgramTask};
+pub use program::{Answers, ConsoleLevel, HostAnswer, HostCall, ProgramTask, Report, Reported};
 use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker};
 
 /// Limits and pool size of a [`Sandbox`].
@@ -362,6 +362,28 @@ impl Sandbox {
         task: &ProgramTask<'_>,
         on_call: &mut dyn FnMut(HostCall, Answers),
     ) -> Result<serde_json::Value, SandboxError> {
+        self.run_observed(task, on_call, &mut |_| {})
+    }
+
+    /// [`Sandbox::run_program`], and what the probes of an instrumented program
+    /// ([`ProgramTask::probes`]) report reaches `on_report`, in batches, in the order it
+    /// happened (a batch before each call, and the last one, with the loop counts and the
+    /// operations left unfinished, before the outcome). Plain programs report only `console`
+    /// output.
+    pub fn run_observed(
+        &self,
+        task: &ProgramTask<'_>,
+        on_call: &mut dyn FnMut(HostCall, Answers),
+        on_report: &mut dyn FnMut(Vec<Report>),
+    ) -> Result<serde_json::Value, SandboxError> {
+        if let Some(name) = task.probes {
+            if let Err(reason) = ident::check_parameter_name(name) {
+                return Err(SandboxError::Internal(format!(
+                    "{}: the probe object's name `{name}` {reason}",
+                    program(task)
+                )));
+            }
+        }
         let args = serde_json::to_string(task.args).map_err(|e| {
             SandboxError::Internal(format!(
                 "cannot serialise the args of {}: {e}",
@@ -378,6 +400,7 @@ impl Sandbox {
                 name: task.name.to_owned(),
                 source: task.source.to_owned(),
                 args,
+                probes: task.probes.map(str::to_owned),
             },
             link: Link {
                 line: line.clone(),
@@ -409,6 +432,7 @@ impl Sandbox {
             };
             match event {
                 Ok(Event::Call(call, answers)) => on_call(call, answers),
+                Ok(Event::Reports(reports)) => on_report(reports),
                 Ok(Event::Waiting) => deadline = None,
                 Ok(Event::Running(left)) => deadline = Instant::now().checked_add(left),
                 Ok(Event::Done(outcome)) => {
@@ -436,7 +460,7 @@ impl Sandbox {
                     lease.checkin();
                     return outcome.map_err(error);
                 }
-                Ok(Event::Call(..) | Event::Waiting | Event::Running(_)) => {}
+                Ok(Event::Call(..) | Event::Reports(_) | Event::Waiting | Event::Running(_)) => {}
                 Err(RecvTimeoutError::Timeout) => {
                     lease.discard(true);
                     return Err(error(Failure::Interrupted));
@@ -566,6 +590,7 @@ impl Sandbox {
                 message,
             },
             Failure::Stalled => SandboxError::Stalled { task_id, tool },
+            Failure::Aborted => SandboxError::Aborted { task_id, tool },
             Failure::Unanswered(calls) => SandboxError::Internal(format!(
                 "{subject}: the host dropped every answer handle with {calls} call(s) unanswered"
             )),

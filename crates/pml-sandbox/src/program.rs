@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::worker::Outcome;
 
@@ -28,6 +28,13 @@ pub struct HostCall {
     /// The call's argument as JSON (`{}` when it was called without one). Any JSON value: the
     /// sandbox does not check that it is an object.
     pub arguments: serde_json::Value,
+    /// In an instrumented program ([`ProgramTask::probes`]): the probe of the call's site
+    /// (`P.s(k, ...)`), 0 for a call made elsewhere.
+    pub site: u32,
+    /// The iteration vector at the site (empty outside loops).
+    pub iteration: Vec<u32>,
+    /// For a call without a site: the program's stack where it was made (to say where).
+    pub stack: Option<String>,
 }
 
 /// The host's answer to a call: the value `await` gives, or an error message the call rejects
@@ -45,6 +52,89 @@ pub struct ProgramTask<'a> {
     pub source: &'a str,
     /// The value of the global `args`.
     pub args: &'a serde_json::Value,
+    /// An instrumented program: the name of the probe object its source reads (see
+    /// [`Report`]), passed to it as a parameter of the wrapper function. `None`: a plain
+    /// program.
+    pub probes: Option<&'a str>,
+}
+
+/// What an instrumented program reported, with when (the worker's clock).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub at: Instant,
+    pub what: Reported,
+}
+
+/// What the probes of an instrumented program report (the probe numbers and iteration vectors
+/// are the program's own: `pml_structure`'s `instrument` module says what they mean).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reported {
+    /// An operation ran from `started` to the report's time: `P.b` then `P.e`. `ok` is false
+    /// for one that started and never ended (it threw); its end is when that was noticed.
+    Operation {
+        probe: u32,
+        iteration: Vec<u32>,
+        started: Instant,
+        ok: bool,
+        /// The start of the value, JSON-like (bounded, and read without running program code).
+        preview: Option<String>,
+    },
+    /// A decision took outcome `outcome` (1/0 for true/false; a switch: the case index, -1 for
+    /// `default`).
+    Outcome {
+        probe: u32,
+        iteration: Vec<u32>,
+        outcome: i64,
+    },
+    /// A fork started (`Promise.all` called).
+    Fork { probe: u32, iteration: Vec<u32> },
+    /// A join settled: resolved (`ok`) or rejected.
+    Join {
+        probe: u32,
+        iteration: Vec<u32>,
+        ok: bool,
+    },
+    /// At the end: how many times a loop body (or fork callback) ran under one iteration
+    /// vector of the loops around it.
+    Iterations {
+        probe: u32,
+        iteration: Vec<u32>,
+        count: u32,
+    },
+    /// `console.<level>(...)`: the arguments formatted and joined by spaces.
+    Console { level: ConsoleLevel, text: String },
+}
+
+/// The `console` method called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConsoleLevel {
+    Log,
+    Info,
+    Warn,
+    Error,
+    Debug,
+}
+
+impl ConsoleLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConsoleLevel::Log => "log",
+            ConsoleLevel::Info => "info",
+            ConsoleLevel::Warn => "warn",
+            ConsoleLevel::Error => "error",
+            ConsoleLevel::Debug => "debug",
+        }
+    }
+
+    pub(crate) fn from_code(code: i64) -> ConsoleLevel {
+        match code {
+            1 => ConsoleLevel::Info,
+            2 => ConsoleLevel::Warn,
+            3 => ConsoleLevel::Error,
+            4 => ConsoleLevel::Debug,
+            _ => ConsoleLevel::Log,
+        }
+    }
 }
 
 /// Where the host sends the answers to one run's calls. Cheap to clone, `Send + Sync`; every
@@ -70,6 +160,13 @@ impl Answers {
     pub fn answer(&self, id: u64, answer: HostAnswer) {
         // A closed inbox means the run is over: nobody wants the answer any more.
         let _ = self.line.inbox.send(Inbound::Answer(id, answer));
+    }
+
+    /// Ends the run (the host's limits: wall clock, number of calls): the program fails with
+    /// [`SandboxError::Aborted`](crate::SandboxError::Aborted) the next time it waits for an
+    /// answer. Does nothing once the run has ended.
+    pub fn abort(&self) {
+        let _ = self.line.inbox.send(Inbound::Abort);
     }
 }
 
@@ -134,6 +231,8 @@ pub(crate) enum Inbound {
     HandlesGone,
     /// The caller has given up on the run (its time is up).
     Cancel,
+    /// The host ends the run.
+    Abort,
 }
 
 /// What a worker running a program tells the caller, in this order: calls and phase changes,
@@ -141,6 +240,8 @@ pub(crate) enum Inbound {
 pub(crate) enum Event {
     /// The program made a call; the handle is for its answer.
     Call(HostCall, Answers),
+    /// What the probes of an instrumented program reported since the last batch.
+    Reports(Vec<Report>),
     /// The worker stopped running JavaScript to wait for answers: its clock is stopped.
     Waiting,
     /// The worker runs JavaScript again, with this much of its time limit left.

@@ -57,6 +57,8 @@ pub(crate) struct ProgramRequest {
     pub source: String,
     /// The value of `args` as JSON text.
     pub args: String,
+    /// The name of the probe object of an instrumented program.
+    pub probes: Option<String>,
 }
 
 /// How a task ended when it did not produce a value. The pool adds the task id and tool.
@@ -73,6 +75,8 @@ pub(crate) enum Failure {
     NotJson(String),
     /// A program's promise is pending with no job queued and no call outstanding.
     Stalled,
+    /// The host aborted the run.
+    Aborted,
     /// Every [`Answers`](crate::Answers) handle is gone with this many calls unanswered.
     Unanswered(usize),
     Internal(String),
@@ -249,7 +253,12 @@ type Intrinsics = (
 );
 
 /// The intrinsics of a program's context: a code task's and `Proxy`, which `mcp` is made of.
-type ProgramIntrinsics = (Intrinsics, intrinsic::Proxy);
+type ProgramIntrinsics = (
+    Intrinsics,
+    intrinsic::Proxy,
+    intrinsic::TypedArrays,
+    intrinsic::WeakRef,
+);
 
 /// The `JSON.stringify` replacer that refuses values JSON would silently drop or mangle.
 const REPLACER: &str = r#"(function (key, value) {
@@ -462,7 +471,11 @@ impl Engine {
         // The prefix shares the first line with the source: line N of the source is line N of
         // the script in stack traces and syntax errors.
         let mut source = String::with_capacity(request.source.len() + 32);
-        source.push_str("(async function () {");
+        source.push_str("(async function (");
+        if let Some(probes) = &request.probes {
+            source.push_str(probes);
+        }
+        source.push_str(") {");
         source.push_str(&request.source);
         source.push_str("\n})");
         let wrapper = self.compiler.with(|ctx| {
@@ -494,6 +507,7 @@ impl Engine {
                 setup: &self.setup,
                 wrapper: &wrapper,
                 args: &request.args,
+                probes: request.probes.is_some(),
                 link,
                 budget,
                 clock: &self.clock,

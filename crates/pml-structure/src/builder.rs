@@ -20,6 +20,7 @@ use swc_ecma_ast::{
 
 use crate::diagnostics;
 use crate::fold::{self, Env, JsValue};
+use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
 use crate::model::{
     ArgumentValue, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity, Span,
     StaticStructure,
@@ -130,6 +131,10 @@ pub(crate) struct Builder<'a> {
     variable_bindings: IndexMap<String, String>,
     literal_bindings: IndexMap<String, Value>,
     diagnostics: Vec<Diagnostic>,
+    /// Where each node sits, for the instrumented program (off unless asked for).
+    probes: Recorder,
+    /// The loop nodes (indices) whose statements are being walked, innermost last.
+    loops: Vec<usize>,
 }
 
 impl Env for Builder<'_> {
@@ -176,7 +181,22 @@ impl<'a> Builder<'a> {
             variable_bindings: IndexMap::new(),
             literal_bindings: IndexMap::new(),
             diagnostics: Vec::new(),
+            probes: Recorder::new(false),
+            loops: Vec::new(),
         }
+    }
+
+    /// Also record where each node sits, for [`Builder::finish_instrumented`].
+    pub(crate) fn instrument(&mut self) {
+        self.probes = Recorder::new(true);
+    }
+
+    /// The structure and, when [`Builder::instrument`] was called, the instrumented program.
+    pub(crate) fn finish_instrumented(mut self) -> (StaticStructure, Option<Instrumented>) {
+        let probes = std::mem::take(&mut self.probes);
+        let ids: Vec<&str> = self.nodes.iter().map(|n| n.id.as_str()).collect();
+        let instrumented = probes.finish(self.src, &ids);
+        (self.finish(), instrumented)
     }
 
     pub(crate) fn finish(self) -> StaticStructure {
@@ -203,6 +223,12 @@ impl<'a> Builder<'a> {
     pub(crate) fn text(&self, span: SwcSpan) -> &'a str {
         let (lo, hi) = self.offsets(span);
         self.src.get(lo..hi).unwrap_or("")
+    }
+
+    /// Records a probe for the node just added (the last one).
+    fn probe(&mut self, kind: ProbeKind, site: Site) {
+        let node = self.nodes.len().saturating_sub(1);
+        self.probes.record(kind, node, site);
     }
 
     fn span(&self, span: SwcSpan) -> Span {
@@ -399,6 +425,7 @@ impl<'a> Builder<'a> {
     }
 
     fn rollback(&mut self, cp: Checkpoint) {
+        self.probes.rollback(cp.nodes);
         self.nodes.truncate(cp.nodes);
         self.edges.truncate(cp.edges);
         self.counters = cp.counters;
@@ -778,7 +805,14 @@ impl<'a> Builder<'a> {
             exits: None,
             taken: 0,
         });
+        let at = match body {
+            Stmt::Block(b) => Body::Block(self.offsets(b.span).0),
+            other => Body::Statement(self.offsets(other.span())),
+        };
+        let node = self.loops.last().copied().unwrap_or(usize::MAX);
+        self.probes.enter(ProbeKind::Loop, node, at);
         self.stmt(body);
+        self.probes.leave();
         self.breaks.pop();
     }
 
@@ -802,11 +836,13 @@ impl<'a> Builder<'a> {
             node.arguments = Some(arguments);
         }
         let id = self.add_node(node);
+        self.loops.push(self.nodes.len() - 1);
         self.scopes.push(Scope::Loop { id: id.clone() });
         self.push_env();
         body(self);
         self.pop_env();
         self.scopes.pop();
+        self.loops.pop();
         self.frontier = vec![Pending {
             from: id.clone(),
             outcome: None,
@@ -821,6 +857,8 @@ impl<'a> Builder<'a> {
         let mut node = self.new_node(NodeKind::Decision, stmt.span);
         node.condition = Some(self.rewrite_text(&stmt.test));
         let d = self.add_node(node);
+        let test = self.offsets(stmt.test.span());
+        self.probe(ProbeKind::Decision, Site::Test { test });
         let after = self.nodes.len();
         let (mut exits, mut ended) = self.branch(&d, "true", |b| b.stmt(&stmt.cons));
         match &stmt.alt {
@@ -883,6 +921,21 @@ impl<'a> Builder<'a> {
         let mut node = self.new_node(NodeKind::Decision, stmt.span);
         node.condition = Some(self.rewrite_text(&stmt.discriminant));
         let d = self.add_node(node);
+        let site =
+            Site::Switch {
+                discriminant: self.offsets(stmt.discriminant.span()),
+                cases: (stmt.cases.iter())
+                    .filter_map(|c| c.test.as_ref().map(|t| self.offsets(t.span())))
+                    .collect(),
+                default: stmt.cases.iter().find(|c| c.test.is_none()).map(|c| {
+                    match c.cons.first() {
+                        Some(first) => self.offsets(first.span()).0,
+                        None => self.offsets(c.span).1,
+                    }
+                }),
+                close: self.offsets(stmt.span).1.saturating_sub(1),
+            };
+        self.probe(ProbeKind::Switch, site);
         let after = self.nodes.len();
         self.breaks.push(BreakTarget {
             label: None,
@@ -1200,6 +1253,8 @@ impl<'a> Builder<'a> {
         let mut node = self.new_node(NodeKind::Decision, c.span);
         node.condition = Some(self.rewrite_text(&c.test));
         let d = self.add_node(node);
+        let test = self.offsets(c.test.span());
+        self.probe(ProbeKind::Decision, Site::Test { test });
         let after = self.nodes.len();
         let (mut exits, _) = self.branch(&d, "true", |b| {
             b.expr(&c.cons, branch_pos);
@@ -1236,6 +1291,12 @@ impl<'a> Builder<'a> {
             };
             node.condition = Some(condition);
             let d = self.add_node(node);
+            let kind = match bin.op {
+                BinaryOp::NullishCoalescing => ProbeKind::Nullish,
+                _ => ProbeKind::Decision,
+            };
+            let test = self.offsets(bin.left.span());
+            self.probe(kind, Site::Test { test });
             let other = if outcome == "true" { "false" } else { "true" };
             let (mut exits, _) = self.branch(&d, outcome, |b| {
                 b.expr(&bin.right, Position::Nested);
@@ -1296,7 +1357,26 @@ impl<'a> Builder<'a> {
         if !arguments.is_empty() {
             node.arguments = Some(arguments);
         }
-        self.add_node(node)
+        // The operation starts once its last operand is computed.
+        let operand = match whole {
+            Code::Call(call) => match (call.args.last(), &call.callee) {
+                (Some(last), _) => last.expr.span(),
+                (None, Callee::Expr(callee)) => match strip(callee) {
+                    Expr::Member(m) => m.obj.span(),
+                    other => other.span(),
+                },
+                (None, _) => span,
+            },
+            Code::Expr(Expr::Bin(b)) => b.right.span(),
+            Code::Expr(e) => e.span(),
+        };
+        let site = Site::Operation {
+            whole: self.offsets(span),
+            operand: self.offsets(operand),
+        };
+        let id = self.add_node(node);
+        self.probe(ProbeKind::Operation, site);
+        id
     }
 
     /// Each free variable of some code, with where its value comes from.
@@ -1405,12 +1485,14 @@ impl<'a> Builder<'a> {
                 Some(header.clone()),
                 free_variables(call),
                 |b| {
+                    let node = b.nodes.len() - 1;
                     for a in &call.args {
                         if let Some(cb) = callback(&a.expr) {
                             b.callback_body(
                                 &cb,
                                 Binding::Template(format!("{header}[*]")),
                                 Position::Nested,
+                                (ProbeKind::Loop, node),
                             );
                         } else {
                             b.expr(&a.expr, Position::Nested);
@@ -1431,7 +1513,15 @@ impl<'a> Builder<'a> {
                 LoopKind::ForEach,
                 Some(header),
                 free_variables(call),
-                |_| {},
+                |b| {
+                    // Nothing inside is a node; the iterations are still counted.
+                    let node = b.nodes.len() - 1;
+                    if let Some(cb) = call.args.first().and_then(|a| callback(&a.expr)) {
+                        let start = b.callback_start(&cb);
+                        b.probes.enter(ProbeKind::Loop, node, start);
+                        b.probes.leave();
+                    }
+                },
             );
             return Out::value(id);
         }
@@ -1479,7 +1569,12 @@ impl<'a> Builder<'a> {
             _ => node.tool = Some(name),
         }
         node.arguments = Some(arguments);
-        self.add_node(node)
+        let id = self.add_node(node);
+        if let Callee::Expr(callee) = &call.callee {
+            let callee = self.offsets(callee.span());
+            self.probe(ProbeKind::Call, Site::Call { callee });
+        }
+        id
     }
 
     fn call_arguments(&mut self, arg: &ExprOrSpread, out: &mut IndexMap<String, ArgumentValue>) {
@@ -1653,6 +1748,13 @@ impl<'a> Builder<'a> {
         let cp = self.checkpoint();
         let node = self.new_node(NodeKind::Fork, call.span);
         let f = self.add_node(node);
+        let fork_node = self.nodes.len() - 1;
+        if let Callee::Expr(callee) = &call.callee {
+            if let Expr::Member(m) = strip(callee) {
+                let promise = self.offsets(m.obj.span());
+                self.probe(ProbeKind::Fork, Site::Fork { promise });
+            }
+        }
         self.scopes.push(Scope::Fork { id: f.clone() });
         let start = self.frontier.clone();
         let mut exits: Vec<Pending> = Vec::new();
@@ -1706,6 +1808,7 @@ impl<'a> Builder<'a> {
                                     Binding::Element(item.clone()),
                                     index,
                                     Position::Argument,
+                                    (ProbeKind::ForkCallback, fork_node),
                                 )
                             });
                             elements.push(value);
@@ -1715,7 +1818,12 @@ impl<'a> Builder<'a> {
                         let collection = recv.value.unwrap_or_else(|| self.rewrite_text(&m.obj));
                         let template = Binding::Template(format!("{collection}[*]"));
                         run_branch(self, &mut |b| {
-                            b.callback_body(&cb, template.clone(), Position::Argument)
+                            b.callback_body(
+                                &cb,
+                                template.clone(),
+                                Position::Argument,
+                                (ProbeKind::ForkCallback, fork_node),
+                            )
                         });
                     }
                 }
@@ -1728,7 +1836,7 @@ impl<'a> Builder<'a> {
                 return Out::default();
             }
         }
-        self.finish_fork(cp, f, exits, elements, any)
+        self.finish_fork(cp, f, exits, elements, any, call.span)
     }
 
     fn finish_fork(
@@ -1738,6 +1846,7 @@ impl<'a> Builder<'a> {
         exits: Vec<Pending>,
         elements: Vec<Option<String>>,
         any: bool,
+        call: SwcSpan,
     ) -> Out {
         self.scopes.pop();
         if !any {
@@ -1757,6 +1866,8 @@ impl<'a> Builder<'a> {
         // The join has no syntax of its own: it shares the `Promise.all(...)` span.
         let join = Node::new(id, NodeKind::Join, span.unwrap_or_default());
         let j = self.add_node(join);
+        let call = self.offsets(call);
+        self.probe(ProbeKind::Join, Site::Join { call });
         Out {
             value: Some(j),
             elements: Some(elements),
@@ -1764,11 +1875,43 @@ impl<'a> Builder<'a> {
     }
 
     /// Evaluate a callback's body with its first parameter bound to `param`.
-    fn callback_body(&mut self, cb: &ArrowOrFn, param: Binding, pos: Position) -> Option<String> {
-        self.callback_body_with_index(cb, param, usize::MAX, pos)
+    fn callback_body(
+        &mut self,
+        cb: &ArrowOrFn,
+        param: Binding,
+        pos: Position,
+        repeat: (ProbeKind, usize),
+    ) -> Option<String> {
+        self.callback_body_with_index(cb, param, usize::MAX, pos, repeat)
     }
 
+    /// Where the iteration variable of a callback run once per element goes.
+    fn callback_start(&self, cb: &ArrowOrFn) -> Body {
+        let span = self.offsets(cb.body_span);
+        match cb.body {
+            CallbackBody::Expr(_) => Body::Expression(span),
+            CallbackBody::Block(_) => Body::Block(span.0),
+        }
+    }
+
+    /// Walks the body of a callback that runs once per element (`repeat`: the probe kind and
+    /// the index of the loop or fork node it belongs to).
     fn callback_body_with_index(
+        &mut self,
+        cb: &ArrowOrFn,
+        param: Binding,
+        index: usize,
+        pos: Position,
+        (kind, node): (ProbeKind, usize),
+    ) -> Option<String> {
+        let start = self.callback_start(cb);
+        self.probes.enter(kind, node, start);
+        let value = self.callback_body_inner(cb, param, index, pos);
+        self.probes.leave();
+        value
+    }
+
+    fn callback_body_inner(
         &mut self,
         cb: &ArrowOrFn,
         param: Binding,
@@ -2018,11 +2161,14 @@ pub(crate) enum CallbackBody<'e> {
 pub(crate) struct ArrowOrFn<'e> {
     params: Vec<&'e Pat>,
     body: CallbackBody<'e>,
+    /// The span of the body: an expression, or a block (`{ ... }`).
+    body_span: SwcSpan,
 }
 
 fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
     match strip(e) {
         Expr::Arrow(ArrowExpr { params, body, .. }) => Some(ArrowOrFn {
+            body_span: body.span(),
             params: params.iter().collect(),
             body: match &**body {
                 ArrowFunctionBody::Expr(e) => CallbackBody::Expr(e),
@@ -2030,6 +2176,7 @@ fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
             },
         }),
         Expr::Fn(f) => Some(ArrowOrFn {
+            body_span: f.function.body.as_ref().map_or(f.function.span, |b| b.span),
             params: f.function.params.iter().map(|p| &p.pat).collect(),
             body: CallbackBody::Block(
                 f.function

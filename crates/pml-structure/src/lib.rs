@@ -40,6 +40,7 @@ mod builder;
 pub mod diagnostics;
 mod fold;
 mod guard;
+mod instrument;
 mod invariants;
 mod model;
 mod parameterize;
@@ -58,6 +59,7 @@ use serde_json::Value;
 pub use builder::member_path;
 pub(crate) use guard::refuse;
 pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
+pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
     ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
@@ -80,6 +82,9 @@ pub struct BuildOptions {
     /// Build on one thread even when the input is large enough for two (the output is the
     /// same; for embedders that keep their other cores busy).
     pub one_thread: bool,
+    /// Also produce [`BuildReturn::instrumented`]: the program rewritten so that every node
+    /// reports when it runs (what the executor runs).
+    pub instrument: bool,
 }
 
 /// Wall-clock cost of the phases, in milliseconds.
@@ -107,6 +112,9 @@ pub struct Timings {
 pub struct BuildReturn {
     pub structure: StaticStructure,
     pub timings: Timings,
+    /// With [`BuildOptions::instrument`], when the program parsed: the instrumented program
+    /// (module `instrument`: which probe reports which node).
+    pub instrumented: Option<Instrumented>,
 }
 
 /// Stack for the worker thread: the parser, the walk and the syntax tree's destructor recurse
@@ -139,6 +147,7 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
                 ..Default::default()
             },
             timings: Timings::default(),
+            instrumented: None,
         },
     }
 }
@@ -211,6 +220,7 @@ fn build_on_this_thread(
                 ..Default::default()
             },
             timings: Timings::default(),
+            instrumented: None,
         };
         return (ret, None);
     }
@@ -220,12 +230,13 @@ fn build_on_this_thread(
     let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
     let walk_started = Instant::now();
     let (mut walk_ms, mut coverage_ms) = (0.0, 0.0);
+    let mut instrumented = None;
     let (mut structure, syntax_tree) = match parsed {
         Ok(parsed) => {
             // On two threads, the helper first finds the names the program mutates, which the
             // walk needs only at its first foldable constant, then runs the coverage check.
             let (mutated_tx, mutated_rx) = std::sync::mpsc::sync_channel(1);
-            let ((mut structure, walk), (uncovered, coverage)) = both(
+            let (((mut structure, probed), walk), (uncovered, coverage)) = both(
                 parallel,
                 || {
                     timed(|| {
@@ -233,8 +244,11 @@ fn build_on_this_thread(
                         if parallel {
                             b.mutated_names_from(mutated_rx);
                         }
+                        if options.instrument {
+                            b.instrument();
+                        }
                         b.program(&parsed.body);
-                        b.finish()
+                        b.finish_instrumented()
                     })
                 },
                 || {
@@ -259,6 +273,7 @@ fn build_on_this_thread(
                     }
                 })
                 .collect();
+            instrumented = probed;
             (structure, Some(parsed))
         }
         Err(diagnostics) => (
@@ -285,6 +300,7 @@ fn build_on_this_thread(
             walk_ms,
             coverage_ms,
         },
+        instrumented,
     };
     (ret, syntax_tree)
 }

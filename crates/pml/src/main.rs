@@ -112,6 +112,12 @@ enum Command {
         /// Longest one code task (or, in sandbox mode, the program's own JavaScript) may run.
         #[arg(long, value_name = "N", default_value_t = 5_000)]
         code_timeout_ms: u64,
+        /// Longest the whole run may take, wall clock (sandbox mode).
+        #[arg(long, value_name = "N", default_value_t = 600_000)]
+        run_timeout_ms: u64,
+        /// Most tool calls the run may make (sandbox mode).
+        #[arg(long, value_name = "N", default_value_t = 1_000)]
+        max_calls: usize,
         /// Run the whole program in the sandbox even when it could run as a DAG.
         #[arg(long)]
         sandbox: bool,
@@ -371,6 +377,8 @@ fn run_program(command: Command) -> ExitCode {
         no_reorder,
         timeout_ms,
         code_timeout_ms,
+        run_timeout_ms,
+        max_calls,
         sandbox,
         trace_out,
         pretty,
@@ -401,6 +409,8 @@ fn run_program(command: Command) -> ExitCode {
         reorder: !no_reorder,
         timeout_ms,
         code_time_limit_ms: code_timeout_ms,
+        run_timeout_ms,
+        max_calls,
         permissions,
         mode: sandbox.then_some(pml_executor::Mode::Sandbox),
     };
@@ -428,6 +438,10 @@ fn run_program(command: Command) -> ExitCode {
         }
     }
     let json = output.to_json();
+    // The program's console output goes to stderr, never into stdout's JSON.
+    for line in &report.console {
+        eprintln!("{}", line.text);
+    }
     if let Some(error) = &report.error {
         eprintln!("pml: {}: {}", display(&file), error.message);
     }

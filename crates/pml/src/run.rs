@@ -49,6 +49,10 @@ pub struct RunOptions {
     pub timeout_ms: u64,
     /// Longest one code task (or the sandbox-mode program's own JavaScript) may run.
     pub code_time_limit_ms: u64,
+    /// Longest the whole run may take, wall clock.
+    pub run_timeout_ms: u64,
+    /// Most tool calls the run may make.
+    pub max_calls: usize,
     pub permissions: Option<PathBuf>,
     pub mode: Option<Mode>,
 }
@@ -63,6 +67,8 @@ impl Default for RunOptions {
             reorder: true,
             timeout_ms: 60_000,
             code_time_limit_ms: 5_000,
+            run_timeout_ms: pml_executor::DEFAULT_RUN_TIMEOUT.as_millis() as u64,
+            max_calls: pml_executor::DEFAULT_MAX_CALLS,
             permissions: None,
             mode: None,
         }
@@ -340,9 +346,11 @@ pub async fn prepare(
         dialect: Dialect::JavaScript,
         catalog: Some(catalog.clone()),
         permissions,
+        instrument: true,
         ..Default::default()
     };
-    let structure = crate::analyze(source, &options).structure;
+    let built = crate::analyze(source, &options);
+    let (structure, instrumented) = (built.structure, built.instrumented);
     let logical = to_dag(
         &structure,
         &DagOptions {
@@ -359,6 +367,7 @@ pub async fn prepare(
         structure,
         logical,
         physical,
+        instrumented,
     };
     (program, annotations, warnings)
 }
@@ -466,6 +475,8 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         mode: options.mode,
         policy: ApprovalPolicy { permissions },
         annotations,
+        run_timeout: std::time::Duration::from_millis(options.run_timeout_ms),
+        max_calls: options.max_calls,
     };
     let report = execute(
         &program,

@@ -146,8 +146,10 @@ await mcp.t.read({ n: 3 });
     );
     let error = report.error.clone().unwrap();
     assert_eq!(error.tool.as_deref(), Some("t:bad"), "{error:?}");
-    assert_eq!(error.task_id.as_deref(), Some("call-2"), "{error:?}");
+    // The call's node in the structure, and where it is in the program.
+    assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
     assert!(error.message.contains("disk full"), "{error:?}");
+    assert!(error.message.starts_with("n2 (t:bad): "), "{error:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -162,7 +164,8 @@ async fn sandbox_mode_names_the_failed_call_when_message_and_detail_agree() {
     let p = program(source, &host.catalog());
     let report = run(&p, host.clone(), &sandbox_mode(&host.options())).await;
     let error = report.error.clone().unwrap();
-    assert_eq!(error.task_id.as_deref(), Some("call-2"), "{error:?}");
+    assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
+    assert!(error.message.ends_with("(at 1:29)"), "{error:?}");
     assert_eq!(error.tool.as_deref(), Some("t:oops"));
     assert!(error.message.contains("no such row"));
     assert_eq!(host.calls_to("t:read").len(), 1);
@@ -273,7 +276,8 @@ return r;
         .find(|e| e.event == "tool_end" && e.tool == "t:bad")
         .unwrap();
     assert_eq!(bad_end.success, Some(false));
-    assert_eq!(report.executed_path, ["t:bad", "kv:put"]);
+    // The operation the handler ran is in the executed path too.
+    assert_eq!(report.executed_path, ["t:bad", "code:add", "kv:put"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

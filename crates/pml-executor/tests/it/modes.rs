@@ -666,13 +666,21 @@ async fn forcing_dag_mode_on_an_uncovered_program_is_refused() {
     assert!(!report.mode_reasons.is_empty());
     assert_eq!(report.result, json!(2));
     assert_eq!(report.executed_path, ["fs:list", "fs:read", "fs:read"]);
-    let ids: Vec<&str> = report
+    // Each call is traced under its node, the loop's calls with their iteration.
+    let ids: Vec<(&str, Vec<u32>)> = report
         .trace
         .iter()
         .filter(|e| e.event == "tool_start")
-        .map(|e| e.task_id.as_str())
+        .map(|e| (e.task_id.as_deref().unwrap_or("?"), e.iteration.clone()))
         .collect();
-    assert_eq!(ids, ["call-1", "call-2", "call-3"]);
+    assert_eq!(ids, [("n1", vec![]), ("n2", vec![0]), ("n2", vec![1])]);
+    let loops: Vec<(&str, Option<u32>)> = report
+        .trace
+        .iter()
+        .filter(|e| e.event == "loop")
+        .map(|e| (e.task_id.as_deref().unwrap_or("?"), e.iterations))
+        .collect();
+    assert_eq!(loops, [("l1", Some(2))]);
     let reads: Vec<Value> = host
         .calls_to("fs:read")
         .into_iter()

@@ -342,9 +342,11 @@ fn stages(source: &str, catalog: &ToolCatalog) -> (String, Program) {
     let options = BuildOptions {
         dialect: Dialect::JavaScript,
         catalog: Some(catalog.clone()),
+        instrument: true,
         ..Default::default()
     };
-    let structure = build_structure(&js, &options).structure;
+    let built = build_structure(&js, &options);
+    let (structure, instrumented) = (built.structure, built.instrumented);
     let logical = to_dag(
         &structure,
         &DagOptions {
@@ -356,6 +358,7 @@ fn stages(source: &str, catalog: &ToolCatalog) -> (String, Program) {
         structure,
         physical: logical.clone(),
         logical,
+        instrumented,
     };
     (js, program)
 }

@@ -14,11 +14,14 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rquickjs::function::Opt;
 use rquickjs::{Array, Ctx, Exception, FromJs, Function, IntoJs, Value};
 
 use super::{failure, settled, to_json, Failure, Phase, TaskClock};
 use crate::bytecode;
-use crate::program::{AnswerLine, Answers, Event, HostAnswer, HostCall, Inbound};
+use crate::program::{
+    AnswerLine, Answers, ConsoleLevel, Event, HostAnswer, HostCall, Inbound, Report, Reported,
+};
 
 /// Builds `mcp` around the native `call(server, tool, argumentsJson) -> id` and returns
 /// `[mcp, settle]`, where `settle(id, ok, payload)` resolves call `id` with `payload` or rejects
@@ -31,7 +34,7 @@ use crate::program::{AnswerLine, Answers, Event, HostAnswer, HostCall, Inbound};
 /// key listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
 /// that are not JSON make a rejected promise (a `TypeError`). The error a call rejects with is
 /// made when the call is, so its stack points at the program's line that made the call.
-pub(super) const SETUP: &str = r#"(function (call, replacer) {
+pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy) {
   const Err = Error;
   const TypeErr = TypeError;
   const capture = typeof Err.captureStackTrace === "function" ? Err.captureStackTrace : undefined;
@@ -40,30 +43,108 @@ pub(super) const SETUP: &str = r#"(function (call, replacer) {
   const stringify = JSON.stringify;
   const create = Object.create;
   const freeze = Object.freeze;
+  const keys = Object.keys;
+  const describe = Object.getOwnPropertyDescriptor;
+  const protoOf = Object.getPrototypeOf;
+  const hasOwn = Object.hasOwn;
+  const isArray = Array.isArray;
+  const apply = Reflect.apply;
+  const then = P.prototype.then;
+  const sliceText = String.prototype.slice;
+  const Str = String;
+  const time = Date.prototype.getTime;
+  const iso = Date.prototype.toISOString;
+  const ObjectProto = Object.prototype;
+  const ArrayProto = Array.prototype;
+  const mapSize = describe(Map.prototype, "size").get;
+  const setSize = describe(Set.prototype, "size").get;
   const pending = create(null);
   const reserved = create(null);
   reserved.then = reserved.toJSON = reserved.toString = reserved.valueOf = true;
   const isName = (key) => typeof key === "string" && reserved[key] !== true;
   const rejected = (error) => new P((resolve, reject) => reject(error));
 
+  // A value as JSON-like text of about `limit` characters, read without running program code:
+  // own data properties only (getters show as [Getter]), proxies not looked into, builtins
+  // captured above (a program that replaces them changes nothing here).
+  const show = (value, limit, raw) => {
+    let out = "";
+    const seen = [];
+    const put = (text) => {
+      out += text;
+      return out.length < limit;
+    };
+    const text = (v) => put(stringify(v.length > limit ? apply(sliceText, v, [0, limit]) : v));
+    const walk = (v, depth) => {
+      switch (typeof v) {
+        case "string": return text(v);
+        case "number": case "boolean": case "symbol": return put(Str(v));
+        case "bigint": return put(Str(v) + "n");
+        case "undefined": return put("undefined");
+        case "function": return put("[Function]");
+      }
+      if (v === null) return put("null");
+      if (isProxy(v)) return put("[Proxy]");
+      for (let i = 0; i < seen.length; i++) if (seen[i] === v) return put("[Circular]");
+      if (depth > 8) return put(isArray(v) ? "[Array]" : "[Object]");
+      const proto = protoOf(v);
+      if (proto !== ObjectProto && proto !== ArrayProto && proto !== null) {
+        try { apply(time, v, []); return text(apply(iso, v, [])); } catch (e) {}
+        try { return put("Map(" + apply(mapSize, v, []) + ")"); } catch (e) {}
+        try { return put("Set(" + apply(setSize, v, []) + ")"); } catch (e) {}
+      }
+      seen[seen.length] = v;
+      const field = (d) => d === undefined ? put("undefined")
+        : hasOwn(d, "value") ? walk(d.value, depth + 1) : put("[Getter]");
+      let more;
+      if (isArray(v)) {
+        more = put("[");
+        for (let i = 0; more && i < v.length; i++) {
+          more = (i === 0 || put(",")) && field(describe(v, i));
+        }
+        more = more && put("]");
+      } else {
+        const names = keys(v);
+        more = put("{");
+        for (let i = 0; more && i < names.length; i++) {
+          more = (i === 0 || put(",")) && put(stringify(names[i]) + ":") && field(describe(v, names[i]));
+        }
+        more = more && put("}");
+      }
+      seen.length = seen.length - 1;
+      return more;
+    };
+    if (raw && typeof value === "string") out = value.length > limit ? apply(sliceText, value, [0, limit]) : value;
+    else walk(value, 0);
+    return out.length > limit ? apply(sliceText, out, [0, limit]) + "…" : out;
+  };
+
+  // The site of the call being made (set by a call site's wrapper just before the call).
+  let site = 0;
+  let siteIteration = 0;
+
   const tool = (server, name) => {
     // Every error it makes gets the program's stack: frames from `invoke` on are left out.
     const invoke = (args) => {
+      const at = site;
+      const iteration = siteIteration;
+      site = 0;
+      siteIteration = 0;
       let id;
+      const error = new Err("");
+      if (capture !== undefined) capture(error, invoke);
       try {
         const text = args === undefined ? "{}" : stringify(args, replacer);
         if (typeof text !== "string") {
           throw new TypeErr("nothing to send");
         }
-        id = call(server, name, text);
+        id = call(server, name, text, at, iteration, at === 0 ? error.stack : undefined);
       } catch (e) {
         if (!(e instanceof TypeErr)) return rejected(e);
         const error = new TypeErr(`the arguments of ${server}.${name} are not json: ${e.message}`);
         if (capture !== undefined) capture(error, invoke);
         return rejected(error);
       }
-      const error = new Err("");
-      if (capture !== undefined) capture(error, invoke);
       return new P((resolve, reject) => {
         pending[id] = { resolve, reject, error };
       });
@@ -97,7 +178,92 @@ pub(super) const SETUP: &str = r#"(function (call, replacer) {
     }
   };
 
-  return [mcp, settle];
+  // The probes of an instrumented program (pml_structure's `instrument` module): each returns
+  // its last argument, or for `s` a function that calls it.
+  const switches = create(null);
+  const counts = create(null);
+  const loops = [];
+  const extend = (it, n) => {
+    const out = [];
+    if (it !== 0) for (let i = 0; i < it.length; i++) out[i] = it[i];
+    out[out.length] = n;
+    return out;
+  };
+  const probes = freeze({
+    __proto__: null,
+    s: (k, it, f) => typeof f !== "function" ? f : function (...a) {
+      site = k;
+      siteIteration = it;
+      try {
+        return apply(f, this, a);
+      } finally {
+        site = 0;
+        siteIteration = 0;
+      }
+    },
+    b: (k, it, v) => { record(1, k, it); return v; },
+    e: (k, it, v) => { record(2, k, it); record(3, k, it, show(v, 200, false)); return v; },
+    d: (k, it, v) => { record(4, k, it, v ? 1 : 0); return v; },
+    n: (k, it, v) => { record(4, k, it, v == null ? 1 : 0); return v; },
+    w: (k, it, v) => { switches[k] = { v, it }; return v; },
+    c: (k, i, t) => {
+      const open = switches[k];
+      if (open !== undefined && t === open.v) {
+        switches[k] = undefined;
+        record(4, k, open.it, i);
+      }
+      return t;
+    },
+    x: (k) => {
+      const open = switches[k];
+      if (open !== undefined) {
+        switches[k] = undefined;
+        record(4, k, open.it, -1);
+      }
+    },
+    i: (k, it) => {
+      let key = "" + k;
+      if (it !== 0) for (let i = 0; i < it.length; i++) key += "," + it[i];
+      const n = counts[key];
+      if (n === undefined) {
+        counts[key] = 1;
+        loops[loops.length] = [k, it, key];
+        return extend(it, 0);
+      }
+      counts[key] = n + 1;
+      return extend(it, n);
+    },
+    f: (k, it, p) => { record(5, k, it); return p; },
+    j: (k, it, p) => {
+      if (p instanceof P) {
+        apply(then, p, [() => { record(6, k, it, 1); }, () => { record(6, k, it, 0); }]);
+      }
+      return p;
+    },
+  });
+  // At the end: [probe, iteration, count] per loop body and iteration vector around it.
+  const iterations = () => {
+    const out = [];
+    for (let i = 0; i < loops.length; i++) {
+      const loop = loops[i];
+      out[i] = [loop[0], loop[1], counts[loop[2]]];
+    }
+    return out;
+  };
+
+  const format = (args) => {
+    let out = "";
+    for (let i = 0; i < args.length; i++) {
+      out += (i === 0 ? "" : " ") + show(args[i], 10000, true);
+    }
+    return out;
+  };
+  const log = (level) => (...args) => { record(7, level, 0, format(args)); };
+  const console = freeze({
+    log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), trace: log(4),
+  });
+
+  return [mcp, settle, probes, console, iterations];
 })"#;
 
 /// One program's connection to its caller and its host.
@@ -153,7 +319,11 @@ impl Budget {
     }
 }
 
-/// The state behind the native function: the calls made and where they go.
+/// Reports are sent to the caller in batches of at most this many (and before each call).
+const BATCH: usize = 4096;
+
+/// The state behind the native functions: the calls made and where they go, and what the
+/// probes of an instrumented program reported.
 struct Calls {
     /// The last id given out.
     last: Cell<u64>,
@@ -163,16 +333,25 @@ struct Calls {
     line: Arc<AnswerLine>,
     /// Set when a call could not be sent: the caller is gone.
     caller_gone: Cell<bool>,
+    /// Reported and not sent yet.
+    reports: RefCell<Vec<Report>>,
+    /// Operations started and not ended: probe, iteration, when. An operation that throws
+    /// never ends: the next end of an operation below it (or the end of the run) finds it.
+    started: RefCell<Vec<(u32, Vec<u32>, Instant)>>,
+    /// The index in `reports` of the last operation ended, for its preview (`record(3, ...)`).
+    last_ended: Cell<Option<usize>>,
 }
 
 impl Calls {
-    /// The native `call(server, tool, argumentsJson)`: sends the call, returns its id.
+    /// The native `call(server, tool, argumentsJson, site, iteration, stack)`: sends the call
+    /// (after what was reported so far), returns its id.
     fn call(
         &self,
         ctx: &Ctx<'_>,
         server: String,
         tool: String,
         text: &str,
+        (site, iteration, stack): (u32, Vec<u32>, Option<String>),
     ) -> rquickjs::Result<f64> {
         // `JSON.stringify` output, but serde is stricter (lone surrogates, nesting past 128).
         // The tool function adds which call it was to the message.
@@ -185,7 +364,11 @@ impl Calls {
             server,
             tool,
             arguments,
+            site,
+            iteration,
+            stack,
         };
+        self.flush();
         if self
             .events
             .send(Event::Call(call, Answers::issue(&self.line)))
@@ -198,6 +381,146 @@ impl Calls {
         // Exact: a run cannot make 2^53 calls.
         Ok(id as f64)
     }
+
+    /// The native `record(code, probe, iteration, extra)` behind the probes and `console`
+    /// (codes: 1 operation start, 2 end, 3 the ended operation's preview, 4 decision outcome,
+    /// 5 fork, 6 join, 7 console output with the level as `probe`).
+    fn record(&self, code: u8, probe: u32, iteration: Vec<u32>, extra: Option<Extra>) {
+        let at = Instant::now();
+        let what = match (code, extra) {
+            (1, _) => {
+                self.started.borrow_mut().push((probe, iteration, at));
+                return;
+            }
+            (2, _) => {
+                self.unwind(probe, at);
+                let started = match self.started.borrow_mut().pop() {
+                    Some((_, _, since)) => since,
+                    None => at,
+                };
+                self.last_ended.set(Some(self.reports.borrow().len()));
+                Reported::Operation {
+                    probe,
+                    iteration,
+                    started,
+                    ok: true,
+                    preview: None,
+                }
+            }
+            (3, Some(Extra::Text(text))) => {
+                let mut reports = self.reports.borrow_mut();
+                if let Some(Report {
+                    what: Reported::Operation { preview, .. },
+                    ..
+                }) = self.last_ended.take().and_then(|i| reports.get_mut(i))
+                {
+                    *preview = Some(text);
+                }
+                return;
+            }
+            (4, Some(Extra::Number(outcome))) => Reported::Outcome {
+                probe,
+                iteration,
+                outcome: outcome as i64,
+            },
+            (5, _) => Reported::Fork { probe, iteration },
+            (6, Some(Extra::Number(ok))) => Reported::Join {
+                probe,
+                iteration,
+                ok: ok != 0.0,
+            },
+            (7, Some(Extra::Text(text))) => Reported::Console {
+                level: ConsoleLevel::from_code(probe.into()),
+                text,
+            },
+            _ => return,
+        };
+        self.push(Report { at, what });
+    }
+
+    /// Operations above the last start of `probe` never ended: they threw.
+    fn unwind(&self, probe: u32, at: Instant) {
+        loop {
+            let top = {
+                let mut started = self.started.borrow_mut();
+                match started.last() {
+                    Some((p, _, _))
+                        if *p != probe && started.iter().any(|(q, _, _)| *q == probe) =>
+                    {
+                        started.pop()
+                    }
+                    _ => None,
+                }
+            };
+            let Some((probe, iteration, started)) = top else {
+                return;
+            };
+            self.push(Report {
+                at,
+                what: Reported::Operation {
+                    probe,
+                    iteration,
+                    started,
+                    ok: false,
+                    preview: None,
+                },
+            });
+        }
+    }
+
+    /// At the end of the run: operations still started threw (the innermost last).
+    fn unwind_all(&self, at: Instant) {
+        let left = std::mem::take(&mut *self.started.borrow_mut());
+        for (probe, iteration, started) in left {
+            self.push(Report {
+                at,
+                what: Reported::Operation {
+                    probe,
+                    iteration,
+                    started,
+                    ok: false,
+                    preview: None,
+                },
+            });
+        }
+    }
+
+    fn push(&self, report: Report) {
+        let full = {
+            let mut reports = self.reports.borrow_mut();
+            reports.push(report);
+            reports.len() >= BATCH
+        };
+        if full {
+            self.flush();
+        }
+    }
+
+    /// Sends what was reported so far.
+    fn flush(&self) {
+        let reports = std::mem::take(&mut *self.reports.borrow_mut());
+        self.last_ended.set(None);
+        if !reports.is_empty() && self.events.send(Event::Reports(reports)).is_err() {
+            self.caller_gone.set(true);
+        }
+    }
+}
+
+/// The last argument of `record`: a number or a text.
+enum Extra {
+    Number(f64),
+    Text(String),
+}
+
+/// An iteration vector from JavaScript: `0` (none) or an array of indices.
+fn iteration_of(value: &Value<'_>) -> Vec<u32> {
+    match value.as_array() {
+        Some(array) => array
+            .iter::<f64>()
+            .map(|n| n.map_or(0, |n| n as u32))
+            .collect(),
+        None => Vec::new(),
+    }
 }
 
 /// The compiled scripts a program run needs, and its limits' state.
@@ -208,6 +531,8 @@ pub(crate) struct Program<'a> {
     pub wrapper: &'a [u8],
     /// `args` as JSON text.
     pub args: &'a str,
+    /// An instrumented program: the wrapper takes the probe object.
+    pub probes: bool,
     pub link: &'a Link,
     pub budget: &'a mut Budget,
     pub clock: &'a TaskClock,
@@ -219,47 +544,134 @@ pub(crate) fn run_in<'js>(
     program: Program<'_>,
     replacer: Function<'js>,
 ) -> Result<String, Failure> {
+    let calls = Rc::new(Calls {
+        last: Cell::new(0),
+        outstanding: RefCell::new(HashSet::new()),
+        events: program.link.events.clone(),
+        line: program.link.line.clone(),
+        caller_gone: Cell::new(false),
+        reports: RefCell::new(Vec::new()),
+        started: RefCell::new(Vec::new()),
+        last_ended: Cell::new(None),
+    });
+    let mut iterations = None;
+    let outcome = run_with(ctx, program, replacer, &calls, &mut iterations);
+    // What the run reported last: the loop counts, the operations that never ended.
+    if let Some(counts) = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok()) {
+        let at = Instant::now();
+        for entry in counts.iter::<Array>().flatten() {
+            let (Ok(probe), Ok(iteration), Ok(count)) = (
+                entry.get::<u32>(0),
+                entry.get::<Value>(1),
+                entry.get::<u32>(2),
+            ) else {
+                continue;
+            };
+            calls.push(Report {
+                at,
+                what: Reported::Iterations {
+                    probe,
+                    iteration: iteration_of(&iteration),
+                    count,
+                },
+            });
+        }
+    }
+    calls.unwind_all(Instant::now());
+    calls.flush();
+    outcome
+}
+
+fn run_with<'js>(
+    ctx: &Ctx<'js>,
+    program: Program<'_>,
+    replacer: Function<'js>,
+    calls: &Rc<Calls>,
+    iterations: &mut Option<Function<'js>>,
+) -> Result<String, Failure> {
     let Program {
         setup,
         wrapper,
         args,
+        probes,
         link,
         budget,
         clock,
     } = program;
     let run = |e| failure(ctx, e, Phase::Run);
-    let calls = Rc::new(Calls {
-        last: Cell::new(0),
-        outstanding: RefCell::new(HashSet::new()),
-        events: link.events.clone(),
-        line: link.line.clone(),
-        caller_gone: Cell::new(false),
-    });
     let native = {
         let calls = calls.clone();
         Function::new(
             ctx.clone(),
-            move |ctx: Ctx<'js>, server: String, tool: String, text: String| {
-                calls.call(&ctx, server, tool, &text)
+            move |ctx: Ctx<'js>,
+                  server: String,
+                  tool: String,
+                  text: String,
+                  site: Opt<u32>,
+                  iteration: Opt<Value<'js>>,
+                  stack: Opt<Value<'js>>| {
+                let iteration = iteration.0.as_ref().map(iteration_of).unwrap_or_default();
+                let stack = stack
+                    .0
+                    .and_then(|s| s.as_string().and_then(|s| s.to_string().ok()));
+                calls.call(
+                    &ctx,
+                    server,
+                    tool,
+                    &text,
+                    (site.0.unwrap_or(0), iteration, stack),
+                )
             },
         )
         .map_err(run)?
     };
+    let record = {
+        let calls = calls.clone();
+        Function::new(
+            ctx.clone(),
+            move |code: u8, probe: u32, iteration: Value<'js>, extra: Opt<Value<'js>>| {
+                let extra = extra.0.and_then(|v| {
+                    if let Some(n) = v.as_number() {
+                        Some(Extra::Number(n))
+                    } else {
+                        v.as_string()
+                            .and_then(|s| s.to_string().ok())
+                            .map(Extra::Text)
+                    }
+                });
+                calls.record(code, probe, iteration_of(&iteration), extra);
+            },
+        )
+        .map_err(run)?
+    };
+    let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy()).map_err(run)?;
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
-        .and_then(|setup| setup.call((native, replacer.clone())))
+        .and_then(|setup| setup.call((native, replacer.clone(), record, is_proxy)))
         .map_err(run)?;
     let mcp: Value = made.get(0).map_err(run)?;
     let settle: Function = made.get(1).map_err(run)?;
+    let probe_object: Value = made.get(2).map_err(run)?;
+    let console: Value = made.get(3).map_err(run)?;
+    *iterations = Some(made.get(4).map_err(run)?);
     let globals = ctx.globals();
+    // Typed arrays yes, but nothing that could block the worker (`Atomics.wait`).
+    globals.remove("Atomics").map_err(run)?;
+    globals.remove("SharedArrayBuffer").map_err(run)?;
     globals.set("mcp", mcp).map_err(run)?;
+    globals.set("console", console).map_err(run)?;
     let args: Value = ctx.json_parse(args).map_err(run)?;
     globals.set("args", args).map_err(run)?;
 
-    let result: Value = bytecode::run(ctx, wrapper)
+    let program = bytecode::run(ctx, wrapper)
         .and_then(|v| Function::from_js(ctx, v))
-        .and_then(|program| program.call(()))
         .map_err(run)?;
+    let result: Value = if probes {
+        program.call((probe_object,))
+    } else {
+        program.call(())
+    }
+    .map_err(run)?;
     // Not a promise only if the source closed the wrapper and made it something else.
     let Some(promise) = result.as_promise().cloned() else {
         return to_json(ctx, result, replacer);
@@ -279,7 +691,7 @@ pub(crate) fn run_in<'js>(
         if calls.outstanding.borrow().is_empty() {
             return Err(Failure::Stalled);
         }
-        for (id, answer) in wait(link, &calls, budget, clock)? {
+        for (id, answer) in wait(link, calls, budget, clock)? {
             let (ok, payload) = match answer {
                 Ok(value) => {
                     let text = serde_json::to_string(&value).map_err(|e| {
@@ -370,6 +782,7 @@ fn accept(
         // `wait` checks the count itself.
         Inbound::HandlesGone => {}
         Inbound::Cancel => return Err(Failure::Interrupted),
+        Inbound::Abort => return Err(Failure::Aborted),
     }
     Ok(())
 }

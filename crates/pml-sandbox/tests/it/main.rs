@@ -7,6 +7,7 @@ mod concurrency;
 mod errors;
 mod hostile;
 mod isolation;
+mod probes;
 mod program;
 mod results;
 

@@ -26,6 +26,7 @@ fn run_answering(
         name: "agent.js",
         source,
         args,
+        probes: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         answers.answer(call.id, answer(&call));
@@ -52,6 +53,7 @@ fn run_hosted<T: Send + 'static>(
         name: "agent.js",
         source,
         args: &Value::Null,
+        probes: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         // A host that has returned answers nothing: the run fails when the handle is dropped.
@@ -474,6 +476,7 @@ fn stray_answers_are_ignored() {
         name: "agent.js",
         source: "const a = await mcp.s.t(); const b = await mcp.s.t(); return [a, b];",
         args: &Value::Null,
+        probes: None,
     };
     let result = shared().run_program(&task, &mut |call, answers| {
         answers.answer(99, Ok(json!("unknown id")));
@@ -500,6 +503,7 @@ fn dropping_every_answer_handle_fails_the_run() {
         name: "agent.js",
         source: "await mcp.s.t();",
         args: &Value::Null,
+        probes: None,
     };
     let error = shared()
         .run_program(&task, &mut |_call, answers| drop(answers))
@@ -523,7 +527,6 @@ fn io_and_code_from_strings_are_unavailable() {
         "os",
         "setTimeout",
         "XMLHttpRequest",
-        "console",
         "print",
         "eval",
         "__pml_call",
@@ -552,9 +555,10 @@ fn io_and_code_from_strings_are_unavailable() {
     }
     assert_eq!(
         run(shared(), "return [typeof this, Object.keys(globalThis)];").unwrap(),
-        json!(["undefined", ["mcp", "args"]])
+        json!(["undefined", ["mcp", "console", "args"]])
     );
-    // The globals are a code task's plus `Proxy`, `args` and `mcp`.
+    // The globals are a code task's plus `Proxy`, typed arrays, weak references, `console`,
+    // `args` and `mcp`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -563,7 +567,31 @@ fn io_and_code_from_strings_are_unavailable() {
     let code = crate::value("Object.getOwnPropertyNames(globalThis).sort()", &[]);
     let (program, code) = (program.as_array().unwrap(), code.as_array().unwrap());
     let extra: Vec<_> = program.iter().filter(|n| !code.contains(n)).collect();
-    assert_eq!(extra, vec!["Proxy", "args", "mcp"]);
+    assert_eq!(
+        extra,
+        vec![
+            "ArrayBuffer",
+            "BigInt64Array",
+            "BigUint64Array",
+            "DataView",
+            "FinalizationRegistry",
+            "Float16Array",
+            "Float32Array",
+            "Float64Array",
+            "Int16Array",
+            "Int32Array",
+            "Int8Array",
+            "Proxy",
+            "Uint16Array",
+            "Uint32Array",
+            "Uint8Array",
+            "Uint8ClampedArray",
+            "WeakRef",
+            "args",
+            "console",
+            "mcp"
+        ]
+    );
     assert!(code.iter().all(|n| program.contains(n)));
 }
 
@@ -734,6 +762,7 @@ fn a_panicking_on_call_frees_the_worker() {
         name: "agent.js",
         source: "await mcp.a.b();",
         args: &Value::Null,
+        probes: None,
     };
     let unwound = panic::catch_unwind(AssertUnwindSafe(|| {
         sandbox.run_program(&task, &mut |_, _| panic!("the host failed"))

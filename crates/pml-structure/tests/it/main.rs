@@ -3,6 +3,7 @@
 
 mod check;
 mod hostile;
+mod instrument;
 mod props;
 mod strip;
 mod uncovered;

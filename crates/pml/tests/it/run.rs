@@ -179,11 +179,11 @@ return { before: before.content, after: after.content, listing: listing.content 
             let start = r
                 .trace
                 .iter()
-                .find(|e| e.task_id == id && e.event == "tool_start");
+                .find(|e| e.task_id.as_deref() == Some(id) && e.event == "tool_start");
             let end = r
                 .trace
                 .iter()
-                .find(|e| e.task_id == id && e.event == "tool_end");
+                .find(|e| e.task_id.as_deref() == Some(id) && e.event == "tool_end");
             (start.unwrap().ts_ms, end.unwrap().ts_ms)
         };
         let write = span("n2");
@@ -212,13 +212,13 @@ fn sequential_reads_stay_sequential_without_reordering() {
     // After the Promise.all pair, each awaited read starts after the previous call ended.
     let ends = |id: &str| {
         mcp.iter()
-            .find(|e| e.task_id == id && e.event == "tool_end")
+            .find(|e| e.task_id.as_deref() == Some(id) && e.event == "tool_end")
             .unwrap()
             .ts_ms
     };
     let starts = |id: &str| {
         mcp.iter()
-            .find(|e| e.task_id == id && e.event == "tool_start")
+            .find(|e| e.task_id.as_deref() == Some(id) && e.event == "tool_start")
             .unwrap()
             .ts_ms
     };

@@ -1,0 +1,424 @@
+//! The program rewritten so that every node of its structure reports when it runs.
+//!
+//! The builder records, while it walks the syntax tree, where each node it creates sits
+//! ([`Recorder`]: spans from SWC, never a text search); [`Recorder::finish`] turns what survived
+//! (rolled-back nodes take their probes with them) into insertions into the source. Only
+//! insertions, never deletions and never a newline: line N of the instrumented source is line
+//! N of the program, and [`Instrumented::original_column`] maps a column back.
+//!
+//! The inserted code calls a *probe object* whose name ([`Instrumented::namespace`]) occurs
+//! nowhere in the program. What each call means (the sandbox implements them, see
+//! `pml_sandbox`'s program mode):
+//!
+//! | inserted around | code | reports |
+//! |---|---|---|
+//! | the callee of an MCP or capability call | `P.s(k, it, callee)` | the call's site (its node) |
+//! | the last operand of a `code:*` operation | `P.b(k, it, operand)` | the operation starts |
+//! | the whole `code:*` operation | `P.e(k, it, op)` | it ended, with its value |
+//! | an `if`/ternary/`&&`/`\|\|` test | `P.d(k, it, test)` | the outcome (truthiness) |
+//! | a `??` guard's left side | `P.n(k, it, left)` | the outcome (`== null`) |
+//! | a switch's discriminant, case tests, default | `P.w(k, it, v)`, `P.c(k, i, t)`, `P.x(k)` | the case taken |
+//! | the start of a loop body or a fork's callback | `const Pi = P.i(k, it);` | one iteration; `Pi` is the iteration vector of what runs inside |
+//! | `Promise` of `Promise.all`, the whole call | `P.f(k, it, Promise)`, `P.j(k, it, call)` | fork, join (when it settles) |
+//!
+//! Each returns its last argument unchanged (`P.s` a function that calls it), so the program
+//! computes what it computed before. `it` is the iteration vector of the innermost loop body or
+//! fork callback around the probe (`0` outside any).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of node a probe reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ProbeKind {
+    /// An MCP tool call or capability call site (`P.s`).
+    Call,
+    /// A `code:*` operation (`P.b` / `P.e`).
+    Operation,
+    /// An `if`, ternary or `&&`/`||` guard decision (`P.d`): outcome `true`/`false`.
+    Decision,
+    /// A `??` guard (`P.n`): outcome `true` when the left side is `null` or `undefined`.
+    Nullish,
+    /// A `switch` decision (`P.w`, `P.c`, `P.x`): the outcome is the index of the case taken in
+    /// the node's `outcomes`.
+    Switch,
+    /// A loop's body (`P.i`): one call per iteration.
+    Loop,
+    /// The callback of a `Promise.all(xs.map(...))` fork (`P.i`), one call per element.
+    ForkCallback,
+    /// `Promise.all` starts (`P.f`).
+    Fork,
+    /// `Promise.all` settles (`P.j`).
+    Join,
+}
+
+/// One probe of the instrumented program: probe `k` is `probes[k - 1]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Probe {
+    pub kind: ProbeKind,
+    /// The node ids it reports for. One, except where the builder unrolled a callback over a
+    /// literal array (one node per element): then the last index of the iteration vector
+    /// (the element) picks the node.
+    pub nodes: Vec<String>,
+}
+
+impl Probe {
+    /// The node this probe reports for at `iteration`.
+    pub fn node(&self, iteration: &[u32]) -> Option<&str> {
+        match self.nodes.as_slice() {
+            [one] => Some(one),
+            many => {
+                let last = *iteration.last()? as usize;
+                many.get(last).map(String::as_str)
+            }
+        }
+    }
+}
+
+/// The program rewritten with probes (see the module doc).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instrumented {
+    /// The instrumented JavaScript: same lines as the program.
+    pub source: String,
+    /// The name of the probe object the source reads (a free identifier of `source`).
+    pub namespace: String,
+    pub probes: Vec<Probe>,
+    /// `(offset in the program, bytes inserted there)`, by offset.
+    insertions: Vec<(usize, usize)>,
+}
+
+impl Instrumented {
+    /// The probe with number `k` (1-based).
+    pub fn probe(&self, k: u32) -> Option<&Probe> {
+        (k as usize).checked_sub(1).and_then(|i| self.probes.get(i))
+    }
+
+    /// The program's 1-based column for a 1-based (`line`, `column`) of the instrumented
+    /// source (`program` is the original source). Columns count characters.
+    pub fn original_column(&self, program: &str, line: usize, column: usize) -> usize {
+        let Some(start) = line_start(&self.source, line) else {
+            return column;
+        };
+        let rest = &self.source[start..];
+        let offset = start
+            + rest
+                .char_indices()
+                .nth(column.saturating_sub(1))
+                .map_or(rest.len(), |(i, _)| i);
+        // Walk the insertions: a position inside inserted text maps to where it was inserted.
+        let mut shift = 0;
+        let mut original = offset;
+        for &(at, len) in &self.insertions {
+            if offset < at + shift {
+                original = offset - shift;
+                break;
+            }
+            if offset < at + shift + len {
+                original = at;
+                break;
+            }
+            shift += len;
+            original = offset - shift;
+        }
+        let original = original.min(program.len());
+        let Some(program_line) = line_start(program, line) else {
+            return column;
+        };
+        program
+            .get(program_line..original)
+            .map_or(column, |text| text.chars().count() + 1)
+    }
+}
+
+/// The byte offset where 1-based `line` starts.
+fn line_start(text: &str, line: usize) -> Option<usize> {
+    if line <= 1 {
+        return Some(0);
+    }
+    text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
+}
+
+/// Where a probe's code goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Site {
+    /// `P.s(k, it, ` callee `)`.
+    Call { callee: (usize, usize) },
+    /// `P.e(k, it, ` whole `)` and `P.b(k, ` operand `)`.
+    Operation {
+        whole: (usize, usize),
+        operand: (usize, usize),
+    },
+    /// `P.d(k, it, ` test `)` (or `P.n` for [`ProbeKind::Nullish`]).
+    Test { test: (usize, usize) },
+    /// `P.w(k, it, ` discriminant `)`, `P.c(k, i, ` test `)` per case, `P.x(k);` at the
+    /// default clause (or a default clause added before the closing brace).
+    Switch {
+        discriminant: (usize, usize),
+        cases: Vec<(usize, usize)>,
+        /// Where the default clause's statements start; `None`: add `default: P.x(k);` at
+        /// `close` (the offset of the switch's `}`).
+        default: Option<usize>,
+        close: usize,
+    },
+    /// The start of a body run once per iteration.
+    Body(Body),
+    /// `P.f(k, it, ` Promise `)`.
+    Fork { promise: (usize, usize) },
+    /// `P.j(k, it, ` call `)`.
+    Join { call: (usize, usize) },
+}
+
+/// A body that runs once per iteration, and how to declare its iteration vector in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Body {
+    /// A block: declare after its `{` (the offset of the `{`).
+    Block(usize),
+    /// A single statement: wrap it in a block.
+    Statement((usize, usize)),
+    /// An arrow function's expression body: `{const ...; return (` expr `);}`.
+    Expression((usize, usize)),
+}
+
+impl Body {
+    /// The offset where the iteration variable is declared: names the variable.
+    fn key(&self) -> usize {
+        match *self {
+            Body::Block(open) => open,
+            Body::Statement((lo, _)) | Body::Expression((lo, _)) => lo,
+        }
+    }
+}
+
+/// One probe as recorded during the walk.
+#[derive(Debug, Clone)]
+struct Recorded {
+    kind: ProbeKind,
+    /// Index of its node in the builder's node list (rollback drops it with the node).
+    node: usize,
+    site: Site,
+    /// The iteration variable in scope (the key of its body), if any.
+    iteration: Option<usize>,
+}
+
+/// What the builder records while it walks (see the module doc).
+#[derive(Debug, Default)]
+pub(crate) struct Recorder {
+    on: bool,
+    recorded: Vec<Recorded>,
+    /// The bodies being walked that declare an iteration variable, innermost last.
+    bodies: Vec<usize>,
+}
+
+impl Recorder {
+    pub(crate) fn new(on: bool) -> Self {
+        Recorder {
+            on,
+            ..Default::default()
+        }
+    }
+
+    /// Records a probe for the node at index `node`.
+    pub(crate) fn record(&mut self, kind: ProbeKind, node: usize, site: Site) {
+        if self.on {
+            self.recorded.push(Recorded {
+                kind,
+                node,
+                site,
+                iteration: self.bodies.last().copied(),
+            });
+        }
+    }
+
+    /// Records a loop body or fork callback of node `node` and makes its iteration variable
+    /// the one in scope until [`Recorder::leave`].
+    pub(crate) fn enter(&mut self, kind: ProbeKind, node: usize, body: Body) {
+        self.record(kind, node, Site::Body(body));
+        self.bodies.push(body.key());
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.bodies.pop();
+    }
+
+    /// Forgets the probes of nodes `nodes..` (rolled back).
+    pub(crate) fn rollback(&mut self, nodes: usize) {
+        self.recorded.retain(|r| r.node < nodes);
+    }
+
+    /// The instrumented program, or `None` when instrumentation is off. `ids` are the node ids
+    /// by index.
+    pub(crate) fn finish(self, program: &str, ids: &[&str]) -> Option<Instrumented> {
+        if !self.on {
+            return None;
+        }
+        let namespace = free_name(program);
+        // Probes at the same place (a callback unrolled once per element) are one probe.
+        let mut probes: Vec<Probe> = Vec::new();
+        let mut sites: Vec<(ProbeKind, Site, Option<usize>)> = Vec::new();
+        let mut seen: HashMap<(ProbeKind, Site), usize> = HashMap::new();
+        for r in self.recorded {
+            let Some(id) = ids.get(r.node) else { continue };
+            match seen.get(&(r.kind, r.site.clone())) {
+                // A loop body entered again for the next unrolled element is the same node.
+                Some(&i) if probes[i].nodes.last().map(String::as_str) == Some(*id) => {}
+                Some(&i) => probes[i].nodes.push((*id).to_owned()),
+                None => {
+                    seen.insert((r.kind, r.site.clone()), sites.len());
+                    sites.push((r.kind, r.site, r.iteration));
+                    probes.push(Probe {
+                        kind: r.kind,
+                        nodes: vec![(*id).to_owned()],
+                    });
+                }
+            }
+        }
+        let mut edits = Edits::default();
+        for (i, (kind, site, iteration)) in sites.iter().enumerate() {
+            let k = i + 1;
+            let ns = namespace.as_str();
+            let it = match iteration {
+                Some(key) => format!("{ns}i{key}"),
+                None => "0".to_owned(),
+            };
+            match site {
+                Site::Call { callee } => edits.wrap(*callee, format!("{ns}.s({k},{it},"), ")"),
+                Site::Operation { whole, operand } => {
+                    edits.wrap(*whole, format!("{ns}.e({k},{it},"), ")");
+                    edits.wrap(*operand, format!("{ns}.b({k},{it},"), ")");
+                }
+                Site::Test { test } => {
+                    let f = if *kind == ProbeKind::Nullish {
+                        'n'
+                    } else {
+                        'd'
+                    };
+                    edits.wrap(*test, format!("{ns}.{f}({k},{it},"), ")");
+                }
+                Site::Switch {
+                    discriminant,
+                    cases,
+                    default,
+                    close,
+                } => {
+                    edits.wrap(*discriminant, format!("{ns}.w({k},{it},"), ")");
+                    for (index, case) in cases.iter().enumerate() {
+                        edits.wrap(*case, format!("{ns}.c({k},{index},"), ")");
+                    }
+                    match default {
+                        Some(at) => edits.point(*at, format!("{ns}.x({k});")),
+                        None => edits.point(*close, format!(" default: {ns}.x({k});")),
+                    }
+                }
+                Site::Body(body) => {
+                    let declare = format!("const {ns}i{}={ns}.i({k},{it});", body.key());
+                    match *body {
+                        Body::Block(open) => edits.point(open + 1, declare),
+                        Body::Statement(span) => edits.wrap(span, format!("{{{declare}"), "}"),
+                        Body::Expression(span) => {
+                            edits.wrap(span, format!("{{{declare}return ("), ");}")
+                        }
+                    }
+                }
+                Site::Fork { promise } => edits.wrap(*promise, format!("{ns}.f({k},{it},"), ")"),
+                Site::Join { call } => edits.wrap(*call, format!("{ns}.j({k},{it},"), ")"),
+            }
+        }
+        let (source, insertions) = edits.apply(program);
+        Some(Instrumented {
+            source,
+            namespace,
+            probes,
+            insertions,
+        })
+    }
+}
+
+/// `__pml`, or `__pml1`, `__pml2`... : the first that does not occur in the program at all, so
+/// neither it nor a name it starts (`__pmli12`) can be one of the program's.
+fn free_name(program: &str) -> String {
+    let mut name = "__pml".to_owned();
+    let mut n = 0;
+    while program.contains(&name) {
+        n += 1;
+        name = format!("__pml{n}");
+    }
+    name
+}
+
+/// Insertions into the program, ordered so that nested wraps stay nested.
+#[derive(Default)]
+struct Edits {
+    /// (offset, order, text): at one offset, closers first (innermost first), then point
+    /// insertions, then openers (outermost first).
+    items: Vec<(usize, (u8, i64, usize), String)>,
+}
+
+impl Edits {
+    fn wrap(&mut self, (lo, hi): (usize, usize), open: String, close: &str) {
+        let seq = self.items.len();
+        let len = (hi - lo) as i64;
+        self.items.push((hi, (0, len, seq), close.to_owned()));
+        self.items.push((lo, (2, -len, usize::MAX - seq), open));
+    }
+
+    fn point(&mut self, at: usize, text: String) {
+        let seq = self.items.len();
+        self.items.push((at, (1, 0, seq), text));
+    }
+
+    fn apply(mut self, program: &str) -> (String, Vec<(usize, usize)>) {
+        self.items.sort_by_key(|item| (item.0, item.1));
+        let extra: usize = self.items.iter().map(|(_, _, t)| t.len()).sum();
+        let mut out = String::with_capacity(program.len() + extra);
+        let mut insertions: Vec<(usize, usize)> = Vec::new();
+        let mut copied = 0;
+        for (at, _, text) in &self.items {
+            let at = (*at).clamp(copied, program.len());
+            out.push_str(&program[copied..at]);
+            copied = at;
+            out.push_str(text);
+            match insertions.last_mut() {
+                Some((last, len)) if *last == at => *len += text.len(),
+                _ => insertions.push((at, text.len())),
+            }
+        }
+        out.push_str(&program[copied..]);
+        (out, insertions)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_map_back_through_insertions() {
+        let program = "const a = f(x);\nreturn a;";
+        let mut edits = Edits::default();
+        edits.wrap((10, 14), "P.e(1,0,".to_owned(), ")");
+        edits.wrap((12, 13), "P.b(1,0,".to_owned(), ")");
+        let (source, insertions) = edits.apply(program);
+        assert_eq!(source, "const a = P.e(1,0,f(P.b(1,0,x)));\nreturn a;");
+        let inst = Instrumented {
+            source,
+            namespace: "P".into(),
+            probes: Vec::new(),
+            insertions,
+        };
+        // `f` is column 11 in the program, 19 in the instrumented source.
+        assert_eq!(inst.original_column(program, 1, 19), 11);
+        // `x`: 13 and 29.
+        assert_eq!(inst.original_column(program, 1, 29), 13);
+        // Inside inserted text: where it was inserted.
+        assert_eq!(inst.original_column(program, 1, 12), 11);
+        assert_eq!(inst.original_column(program, 2, 8), 8);
+    }
+
+    #[test]
+    fn the_namespace_is_not_in_the_program() {
+        assert_eq!(free_name("const x = 1;"), "__pml");
+        assert_eq!(free_name("const __pml = 1; __pml1;"), "__pml2");
+    }
+}
