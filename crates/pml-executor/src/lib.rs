@@ -31,6 +31,7 @@ mod approval;
 mod dag;
 mod host;
 mod program;
+mod speculate;
 mod trace;
 mod values;
 
@@ -47,6 +48,7 @@ use serde_json::Value;
 
 pub use approval::{ApprovalPolicy, Approver, AutoApprove, DenyAll, Recording, SideEffect};
 pub use host::{BoxFuture, ToolFailure, ToolHost};
+pub use speculate::SpeculationReport;
 pub use trace::{preview, TraceEvent, PREVIEW_CHARS};
 
 /// A program ready to run: all stages built from the same (JavaScript) source.
@@ -88,6 +90,10 @@ pub struct ExecuteOptions {
     pub run_timeout: Duration,
     /// MCP calls a sandbox-mode run may make (default 1,000).
     pub max_calls: usize,
+    /// Start read-only calls ahead of the program (sandbox mode; module `speculate`).
+    pub speculate: bool,
+    /// Tools (`server:tool`) to treat as read-only besides those annotated `readOnlyHint`.
+    pub read_only: Vec<String>,
 }
 
 /// Default of [`ExecuteOptions::run_timeout`].
@@ -105,6 +111,8 @@ impl Default for ExecuteOptions {
             annotations: HashMap::new(),
             run_timeout: DEFAULT_RUN_TIMEOUT,
             max_calls: DEFAULT_MAX_CALLS,
+            speculate: true,
+            read_only: Vec::new(),
         }
     }
 }
@@ -200,6 +208,9 @@ pub struct RunReport {
     /// What the program wrote to `console`, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub console: Vec<ConsoleLine>,
+    /// Read-only calls started ahead of the program: how many, taken, wasted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speculation: Option<SpeculationReport>,
     pub timings: RunTimings,
 }
 
@@ -218,14 +229,21 @@ pub(crate) struct Services {
 pub(crate) struct ToolFacts {
     annotations: HashMap<String, ToolAnnotations>,
     logical_tools: HashMap<String, String>,
+    /// Tools the user says are read-only.
+    read_only: Vec<String>,
 }
 
 impl ToolFacts {
     fn read_only(&self, task: &Task) -> bool {
-        task.metadata.read_only
+        task.metadata.read_only || self.tool_read_only(&task.tool)
+    }
+
+    /// Whether `tool` (`server:tool`) only reads: annotated so, or listed by the user.
+    pub(crate) fn tool_read_only(&self, tool: &str) -> bool {
+        self.read_only.iter().any(|t| t == tool)
             || self
                 .annotations
-                .get(&task.tool)
+                .get(tool)
                 .is_some_and(ToolAnnotations::read_only)
     }
 
@@ -294,11 +312,13 @@ pub async fn execute(
             .iter()
             .map(|t| (t.id.clone(), t.tool.clone()))
             .collect(),
+        read_only: options.read_only.clone(),
     });
     let finish = |result: Result<Value, RunError>,
                   calls: Vec<Call>,
                   warnings: Vec<String>,
                   console: Vec<ConsoleLine>,
+                  speculation: Option<SpeculationReport>,
                   tracer: Arc<trace::Tracer>| {
         // Every task has reported before the run ends, so the trace is complete here.
         let (trace, executed_path) = tracer.take();
@@ -321,6 +341,7 @@ pub async fn execute(
             calls,
             warnings,
             console,
+            speculation,
             timings: RunTimings {
                 execute_ms: started.elapsed().as_secs_f64() * 1e3,
             },
@@ -339,6 +360,7 @@ pub async fn execute(
             Vec::new(),
             Vec::new(),
             Vec::new(),
+            None,
             tracer,
         );
     }
@@ -349,6 +371,7 @@ pub async fn execute(
             Vec::new(),
             Vec::new(),
             Vec::new(),
+            None,
             tracer,
         );
     }
@@ -361,6 +384,7 @@ pub async fn execute(
             Vec::new(),
             Vec::new(),
             Vec::new(),
+            None,
             tracer,
         );
     }
@@ -398,15 +422,24 @@ pub async fn execute(
                 }
                 e
             });
-            finish(result, calls, outcome.warnings, Vec::new(), tracer)
+            finish(result, calls, outcome.warnings, Vec::new(), None, tracer)
         }
         Mode::Sandbox => {
             let limits = program::Limits {
                 wall: options.run_timeout,
                 calls: options.max_calls,
+                // Without reordering, calls run one after another as written.
+                speculate: options.speculate && options.reorder,
             };
             let ran = program::run(program, &options.args, services, limits).await;
-            finish(ran.result, ran.calls, Vec::new(), ran.console, tracer)
+            finish(
+                ran.result,
+                ran.calls,
+                Vec::new(),
+                ran.console,
+                ran.speculation,
+                tracer,
+            )
         }
     }
 }

@@ -16,6 +16,7 @@ use pml_structure::{Instrumented, NodeKind, ProbeKind, StaticStructure};
 use serde_json::Value;
 
 use crate::approval::SideEffect;
+use crate::speculate::{Speculation, SpeculationReport};
 use crate::trace::{Op, TraceEvent, Tracer};
 use crate::{Call, ConsoleLine, Program, RunError, Services};
 
@@ -29,6 +30,8 @@ pub(crate) struct Limits {
     pub wall: Duration,
     /// MCP calls the run may make.
     pub calls: usize,
+    /// Start read-only calls ahead of the program.
+    pub speculate: bool,
 }
 
 /// What the run did besides its result.
@@ -36,13 +39,26 @@ pub(crate) struct Ran {
     pub result: Result<Value, RunError>,
     pub calls: Vec<Call>,
     pub console: Vec<ConsoleLine>,
+    pub speculation: Option<SpeculationReport>,
 }
 
 /// Runs the program with `args`.
 pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: Limits) -> Ran {
     let runtime = tokio::runtime::Handle::current();
+    let speculation = match limits.speculate {
+        true => Speculation::plan(program, &cx, args, &|tool| cx.facts.tool_read_only(tool)),
+        false => None,
+    };
+    let driver = speculation.as_ref().map(|s| s.drive());
+    let wanted: Vec<u32> = speculation
+        .as_ref()
+        .map(|s| s.wanted().to_vec())
+        .unwrap_or_default();
     let map = Arc::new(NodeMap::new(program));
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared {
+        speculation,
+        ..Shared::default()
+    });
     let (source, probes) = match &program.instrumented {
         Some(i) => (i.source.clone(), Some(i.namespace.clone())),
         None => (program.source.clone(), None),
@@ -56,6 +72,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             source: &source,
             args: &args,
             probes: probes.as_deref(),
+            values: &wanted,
         };
         let mut on_call = |call: HostCall, answers: Answers| {
             let made = shared2.made.fetch_add(1, Ordering::AcqRel) + 1;
@@ -135,6 +152,10 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         }
         let _ = handle.await;
     }
+    let speculation = shared.speculation.as_ref().map(|s| s.finish());
+    if let Some(driver) = driver {
+        let _ = driver.await;
+    }
     let calls = std::mem::take(&mut *shared.calls.lock().unwrap_or_else(|p| p.into_inner()));
     let console = std::mem::take(&mut *shared.console.lock().unwrap_or_else(|p| p.into_inner()));
     let result = match outcome {
@@ -147,6 +168,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         result,
         calls,
         console,
+        speculation,
     }
 }
 
@@ -164,6 +186,7 @@ struct Shared {
     keeper: Mutex<Option<Answers>>,
     /// Why a limit ended the run.
     limited: Mutex<Option<String>>,
+    speculation: Option<Arc<Speculation>>,
 }
 
 impl Shared {
@@ -333,6 +356,15 @@ impl NodeMap {
                     });
                 }
             }
+            Reported::Value {
+                probe,
+                iteration,
+                value,
+            } => {
+                if let Some(s) = &shared.speculation {
+                    s.value(probe, &iteration, value);
+                }
+            }
             Reported::Console { level, text } => {
                 shared
                     .console
@@ -447,11 +479,62 @@ async fn answer(
             return fail(message.clone(), message);
         }
     }
-    let since = cx.tracer.start(&op);
-    let outcome = cx
-        .host
-        .call(&call.server, &call.tool, call.arguments.clone())
-        .await;
+    let read_only = cx.facts.tool_read_only(&tool);
+    // Directly in one loop: which element (what speculation keys its calls by).
+    let element = match call.iteration.as_slice() {
+        [] => None,
+        [i] => Some(*i as usize),
+        _ => Some(usize::MAX),
+    };
+    let ahead = shared.speculation.as_ref().and_then(|s| {
+        s.before_call(
+            &tool,
+            read_only,
+            &call.arguments,
+            node.as_deref().map(|n| (n, element)),
+        )
+    });
+    let mut op = op;
+    let (since, outcome) = match ahead {
+        Some(started) => {
+            op.speculative = true;
+            let since = cx.tracer.start(&op);
+            match started.await {
+                Ok(Ok(value)) => {
+                    if let Some(s) = &shared.speculation {
+                        s.taken(true);
+                    }
+                    (since, Ok(value))
+                }
+                // A speculative call that failed is never the answer: call afresh.
+                _ => {
+                    if let Some(s) = &shared.speculation {
+                        s.taken(false);
+                    }
+                    let outcome = cx
+                        .host
+                        .call(&call.server, &call.tool, call.arguments.clone())
+                        .await;
+                    (since, outcome)
+                }
+            }
+        }
+        None => {
+            let since = cx.tracer.start(&op);
+            let outcome = cx
+                .host
+                .call(&call.server, &call.tool, call.arguments.clone())
+                .await;
+            (since, outcome)
+        }
+    };
+    if let Some(s) = &shared.speculation {
+        let outcome = match &outcome {
+            Ok(value) => Ok(Some(value).filter(|_| call.iteration.is_empty())),
+            Err(_) => Err(()),
+        };
+        s.after_call(node.as_deref(), read_only, outcome);
+    }
     shared
         .calls
         .lock()

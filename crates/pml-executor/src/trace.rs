@@ -41,6 +41,9 @@ pub struct TraceEvent {
     /// `loop`: how many times the body ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u32>,
+    /// An MCP call answered by a call started ahead of the program (speculation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speculative: Option<bool>,
     /// Milliseconds since the run started.
     pub ts_ms: f64,
     /// `tool_end` only.
@@ -78,6 +81,8 @@ pub(crate) struct Op<'a> {
     pub iteration: &'a [u32],
     /// Where a call without a node was made.
     pub at: Option<(usize, usize)>,
+    /// Answered by speculation.
+    pub speculative: bool,
 }
 
 impl TraceEvent {
@@ -93,6 +98,7 @@ impl TraceEvent {
             column: None,
             outcome: None,
             iterations: None,
+            speculative: None,
             ts_ms,
             duration_ms: None,
             success: None,
@@ -108,6 +114,7 @@ impl TraceEvent {
             iteration: op.iteration.to_vec(),
             line: op.at.map(|(line, _)| line),
             column: op.at.map(|(_, column)| column),
+            speculative: op.speculative.then_some(true),
             ..TraceEvent::new(event, op.task_id, ts_ms)
         }
     }

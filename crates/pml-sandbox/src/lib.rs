@@ -107,7 +107,13 @@
 //!
 //! let source = "const names = await mcp.fs.list_directory({ path: args.dir });
 //! return names.map((name) => `${args.dir}/${name}`);";
-//! let task = ProgramTask { name: "agent.js", source, args: &json!({"dir": "/tmp"}), probes: None };
+//! let task = ProgramTask {
+//!     name: "agent.js",
+//!     source,
+//!     args: &json!({"dir": "/tmp"}),
+//!     probes: None,
+//!     values: &[],
+//! };
 //! let result = sandbox.run_program(&task, &mut on_call);
 //! assert_eq!(result.unwrap(), json!(["/tmp/a.txt", "/tmp/b.txt"]));
 //!
@@ -401,6 +407,7 @@ impl Sandbox {
                 source: task.source.to_owned(),
                 args,
                 probes: task.probes.map(str::to_owned),
+                values: task.values.to_vec(),
             },
             link: Link {
                 line: line.clone(),

@@ -56,6 +56,9 @@ pub struct ProgramTask<'a> {
     /// [`Report`]), passed to it as a parameter of the wrapper function. `None`: a plain
     /// program.
     pub probes: Option<&'a str>,
+    /// Probes of operations whose whole value the host wants (reported as
+    /// [`Reported::Value`] when it is plain data).
+    pub values: &'a [u32],
 }
 
 /// What an instrumented program reported, with when (the worker's clock).
@@ -78,6 +81,14 @@ pub enum Reported {
         ok: bool,
         /// The start of the value, JSON-like (bounded, and read without running program code).
         preview: Option<String>,
+    },
+    /// The whole value of an operation the host asked for ([`ProgramTask::values`]), when it
+    /// is plain data (JSON as `JSON.stringify` would give it, read without running program
+    /// code; nothing is reported for other values). Comes right after its `Operation`.
+    Value {
+        probe: u32,
+        iteration: Vec<u32>,
+        value: serde_json::Value,
     },
     /// A decision took outcome `outcome` (1/0 for true/false; a switch: the case index, -1 for
     /// `default`).

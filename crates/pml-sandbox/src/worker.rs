@@ -59,6 +59,8 @@ pub(crate) struct ProgramRequest {
     pub args: String,
     /// The name of the probe object of an instrumented program.
     pub probes: Option<String>,
+    /// Probes whose values the host wants.
+    pub values: Vec<u32>,
 }
 
 /// How a task ended when it did not produce a value. The pool adds the task id and tool.
@@ -508,6 +510,7 @@ impl Engine {
                 wrapper: &wrapper,
                 args: &request.args,
                 probes: request.probes.is_some(),
+                values: &request.values,
                 link,
                 budget,
                 clock: &self.clock,

@@ -135,6 +135,8 @@ pub(crate) struct Builder<'a> {
     probes: Recorder,
     /// The loop nodes (indices) whose statements are being walked, innermost last.
     loops: Vec<usize>,
+    /// Spans (lo, hi) of expressions directly under `await`.
+    awaited: FxHashSet<(u32, u32)>,
 }
 
 impl Env for Builder<'_> {
@@ -183,6 +185,7 @@ impl<'a> Builder<'a> {
             diagnostics: Vec::new(),
             probes: Recorder::new(false),
             loops: Vec::new(),
+            awaited: FxHashSet::default(),
         }
     }
 
@@ -1043,7 +1046,11 @@ impl<'a> Builder<'a> {
     fn expr_inner(&mut self, e: &Expr, pos: Position) -> Out {
         match e {
             Expr::Paren(p) => self.expr(&p.expr, pos),
-            Expr::Await(a) => self.expr(&a.arg, pos),
+            Expr::Await(a) => {
+                let awaited = strip(&a.arg).span();
+                self.awaited.insert((awaited.lo.0, awaited.hi.0));
+                self.expr(&a.arg, pos)
+            }
             Expr::TsAs(x) => self.expr(&x.expr, pos),
             Expr::TsNonNull(x) => self.expr(&x.expr, pos),
             Expr::TsSatisfies(x) => self.expr(&x.expr, pos),
@@ -1441,7 +1448,17 @@ impl<'a> Builder<'a> {
                 }
             }
             CalleeKind::Method { method } => return self.method_call(call, callee, method, pos),
-            CalleeKind::Other => {}
+            CalleeKind::Other => {
+                // `Promise.race`/`Promise.any`: which call settles first is the program's data.
+                if let Expr::Member(m) = strip(callee) {
+                    let method = prop_static_name(&m.prop, self);
+                    if matches!(strip(&m.obj), Expr::Ident(p) if &*p.sym == "Promise")
+                        && matches!(method.as_deref(), Some("race" | "any"))
+                    {
+                        self.probes.observe_timing();
+                    }
+                }
+            }
         }
         self.expr(callee, Position::Nested);
         for a in &call.args {
@@ -1572,7 +1589,8 @@ impl<'a> Builder<'a> {
         let id = self.add_node(node);
         if let Callee::Expr(callee) = &call.callee {
             let callee = self.offsets(callee.span());
-            self.probe(ProbeKind::Call, Site::Call { callee });
+            let awaited = self.awaited.contains(&(call.span.lo.0, call.span.hi.0));
+            self.probe(ProbeKind::Call, Site::Call { callee, awaited });
         }
         id
     }

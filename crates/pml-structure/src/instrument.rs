@@ -58,6 +58,10 @@ pub enum ProbeKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Probe {
     pub kind: ProbeKind,
+    /// A call directly under `await` (`await mcp.s.t(...)`, `(await mcp.s.t(...)).x`): the
+    /// program cannot tell when it completed, only that it did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub awaited: bool,
     /// The node ids it reports for. One, except where the builder unrolled a callback over a
     /// literal array (one node per element): then the last index of the iteration vector
     /// (the element) picks the node.
@@ -85,6 +89,10 @@ pub struct Instrumented {
     /// The name of the probe object the source reads (a free identifier of `source`).
     pub namespace: String,
     pub probes: Vec<Probe>,
+    /// The program races promises (`Promise.race`, `Promise.any`): which call settles first
+    /// is part of what it computes.
+    #[serde(default)]
+    pub observes_timing: bool,
     /// `(offset in the program, bytes inserted there)`, by offset.
     insertions: Vec<(usize, usize)>,
 }
@@ -144,7 +152,10 @@ fn line_start(text: &str, line: usize) -> Option<usize> {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Site {
     /// `P.s(k, it, ` callee `)`.
-    Call { callee: (usize, usize) },
+    Call {
+        callee: (usize, usize),
+        awaited: bool,
+    },
     /// `P.e(k, it, ` whole `)` and `P.b(k, ` operand `)`.
     Operation {
         whole: (usize, usize),
@@ -209,6 +220,7 @@ pub(crate) struct Recorder {
     recorded: Vec<Recorded>,
     /// The bodies being walked that declare an iteration variable, innermost last.
     bodies: Vec<usize>,
+    observes_timing: bool,
 }
 
 impl Recorder {
@@ -242,6 +254,11 @@ impl Recorder {
         self.bodies.pop();
     }
 
+    /// The program races promises.
+    pub(crate) fn observe_timing(&mut self) {
+        self.observes_timing = true;
+    }
+
     /// Forgets the probes of nodes `nodes..` (rolled back).
     pub(crate) fn rollback(&mut self, nodes: usize) {
         self.recorded.retain(|r| r.node < nodes);
@@ -266,9 +283,11 @@ impl Recorder {
                 Some(&i) => probes[i].nodes.push((*id).to_owned()),
                 None => {
                     seen.insert((r.kind, r.site.clone()), sites.len());
+                    let awaited = matches!(r.site, Site::Call { awaited: true, .. });
                     sites.push((r.kind, r.site, r.iteration));
                     probes.push(Probe {
                         kind: r.kind,
+                        awaited,
                         nodes: vec![(*id).to_owned()],
                     });
                 }
@@ -283,7 +302,7 @@ impl Recorder {
                 None => "0".to_owned(),
             };
             match site {
-                Site::Call { callee } => edits.wrap(*callee, format!("{ns}.s({k},{it},"), ")"),
+                Site::Call { callee, .. } => edits.wrap(*callee, format!("{ns}.s({k},{it},"), ")"),
                 Site::Operation { whole, operand } => {
                     edits.wrap(*whole, format!("{ns}.e({k},{it},"), ")");
                     edits.wrap(*operand, format!("{ns}.b({k},{it},"), ")");
@@ -330,6 +349,7 @@ impl Recorder {
             source,
             namespace,
             probes,
+            observes_timing: self.observes_timing,
             insertions,
         })
     }
@@ -405,6 +425,7 @@ mod tests {
             source,
             namespace: "P".into(),
             probes: Vec::new(),
+            observes_timing: false,
             insertions,
         };
         // `f` is column 11 in the program, 19 in the instrumented source.

@@ -118,6 +118,12 @@ enum Command {
         /// Most tool calls the run may make (sandbox mode).
         #[arg(long, value_name = "N", default_value_t = 1_000)]
         max_calls: usize,
+        /// Do not start read-only calls ahead of the program.
+        #[arg(long)]
+        no_speculate: bool,
+        /// Treat this tool (`server:tool`) as read-only, like a `readOnlyHint` (repeatable).
+        #[arg(long, value_name = "TOOL")]
+        read_only: Vec<String>,
         /// Run the whole program in the sandbox even when it could run as a DAG.
         #[arg(long)]
         sandbox: bool,
@@ -379,6 +385,8 @@ fn run_program(command: Command) -> ExitCode {
         code_timeout_ms,
         run_timeout_ms,
         max_calls,
+        no_speculate,
+        read_only,
         sandbox,
         trace_out,
         pretty,
@@ -411,6 +419,8 @@ fn run_program(command: Command) -> ExitCode {
         code_time_limit_ms: code_timeout_ms,
         run_timeout_ms,
         max_calls,
+        speculate: !no_speculate,
+        read_only,
         permissions,
         mode: sandbox.then_some(pml_executor::Mode::Sandbox),
     };

@@ -53,6 +53,10 @@ pub struct RunOptions {
     pub run_timeout_ms: u64,
     /// Most tool calls the run may make.
     pub max_calls: usize,
+    /// Start read-only calls ahead of the program.
+    pub speculate: bool,
+    /// Tools to treat as read-only besides those annotated so.
+    pub read_only: Vec<String>,
     pub permissions: Option<PathBuf>,
     pub mode: Option<Mode>,
 }
@@ -69,6 +73,8 @@ impl Default for RunOptions {
             code_time_limit_ms: 5_000,
             run_timeout_ms: pml_executor::DEFAULT_RUN_TIMEOUT.as_millis() as u64,
             max_calls: pml_executor::DEFAULT_MAX_CALLS,
+            speculate: true,
+            read_only: Vec::new(),
             permissions: None,
             mode: None,
         }
@@ -95,7 +101,7 @@ pub struct RunOutput {
 
 impl RunOutput {
     /// What `pml run` prints: `{ok, result, error?, mode, modeReasons?, warnings?,
-    /// executedPath, trace, timings}` (`docs/formats.md`).
+    /// executedPath, trace, console?, speculation?, timings}` (`docs/formats.md`).
     pub fn to_json(&self) -> Value {
         let report = &self.report;
         let mut json = serde_json::json!({
@@ -118,6 +124,12 @@ impl RunOutput {
         }
         if !report.warnings.is_empty() {
             json["warnings"] = serde_json::json!(report.warnings);
+        }
+        if !report.console.is_empty() {
+            json["console"] = serde_json::json!(report.console);
+        }
+        if let Some(speculation) = &report.speculation {
+            json["speculation"] = serde_json::json!(speculation);
         }
         json
     }
@@ -477,6 +489,8 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         annotations,
         run_timeout: std::time::Duration::from_millis(options.run_timeout_ms),
         max_calls: options.max_calls,
+        speculate: options.speculate,
+        read_only: options.read_only.clone(),
     };
     let report = execute(
         &program,

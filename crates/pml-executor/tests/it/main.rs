@@ -6,4 +6,5 @@ mod hostile;
 mod modes;
 mod prop;
 mod scheduling;
+mod speculation;
 mod support;

@@ -69,9 +69,16 @@ async fn sequential_reads_overlap_only_with_reordering() {
     };
     let (n, result, mode) = max_in_flight(SEQUENTIAL, &in_order).await;
     assert_eq!((n, &result, mode), (1, &expected, Mode::Dag));
-    // As written: one call at a time.
+    // As written, the reads speculated ahead of the program: they overlap too.
     let as_written = sandbox_mode(&ExecuteOptions::default());
     let (n, result, mode) = max_in_flight(SEQUENTIAL, &as_written).await;
+    assert_eq!((n, &result, mode), (4, &expected, Mode::Sandbox));
+    // Without speculation: one call at a time.
+    let no_speculation = ExecuteOptions {
+        speculate: false,
+        ..as_written
+    };
+    let (n, result, mode) = max_in_flight(SEQUENTIAL, &no_speculation).await;
     assert_eq!((n, &result, mode), (1, &expected, Mode::Sandbox));
 }
 

@@ -34,7 +34,7 @@ use crate::program::{
 /// key listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
 /// that are not JSON make a rejected promise (a `TypeError`). The error a call rejects with is
 /// made when the call is, so its stack points at the program's line that made the call.
-pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy) {
+pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wanted) {
   const Err = Error;
   const TypeErr = TypeError;
   const capture = typeof Err.captureStackTrace === "function" ? Err.captureStackTrace : undefined;
@@ -119,6 +119,47 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy) {
     return out.length > limit ? apply(sliceText, out, [0, limit]) + "…" : out;
   };
 
+  // A value as JSON text when it is plain data (arrays, plain objects, strings, finite
+  // numbers, booleans, null; own data properties only), else undefined; read like `show`.
+  const plain = (value) => {
+    let out = "";
+    const walk = (v, depth) => {
+      switch (typeof v) {
+        case "string": out += stringify(v); return out.length < 1048576;
+        case "number": out += v === v && v !== 1 / 0 && v !== -1 / 0 ? Str(v) : "null"; return true;
+        case "boolean": out += v ? "true" : "false"; return true;
+        case "object": break;
+        default: return false;
+      }
+      if (v === null) { out += "null"; return true; }
+      if (depth > 64 || isProxy(v)) return false;
+      const proto = protoOf(v);
+      const field = (d) => d !== undefined && hasOwn(d, "value") && walk(d.value, depth + 1);
+      if (isArray(v)) {
+        if (proto !== ArrayProto) return false;
+        out += "[";
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) out += ",";
+          if (!field(describe(v, i))) return false;
+        }
+        out += "]";
+      } else {
+        if (proto !== ObjectProto && proto !== null) return false;
+        const names = keys(v);
+        out += "{";
+        for (let i = 0; i < names.length; i++) {
+          out += (i > 0 ? "," : "") + stringify(names[i]) + ":";
+          if (!field(describe(v, names[i]))) return false;
+        }
+        out += "}";
+      }
+      return out.length < 1048576;
+    };
+    return walk(value, 0) ? out : undefined;
+  };
+  const wants = create(null);
+  for (let i = 0; i < wanted.length; i++) wants[wanted[i]] = true;
+
   // The site of the call being made (set by a call site's wrapper just before the call).
   let site = 0;
   let siteIteration = 0;
@@ -202,7 +243,15 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy) {
       }
     },
     b: (k, it, v) => { record(1, k, it); return v; },
-    e: (k, it, v) => { record(2, k, it); record(3, k, it, show(v, 200, false)); return v; },
+    e: (k, it, v) => {
+      record(2, k, it);
+      record(3, k, it, show(v, 200, false));
+      if (wants[k] === true) {
+        const text = plain(v);
+        if (text !== undefined) record(8, k, it, text);
+      }
+      return v;
+    },
     d: (k, it, v) => { record(4, k, it, v ? 1 : 0); return v; },
     n: (k, it, v) => { record(4, k, it, v == null ? 1 : 0); return v; },
     w: (k, it, v) => { switches[k] = { v, it }; return v; },
@@ -429,6 +478,14 @@ impl Calls {
                 iteration,
                 ok: ok != 0.0,
             },
+            (8, Some(Extra::Text(text))) => match serde_json::from_str(&text) {
+                Ok(value) => Reported::Value {
+                    probe,
+                    iteration,
+                    value,
+                },
+                Err(_) => return,
+            },
             (7, Some(Extra::Text(text))) => Reported::Console {
                 level: ConsoleLevel::from_code(probe.into()),
                 text,
@@ -533,6 +590,8 @@ pub(crate) struct Program<'a> {
     pub args: &'a str,
     /// An instrumented program: the wrapper takes the probe object.
     pub probes: bool,
+    /// Probes whose values the host wants.
+    pub values: &'a [u32],
     pub link: &'a Link,
     pub budget: &'a mut Budget,
     pub clock: &'a TaskClock,
@@ -594,6 +653,7 @@ fn run_with<'js>(
         wrapper,
         args,
         probes,
+        values,
         link,
         budget,
         clock,
@@ -647,7 +707,7 @@ fn run_with<'js>(
     let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy()).map_err(run)?;
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
-        .and_then(|setup| setup.call((native, replacer.clone(), record, is_proxy)))
+        .and_then(|setup| setup.call((native, replacer.clone(), record, is_proxy, values.to_vec())))
         .map_err(run)?;
     let mcp: Value = made.get(0).map_err(run)?;
     let settle: Function = made.get(1).map_err(run)?;

@@ -16,6 +16,7 @@ fn probed(source: &str) -> (Result<Value, SandboxError>, Vec<HostCall>, Vec<Repo
         source,
         args: &Value::Null,
         probes: Some("P"),
+        values: &[1, 3],
     };
     let result = shared().run_observed(
         &task,
@@ -256,6 +257,7 @@ fn the_host_can_abort_a_run_that_waits() {
         source: "while (true) { try { await mcp.s.t({}); } catch (e) {} }",
         args: &Value::Null,
         probes: None,
+        values: &[],
     };
     let mut made = 0;
     let result = shared().run_program(&task, &mut |call, answers| {

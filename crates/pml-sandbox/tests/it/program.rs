@@ -27,6 +27,7 @@ fn run_answering(
         source,
         args,
         probes: None,
+        values: &[],
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         answers.answer(call.id, answer(&call));
@@ -54,6 +55,7 @@ fn run_hosted<T: Send + 'static>(
         source,
         args: &Value::Null,
         probes: None,
+        values: &[],
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         // A host that has returned answers nothing: the run fails when the handle is dropped.
@@ -477,6 +479,7 @@ fn stray_answers_are_ignored() {
         source: "const a = await mcp.s.t(); const b = await mcp.s.t(); return [a, b];",
         args: &Value::Null,
         probes: None,
+        values: &[],
     };
     let result = shared().run_program(&task, &mut |call, answers| {
         answers.answer(99, Ok(json!("unknown id")));
@@ -504,6 +507,7 @@ fn dropping_every_answer_handle_fails_the_run() {
         source: "await mcp.s.t();",
         args: &Value::Null,
         probes: None,
+        values: &[],
     };
     let error = shared()
         .run_program(&task, &mut |_call, answers| drop(answers))
@@ -763,6 +767,7 @@ fn a_panicking_on_call_frees_the_worker() {
         source: "await mcp.a.b();",
         args: &Value::Null,
         probes: None,
+        values: &[],
     };
     let unwound = panic::catch_unwind(AssertUnwindSafe(|| {
         sandbox.run_program(&task, &mut |_, _| panic!("the host failed"))

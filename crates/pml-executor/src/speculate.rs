@@ -1,0 +1,534 @@
+//! Speculation: read-only calls started ahead of the program, taken when the program makes
+//! the same call.
+//!
+//! **Plan.** A *target* is an MCP call node of the structure whose tool is read-only (annotated
+//! `readOnlyHint`, or in [`crate::ExecuteOptions::read_only`]) and needs no approval, that the
+//! program awaits directly (`await mcp.s.t(...)`: it cannot tell when the call completed, only
+//! that it did), outside any loop or directly in a `for ... of` loop (one call per element of
+//! the iterable). Nothing is speculated in a program that races promises, keeps a call
+//! un-awaited, or may call tools where the structure cannot see (a local function, a computed
+//! name, a capability): there, when a call completes could change what it computes.
+//!
+//! **When.** A target starts as soon as (1) its arguments can be computed: from `args`,
+//! literals and the values the program has produced so far (results of its calls, and the
+//! values of the operations the arguments read, which the instrumented program reports); for a
+//! loop, once its iterable is known, one call per element; (2) every call that is not
+//! read-only and comes before it in program order (or shares its loop) has finished, at most
+//! once (not inside a loop); (3) no call that is not read-only is running.
+//!
+//! **Taking.** When the program makes a read-only call, it takes a speculative call with the
+//! same tool and the same arguments (canonical JSON) if the program has made no call that is
+//! not read-only since that speculative call started (the *write epoch*); a speculative call
+//! serves one program call at most; one that failed serves none (the program calls afresh).
+//! So a wrong guess costs one unused read and is never visible in the result. Speculative
+//! calls nobody took are counted as wasted and never traced.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use indexmap::IndexMap;
+use pml_dag::expr::free_names;
+use pml_structure::{ArgumentValue, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::values::{Reader, Results, Values};
+use crate::{Program, Services, ToolFailure};
+
+/// What speculation did in one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpeculationReport {
+    /// Speculative calls started.
+    pub planned: usize,
+    /// Taken by a call of the program.
+    pub served: usize,
+    /// Not taken (or failed): reads made for nothing.
+    pub wasted: usize,
+}
+
+/// Most speculative calls running at once.
+const IN_FLIGHT: usize = 32;
+/// Most speculative calls per loop.
+const PER_LOOP: usize = 256;
+
+/// One call node that may be speculated.
+struct Target {
+    node: String,
+    server: String,
+    tool: String,
+    arguments: IndexMap<String, ArgumentValue>,
+    /// The `for ... of` loop the call is directly in: its id and iterable expression.
+    each: Option<(String, String)>,
+    /// Write nodes that must have finished first.
+    after: Vec<String>,
+    /// Node ids the arguments (and the iterable) read.
+    reads: Vec<String>,
+    /// Where the call is in the program (byte offset).
+    at: usize,
+}
+
+/// A speculative call.
+struct Entry {
+    epoch: u64,
+    call: JoinHandle<Result<Value, ToolFailure>>,
+}
+
+#[derive(Default)]
+struct State {
+    values: Results,
+    /// Write calls the program has made (bumped when one starts).
+    epoch: u64,
+    writes_running: usize,
+    /// Write nodes that finished (successfully).
+    finished: HashSet<String>,
+    /// Nodes (with where they are) whose speculative call failed: until the program's own
+    /// call to them succeeds, nothing after them is speculated (the program is likely to stop
+    /// there).
+    failed: HashMap<String, usize>,
+    /// (node, element) already started, by speculation or by the program.
+    started: HashSet<(String, Option<usize>)>,
+    /// (tool, canonical arguments) -> speculative calls not taken yet.
+    entries: HashMap<(String, String), Vec<Entry>>,
+    running: usize,
+    report: SpeculationReport,
+    over: bool,
+}
+
+/// The speculation of one run (see the module doc).
+pub(crate) struct Speculation {
+    targets: Vec<Target>,
+    state: Mutex<State>,
+    wake: Notify,
+    services: Services,
+    args: Value,
+    literals: IndexMap<String, Value>,
+    /// Probes of the operations whose values the targets read.
+    wanted: Vec<u32>,
+    /// Probe number -> node id, for those.
+    wanted_nodes: HashMap<u32, String>,
+}
+
+impl Speculation {
+    /// The plan for `program`, or `None` when nothing may be speculated.
+    pub(crate) fn plan(
+        program: &Program,
+        services: &Services,
+        args: &Value,
+        read_only: &dyn Fn(&str) -> bool,
+    ) -> Option<Arc<Speculation>> {
+        let instrumented = program.instrumented.as_ref()?;
+        let structure = &program.structure;
+        let hidden = structure.diagnostics.iter().any(|d| {
+            d.code == pml_structure::diagnostics::UNANALYSED_FUNCTION
+                || d.code == pml_structure::diagnostics::DYNAMIC_CALL
+        });
+        let calls: Vec<_> = (instrumented.probes.iter())
+            .filter(|p| p.kind == ProbeKind::Call)
+            .collect();
+        let unawaited = calls.iter().any(|p| {
+            !p.awaited
+                && p.nodes.iter().any(|id| {
+                    structure
+                        .node(id)
+                        .is_some_and(|n| !matches!(n.scope, Some(Scope::Fork { .. })))
+                })
+        });
+        let capabilities = structure
+            .nodes
+            .iter()
+            .any(|n| n.kind == NodeKind::Capability);
+        if hidden || unawaited || capabilities || instrumented.observes_timing {
+            return None;
+        }
+        let awaited: HashSet<&str> = (calls.iter())
+            .filter(|p| p.awaited)
+            .flat_map(|p| p.nodes.iter().map(String::as_str))
+            .collect();
+        let writes: Vec<&pml_structure::Node> = (structure.nodes.iter())
+            .filter(|n| n.kind == NodeKind::Capability || n.is_mcp())
+            .filter(|n| !n.tool.as_deref().is_some_and(read_only))
+            .collect();
+        let mut targets = Vec::new();
+        for node in structure.nodes.iter().filter(|n| n.is_mcp()) {
+            let Some(tool) = node.tool.as_deref() else {
+                continue;
+            };
+            let approval = services
+                .policy
+                .needs_approval(tool, services.facts.destructive(tool));
+            if !read_only(tool) || approval || !awaited.contains(node.id.as_str()) {
+                continue;
+            }
+            let loops = enclosing_loops(structure, &node.id);
+            let each = match loops.as_slice() {
+                [] => None,
+                [l] => {
+                    let l = structure.node(l)?;
+                    match (l.loop_kind, &l.condition) {
+                        (Some(LoopKind::ForOf), Some(iterable)) => {
+                            Some((l.id.clone(), iterable.clone()))
+                        }
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
+            // Writes before it in the program, or in its loop, must have finished, once.
+            let mut after = Vec::new();
+            let mut blocked = false;
+            for w in &writes {
+                let shares_loop = enclosing_loops(structure, &w.id)
+                    .iter()
+                    .any(|l| loops.contains(l));
+                if shares_loop || (w.span.start < node.span.start && in_loop(structure, &w.id)) {
+                    blocked = true;
+                    break;
+                }
+                if w.span.start < node.span.start {
+                    after.push(w.id.clone());
+                }
+            }
+            if blocked {
+                continue;
+            }
+            let Some(arguments) = node.arguments.clone() else {
+                continue;
+            };
+            let mut expressions = Vec::new();
+            for v in arguments.values() {
+                crate::values::expressions(v, &mut expressions);
+            }
+            let mut reads: Vec<String> = Vec::new();
+            let iterable = each.as_ref().map(|(_, i)| i.as_str());
+            for e in expressions.into_iter().chain(iterable) {
+                for name in free_names(&e.replace("[*]", "[0]")) {
+                    if structure.node(&name).is_some() && !reads.contains(&name) {
+                        reads.push(name);
+                    }
+                }
+            }
+            let (server, tool) = crate::host::split_tool(tool);
+            targets.push(Target {
+                node: node.id.clone(),
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                arguments,
+                each,
+                after,
+                reads,
+                at: node.span.start,
+            });
+        }
+        if targets.is_empty() {
+            return None;
+        }
+        // The values of the operations the targets read come from the program's probes.
+        let mut wanted = Vec::new();
+        let mut wanted_nodes = HashMap::new();
+        let read: HashSet<&str> = (targets.iter())
+            .flat_map(|t| t.reads.iter().map(String::as_str))
+            .collect();
+        for (i, probe) in instrumented.probes.iter().enumerate() {
+            if probe.kind != ProbeKind::Operation {
+                continue;
+            }
+            if let [id] = probe.nodes.as_slice() {
+                if read.contains(id.as_str()) {
+                    let k = i as u32 + 1;
+                    wanted.push(k);
+                    wanted_nodes.insert(k, id.clone());
+                }
+            }
+        }
+        Some(Arc::new(Speculation {
+            targets,
+            state: Mutex::new(State::default()),
+            wake: Notify::new(),
+            services: services.clone(),
+            args: args.clone(),
+            literals: structure.literal_bindings.clone(),
+            wanted,
+            wanted_nodes,
+        }))
+    }
+
+    /// Probes whose values the program should report.
+    pub(crate) fn wanted(&self) -> &[u32] {
+        &self.wanted
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts what can start now, and again each time the program gets further, until
+    /// [`Speculation::finish`].
+    pub(crate) fn drive(self: &Arc<Self>) -> JoinHandle<()> {
+        let this = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let notified = this.wake.notified();
+                let scan = this.clone();
+                if tokio::task::spawn_blocking(move || scan.scan())
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                if this.lock().over {
+                    return;
+                }
+                notified.await;
+            }
+        })
+    }
+
+    /// One pass over the targets: starts every one that is ready.
+    fn scan(self: &Arc<Self>) {
+        let (values, epoch) = {
+            let state = self.lock();
+            if state.over || state.writes_running > 0 || state.running >= IN_FLIGHT {
+                return;
+            }
+            (state.values.clone(), state.epoch)
+        };
+        let joins = IndexMap::new();
+        let known = Values {
+            args: &self.args,
+            results: &values,
+            joins: &joins,
+            literals: &self.literals,
+        };
+        for target in &self.targets {
+            {
+                let state = self.lock();
+                let finished = target.after.iter().all(|w| state.finished.contains(w));
+                let read = target.reads.iter().all(|n| state.values.contains_key(n));
+                let failed_before = state.failed.values().any(|at| *at < target.at);
+                if !finished || !read || failed_before {
+                    continue;
+                }
+            }
+            let reader = Reader {
+                task_id: &target.node,
+                tool: &target.tool,
+            };
+            let elements: Vec<Option<usize>> = match &target.each {
+                None => vec![None],
+                Some((_, iterable)) => {
+                    match known.expression(iterable, &self.services.sandbox, &reader) {
+                        Ok(Some(Value::Array(items))) => {
+                            (0..items.len().min(PER_LOOP)).map(Some).collect()
+                        }
+                        _ => continue,
+                    }
+                }
+            };
+            for element in elements {
+                let key = (target.node.clone(), element);
+                if self.lock().started.contains(&key) {
+                    continue;
+                }
+                let arguments = match element {
+                    None => target.arguments.clone(),
+                    Some(i) => (target.arguments.iter())
+                        .map(|(k, v)| (k.clone(), at_element(v, i)))
+                        .collect(),
+                };
+                let Ok(arguments) = known.object(&arguments, &self.services.sandbox, &reader)
+                else {
+                    continue;
+                };
+                let arguments = Value::Object(arguments);
+                let mut state = self.lock();
+                // The program may have moved on meanwhile.
+                if state.over
+                    || state.epoch != epoch
+                    || state.writes_running > 0
+                    || state.running >= IN_FLIGHT
+                {
+                    return;
+                }
+                if !state.started.insert(key) {
+                    continue;
+                }
+                let tool = format!("{}:{}", target.server, target.tool);
+                let host = self.services.host.clone();
+                let (server, name) = (target.server.clone(), target.tool.clone());
+                let sent = arguments.clone();
+                let this = self.clone();
+                let (node, at) = (target.node.clone(), target.at);
+                let call = tokio::spawn(async move {
+                    let outcome = host.call(&server, &name, sent).await;
+                    let mut state = this.lock();
+                    state.running -= 1;
+                    if outcome.is_err() {
+                        state.failed.insert(node, at);
+                    }
+                    drop(state);
+                    this.wake.notify_one();
+                    outcome
+                });
+                state.running += 1;
+                state.report.planned += 1;
+                state
+                    .entries
+                    .entry((tool, canonical(&arguments)))
+                    .or_default()
+                    .push(Entry { epoch, call });
+            }
+        }
+    }
+
+    /// The program makes a call to `tool` (`node`, at `element` of its loop when directly in
+    /// one): a speculative call to take, if any. A call that is not read-only opens a new
+    /// write epoch.
+    pub(crate) fn before_call(
+        &self,
+        tool: &str,
+        read_only: bool,
+        arguments: &Value,
+        node: Option<(&str, Option<usize>)>,
+    ) -> Option<JoinHandle<Result<Value, ToolFailure>>> {
+        let mut state = self.lock();
+        if let Some((node, element)) = node {
+            state.started.insert((node.to_owned(), element));
+        }
+        if !read_only {
+            state.epoch += 1;
+            state.writes_running += 1;
+            return None;
+        }
+        let epoch = state.epoch;
+        let key = (tool.to_owned(), canonical(arguments));
+        let entries = state.entries.get_mut(&key)?;
+        let i = entries.iter().position(|e| e.epoch == epoch)?;
+        let entry = entries.swap_remove(i);
+        Some(entry.call)
+    }
+
+    /// A speculative call was taken: `served` when it answered, else the program calls afresh.
+    pub(crate) fn taken(&self, served: bool) {
+        let mut state = self.lock();
+        if served {
+            state.report.served += 1;
+        } else {
+            state.report.wasted += 1;
+        }
+    }
+
+    /// The program's call to `node` ended: `Err` when it failed, else its result when the
+    /// call is outside loops.
+    pub(crate) fn after_call(
+        &self,
+        node: Option<&str>,
+        read_only: bool,
+        outcome: Result<Option<&Value>, ()>,
+    ) {
+        let mut state = self.lock();
+        if !read_only {
+            state.writes_running = state.writes_running.saturating_sub(1);
+        }
+        if let (Some(node), Ok(value)) = (node, outcome) {
+            if !read_only {
+                state.finished.insert(node.to_owned());
+            }
+            state.failed.remove(node);
+            if let Some(value) = value {
+                state.values.insert(node.to_owned(), Some(value.clone()));
+            }
+        }
+        drop(state);
+        self.wake.notify_one();
+    }
+
+    /// An operation's value the program reported (probe `k`, outside loops).
+    pub(crate) fn value(&self, k: u32, iteration: &[u32], value: Value) {
+        let Some(node) = self.wanted_nodes.get(&k) else {
+            return;
+        };
+        if !iteration.is_empty() {
+            return;
+        }
+        self.lock().values.insert(node.clone(), Some(value));
+        self.wake.notify_one();
+    }
+
+    /// Ends speculation: calls nobody took are dropped (and counted as wasted).
+    pub(crate) fn finish(&self) -> SpeculationReport {
+        let mut state = self.lock();
+        state.over = true;
+        let left: Vec<Entry> = state.entries.drain().flat_map(|(_, v)| v).collect();
+        state.report.wasted += left.len();
+        for entry in left {
+            entry.call.abort();
+        }
+        drop(state);
+        self.wake.notify_one();
+        self.lock().report
+    }
+}
+
+/// The loops around node `id`, innermost first.
+fn enclosing_loops(structure: &StaticStructure, id: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = structure.node(id).and_then(|n| n.scope.clone());
+    // Scopes only point outwards: a chain ends.
+    for _ in 0..structure.nodes.len() {
+        let Some(scope) = at else { break };
+        let id = match scope {
+            Scope::Loop { id } => {
+                out.push(id.clone());
+                id
+            }
+            Scope::Decision { id, .. } | Scope::Fork { id } => id,
+        };
+        at = structure.node(&id).and_then(|n| n.scope.clone());
+    }
+    out
+}
+
+fn in_loop(structure: &StaticStructure, id: &str) -> bool {
+    !enclosing_loops(structure, id).is_empty()
+}
+
+/// The argument at element `i` of its loop: the element template `xs[*]` becomes `xs[i]`.
+fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
+    match value {
+        ArgumentValue::Reference { expression } => {
+            ArgumentValue::reference(expression.replace("[*]", &format!("[{i}]")))
+        }
+        ArgumentValue::Object { properties } => ArgumentValue::Object {
+            properties: (properties.iter())
+                .map(|(k, v)| (k.clone(), at_element(v, i)))
+                .collect(),
+        },
+        ArgumentValue::Array { items } => ArgumentValue::Array {
+            items: items.iter().map(|v| at_element(v, i)).collect(),
+        },
+        other => other.clone(),
+    }
+}
+
+/// JSON text with object keys sorted: equal for equal values whatever the key order.
+pub(crate) fn canonical(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    out.insert(k.clone(), sorted(&map[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
