@@ -1,5 +1,5 @@
-// A loop over a directory: the number of calls depends on what is on disk, so this program runs
-// whole in the sandbox (mode "sandbox"); every call the loop makes is traced.
+// A loop over a directory: every call the loop makes is traced under its node with its
+// iteration, and the loop's reads start together as soon as the listing is known.
 const listing = await mcp.filesystem.list_directory({ path: args.root + "/notes" });
 const files = listing.content.split("\n").filter(l => l.startsWith("[FILE]")).map(l => l.slice(7)).sort();
 const todos = [];

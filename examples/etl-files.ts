@@ -1,6 +1,6 @@
 // ETL over files: read two JSON files (in parallel: both reads are read-only), keep the active
 // users, normalise their e-mail, join their team names, write a report, and return a summary.
-// Runs as a DAG: the filter/map/sort chain is fused into one sandbox task.
+// The filter/map/sort chain is traced operation by operation, each with its own time.
 interface User { id: number; name: string; email: string; active: boolean; team: string }
 
 const usersFile = await mcp.filesystem.read_text_file({ path: args.root + "/input/users.json" });

@@ -194,12 +194,13 @@ fn execute(file: &Path, args: &serde_json::Value) -> Result<bool> {
         .iter()
         .filter(|e| e.event == "tool_end")
         .count();
+    let speculated = report.speculation.map_or(0, |s| s.served);
     eprintln!(
-        "run-pipeline: {} ran in {} mode: {} ({} operations, {:.1} ms executing)",
+        "run-pipeline: {} ran: {} ({} operations traced, {} calls served by speculation, {:.1} ms executing)",
         file.display(),
-        serde_json::to_value(report.mode)?.as_str().unwrap_or(""),
         if report.ok { "ok" } else { "FAILED" },
         calls,
+        speculated,
         report.timings.execute_ms
     );
     Ok(report.ok)

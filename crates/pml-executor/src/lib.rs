@@ -1,34 +1,36 @@
 //! The tracing executor: runs an agent program against MCP servers and records what ran.
 //!
 //! **Input:** a [`Program`]: the JavaScript source (TypeScript types already stripped), its
-//! static structure, logical DAG and physical DAG (built from that source); a [`ToolHost`]
-//! (real servers: `pml_mcp::McpClients`), an [`Approver`], a [`Sandbox`] and
-//! [`ExecuteOptions`].
+//! static structure, logical and physical DAG, and the source instrumented with probes (all
+//! built from that source); a [`ToolHost`] (real servers: `pml_mcp::McpClients`), an
+//! [`Approver`], a [`Sandbox`] and [`ExecuteOptions`].
 //! **Output:** a [`RunReport`]: the program's result or the error that ended it (naming the
-//! task, the tool and the cause), the mode that ran, the executed path (every operation that
-//! ran, failed ones included, in completion order), `tool_start`/`tool_end` trace events per
-//! logical operation, the MCP calls made, timings.
+//! node, the tool, the cause and where), the executed path (every logical operation that ran,
+//! MCP calls and `code:*` operations, failed ones included, in completion order), trace events
+//! under the structure's node ids, the MCP calls made, `console` output, what speculation did,
+//! timings.
 //!
-//! **Modes** ([`choose_mode`]): *DAG mode* when the static structure covers the program
-//! (nothing in `uncovered`, no warnings, every task an MCP call or pure code, the result
-//! computable): the scheduler in `dag.rs` runs the physical DAG (module doc there:
-//! dependency counting, read-only reordering, write barriers, conditions, failures).
-//! Otherwise *sandbox mode* (`program.rs`): the whole program runs in QuickJS as written,
-//! with `mcp` a proxy whose calls come to the host; each call is approved and traced the same
-//! way, so a loop that ran 4 times shows 4 calls.
+//! **One path** (`program.rs`): the program runs whole, as written, in QuickJS, so its result,
+//! exceptions, `try`/`catch`, loops, helpers and early returns are its own. It runs
+//! instrumented (`pml_structure`'s `instrument` module): every node of the structure reports
+//! when it runs, and the trace is laid onto the structure. Its `mcp` calls come to the host,
+//! which approves, traces and runs them. **Speculation** (`speculate.rs`) makes it fast:
+//! read-only calls start as soon as their arguments are known, ahead of the program, which
+//! takes them when it makes the same call.
 //!
 //! **Invariants:**
-//! - Running through pml gives the result running the program directly would give: DAG mode
-//!   only runs programs whose every statement the DAG models exactly (`pml_structure`'s
-//!   `uncovered` check is a whitelist); everything else runs as written.
-//! - No MCP call moves across a call to a tool not annotated read-only, in either direction.
+//! - Running through pml gives the result running the program directly would give: the
+//!   program itself runs; probes only observe; a speculative call is taken only when the
+//!   program makes the same read in the same write epoch, else it is wasted, never seen.
+//! - No read overlaps a write that comes before it in program order; nothing that is not
+//!   read-only is ever speculated.
 //! - A call that needs approval ([`ApprovalPolicy`]) runs only after the [`Approver`] said yes;
 //!   pure code never asks.
-//! - Nothing here panics on program data, and the run ends: code is bounded by the sandbox's
-//!   limits, MCP calls by the host's timeouts.
+//! - Nothing here panics on program data, and the run ends: JavaScript is bounded by the
+//!   sandbox's limits, MCP calls by the host's timeouts, the run by its wall-clock limit and
+//!   call cap.
 
 mod approval;
-mod dag;
 mod host;
 mod program;
 mod speculate;
@@ -39,9 +41,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pml_dag::{Dag, Task, TaskType};
+use pml_dag::Dag;
 use pml_mcp::ToolAnnotations;
-use pml_sandbox::{Sandbox, SandboxError};
+use pml_sandbox::Sandbox;
 use pml_structure::{Instrumented, Severity, StaticStructure};
 use serde::Serialize;
 use serde_json::Value;
@@ -58,19 +60,12 @@ pub struct Program {
     pub source: String,
     pub structure: StaticStructure,
     pub logical: Dag,
-    /// The DAG that runs (the logical one when not optimizing).
+    /// The optimized plan (the logical DAG when not optimizing).
     pub physical: Dag,
     /// The source instrumented so that every node reports when it runs (built with
-    /// `BuildOptions::instrument`); what sandbox mode runs. Without it sandbox mode runs
-    /// `source` and traces only the MCP calls, without node ids.
+    /// `BuildOptions::instrument`): what runs. Without it `source` runs, and the trace has
+    /// the MCP calls only, without node ids.
     pub instrumented: Option<Instrumented>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Dag,
-    Sandbox,
 }
 
 /// How to run.
@@ -78,19 +73,14 @@ pub enum Mode {
 pub struct ExecuteOptions {
     /// The program's `args`.
     pub args: Value,
-    /// Let independent read-only calls overlap even when awaited one after another.
-    pub reorder: bool,
-    /// Run in this mode whatever [`choose_mode`] says (sandbox mode runs anything; DAG mode
-    /// refuses a program it does not cover).
-    pub mode: Option<Mode>,
     pub policy: ApprovalPolicy,
     /// Annotations of the tools (`server:tool`), from `tools/list`.
     pub annotations: HashMap<String, ToolAnnotations>,
-    /// Wall-clock limit of a sandbox-mode run (default 10 minutes).
+    /// Wall-clock limit of a run (default 10 minutes).
     pub run_timeout: Duration,
-    /// MCP calls a sandbox-mode run may make (default 1,000).
+    /// MCP calls a run may make (default 1,000).
     pub max_calls: usize,
-    /// Start read-only calls ahead of the program (sandbox mode; module `speculate`).
+    /// Start read-only calls ahead of the program (module `speculate`).
     pub speculate: bool,
     /// Tools (`server:tool`) to treat as read-only besides those annotated `readOnlyHint`.
     pub read_only: Vec<String>,
@@ -105,8 +95,6 @@ impl Default for ExecuteOptions {
     fn default() -> Self {
         ExecuteOptions {
             args: Value::Object(Default::default()),
-            reorder: true,
-            mode: None,
             policy: ApprovalPolicy::default(),
             annotations: HashMap::new(),
             run_timeout: DEFAULT_RUN_TIMEOUT,
@@ -122,6 +110,7 @@ impl Default for ExecuteOptions {
 #[serde(rename_all = "camelCase")]
 pub struct RunError {
     pub message: String,
+    /// The node of the structure where it failed (a call, or the operation that threw).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,27 +118,11 @@ pub struct RunError {
 }
 
 impl RunError {
-    pub(crate) fn task(message: String, task_id: &str, tool: &str) -> Self {
-        RunError {
-            message,
-            task_id: Some(task_id.to_owned()),
-            tool: Some(tool.to_owned()),
-        }
-    }
-
     pub(crate) fn internal(message: String) -> Self {
         RunError {
             message,
             task_id: None,
             tool: None,
-        }
-    }
-
-    pub(crate) fn from_sandbox(e: SandboxError, task: Option<&Task>) -> Self {
-        RunError {
-            message: e.to_string(),
-            task_id: task.map(|t| t.id.clone()),
-            tool: task.map(|t| t.tool.clone()),
         }
     }
 }
@@ -193,18 +166,10 @@ pub struct RunReport {
     pub result: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,
-    pub mode: Mode,
-    /// Why the program could not run as a DAG (sandbox mode).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub mode_reasons: Vec<String>,
     pub executed_path: Vec<String>,
     pub trace: Vec<TraceEvent>,
-    /// The MCP calls made, in completion order.
+    /// The MCP calls the program made, in completion order.
     pub calls: Vec<Call>,
-    /// Pure code that failed (safe to fail: the run still fails as the exception would make
-    /// it) and tasks not run because of a failure.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
     /// What the program wrote to `console`, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub console: Vec<ConsoleLine>,
@@ -214,7 +179,7 @@ pub struct RunReport {
     pub timings: RunTimings,
 }
 
-/// What both modes run calls and code with (shared handles: cheap to clone into a task).
+/// What a run calls and computes with (shared handles: cheap to clone into a task).
 #[derive(Clone)]
 pub(crate) struct Services {
     pub host: Arc<dyn ToolHost>,
@@ -225,19 +190,14 @@ pub(crate) struct Services {
     pub facts: Arc<ToolFacts>,
 }
 
-/// What the executor knows about tools: annotations, and the tool of each logical task.
+/// What the executor knows about tools.
 pub(crate) struct ToolFacts {
     annotations: HashMap<String, ToolAnnotations>,
-    logical_tools: HashMap<String, String>,
     /// Tools the user says are read-only.
     read_only: Vec<String>,
 }
 
 impl ToolFacts {
-    fn read_only(&self, task: &Task) -> bool {
-        task.metadata.read_only || self.tool_read_only(&task.tool)
-    }
-
     /// Whether `tool` (`server:tool`) only reads: annotated so, or listed by the user.
     pub(crate) fn tool_read_only(&self, tool: &str) -> bool {
         self.read_only.iter().any(|t| t == tool)
@@ -250,46 +210,6 @@ impl ToolFacts {
     fn destructive(&self, tool: &str) -> Option<bool> {
         self.annotations.get(tool).map(ToolAnnotations::destructive)
     }
-
-    fn logical_tool(&self, id: &str) -> Option<String> {
-        self.logical_tools.get(id).cloned()
-    }
-}
-
-/// Which mode the program runs in, and why not as a DAG (`file:line:col`-free messages with
-/// `line:col` where known).
-pub fn choose_mode(program: &Program) -> (Mode, Vec<String>) {
-    let mut reasons: Vec<String> = program
-        .structure
-        .uncovered
-        .iter()
-        .map(|u| format!("{}:{}: {}", u.line, u.column, u.message))
-        .collect();
-    for d in &program.structure.diagnostics {
-        reasons.push(format!("{}:{}: {}", d.line, d.column, d.message));
-    }
-    for d in &program.physical.diagnostics {
-        if matches!(d.severity, Severity::Warning | Severity::Error) {
-            reasons.push(d.message.clone());
-        }
-    }
-    for t in &program.physical.tasks {
-        match t.kind {
-            TaskType::Loop | TaskType::Capability => reasons.push(format!(
-                "task {} ({}) runs only in the sandbox",
-                t.id, t.tool
-            )),
-            TaskType::CodeExecution if !t.metadata.pure => {
-                reasons.push(format!("task {} ({}) is not pure code", t.id, t.tool))
-            }
-            _ => {}
-        }
-    }
-    if reasons.is_empty() {
-        (Mode::Dag, reasons)
-    } else {
-        (Mode::Sandbox, reasons)
-    }
 }
 
 /// Runs the program. Never panics on program data; the report says how it went.
@@ -301,28 +221,15 @@ pub async fn execute(
     options: &ExecuteOptions,
 ) -> RunReport {
     let started = Instant::now();
-    let (chosen, reasons) = choose_mode(program);
-    let mode = options.mode.unwrap_or(chosen);
     let tracer = Arc::new(trace::Tracer::new(started));
     let facts = Arc::new(ToolFacts {
         annotations: options.annotations.clone(),
-        logical_tools: program
-            .logical
-            .tasks
-            .iter()
-            .map(|t| (t.id.clone(), t.tool.clone()))
-            .collect(),
         read_only: options.read_only.clone(),
     });
-    let finish = |result: Result<Value, RunError>,
-                  calls: Vec<Call>,
-                  warnings: Vec<String>,
-                  console: Vec<ConsoleLine>,
-                  speculation: Option<SpeculationReport>,
-                  tracer: Arc<trace::Tracer>| {
-        // Every task has reported before the run ends, so the trace is complete here.
+    let finish = |ran: program::Ran, tracer: Arc<trace::Tracer>| {
+        // Every call and probe has reported before the run ends: the trace is complete here.
         let (trace, executed_path) = tracer.take();
-        let (ok, result, error) = match result {
+        let (ok, result, error) = match ran.result {
             Ok(v) => (true, v, None),
             Err(e) => (false, Value::Null, Some(e)),
         };
@@ -330,63 +237,28 @@ pub async fn execute(
             ok,
             result,
             error,
-            mode,
-            mode_reasons: if mode == Mode::Sandbox {
-                reasons.clone()
-            } else {
-                Vec::new()
-            },
             executed_path,
             trace,
-            calls,
-            warnings,
-            console,
-            speculation,
+            calls: ran.calls,
+            console: ran.console,
+            speculation: ran.speculation,
             timings: RunTimings {
                 execute_ms: started.elapsed().as_secs_f64() * 1e3,
             },
         }
     };
+    let refused = |message: String| program::Ran::failed(RunError::internal(message));
     if program.structure.has_errors() {
-        let message = program
-            .structure
-            .diagnostics
-            .iter()
+        let message = (program.structure.diagnostics.iter())
             .find(|d| d.severity == Severity::Error)
             .map(|d| format!("{}:{}: {}", d.line, d.column, d.message))
             .unwrap_or_default();
-        return finish(
-            Err(RunError::internal(message)),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            None,
-            tracer,
-        );
-    }
-    if mode == Mode::Dag && chosen != Mode::Dag {
-        let message = format!("this program cannot run as a DAG: {}", reasons.join("; "));
-        return finish(
-            Err(RunError::internal(message)),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            None,
-            tracer,
-        );
+        return finish(refused(message), tracer);
     }
     // The hook sees every side effect the program may have before anything runs.
     let planned = planned_side_effects(program, &facts, &options.policy);
     if !approver.review(&planned).await {
-        let message = "the run was not approved".to_owned();
-        return finish(
-            Err(RunError::internal(message)),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            None,
-            tracer,
-        );
+        return finish(refused("the run was not approved".to_owned()), tracer);
     }
     let services = Services {
         host,
@@ -396,52 +268,13 @@ pub async fn execute(
         policy: options.policy.clone(),
         facts,
     };
-    match mode {
-        Mode::Dag => {
-            let cx = dag::Context {
-                services,
-                args: Arc::new(options.args.clone()),
-                reorder: options.reorder,
-            };
-            let outcome = dag::run(&program.physical, &cx).await;
-            drop(cx);
-            let calls = outcome
-                .calls
-                .into_iter()
-                .map(|(tool, arguments)| Call { tool, arguments })
-                .collect();
-            // Say where the failing task is in the program (its first logical operation).
-            let result = outcome.result.map_err(|mut e| {
-                let node = e
-                    .task_id
-                    .as_deref()
-                    .and_then(|id| id.split('+').next())
-                    .and_then(|id| program.structure.node(id));
-                if let Some(n) = node {
-                    e.message = format!("{} (at {}:{})", e.message, n.span.line, n.span.column);
-                }
-                e
-            });
-            finish(result, calls, outcome.warnings, Vec::new(), None, tracer)
-        }
-        Mode::Sandbox => {
-            let limits = program::Limits {
-                wall: options.run_timeout,
-                calls: options.max_calls,
-                // Without reordering, calls run one after another as written.
-                speculate: options.speculate && options.reorder,
-            };
-            let ran = program::run(program, &options.args, services, limits).await;
-            finish(
-                ran.result,
-                ran.calls,
-                Vec::new(),
-                ran.console,
-                ran.speculation,
-                tracer,
-            )
-        }
-    }
+    let limits = program::Limits {
+        wall: options.run_timeout,
+        calls: options.max_calls,
+        speculate: options.speculate,
+    };
+    let ran = program::run(program, &options.args, services, limits).await;
+    finish(ran, tracer)
 }
 
 /// Every MCP call the program may make that is not read-only, with whether it needs approval.

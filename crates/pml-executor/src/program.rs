@@ -42,6 +42,18 @@ pub(crate) struct Ran {
     pub speculation: Option<SpeculationReport>,
 }
 
+impl Ran {
+    /// A run refused before the program started.
+    pub(crate) fn failed(error: RunError) -> Ran {
+        Ran {
+            result: Err(error),
+            calls: Vec::new(),
+            console: Vec::new(),
+            speculation: None,
+        }
+    }
+}
+
 /// Runs the program with `args`.
 pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: Limits) -> Ran {
     let runtime = tokio::runtime::Handle::current();
@@ -316,6 +328,9 @@ impl NodeMap {
                     (_, 0) => "false".to_owned(),
                     _ => "true".to_owned(),
                 };
+                if let Some(s) = &shared.speculation {
+                    s.decided(&node.id, &iteration, &outcome);
+                }
                 tracer.push(TraceEvent {
                     iteration,
                     outcome: Some(outcome),
@@ -411,18 +426,20 @@ impl NodeMap {
         let Some(at) = at else {
             return RunError::internal(message);
         };
-        let located = format!("{message} (at {}:{})", at.0, at.1);
         match self.task_at(at) {
+            // Where the operation is: its own line and column.
             Some(node) => RunError {
                 message: format!(
-                    "{} ({}): {located}",
+                    "{} ({}): {message} (at {}:{})",
                     node.id,
-                    node.tool.as_deref().unwrap_or_default()
+                    node.tool.as_deref().unwrap_or_default(),
+                    node.span.line,
+                    node.span.column
                 ),
                 task_id: Some(node.id.clone()),
                 tool: node.tool.clone(),
             },
-            None => RunError::internal(located),
+            None => RunError::internal(format!("{message} (at {}:{})", at.0, at.1)),
         }
     }
 }

@@ -10,11 +10,13 @@
 //! name, a capability): there, when a call completes could change what it computes.
 //!
 //! **When.** A target starts as soon as (1) its arguments can be computed: from `args`,
-//! literals and the values the program has produced so far (results of its calls, and the
-//! values of the operations the arguments read, which the instrumented program reports); for a
-//! loop, once its iterable is known, one call per element; (2) every call that is not
-//! read-only and comes before it in program order (or shares its loop) has finished, at most
-//! once (not inside a loop); (3) no call that is not read-only is running.
+//! literals and the values known so far: results of the program's calls, values of the
+//! operations the arguments read (reported by the instrumented program, or computed here
+//! first, in a side sandbox context, from the pure operations of the logical DAG whose inputs
+//! are known); for a loop, once its iterable is known, one call per element; (2) the program
+//! has taken the branch it is in (each decision around it reported that outcome); (3) every
+//! call that is not read-only and comes before it in program order (or shares its loop) has
+//! finished, at most once (not inside a loop); (4) no call that is not read-only is running.
 //!
 //! **Taking.** When the program makes a read-only call, it takes a speculative call with the
 //! same tool and the same arguments (canonical JSON) if the program has made no call that is
@@ -68,6 +70,18 @@ struct Target {
     reads: Vec<String>,
     /// Where the call is in the program (byte offset).
     at: usize,
+    /// The decisions around it and the outcome that leads to it.
+    branches: Vec<(String, String)>,
+}
+
+/// A pure operation of the logical DAG whose value a target needs, computed ahead of the
+/// program when its inputs are known.
+struct Computable {
+    id: String,
+    tool: String,
+    code: String,
+    arguments: IndexMap<String, ArgumentValue>,
+    reads: Vec<String>,
 }
 
 /// A speculative call.
@@ -84,6 +98,8 @@ struct State {
     writes_running: usize,
     /// Write nodes that finished (successfully).
     finished: HashSet<String>,
+    /// Decision id -> the outcome the program took (decisions outside loops).
+    decided: HashMap<String, String>,
     /// Nodes (with where they are) whose speculative call failed: until the program's own
     /// call to them succeeds, nothing after them is speculated (the program is likely to stop
     /// there).
@@ -100,6 +116,7 @@ struct State {
 /// The speculation of one run (see the module doc).
 pub(crate) struct Speculation {
     targets: Vec<Target>,
+    computable: Vec<Computable>,
     state: Mutex<State>,
     wake: Notify,
     services: Services,
@@ -163,6 +180,9 @@ impl Speculation {
                 continue;
             }
             let loops = enclosing_loops(structure, &node.id);
+            let Some(branches) = branches(structure, &node.id) else {
+                continue;
+            };
             let each = match loops.as_slice() {
                 [] => None,
                 [l] => {
@@ -220,17 +240,47 @@ impl Speculation {
                 after,
                 reads,
                 at: node.span.start,
+                branches,
             });
         }
         if targets.is_empty() {
             return None;
         }
-        // The values of the operations the targets read come from the program's probes.
-        let mut wanted = Vec::new();
-        let mut wanted_nodes = HashMap::new();
-        let read: HashSet<&str> = (targets.iter())
+        // The pure operations the targets read, and those these read, transitively.
+        let mut read: HashSet<&str> = (targets.iter())
             .flat_map(|t| t.reads.iter().map(String::as_str))
             .collect();
+        let mut computable = Vec::new();
+        let mut queue: Vec<&str> = read.iter().copied().collect();
+        while let Some(id) = queue.pop() {
+            let Some(task) = program.logical.task(id) else {
+                continue;
+            };
+            let (Some(code), Some(arguments)) = (&task.code, &task.arguments) else {
+                continue;
+            };
+            if task.kind != pml_dag::TaskType::CodeExecution || !task.metadata.pure {
+                continue;
+            }
+            let reads = task.metadata.reads.clone();
+            for r in &reads {
+                if let Some(r) = structure.node(r) {
+                    if read.insert(r.id.as_str()) {
+                        queue.push(r.id.as_str());
+                    }
+                }
+            }
+            computable.push(Computable {
+                id: task.id.clone(),
+                tool: task.tool.clone(),
+                code: code.clone(),
+                arguments: arguments.clone(),
+                reads,
+            });
+        }
+        // Their values also come from the program's probes, whichever is first.
+        let mut wanted = Vec::new();
+        let mut wanted_nodes = HashMap::new();
         for (i, probe) in instrumented.probes.iter().enumerate() {
             if probe.kind != ProbeKind::Operation {
                 continue;
@@ -245,6 +295,7 @@ impl Speculation {
         }
         Some(Arc::new(Speculation {
             targets,
+            computable,
             state: Mutex::new(State::default()),
             wake: Notify::new(),
             services: services.clone(),
@@ -295,6 +346,7 @@ impl Speculation {
             }
             (state.values.clone(), state.epoch)
         };
+        let values = self.compute(values);
         let joins = IndexMap::new();
         let known = Values {
             args: &self.args,
@@ -306,9 +358,11 @@ impl Speculation {
             {
                 let state = self.lock();
                 let finished = target.after.iter().all(|w| state.finished.contains(w));
-                let read = target.reads.iter().all(|n| state.values.contains_key(n));
+                let read = target.reads.iter().all(|n| values.contains_key(n));
                 let failed_before = state.failed.values().any(|at| *at < target.at);
-                if !finished || !read || failed_before {
+                let taken = (target.branches.iter())
+                    .all(|(d, outcome)| state.decided.get(d) == Some(outcome));
+                if !finished || !read || failed_before || !taken {
                     continue;
                 }
             }
@@ -365,8 +419,19 @@ impl Speculation {
                     let outcome = host.call(&server, &name, sent).await;
                     let mut state = this.lock();
                     state.running -= 1;
-                    if outcome.is_err() {
-                        state.failed.insert(node, at);
+                    match &outcome {
+                        Err(_) => {
+                            state.failed.insert(node, at);
+                        }
+                        // A guess for what reads it, until the program's own answer comes (a
+                        // wrong guess only makes reads nobody takes).
+                        Ok(value) if element.is_none() => {
+                            state
+                                .values
+                                .entry(node)
+                                .or_insert_with(|| Some(value.clone()));
+                        }
+                        Ok(_) => {}
                     }
                     drop(state);
                     this.wake.notify_one();
@@ -381,6 +446,60 @@ impl Speculation {
                     .push(Entry { epoch, call });
             }
         }
+    }
+
+    /// Computes the pure operations whose inputs are known and whose values are not (in a
+    /// side sandbox context): `values` with theirs added.
+    fn compute(&self, mut values: Results) -> Results {
+        let joins = IndexMap::new();
+        loop {
+            let mut progress = false;
+            for c in &self.computable {
+                if values.contains_key(&c.id) || !c.reads.iter().all(|r| values.contains_key(r)) {
+                    continue;
+                }
+                let known = Values {
+                    args: &self.args,
+                    results: &values,
+                    joins: &joins,
+                    literals: &self.literals,
+                };
+                let reader = Reader {
+                    task_id: &c.id,
+                    tool: &c.tool,
+                };
+                let mut given = Vec::with_capacity(c.arguments.len());
+                let mut ok = true;
+                for (name, argument) in &c.arguments {
+                    match known.argument(argument, &self.services.sandbox, &reader) {
+                        Ok(v) => given.push((name.clone(), v)),
+                        Err(_) => ok = false,
+                    }
+                }
+                let value = match ok {
+                    true => known.eval(&c.code, given, &self.services.sandbox, &reader),
+                    false => continue,
+                };
+                if let Ok(value) = value {
+                    values.insert(c.id.clone(), value);
+                    progress = true;
+                }
+            }
+            if !progress {
+                return values;
+            }
+        }
+    }
+
+    /// The program took `outcome` at decision `id` (outside loops).
+    pub(crate) fn decided(&self, id: &str, iteration: &[u32], outcome: &str) {
+        if !iteration.is_empty() {
+            return;
+        }
+        self.lock()
+            .decided
+            .insert(id.to_owned(), outcome.to_owned());
+        self.wake.notify_one();
     }
 
     /// The program makes a call to `tool` (`node`, at `element` of its loop when directly in
@@ -489,6 +608,28 @@ fn enclosing_loops(structure: &StaticStructure, id: &str) -> Vec<String> {
         at = structure.node(&id).and_then(|n| n.scope.clone());
     }
     out
+}
+
+/// The decisions around node `id` with the outcome leading to it, outermost last; `None` when
+/// one of them is inside a loop (its outcome changes per iteration).
+fn branches(structure: &StaticStructure, id: &str) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut at = structure.node(id).and_then(|n| n.scope.clone());
+    for _ in 0..structure.nodes.len() {
+        let Some(scope) = at else { break };
+        let id = match scope {
+            Scope::Decision { id, outcome } => {
+                if in_loop(structure, &id) {
+                    return None;
+                }
+                out.push((id.clone(), outcome));
+                id
+            }
+            Scope::Loop { id } | Scope::Fork { id } => id,
+        };
+        at = structure.node(&id).and_then(|n| n.scope.clone());
+    }
+    Some(out)
 }
 
 fn in_loop(structure: &StaticStructure, id: &str) -> bool {

@@ -1,13 +1,14 @@
-//! Values at run time: task results by logical id, and the evaluation of what reads them
-//! (arguments, conditions, the program's result).
+//! Values known ahead of the program: node results by id, and the arguments of a call
+//! computed from them (what speculation starts calls with).
 //!
 //! Simple paths (`n1`, `n1.content`, `j1[0].rows`, `args.root`) are resolved here; any other
-//! expression is evaluated in the sandbox with the names it reads as parameters.
+//! expression is evaluated in the sandbox with the names it reads as parameters. A wrong value
+//! here costs one unused read: the program's own call is taken only when its arguments are
+//! the same.
 
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
-use pml_dag::{Condition, DecisionKind};
 use pml_sandbox::{CodeTask, Sandbox, SandboxError};
 use pml_structure::ArgumentValue;
 use serde_json::Value;
@@ -183,74 +184,6 @@ impl Values<'_> {
         }
         self.eval(expression, Vec::new(), sandbox, reader)
     }
-
-    /// Whether every condition of a task holds (outermost first; stops at the first that does
-    /// not).
-    pub(crate) fn conditions_hold(
-        &self,
-        conditions: &[Condition],
-        sandbox: &Sandbox,
-        reader: &Reader<'_>,
-    ) -> Result<bool, SandboxError> {
-        for c in conditions {
-            let value = self.expression(&c.expression, sandbox, reader)?;
-            let holds = match c.kind {
-                DecisionKind::If => {
-                    let truth = truthy(value.as_ref());
-                    c.required_outcome == if truth { "true" } else { "false" }
-                }
-                DecisionKind::Switch => {
-                    let outcomes: Vec<&str> = if c.any_of.is_empty() {
-                        vec![c.required_outcome.as_str()]
-                    } else {
-                        c.any_of.iter().map(String::as_str).collect()
-                    };
-                    let taken = switch_outcome(value.as_ref(), &c.cases);
-                    outcomes.contains(&taken.as_str())
-                }
-            };
-            if !holds {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-}
-
-/// JavaScript truthiness of a JSON value (`None` is `undefined`).
-pub(crate) fn truthy(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_) | Value::Object(_)) => true,
-    }
-}
-
-/// Which outcome a switch takes for `value` (`case:<label>` of the first case whose value
-/// is strictly equal, else `default`). Case labels are the builder's: a string's text, or a
-/// number/boolean/null as JavaScript prints it (the executor only runs switches whose string
-/// cases do not look like those, so the label says the case's type).
-pub(crate) fn switch_outcome(value: Option<&Value>, cases: &[String]) -> String {
-    for outcome in cases {
-        let Some(label) = outcome.strip_prefix("case:") else {
-            continue;
-        };
-        let typed: Value = serde_json::from_str(label)
-            .ok()
-            .filter(|v: &Value| !v.is_string() && !v.is_array() && !v.is_object())
-            .unwrap_or_else(|| Value::String(label.to_owned()));
-        let equal = match (value, &typed) {
-            (Some(Value::Number(a)), Value::Number(b)) => a.as_f64() == b.as_f64(),
-            (Some(a), b) => a == b,
-            (None, _) => false,
-        };
-        if equal {
-            return outcome.clone();
-        }
-    }
-    "default".to_owned()
 }
 
 struct Path {
@@ -349,54 +282,5 @@ pub(crate) fn expressions<'a>(value: &'a ArgumentValue, out: &mut Vec<&'a str>) 
         }
         ArgumentValue::Array { items } => items.iter().for_each(|v| expressions(v, out)),
         ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
-    }
-}
-
-/// An internal failure, as a sandbox error (so one error type flows through task code).
-pub(crate) fn internal(message: impl Into<String>) -> SandboxError {
-    SandboxError::Internal(message.into())
-}
-
-/// Numbers as JavaScript holds them: a double. `2.0` is `2`, `12345678901234567890` is
-/// `12345678901234567000` (what `JSON.stringify` would send), so DAG mode sends and returns
-/// the same text as running the program directly.
-pub(crate) fn js_numbers(value: Value) -> Value {
-    match value {
-        Value::Number(n) => {
-            let Some(f) = n.as_f64() else {
-                return Value::Number(n);
-            };
-            let exact_int = n.is_i64() || n.is_u64();
-            if exact_int && f.abs() < 9_007_199_254_740_992.0 {
-                return Value::Number(n);
-            }
-            if f.fract() == 0.0 && f.abs() < 1e21 {
-                // Rust prints the shortest digits that read back as `f`, padded with zeros,
-                // like JavaScript does below 1e21.
-                let text = format!("{f}");
-                if let Ok(u) = text.parse::<u64>() {
-                    return Value::from(u);
-                }
-                if let Ok(i) = text.parse::<i64>() {
-                    return Value::from(i);
-                }
-            }
-            serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(js_numbers).collect()),
-        Value::Object(map) => {
-            Value::Object(map.into_iter().map(|(k, v)| (k, js_numbers(v))).collect())
-        }
-        other => other,
-    }
-}
-
-/// True when evaluating `value` needs no JavaScript engine (literals, parameters, paths).
-pub(crate) fn is_simple(value: &ArgumentValue) -> bool {
-    match value {
-        ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => true,
-        ArgumentValue::Reference { expression } => simple_path(expression).is_some(),
-        ArgumentValue::Object { properties } => properties.values().all(is_simple),
-        ArgumentValue::Array { items } => items.iter().all(is_simple),
     }
 }

@@ -100,22 +100,16 @@ enum Command {
         /// (default: those annotated `destructiveHint`).
         #[arg(long, value_name = "PERMS.json")]
         permissions: Option<PathBuf>,
-        /// Run the logical DAG, without fusing pure code.
-        #[arg(long)]
-        no_optimize: bool,
-        /// Keep read-only calls in the order the program awaits them.
-        #[arg(long)]
-        no_reorder: bool,
         /// Longest an MCP call may take.
         #[arg(long, value_name = "N", default_value_t = 60_000)]
         timeout_ms: u64,
-        /// Longest one code task (or, in sandbox mode, the program's own JavaScript) may run.
+        /// Longest the program's own JavaScript may run (time waiting for servers not counted).
         #[arg(long, value_name = "N", default_value_t = 5_000)]
         code_timeout_ms: u64,
-        /// Longest the whole run may take, wall clock (sandbox mode).
+        /// Longest the whole run may take, wall clock.
         #[arg(long, value_name = "N", default_value_t = 600_000)]
         run_timeout_ms: u64,
-        /// Most tool calls the run may make (sandbox mode).
+        /// Most tool calls the run may make.
         #[arg(long, value_name = "N", default_value_t = 1_000)]
         max_calls: usize,
         /// Do not start read-only calls ahead of the program.
@@ -124,9 +118,6 @@ enum Command {
         /// Treat this tool (`server:tool`) as read-only, like a `readOnlyHint` (repeatable).
         #[arg(long, value_name = "TOOL")]
         read_only: Vec<String>,
-        /// Run the whole program in the sandbox even when it could run as a DAG.
-        #[arg(long)]
-        sandbox: bool,
         /// Append the trace events as JSON lines to this file.
         #[arg(long, value_name = "FILE.jsonl")]
         trace_out: Option<PathBuf>,
@@ -379,15 +370,12 @@ fn run_program(command: Command) -> ExitCode {
         args,
         approve,
         permissions,
-        no_optimize,
-        no_reorder,
         timeout_ms,
         code_timeout_ms,
         run_timeout_ms,
         max_calls,
         no_speculate,
         read_only,
-        sandbox,
         trace_out,
         pretty,
     } = command
@@ -413,8 +401,6 @@ fn run_program(command: Command) -> ExitCode {
             Approve::Deny => pml::run::ApproveMode::Deny,
             Approve::Prompt => pml::run::ApproveMode::Prompt,
         },
-        optimize: !no_optimize,
-        reorder: !no_reorder,
         timeout_ms,
         code_time_limit_ms: code_timeout_ms,
         run_timeout_ms,
@@ -422,7 +408,6 @@ fn run_program(command: Command) -> ExitCode {
         speculate: !no_speculate,
         read_only,
         permissions,
-        mode: sandbox.then_some(pml_executor::Mode::Sandbox),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -454,9 +439,6 @@ fn run_program(command: Command) -> ExitCode {
     }
     if let Some(error) = &report.error {
         eprintln!("pml: {}: {}", display(&file), error.message);
-    }
-    for w in &report.warnings {
-        eprintln!("pml: {}: warning: {w}", display(&file));
     }
     emit(&json, pretty);
     if report.ok {

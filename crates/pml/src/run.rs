@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use pml_executor::{
-    execute, ApprovalPolicy, Approver, AutoApprove, DenyAll, ExecuteOptions, Mode, Program,
-    RunReport, SideEffect, ToolHost,
+    execute, ApprovalPolicy, Approver, AutoApprove, DenyAll, ExecuteOptions, Program, RunReport,
+    SideEffect, ToolHost,
 };
 use pml_mcp::{ClientOptions, McpClients, McpConfig, DEFAULT_CONFIG_TEMPLATE};
 use pml_sandbox::{Sandbox, SandboxOptions};
@@ -43,8 +43,6 @@ pub struct RunOptions {
     pub mcp_config: Option<PathBuf>,
     pub args: Value,
     pub approve: ApproveMode,
-    pub optimize: bool,
-    pub reorder: bool,
     /// Longest an MCP call may take.
     pub timeout_ms: u64,
     /// Longest one code task (or the sandbox-mode program's own JavaScript) may run.
@@ -58,7 +56,6 @@ pub struct RunOptions {
     /// Tools to treat as read-only besides those annotated so.
     pub read_only: Vec<String>,
     pub permissions: Option<PathBuf>,
-    pub mode: Option<Mode>,
 }
 
 impl Default for RunOptions {
@@ -67,8 +64,6 @@ impl Default for RunOptions {
             mcp_config: None,
             args: Value::Object(Default::default()),
             approve: ApproveMode::Auto,
-            optimize: true,
-            reorder: true,
             timeout_ms: 60_000,
             code_time_limit_ms: 5_000,
             run_timeout_ms: pml_executor::DEFAULT_RUN_TIMEOUT.as_millis() as u64,
@@ -76,7 +71,6 @@ impl Default for RunOptions {
             speculate: true,
             read_only: Vec::new(),
             permissions: None,
-            mode: None,
         }
     }
 }
@@ -100,14 +94,13 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
-    /// What `pml run` prints: `{ok, result, error?, mode, modeReasons?, warnings?,
-    /// executedPath, trace, console?, speculation?, timings}` (`docs/formats.md`).
+    /// What `pml run` prints: `{ok, result, error?, executedPath, trace, console?,
+    /// speculation?, timings}` (`docs/formats.md`).
     pub fn to_json(&self) -> Value {
         let report = &self.report;
         let mut json = serde_json::json!({
             "ok": report.ok,
             "result": report.result,
-            "mode": report.mode,
             "executedPath": report.executed_path,
             "trace": report.trace,
             "timings": {
@@ -118,12 +111,6 @@ impl RunOutput {
         });
         if let Some(error) = &report.error {
             json["error"] = Value::String(error.message.clone());
-        }
-        if !report.mode_reasons.is_empty() {
-            json["modeReasons"] = serde_json::json!(report.mode_reasons);
-        }
-        if !report.warnings.is_empty() {
-            json["warnings"] = serde_json::json!(report.warnings);
         }
         if !report.console.is_empty() {
             json["console"] = serde_json::json!(report.console);
@@ -463,13 +450,8 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         },
     ));
     let servers_started = Instant::now();
-    let (program, annotations, _warnings) = prepare(
-        &javascript,
-        clients.clone(),
-        permissions.clone(),
-        options.optimize,
-    )
-    .await;
+    let (program, annotations, _warnings) =
+        prepare(&javascript, clients.clone(), permissions.clone(), true).await;
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
     let sandbox = Sandbox::new(SandboxOptions {
         time_limit: std::time::Duration::from_millis(options.code_time_limit_ms.max(1)),
@@ -483,8 +465,6 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     };
     let execute_options = ExecuteOptions {
         args,
-        reorder: options.reorder,
-        mode: options.mode,
         policy: ApprovalPolicy { permissions },
         annotations,
         run_timeout: std::time::Duration::from_millis(options.run_timeout_ms),

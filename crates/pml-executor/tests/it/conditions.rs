@@ -1,36 +1,36 @@
-//! Conditions: only the taken branch runs and is traced; the executed path is in completion
-//! order; the trace has a `tool_start`/`tool_end` pair per logical operation, fused tasks
-//! expanded.
+//! Conditions: only the taken branch runs and is traced, with the outcome each decision took;
+//! the executed path is in completion order; the trace has a `tool_start`/`tool_end` pair per
+//! logical operation, each under its structure node.
 
 use std::collections::BTreeMap;
 
-use pml_executor::{choose_mode, ExecuteOptions, Mode, RunReport};
+use pml_executor::{ExecuteOptions, RunReport};
 use serde_json::{json, Value};
 
 use crate::support::*;
 
-/// Runs `source` with `args` in DAG mode (which it must get) and in sandbox mode; checks both
-/// made exactly the calls to `expected` (plus `t:check`), and that the path and the trace
-/// name those MCP tools and no other. Returns the DAG-mode report.
+/// Runs `source` with `args` with and without speculation; checks both made exactly the calls
+/// to `expected` (plus `t:check`), and that the path and the trace name those MCP tools and no
+/// other. Returns the report of the run with speculation.
 async fn only_taken(source: &str, args: Value, expected: &[&str]) -> RunReport {
     let host = FakeHost::new()
         .tool("t:check", ToolSpec::new(Behavior::Echo).read_only())
         .into_arc();
     let p = program(source, &host.catalog());
-    assert_eq!(choose_mode(&p), (Mode::Dag, vec![]), "{}", describe(&p));
     let mut expected: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
     expected.push("t:check".into());
     expected.sort();
-    let mut dag_report = None;
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    let mut first = None;
+    for speculate in [true, false] {
         host.reset();
         let options = ExecuteOptions {
             args: args.clone(),
-            ..options
+            speculate,
+            ..host.options()
         };
         let report = run(&p, host.clone(), &options).await;
         assert_ok(&report);
-        let ctx = format!("mode {:?}, args {args}", report.mode);
+        let ctx = format!("speculate {speculate}, args {args}");
         let mut made: Vec<String> = host.calls().into_iter().map(|c| c.tool).collect();
         made.sort();
         assert_eq!(made, expected, "{ctx}");
@@ -51,11 +51,9 @@ async fn only_taken(source: &str, args: Value, expected: &[&str]) -> RunReport {
         traced.sort();
         assert_eq!(traced, expected, "{ctx}");
         check_trace_pairs(&report);
-        if report.mode == Mode::Dag {
-            dag_report = Some(report);
-        }
+        first.get_or_insert(report);
     }
-    dag_report.expect("a DAG-mode run")
+    first.expect("a run")
 }
 
 /// Every logical operation has exactly one `tool_start` then one `tool_end`, same tool; the
@@ -291,8 +289,12 @@ return both;
         )
         .into_arc();
     let p = program(source, &host.catalog());
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    for speculate in [true, false] {
         host.reset();
+        let options = ExecuteOptions {
+            speculate,
+            ..host.options()
+        };
         let report = run(&p, host.clone(), &options).await;
         assert_ok(&report);
         assert_eq!(report.result, json!("t:slow,t:medium,t:fast"));
@@ -302,12 +304,7 @@ return both;
             .map(String::as_str)
             .filter(|t| t.starts_with("t:"))
             .collect();
-        assert_eq!(
-            mcp,
-            ["t:fast", "t:medium", "t:slow"],
-            "mode {:?}",
-            report.mode
-        );
+        assert_eq!(mcp, ["t:fast", "t:medium", "t:slow"]);
         let mut by_end = host.calls();
         by_end.sort_by_key(|c| c.end);
         let ended: Vec<String> = by_end.into_iter().map(|c| c.tool).collect();
@@ -320,7 +317,7 @@ return both;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_fused_chain_is_traced_per_logical_operation() {
+async fn a_chain_is_traced_per_logical_operation() {
     let source = r#"
 const x = await mcp.t.read({});
 const ids = JSON.parse(x.content).filter((i) => i.ok).map((i) => i.id);
@@ -336,61 +333,68 @@ return ids;
         )
         .into_arc();
     let p = program(source, &host.catalog());
-    // The optimizer fused the three operations into one physical task.
-    let mapping = p.physical.physical_to_logical.clone().expect("a mapping");
-    let (fused, logical) = mapping
-        .iter()
-        .find(|(_, l)| l.len() == 3)
-        .unwrap_or_else(|| panic!("no fused chain of 3:\n{}", describe(&p)));
-    let tools: Vec<String> = logical
-        .iter()
-        .map(|id| p.logical.task(id).unwrap().tool.clone())
-        .collect();
-    assert_eq!(tools, ["code:JSON.parse", "code:filter", "code:map"]);
-
     let report = run(&p, host.clone(), &host.options()).await;
     assert_ok(&report);
-    assert_eq!(report.mode, Mode::Dag);
     assert_eq!(report.result, json!([1, 3]));
     check_trace_pairs(&report);
-    for (id, tool) in logical.iter().zip(&tools) {
-        let events: Vec<_> = report
-            .trace
-            .iter()
-            .filter(|e| e.task_id.as_ref() == Some(id))
+    // Each operation under its own node, with its own time, whatever the optimizer fused.
+    for (id, tool) in [
+        ("n2", "code:JSON.parse"),
+        ("n3", "code:filter"),
+        ("n4", "code:map"),
+    ] {
+        let events: Vec<_> = (report.trace.iter())
+            .filter(|e| e.task_id.as_deref() == Some(id))
             .collect();
         assert_eq!(events.len(), 2, "{id}: {events:?}");
         for e in &events {
-            assert_eq!(e.physical_task_id.as_deref(), Some(fused.as_str()), "{e:?}");
-            assert_eq!(&e.tool, tool);
+            assert_eq!(e.tool, tool, "{e:?}");
+            assert_eq!(e.physical_task_id, None);
         }
         assert_eq!(events[1].success, Some(true));
+        assert!(events[1].duration_ms.unwrap() < 50.0, "{:?}", events[1]);
     }
-    // The last step's preview is the chain's value.
-    let last = report
-        .trace
-        .iter()
-        .find(|e| e.event == "tool_end" && e.task_id.as_ref() == logical.last())
+    let last = (report.trace.iter())
+        .find(|e| e.event == "tool_end" && e.task_id.as_deref() == Some("n4"))
         .unwrap();
     assert_eq!(last.preview.as_deref(), Some("[1,3]"));
-    // The MCP call is not part of a fused task.
-    let read = report.trace.iter().find(|e| e.tool == "t:read").unwrap();
-    assert_eq!(read.physical_task_id, None);
     assert_eq!(
         report.executed_path,
         ["t:read", "code:JSON.parse", "code:filter", "code:map"]
     );
+}
 
-    // Unoptimized: the same operations, each its own physical task.
-    let p = program_unoptimized(source, &host.catalog());
-    let report = run(&p, host.clone(), &host.options()).await;
-    assert_ok(&report);
-    assert_eq!(report.result, json!([1, 3]));
-    assert!(report.trace.iter().all(|e| e.physical_task_id.is_none()));
+#[tokio::test(flavor = "multi_thread")]
+async fn decisions_say_which_outcome_they_took() {
+    let source = r#"
+const r = await mcp.t.check({ n: args.n });
+const label = r.args.n > 1 ? await mcp.t.check({ big: true }) : null;
+switch (args.kind) {
+  case "a": await mcp.t.check({ a: 1 }); break;
+  default: await mcp.t.check({ other: 1 });
+}
+return label === null;
+"#;
+    let report = only_taken(source, json!({"n": 0, "kind": "z"}), &["t:check"]).await;
+    let decisions: Vec<(Option<&str>, Option<&str>)> = (report.trace.iter())
+        .filter(|e| e.event == "decision")
+        .map(|e| (e.task_id.as_deref(), e.outcome.as_deref()))
+        .collect();
     assert_eq!(
-        report.executed_path,
-        ["t:read", "code:JSON.parse", "code:filter", "code:map"]
+        decisions,
+        [(Some("d1"), Some("false")), (Some("d2"), Some("default"))]
     );
+    let report = only_taken(
+        source,
+        json!({"n": 2, "kind": "a"}),
+        &["t:check", "t:check"],
+    )
+    .await;
+    let decisions: Vec<Option<&str>> = (report.trace.iter())
+        .filter(|e| e.event == "decision")
+        .map(|e| e.outcome.as_deref())
+        .collect();
+    assert_eq!(decisions, [Some("true"), Some("case:a")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -416,56 +420,4 @@ return r.args.n;
         "{:?}",
         report.executed_path
     );
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_fork_join_fused_group_is_traced_per_operation() {
-    // `Promise.all` of pure values is not certified by the structure (it lists the elements in
-    // `uncovered`), so the optimizer's fork-join fusion only reaches the scheduler when that is
-    // lifted: done here to check how the executor splits and traces such a task.
-    let source = r#"
-const f = await mcp.t.read({});
-const [a, b] = await Promise.all([f.rows.slice(0, 2), f.rows.slice(2)]);
-await mcp.kv.put({ key: "out", value: { a, b } });
-return { a, b };
-"#;
-    let host = FakeHost::kv()
-        .tool(
-            "t:read",
-            ToolSpec::new(Behavior::Value(json!({"rows": [1, 2, 3, 4, 5]}))).read_only(),
-        )
-        .into_arc();
-    let mut p = program(source, &host.catalog());
-    let fused = p
-        .physical
-        .tasks
-        .iter()
-        .find(|t| t.metadata.fusion.as_deref() == Some("fork_join_fusion"))
-        .unwrap_or_else(|| panic!("no fork-join fusion:\n{}", describe(&p)))
-        .clone();
-    let logical = p.physical.physical_to_logical.as_ref().unwrap()[&fused.id].clone();
-    assert_eq!(logical.len(), 2);
-    p.structure.uncovered.clear();
-    assert_eq!(choose_mode(&p), (Mode::Dag, vec![]));
-    let report = run(&p, host.clone(), &host.options()).await;
-    assert_ok(&report);
-    assert_eq!(report.result, json!({"a": [1, 2], "b": [3, 4, 5]}));
-    assert_eq!(
-        host.stored("out"),
-        Some(json!({"a": [1, 2], "b": [3, 4, 5]}))
-    );
-    check_trace_pairs(&report);
-    for (id, preview) in logical.iter().zip(["[1,2]", "[3,4,5]"]) {
-        let end = report
-            .trace
-            .iter()
-            .find(|e| e.event == "tool_end" && e.task_id.as_ref() == Some(id))
-            .unwrap_or_else(|| panic!("{id} not traced: {:?}", report.trace));
-        assert_eq!(end.physical_task_id.as_deref(), Some(fused.id.as_str()));
-        assert_eq!(end.tool, "code:slice");
-        assert_eq!(end.preview.as_deref(), Some(preview));
-    }
-    // The same as running it directly.
-    let direct = run(&p, host.clone(), &sandbox_mode(&host.options())).await;
-    assert_eq!(direct.result, report.result);
 }

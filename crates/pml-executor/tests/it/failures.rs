@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use pml_executor::{
-    choose_mode, ApprovalPolicy, Approver, AutoApprove, BoxFuture, DenyAll, ExecuteOptions, Mode,
-    Recording, RunReport, SideEffect, ToolFailure,
+    ApprovalPolicy, Approver, AutoApprove, BoxFuture, DenyAll, ExecuteOptions, Recording,
+    RunReport, SideEffect, ToolFailure,
 };
 use pml_structure::Permissions;
 use serde_json::json;
@@ -50,7 +50,6 @@ return c;
     let p = program_unoptimized(source, &host.catalog());
     let report = run(&p, host.clone(), &host.options()).await;
     assert!(!report.ok);
-    assert_eq!(report.mode, Mode::Dag);
     assert_eq!(report.result, json!(null));
     let error = report.error.clone().unwrap();
     assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
@@ -78,10 +77,10 @@ return c;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn later_calls_are_not_made_and_an_earlier_independent_read_completes() {
-    // `t:slow` and `t:bad` start together (independent reads); `t:bad` fails at once; `t:slow`,
-    // earlier in program order, still completes; `t:read` (needs `t:slow`) and the write,
-    // later in program order, are not made.
+async fn nothing_after_a_failure_is_made_even_ahead_of_the_program() {
+    // `t:slow` and `t:bad` are read-only: both start ahead of the program; `t:bad` fails at
+    // once. The program gets `t:slow`, calls `t:bad` itself, fails there: `t:read` (after
+    // the failure) is not started ahead either, and the write is not made.
     let source = r#"
 const s = await mcp.t.slow({});
 await mcp.t.bad({});
@@ -95,32 +94,14 @@ return r;
     assert!(!report.ok);
     let error = report.error.clone().unwrap();
     assert_eq!(error.tool.as_deref(), Some("t:bad"), "{error:?}");
-    let slow = host.calls_to("t:slow");
-    assert_eq!(slow.len(), 1);
-    assert!(!slow[0].failed);
-    let bad = host.calls_to("t:bad");
-    assert!(
-        bad[0].end < slow[0].end,
-        "the failure came first (reordering)"
-    );
+    assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
+    assert_eq!(host.calls_to("t:slow").len(), 1);
     assert!(host.calls_to("t:read").is_empty(), "{:?}", host.calls());
     assert!(host.calls_to("kv:put").is_empty());
-    // The run waited for the call already running and traced it.
     assert_eq!(host.in_flight(), 0);
-    let slow_end = report
-        .trace
-        .iter()
-        .find(|e| e.event == "tool_end" && e.tool == "t:slow")
-        .expect("t:slow traced");
-    assert_eq!(slow_end.success, Some(true));
-    assert_eq!(report.executed_path, ["t:bad", "t:slow"]);
-
-    // Sandbox mode: the program stops at the failure.
-    host.reset();
-    let report = run(&p, host.clone(), &sandbox_mode(&host.options())).await;
-    assert!(!report.ok);
     assert_eq!(report.executed_path, ["t:slow", "t:bad"]);
-    assert!(host.calls_to("t:read").is_empty());
+    let s = report.speculation.unwrap();
+    assert_eq!(s.planned, s.served + s.wasted, "{s:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -136,9 +117,8 @@ await mcp.t.read({ n: 3 });
 "#;
     let host = host().into_arc();
     let p = program(source, &host.catalog());
-    let report = run(&p, host.clone(), &sandbox_mode(&host.options())).await;
+    let report = run(&p, host.clone(), &host.options().clone()).await;
     assert!(!report.ok);
-    assert_eq!(report.mode, Mode::Sandbox);
     let reads = report.calls.iter().filter(|c| c.tool == "t:read").count();
     assert_eq!(reads, 1, "the call after the failure is not made");
     let error = report.error.clone().unwrap();
@@ -159,7 +139,7 @@ async fn sandbox_mode_names_the_failed_call_when_message_and_detail_agree() {
         )
         .into_arc();
     let p = program(source, &host.catalog());
-    let report = run(&p, host.clone(), &sandbox_mode(&host.options())).await;
+    let report = run(&p, host.clone(), &host.options().clone()).await;
     let error = report.error.clone().unwrap();
     assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
     assert!(error.message.ends_with("(at 1:29)"), "{error:?}");
@@ -180,7 +160,6 @@ throw new Error("mine");
     let host = host().into_arc();
     let p = program(source, &host.catalog());
     let report = run(&p, host.clone(), &host.options()).await;
-    assert_eq!(report.mode, Mode::Sandbox);
     assert!(!report.ok);
     let error = report.error.clone().unwrap();
     assert!(error.message.contains("mine"), "{error:?}");
@@ -189,7 +168,7 @@ throw new Error("mine");
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_throwing_code_task_fails_the_run_and_its_dependants_do_not_run() {
+async fn a_throwing_operation_fails_the_run_and_is_named() {
     let source = r#"
 const x = await mcp.t.read({ text: "not json" });
 const data = JSON.parse(x.args.text);
@@ -200,47 +179,21 @@ return n;
     let host = host()
         .tool("t:use", ToolSpec::new(Behavior::Echo))
         .into_arc();
-    for p in [
-        program_unoptimized(source, &host.catalog()),
-        program(source, &host.catalog()),
-    ] {
-        host.reset();
-        let report = run(&p, host.clone(), &host.options()).await;
-        assert!(!report.ok);
-        assert_eq!(report.mode, Mode::Dag);
-        let error = report.error.clone().unwrap();
-        let task = error.task_id.clone().expect("the task is named");
-        // The physical task that threw runs the JSON.parse (alone, or fused with its dependant).
-        let logical = p
-            .physical
-            .physical_to_logical
-            .as_ref()
-            .and_then(|m| m.get(&task).cloned())
-            .unwrap_or_else(|| vec![task.clone()]);
-        assert!(
-            logical
-                .iter()
-                .any(|id| p.logical.task(id).unwrap().tool == "code:JSON.parse"),
-            "{error:?}\n{}",
-            describe(&p)
-        );
-        assert!(error.message.contains(&task), "{error:?}");
-        assert!(error.message.contains("SyntaxError"), "{error:?}");
-        assert!(host.calls_to("t:use").is_empty());
-        let parse_end = report
-            .trace
-            .iter()
-            .find(|e| e.event == "tool_end" && e.tool == "code:JSON.parse")
-            .unwrap();
-        assert_eq!(parse_end.success, Some(false));
-        // The dependant never ran unless fused with the parse (then it failed with it).
-        if logical.len() == 1 {
-            assert!(!report
-                .executed_path
-                .iter()
-                .any(|t| t == "code:length" || t == "t:use"));
-        }
-    }
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert!(!report.ok);
+    let error = report.error.clone().unwrap();
+    assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
+    assert_eq!(error.tool.as_deref(), Some("code:JSON.parse"), "{error:?}");
+    assert!(error.message.contains("SyntaxError"), "{error:?}");
+    assert!(error.message.contains("(at 3:14)"), "{error:?}");
+    assert!(host.calls_to("t:use").is_empty());
+    let parse_end = (report.trace.iter())
+        .find(|e| e.event == "tool_end" && e.tool == "code:JSON.parse")
+        .unwrap();
+    assert_eq!(parse_end.success, Some(false));
+    assert_eq!(parse_end.task_id.as_deref(), Some("n2"));
+    assert!(!report.executed_path.iter().any(|t| t == "t:use"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -257,13 +210,8 @@ return r;
 "#;
     let host = host().into_arc();
     let p = program(source, &host.catalog());
-    let (mode, reasons) = choose_mode(&p);
-    assert_eq!(mode, Mode::Sandbox);
-    assert!(!reasons.is_empty());
     let report = run(&p, host.clone(), &host.options()).await;
     assert_ok(&report);
-    assert_eq!(report.mode, Mode::Sandbox);
-    assert!(!report.mode_reasons.is_empty());
     // The program sees the message, not the detail.
     assert_eq!(report.result, json!("caught: disk full"));
     assert_eq!(host.stored("after"), Some(json!("caught: disk full")));
@@ -286,7 +234,6 @@ return rs.map((r) => r.status === "rejected" ? r.reason.message : r.value.args.a
 "#;
     let host = host().into_arc();
     let p = program(source, &host.catalog());
-    assert_eq!(choose_mode(&p).0, Mode::Sandbox, "{}", describe(&p));
     let report = run(&p, host.clone(), &host.options()).await;
     assert_ok(&report);
     assert_eq!(report.result, json!(["disk full", 1]));
@@ -320,7 +267,7 @@ return a;
 "#;
 
 fn denied(report: &RunReport, tool: &str) {
-    assert!(!report.ok, "mode {:?}", report.mode);
+    assert!(!report.ok);
     let error = report.error.clone().unwrap();
     assert_eq!(error.tool.as_deref(), Some(tool), "{error:?}");
     assert!(error.task_id.is_some(), "{error:?}");
@@ -337,7 +284,7 @@ fn denied(report: &RunReport, tool: &str) {
 async fn deny_all_refuses_a_destructive_call_which_is_not_made() {
     let host = approval_host();
     let p = program(DROP, &host.catalog());
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    for options in [host.options(), host.options().clone()] {
         host.reset();
         let report = run_with(
             &p,
@@ -392,11 +339,11 @@ return await mcp.kv.get({ key: "b" });
     .await;
     assert_ok(&report);
     assert_eq!(report.result, json!(1));
-    for mode in [None, Some(Mode::Sandbox)] {
+    for speculate in [true, false] {
         let host = approval_host();
         let options = ExecuteOptions {
             policy: hil.clone(),
-            mode,
+            speculate,
             ..host.options()
         };
         let report = run_with(
@@ -478,17 +425,16 @@ if (flag) {
 }
 return text;
 "#;
-    for mode in [None, Some(Mode::Sandbox)] {
+    for speculate in [true, false] {
         let host = approval_host();
         let p = program(source, &host.catalog());
-        assert_eq!(choose_mode(&p).0, Mode::Dag, "{}", describe(&p));
         let probe = Arc::new(Probe {
             inner: Recording::new(true),
             host: host.clone(),
             calls_at_review: Mutex::new(None),
         });
         let options = ExecuteOptions {
-            mode,
+            speculate,
             ..host.options()
         };
         let report = run_with(&p, host.clone(), probe.clone(), sandbox_options(), &options).await;
@@ -511,7 +457,7 @@ return text;
                 ("danger:drop".to_owned(), true),
                 ("kv:put".to_owned(), false)
             ],
-            "mode {mode:?}: {reviewed:?}"
+            "speculate {speculate}: {reviewed:?}"
         );
         assert!(reviewed.iter().all(|s| s.arguments.is_none()));
         // Only the branch taken (flag is null: the put) ran; it needs no approval: nobody asked.
@@ -530,13 +476,13 @@ const parsed = JSON.parse(x).map((v) => v * 2);
 await mcp.kv.put({ key: "out", value: parsed });
 return parsed;
 "#;
-    for mode in [None, Some(Mode::Sandbox)] {
+    for speculate in [true, false] {
         let host = approval_host();
         host.set("k", json!("[1,2]"));
         let p = program(source, &host.catalog());
         let recording = Arc::new(Recording::new(true));
         let options = ExecuteOptions {
-            mode,
+            speculate,
             policy: ApprovalPolicy {
                 permissions: Some(Permissions::from_json(r#"{"*": "hil"}"#).unwrap()),
             },
@@ -559,10 +505,8 @@ return parsed;
             .iter()
             .map(|s| s.tool.clone())
             .collect();
-        assert_eq!(asked, ["kv:get", "kv:put"], "mode {mode:?}");
-        if mode.is_none() {
-            assert!(report.executed_path.iter().any(|t| t.starts_with("code:")));
-        }
+        assert_eq!(asked, ["kv:get", "kv:put"], "speculate {speculate}");
+        assert!(report.executed_path.iter().any(|t| t.starts_with("code:")));
     }
 }
 
@@ -579,7 +523,7 @@ async fn a_rejected_review_runs_nothing() {
     }
     let host = approval_host();
     let p = program(DROP, &host.catalog());
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    for options in [host.options(), host.options().clone()] {
         let report = run_with(&p, host.clone(), Arc::new(No), sandbox_options(), &options).await;
         assert!(!report.ok);
         assert!(report.error.unwrap().message.contains("not approved"));
@@ -590,15 +534,10 @@ async fn a_rejected_review_runs_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sandbox_mode_waits_for_calls_still_running() {
-    // BUG (crates/pml-executor/src/program.rs, `run`: each call is `runtime.spawn`ed detached
-    // and `run` returns as soon as `run_program` settles): a call the program did not await
-    // to the end (a fire-and-forget `mcp.log.write(..)` without `await`, or the slow sibling of
-    // a call that made `Promise.all` reject) is still running when `execute` returns. The
-    // report then has a `tool_start` without its `tool_end` (lib.rs `execute` says "every
-    // task has reported before the run ends, so the trace is complete here"), `calls` misses
-    // a call that was made, and `pml run` shuts the clients down under the call (a write the
-    // program started may be cut off, where running the program with Node would finish it).
-    // DAG mode waits for running work (dag.rs). Fails until sandbox mode does too.
+    // A call the program did not await to the end (a fire-and-forget `mcp.log.write(..)`
+    // without `await`, or the slow sibling of a call that made `Promise.all` reject) runs to
+    // its end, as it would running the program directly: the run waits for it, and the
+    // report has its `tool_end` and its call.
     let host = FakeHost::kv()
         .tool(
             "log:write",
@@ -621,7 +560,7 @@ async fn sandbox_mode_waits_for_calls_still_running() {
     ] {
         host.reset();
         let p = program(source, &host.catalog());
-        let report = run(&p, host.clone(), &sandbox_mode(&host.options())).await;
+        let report = run(&p, host.clone(), &host.options().clone()).await;
         let in_flight = host.in_flight();
         let starts = report.trace.iter().filter(|e| e.event == "tool_start").count();
         let ends = report.trace.iter().filter(|e| e.event == "tool_end").count();

@@ -1,11 +1,11 @@
-//! Hostile code, in sandbox mode and as DAG code tasks: runaway loops, memory bombs and deep
+//! Hostile programs: runaway loops, memory bombs and deep
 //! recursion end with an error naming the limit; no I/O globals; the sandbox and the host
 //! keep working afterwards.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pml_executor::{choose_mode, execute, AutoApprove, ExecuteOptions, Mode, Program, RunReport};
+use pml_executor::{execute, AutoApprove, ExecuteOptions, Program, RunReport};
 use pml_sandbox::{Sandbox, SandboxOptions};
 use serde_json::json;
 
@@ -51,29 +51,13 @@ async fn go(
     .await
 }
 
-/// A DAG whose one code task runs `code` (the program's structure is a plain, covered one).
-fn code_task_program(code: &str, catalog: &pml_structure::ToolCatalog) -> Program {
-    let mut p = program_unoptimized(
-        "const x = await mcp.t.ro({});\nconst y = [x].map((v) => v.v);\nreturn y;",
-        catalog,
-    );
-    let task = p
-        .physical
-        .tasks
-        .iter_mut()
-        .find(|t| t.tool.starts_with("code:"))
-        .expect("a code task");
-    task.code = Some(code.to_owned());
-    p
-}
-
 /// A normal program still runs, in both modes, on the same sandbox and host.
 async fn still_works(host: &Arc<FakeHost>, sandbox: &Arc<Sandbox>) {
     let p = program(
         "const a = await mcp.t.ro({});\nconst b = [a.v, 2].map((x) => x * 10);\nawait mcp.kv.put({ key: \"k\", value: b });\nreturn b;",
         &host.catalog(),
     );
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    for options in [host.options(), host.options().clone()] {
         let report = go(&p, host, sandbox, &options).await;
         assert_ok(&report);
         assert_eq!(report.result, json!([10, 20]));
@@ -92,38 +76,11 @@ fn failed_with(report: &RunReport, words: &[&str]) {
     );
 }
 
-const LOOP: &str = "(() => { while (true) {} })()";
-const MEMORY: &str =
-    "(() => { const a = []; for (;;) { a.push(new Array(100000).fill(a.length)); } })()";
-const RECURSION: &str = "(function f(n) { return f(n + 1) + 1; })(0)";
-
-#[tokio::test(flavor = "multi_thread")]
-async fn runaway_code_tasks_end_at_the_limits() {
-    let host = host();
-    let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
-    for (code, words) in [
-        (LOOP, &["exceeded 300 ms"][..]),
-        (MEMORY, &["out of memory", "exceeded 300 ms"][..]),
-        (RECURSION, &["stack"][..]),
-    ] {
-        let p = code_task_program(code, &host.catalog());
-        assert_eq!(choose_mode(&p).0, Mode::Dag);
-        let started = Instant::now();
-        let report = go(&p, &host, &sandbox, &host.options()).await;
-        assert_eq!(report.mode, Mode::Dag);
-        failed_with(&report, words);
-        let error = report.error.unwrap();
-        assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
-        assert!(started.elapsed() < Duration::from_secs(10), "liveness");
-    }
-    still_works(&host, &sandbox).await;
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn runaway_programs_end_at_the_limits() {
     let host = host();
     let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
-    let options = sandbox_mode(&host.options());
+    let options = host.options().clone();
     for (source, words) in [
         ("await mcp.t.ro({});\nwhile (true) {}", &["exceeded 300 ms"][..]),
         (
@@ -142,7 +99,6 @@ async fn runaway_programs_end_at_the_limits() {
         let p = program(source, &host.catalog());
         let started = Instant::now();
         let report = go(&p, &host, &sandbox, &options).await;
-        assert_eq!(report.mode, Mode::Sandbox);
         failed_with(&report, words);
         assert!(started.elapsed() < Duration::from_secs(10), "liveness");
         // The call before the runaway code was made and traced.
@@ -162,7 +118,7 @@ async fn waiting_for_the_host_does_not_count_against_the_time_limit() {
         "const a = await mcp.t.slow({});\nconst b = await mcp.t.slow({ after: a.v });\nreturn a.v + b.v;",
         &host.catalog(),
     );
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    for options in [host.options(), host.options().clone()] {
         let report = go(&p, &host, &sandbox, &options).await;
         assert_ok(&report);
         assert_eq!(report.result, json!(4));
@@ -170,40 +126,10 @@ async fn waiting_for_the_host_does_not_count_against_the_time_limit() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn no_io_globals_in_code_tasks() {
-    let host = host();
-    let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
-    let p = code_task_program(
-        "[typeof require, typeof process, typeof fetch, typeof Deno, typeof eval, typeof XMLHttpRequest, typeof setTimeout, typeof std, typeof os]",
-        &host.catalog(),
-    );
-    let report = go(&p, &host, &sandbox, &host.options()).await;
-    assert_ok(&report);
-    assert_eq!(report.result, json!(vec!["undefined"; 9]));
-    for code in [
-        "require('fs')",
-        "process.env",
-        "fetch('http://example.com')",
-        "Deno.readTextFile('/etc/passwd')",
-        "eval('1 + 1')",
-        "new Function('return 1')()",
-        "(async function () {}).constructor('return 1')",
-        "Function('return globalThis')()",
-    ] {
-        let p = code_task_program(code, &host.catalog());
-        let report = go(&p, &host, &sandbox, &host.options()).await;
-        assert!(!report.ok, "`{code}` should fail, gave {}", report.result);
-        let message = report.error.unwrap().message;
-        assert!(message.contains("threw"), "{code}: {message}");
-    }
-    still_works(&host, &sandbox).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
 async fn no_io_globals_in_programs() {
     let host = host();
     let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
-    let options = sandbox_mode(&host.options());
+    let options = host.options().clone();
     let p = program(
         "await mcp.t.ro({});\nreturn [typeof require, typeof process, typeof fetch, typeof Deno, typeof eval, typeof XMLHttpRequest, typeof setTimeout, typeof std, typeof os];",
         &host.catalog(),
@@ -232,7 +158,7 @@ async fn no_io_globals_in_programs() {
 async fn a_program_that_never_settles_is_an_error() {
     let host = host();
     let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
-    let options = sandbox_mode(&host.options());
+    let options = host.options().clone();
     let p = program(
         "await mcp.t.ro({});\nawait new Promise(() => {});\nreturn 1;",
         &host.catalog(),
@@ -249,7 +175,7 @@ async fn a_syntax_error_runs_nothing() {
     let host = host();
     let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
     let p = program("await mcp.t.ro({});\nconst = ;", &host.catalog());
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    for options in [host.options(), host.options().clone()] {
         let report = go(&p, &host, &sandbox, &options).await;
         assert!(!report.ok);
         assert!(host.calls().is_empty());

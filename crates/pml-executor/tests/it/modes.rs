@@ -1,10 +1,10 @@
-//! Modes: which programs run as a DAG, and the core equivalence property: a program the DAG
-//! covers gives the same outcome, result and calls in DAG mode (optimized), in sandbox mode
-//! (run as written) and with the unoptimized physical DAG.
+//! The core equivalence property: a program gives the same outcome, result, calls, store and
+//! order of writes run as written (no speculation), with speculation, and with speculation
+//! against a host whose latencies are random.
 
 use std::sync::Arc;
 
-use pml_executor::{choose_mode, ExecuteOptions, Mode, RunReport};
+use pml_executor::{ExecuteOptions, RunReport};
 use serde_json::{json, Value};
 
 use crate::support::*;
@@ -75,8 +75,9 @@ pub struct Outcome {
 pub async fn outcome(
     program: &pml_executor::Program,
     options: &ExecuteOptions,
+    host: FakeHost,
 ) -> (Outcome, RunReport) {
-    let host = Arc::new(world());
+    let host = Arc::new(host);
     let options = ExecuteOptions {
         annotations: host.annotations(),
         ..options.clone()
@@ -104,49 +105,36 @@ pub async fn outcome(
     )
 }
 
-/// Runs `source` three ways and asserts the same outcome; the DAG mode must be chosen.
+/// Runs `source` as written (no speculation), with speculation, and with speculation
+/// against random latencies (seeded by `name`), and asserts the same outcome.
 pub async fn equivalent(name: &str, source: &str, args: Value) -> Outcome {
     let catalog = world().catalog();
-    let optimized = program(source, &catalog);
-    let unoptimized = program_unoptimized(source, &catalog);
-    assert_eq!(
-        choose_mode(&optimized),
-        (Mode::Dag, vec![]),
-        "{name} should run as a DAG:\n{}",
-        describe(&optimized)
-    );
-    let options = ExecuteOptions {
+    let p = program(source, &catalog);
+    let as_written = ExecuteOptions {
         args,
+        speculate: false,
         ..ExecuteOptions::default()
     };
-    let (dag, dag_report) = outcome(&optimized, &options).await;
-    assert_eq!(dag_report.mode, Mode::Dag);
-    let (sandbox, sandbox_report) = outcome(&optimized, &sandbox_mode(&options)).await;
-    assert_eq!(sandbox_report.mode, Mode::Sandbox);
-    let (plain, _) = outcome(&unoptimized, &options).await;
-    let in_order = ExecuteOptions {
-        reorder: false,
-        ..options.clone()
+    let ahead = ExecuteOptions {
+        speculate: true,
+        ..as_written.clone()
     };
-    let (sequential, _) = outcome(&optimized, &in_order).await;
+    let (plain, plain_report) = outcome(&p, &as_written, world()).await;
+    let (fast, fast_report) = outcome(&p, &ahead, world()).await;
+    let seed = name
+        .bytes()
+        .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b.into()));
+    let (jittered, _) = outcome(&p, &ahead, world().jitter(seed, 15)).await;
     assert_eq!(
-        dag,
-        sandbox,
-        "{name}: DAG mode vs sandbox mode\n{:?}\n{}",
-        dag_report.error,
-        describe(&optimized)
+        plain, fast,
+        "{name}: as written vs with speculation\n{:?} / {:?}",
+        plain_report.error, fast_report.error
     );
     assert_eq!(
-        plain,
-        sandbox,
-        "{name}: unoptimized DAG vs sandbox mode\n{}",
-        describe(&unoptimized)
+        plain, jittered,
+        "{name}: as written vs speculation, random latencies"
     );
-    assert_eq!(
-        sequential, sandbox,
-        "{name}: DAG without reordering vs sandbox mode"
-    );
-    dag
+    plain
 }
 
 const PROGRAMS: &[(&str, &str, &str)] = &[
@@ -412,7 +400,7 @@ return { a: u.nothing, b: u.id, c: u.nothing === undefined };
 ];
 
 #[tokio::test(flavor = "multi_thread")]
-async fn dag_mode_equals_sandbox_mode_equals_unoptimized() {
+async fn speculation_changes_no_outcome() {
     for (name, source, args) in PROGRAMS {
         let args: Value = serde_json::from_str(args).unwrap();
         let outcome = equivalent(name, source, args).await;
@@ -422,15 +410,8 @@ async fn dag_mode_equals_sandbox_mode_equals_unoptimized() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn spread_of_a_result_inside_an_expression() {
-    // BUG (root cause in crates/pml-dag/src/expr.rs, `free_names`, the `prev == Punct('.')`
-    // check): `...` tokenizes as three `.` puncts, so the name after a spread (`...n1`) is taken
-    // for a property access and dropped. The executor relies on it twice:
-    // - crates/pml-executor/src/values.rs `Values::expression` and dag.rs `owned_values` pass
-    //   only the free names to the sandbox, so `[...n1.tags]` throws
-    //   "ReferenceError: n1 is not defined" (in an MCP argument and in the program's result);
-    // - the DAG's `metadata.reads` misses the task, so with reordering (dag.rs `needs`) the
-    //   read-only call that reads it is scheduled without waiting for it.
-    // Sandbox mode returns the right values. These fail until that is fixed.
+    // Spreads of results: a DAG that re-read them from text once got them wrong (`...n1` taken
+    // for a property access); the program running as written cannot.
     let cases = [
         (
             "array spread in the result",
@@ -483,15 +464,9 @@ where
 
 #[tokio::test(flavor = "multi_thread")]
 async fn numbers_reach_tools_as_javascript_would_send_them() {
-    // BUG (low severity; crates/pml-executor/src/values.rs, `Values::argument` (the `Parameter`
-    // arm) and `Values::name`/`walk` (results passed on by path): DAG mode forwards numbers as
-    // serde_json holds them, sandbox mode as JavaScript does. An `args` value `2.0`, or a tool
-    // result `{"price": 10.0}` (what Python servers emit for floats) read as `item.price`,
-    // reaches the next tool as `2.0`/`10.0` in DAG mode but as `2`/`10` when the program runs
-    // directly; a literal `12345678901234567890` goes out as `1.2345678901234567e+19` instead
-    // of `12345678901234567000`. Same numbers, different JSON: a Python server sees a float
-    // instead of an int. Fails until numbers are normalised the way `JSON.stringify` writes
-    // them.
+    // An `args` value `2.0`, or a tool result `{"price": 10.0}` (what Python servers emit for
+    // floats), reaches the next tool as JavaScript sends it: `2`, `10`; a literal
+    // `12345678901234567890` as `12345678901234567000`.
     let source = r#"
 const item = await mcp.t.price({ id: args.id });
 await mcp.t.w({ price: item.price, qty: args.qty, big: 12345678901234567890 });
@@ -506,12 +481,7 @@ return { price: item.price, qty: args.qty };
         annotations: Some(json!({"readOnlyHint": true})),
     });
     let p = program(source, &catalog);
-    assert_eq!(choose_mode(&p).0, Mode::Dag);
-    let mut seen = Vec::new();
-    for options in [
-        ExecuteOptions::default(),
-        sandbox_mode(&ExecuteOptions::default()),
-    ] {
+    for speculate in [true, false] {
         let price: Value = serde_json::from_str(r#"{"price": 10.0}"#).unwrap();
         let host = world()
             .tool("t:price", ToolSpec::new(Behavior::Value(price)).read_only())
@@ -519,18 +489,15 @@ return { price: item.price, qty: args.qty };
         let options = ExecuteOptions {
             args: serde_json::from_str(r#"{"id": 1, "qty": 2.0}"#).unwrap(),
             annotations: host.annotations(),
-            ..options
+            speculate,
+            ..ExecuteOptions::default()
         };
         let report = run(&p, host.clone(), &options).await;
         assert_ok(&report);
         let sent = host.calls_to("t:w")[0].arguments.to_string();
-        seen.push((report.mode, sent, report.result.to_string()));
+        assert_eq!(sent, r#"{"price":10,"qty":2,"big":12345678901234567000}"#);
+        assert_eq!(report.result, json!({"price": 10, "qty": 2}));
     }
-    assert_eq!(
-        seen[0].1, seen[1].1,
-        "arguments sent: DAG mode vs sandbox mode"
-    );
-    assert_eq!(seen[0].2, seen[1].2, "result: DAG mode vs sandbox mode");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -549,7 +516,7 @@ async fn branches_take_the_same_way_for_every_input() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_failing_program_fails_the_same_way_in_every_mode() {
+async fn a_failing_program_fails_the_same_way_with_or_without_speculation() {
     let source = r#"
 const f = await mcp.fs.read({ path: args.path });
 const rows = JSON.parse(f.content);
@@ -563,107 +530,16 @@ return rows.length;
     assert!(bad.writes.is_empty());
 }
 
-#[test]
-fn choose_mode_runs_straight_line_programs_as_a_dag() {
-    let catalog = world().catalog();
-    for (name, source, _) in PROGRAMS {
-        let p = program(source, &catalog);
-        assert_eq!(choose_mode(&p), (Mode::Dag, vec![]), "{name}");
-    }
-}
-
-#[test]
-fn choose_mode_sends_loops_try_and_mutations_to_the_sandbox() {
-    let catalog = world().catalog();
-    let cases = [
-        (
-            "for-of",
-            "const xs = await mcp.t.ro({});\nfor (const x of [1, 2]) { await mcp.t.w({ x }); }",
-            "loop",
-        ),
-        (
-            "while",
-            "let i = 0;\nwhile (i < 3) { await mcp.t.w({ i }); i++; }\nreturn i;",
-            "loop",
-        ),
-        (
-            "try",
-            "let r = 0;\ntry { r = await mcp.t.ro({}); } catch (e) { r = 1; }\nreturn r;",
-            "try",
-        ),
-        (
-            "assignment",
-            "let n = 1;\nn = n + 1;\nawait mcp.t.ro({ n });",
-            "assignment",
-        ),
-        (
-            "push",
-            "const arr = [];\nconst a = await mcp.t.ro({});\narr.push(a);\nreturn arr;",
-            "push",
-        ),
-        (
-            "member assignment",
-            "const a = await mcp.t.ro({});\na.x = 1;\nreturn a;",
-            "assignment",
-        ),
-        (
-            "function",
-            "function f(x) { return x + 1; }\nconst a = await mcp.t.ro({ v: f(1) });",
-            "function",
-        ),
-        (
-            "allSettled",
-            "const rs = await Promise.allSettled([mcp.t.ro({}), mcp.t.ro({})]);\nreturn rs.length;",
-            "allSettled",
-        ),
-        (
-            "ternary call",
-            "const a = await mcp.t.ro({});\nconst b = a.x ? await mcp.t.ro({}) : 1;\nreturn b;",
-            "?:",
-        ),
-    ];
-    for (name, source, word) in cases {
-        let p = program(source, &catalog);
-        let (mode, reasons) = choose_mode(&p);
-        assert_eq!(mode, Mode::Sandbox, "{name}");
-        assert!(
-            reasons.iter().any(|r| r.contains(word)),
-            "{name}: the reasons should mention `{word}`: {reasons:?}"
-        );
-        // The first reason says where: `line:column: ...`.
-        let at = reasons[0].split(':').take(2).collect::<Vec<_>>();
-        assert!(
-            at.len() == 2 && at.iter().all(|p| p.trim().parse::<u32>().is_ok()),
-            "{name}: {reasons:?}"
-        );
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
-async fn forcing_dag_mode_on_an_uncovered_program_is_refused() {
+async fn a_loop_is_traced_per_iteration() {
     let host = world().into_arc();
     let p = program(
         "const xs = await mcp.fs.list({ path: \"d\" });\nfor (const x of xs) { await mcp.fs.read({ path: x }); }\nreturn xs.length;",
         &host.catalog(),
     );
-    let options = ExecuteOptions {
-        mode: Some(Mode::Dag),
-        ..host.options()
-    };
-    let report = run(&p, host.clone(), &options).await;
-    assert!(!report.ok);
-    assert!(report
-        .error
-        .unwrap()
-        .message
-        .contains("cannot run as a DAG"));
-    assert!(host.calls().is_empty());
-
-    // Left to choose, it runs in the sandbox, as written: one traced call per iteration.
+    // As written: one traced call per iteration.
     let report = run(&p, host.clone(), &host.options()).await;
     assert_ok(&report);
-    assert_eq!(report.mode, Mode::Sandbox);
-    assert!(!report.mode_reasons.is_empty());
     assert_eq!(report.result, json!(2));
     assert_eq!(report.executed_path, ["fs:list", "fs:read", "fs:read"]);
     // Each call is traced under its node, the loop's calls with their iteration.

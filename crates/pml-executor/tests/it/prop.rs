@@ -1,7 +1,7 @@
 //! Property: random straight-line programs over the key-value fake (reads, writes, echoes,
 //! pure operations; literal or previous-result arguments) give the same result, the same
-//! calls, the same store and the same order of writes in DAG mode, sandbox mode (as written),
-//! with the unoptimized DAG, and without reordering.
+//! calls, the same store and the same order of writes run as written, with speculation, and
+//! with speculation against random latencies.
 
 use proptest::prelude::*;
 use serde_json::Value;

@@ -1,7 +1,8 @@
-//! The DAG scheduler: overlap of independent read-only calls (measured as calls in flight),
-//! write barriers, write-then-read, start-as-soon-as-ready, data flowing between calls.
+//! Running ahead of the program: overlap of independent read-only calls (measured as calls in
+//! flight), write barriers, write-then-read, start-as-soon-as-ready, data flowing between
+//! calls, with speculation on and off.
 
-use pml_executor::{choose_mode, ExecuteOptions, Mode};
+use pml_executor::ExecuteOptions;
 use serde_json::{json, Value};
 
 use crate::support::*;
@@ -44,7 +45,7 @@ const [a, b, c, d] = await Promise.all([
 return [a.v, b.v, c.v, d.v];
 ";
 
-async fn max_in_flight(source: &str, options: &ExecuteOptions) -> (usize, Value, Mode) {
+async fn max_in_flight(source: &str, options: &ExecuteOptions) -> (usize, Value) {
     let host = host().into_arc();
     let p = program(source, &host.catalog());
     let options = ExecuteOptions {
@@ -55,46 +56,31 @@ async fn max_in_flight(source: &str, options: &ExecuteOptions) -> (usize, Value,
     assert_ok(&report);
     assert_eq!(host.calls_to("t:read").len(), 4);
     assert_eq!(host.in_flight(), 0);
-    (host.max_in_flight(), report.result, report.mode)
+    (host.max_in_flight(), report.result)
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn sequential_reads_overlap_only_with_reordering() {
+async fn sequential_reads_overlap_only_with_speculation() {
     let expected = json!([10, 20, 30, 40]);
-    let reordered = max_in_flight(SEQUENTIAL, &ExecuteOptions::default()).await;
-    assert_eq!(reordered, (4, expected.clone(), Mode::Dag));
-    let in_order = ExecuteOptions {
-        reorder: false,
+    let ahead = max_in_flight(SEQUENTIAL, &ExecuteOptions::default()).await;
+    assert_eq!(ahead, (4, expected.clone()));
+    let as_written = ExecuteOptions {
+        speculate: false,
         ..ExecuteOptions::default()
     };
-    let (n, result, mode) = max_in_flight(SEQUENTIAL, &in_order).await;
-    assert_eq!((n, &result, mode), (1, &expected, Mode::Dag));
-    // As written, the reads speculated ahead of the program: they overlap too.
-    let as_written = sandbox_mode(&ExecuteOptions::default());
-    let (n, result, mode) = max_in_flight(SEQUENTIAL, &as_written).await;
-    assert_eq!((n, &result, mode), (4, &expected, Mode::Sandbox));
-    // Without speculation: one call at a time.
-    let no_speculation = ExecuteOptions {
-        speculate: false,
-        ..as_written
-    };
-    let (n, result, mode) = max_in_flight(SEQUENTIAL, &no_speculation).await;
-    assert_eq!((n, &result, mode), (1, &expected, Mode::Sandbox));
+    assert_eq!(max_in_flight(SEQUENTIAL, &as_written).await, (1, expected));
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn promise_all_overlaps_in_every_mode() {
+async fn promise_all_overlaps_with_or_without_speculation() {
     let expected = json!([10, 20, 30, 40]);
-    for options in [
-        ExecuteOptions::default(),
-        ExecuteOptions {
-            reorder: false,
+    for speculate in [true, false] {
+        let options = ExecuteOptions {
+            speculate,
             ..ExecuteOptions::default()
-        },
-        sandbox_mode(&ExecuteOptions::default()),
-    ] {
-        let (n, result, _) = max_in_flight(PARALLEL, &options).await;
-        assert_eq!(n, 4, "reorder={} mode={:?}", options.reorder, options.mode);
+        };
+        let (n, result) = max_in_flight(PARALLEL, &options).await;
+        assert_eq!(n, 4, "speculate {speculate}");
         assert_eq!(result, expected);
     }
 }
@@ -113,7 +99,6 @@ return [a.v, b.v, c.v, d.v];
     let p = program(source, &host.catalog());
     let report = run(&p, host.clone(), &host.options()).await;
     assert_ok(&report);
-    assert_eq!(report.mode, Mode::Dag);
     assert_eq!(report.result, json!([10, 20, 40, 50]));
     let calls = host.calls();
     assert_eq!(calls.len(), 5);
@@ -140,7 +125,7 @@ return [a.v, b.v, c.v, d.v];
             "read {id} must start after the write"
         );
     }
-    // Reads on the same side of the barrier still overlap (reordering).
+    // Reads on the same side of the barrier still overlap (speculation).
     assert!(by_id(1).overlaps(&by_id(2)));
     assert!(by_id(4).overlaps(&by_id(5)));
     assert_eq!(host.max_in_flight(), 2);
@@ -185,14 +170,11 @@ const after = await mcp.kv.get({ key: "k" });
 const other = await mcp.kv.get({ key: "other" });
 return { before, after, other };
 "#;
-    for options in [
-        ExecuteOptions::default(),
-        ExecuteOptions {
-            reorder: false,
+    for speculate in [true, false] {
+        let options = ExecuteOptions {
+            speculate,
             ..ExecuteOptions::default()
-        },
-        sandbox_mode(&ExecuteOptions::default()),
-    ] {
+        };
         // Latency on the reads so that a read moved across the write would see the new value
         // (the first) or the old one (the second).
         let host = FakeHost::new()
@@ -219,8 +201,7 @@ return { before, after, other };
         assert_eq!(
             report.result,
             json!({"before": 1, "after": 2, "other": "o"}),
-            "mode {:?}",
-            report.mode
+            "speculate {speculate}"
         );
         assert_eq!(host.stored("k"), Some(json!(2)));
     }
@@ -250,15 +231,16 @@ return [b.from, d.from, d.ids];
     let p = program(source, &host.catalog());
     let report = run(&p, host.clone(), &host.options()).await;
     assert_ok(&report);
-    assert_eq!(report.mode, Mode::Dag);
     assert_eq!(report.result, json!([1, 2, [4, 6]]));
     let one = |t: &str| host.calls_to(t).remove(0);
     let (a, b, d) = (one("slow:a"), one("fast:b"), one("fast:d"));
     assert!(d.end < a.end, "d must not wait for a: d={d:?} a={a:?}");
     assert!(b.start >= a.end, "b reads a");
-    // The path lists D before A (completion order).
-    let pos = |t: &str| report.executed_path.iter().position(|p| p == t).unwrap();
-    assert!(pos("fast:d") < pos("slow:a"), "{:?}", report.executed_path);
+    // The program took d (and c) from speculation; its `ids` were computed ahead of it.
+    let d_end = (report.trace.iter())
+        .find(|e| e.event == "tool_end" && e.tool == "fast:d")
+        .unwrap();
+    assert_eq!(d_end.speculative, Some(true));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -286,12 +268,12 @@ return { count: o.count, label: o.label };
         )
         .into_arc();
     let p = program(source, &host.catalog());
-    assert_eq!(choose_mode(&p).0, Mode::Dag, "{}", describe(&p));
-    for options in [host.options(), sandbox_mode(&host.options())] {
+    for speculate in [true, false] {
         host.reset();
         let options = ExecuteOptions {
             args: json!({"id": 7}),
-            ..options
+            speculate,
+            ..host.options()
         };
         let report = run(&p, host.clone(), &options).await;
         assert_ok(&report);
@@ -300,8 +282,7 @@ return { count: o.count, label: o.label };
         assert_eq!(
             orders[0].arguments,
             json!({"userId": 7, "label": "user-ada", "tags": ["X", "Y"], "first": "x", "nested": {"n": 42}}),
-            "mode {:?}",
-            report.mode
+            "speculate {speculate}"
         );
         assert_eq!(host.calls_to("t:user")[0].arguments, json!({"id": 7}));
         assert!(host.calls_to("t:user")[0].end <= orders[0].start);

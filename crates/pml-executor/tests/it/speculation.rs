@@ -45,7 +45,7 @@ fn host() -> FakeHost {
 fn options(host: &FakeHost, speculate: bool) -> ExecuteOptions {
     ExecuteOptions {
         speculate,
-        ..sandbox_mode(&host.options())
+        ..host.options().clone()
     }
 }
 

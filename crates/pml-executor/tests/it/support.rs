@@ -10,14 +10,14 @@
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pml_dag::{to_dag, DagOptions};
 use pml_executor::{
-    execute, Approver, AutoApprove, BoxFuture, ExecuteOptions, Mode, Program, RunReport,
-    ToolFailure, ToolHost,
+    execute, Approver, AutoApprove, BoxFuture, ExecuteOptions, Program, RunReport, ToolFailure,
+    ToolHost,
 };
 use pml_mcp::{ToolAnnotations, ToolInfo};
 use pml_optimizer::{optimize, OptimizerOptions};
@@ -110,6 +110,9 @@ pub struct FakeHost {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     store: Mutex<BTreeMap<String, Value>>,
+    /// Extra latency of each call: 0 to this many ms, pseudo-random (`jitter` state).
+    jitter_ms: u64,
+    jitter: AtomicU64,
 }
 
 impl Default for FakeHost {
@@ -127,7 +130,33 @@ impl FakeHost {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
             store: Mutex::new(BTreeMap::new()),
+            jitter_ms: 0,
+            jitter: AtomicU64::new(0),
         }
+    }
+
+    /// Each call takes up to `max_ms` more, pseudo-randomly from `seed` (the same seed, the
+    /// same sequence of extra latencies in the order calls arrive).
+    pub fn jitter(mut self, seed: u64, max_ms: u64) -> Self {
+        self.jitter_ms = max_ms;
+        self.jitter = AtomicU64::new(seed.wrapping_mul(6364136223846793005).wrapping_add(1));
+        self
+    }
+
+    fn next_jitter(&self) -> Duration {
+        if self.jitter_ms == 0 {
+            return Duration::ZERO;
+        }
+        let state = self
+            .jitter
+            .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::SeqCst)
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        // splitmix64
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        Duration::from_millis(z % (self.jitter_ms + 1))
     }
 
     /// A host with the key-value tools: `kv:put` (a write, not destructive), `kv:get`
@@ -294,7 +323,8 @@ impl ToolHost for FakeHost {
             let latency = spec
                 .map(|s| s.latency)
                 .filter(|l| !l.is_zero())
-                .unwrap_or(self.default_latency);
+                .unwrap_or(self.default_latency)
+                + self.next_jitter();
             if !latency.is_zero() {
                 tokio::time::sleep(latency).await;
             }
@@ -405,14 +435,6 @@ pub async fn run_with(
 ) -> RunReport {
     let sandbox = Arc::new(Sandbox::new(sandbox).expect("sandbox"));
     execute(program, host, approver, sandbox, options).await
-}
-
-/// `options` forcing sandbox mode.
-pub fn sandbox_mode(options: &ExecuteOptions) -> ExecuteOptions {
-    ExecuteOptions {
-        mode: Some(Mode::Sandbox),
-        ..options.clone()
-    }
 }
 
 /// The calls of a report as a sorted multiset of `(tool, arguments as text)`.

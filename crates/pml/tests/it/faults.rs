@@ -157,7 +157,6 @@ fn is_error_results_throw_the_tools_message() {
     );
     assert_eq!(code, 0);
     assert_eq!(v["result"], "disk full");
-    assert_eq!(v["mode"], "sandbox");
 }
 
 #[test]
