@@ -107,6 +107,41 @@ impl<'s> Index<'s> {
         }
     }
 
+    /// Going back along the control flow from node `i` (through decisions, forks, joins and
+    /// pure code) to the writes that may run last before it: those writes, and the reads met
+    /// on the way. Branches not on a path to `i` (the other side of an `if`, a sibling of a
+    /// fork) are not met.
+    fn since_last_write(
+        &self,
+        i: usize,
+        effects: &[Option<Effect>],
+    ) -> (BTreeSet<usize>, BTreeSet<usize>) {
+        let (mut writes, mut reads) = (BTreeSet::new(), BTreeSet::new());
+        let mut seen = HashSet::new();
+        let mut stack: Vec<usize> = self.preds[i].clone();
+        while let Some(p) = stack.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            match self.task_of(p).filter(|&t| t != i) {
+                Some(t) => match effects[t] {
+                    Some(Effect::Writes) | None => {
+                        writes.insert(t);
+                        continue;
+                    }
+                    Some(Effect::Reads) => {
+                        reads.insert(t);
+                    }
+                    Some(Effect::Pure) => {}
+                },
+                None if self.task_of(p) == Some(i) => continue,
+                None => {}
+            }
+            stack.extend(self.preds[p].iter().copied());
+        }
+        (writes, reads)
+    }
+
     /// Nearest executable ancestors through decisions, forks and joins.
     fn dependencies(&self, i: usize) -> BTreeSet<usize> {
         let mut out = BTreeSet::new();
@@ -144,6 +179,19 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         }
     }
     let entries = switch_entries(&index);
+    // What each task may do to the world, for the write barriers.
+    let effects: Vec<Option<Effect>> = (0..s.nodes.len())
+        .map(|i| {
+            index.executable(i).then(|| {
+                effect_of(
+                    &base_task(&s.nodes[i], &index, i, options),
+                    &s.nodes[i],
+                    &index,
+                    options,
+                )
+            })
+        })
+        .collect();
     for (i, node) in s.nodes.iter().enumerate() {
         if !index.executable(i) {
             continue;
@@ -174,11 +222,28 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
             node.kind == NodeKind::Loop,
         );
         task.literals = literals;
-        // Data dependencies are ancestors in program order already; make sure of it.
-        let mut depends: BTreeSet<usize> = index.dependencies(i);
+        // What the task needs: the data it reads (its conditions' included), and the writes
+        // before it: a read waits for the last write before it; a write (or anything that may
+        // write) also waits for every read since that one. Pure code needs its data only.
+        let mut depends: BTreeSet<usize> = BTreeSet::new();
         for r in &reads {
-            if let Some(&j) = index.by_id.get(r.as_str()) {
-                depends.insert(j);
+            if let Some(t) = index.by_id.get(r.as_str()).and_then(|&j| index.task_of(j)) {
+                if t != i {
+                    depends.insert(t);
+                }
+            }
+        }
+        // A name nothing provides (a variable changed in place, in a loop...): whatever came
+        // before in program order may have produced it.
+        if !unresolved.is_empty() {
+            depends.extend(index.dependencies(i));
+        }
+        let effect = effects[i].unwrap_or(Effect::Writes);
+        if effect != Effect::Pure {
+            let (writes, reads) = index.since_last_write(i, &effects);
+            depends.extend(writes);
+            if effect == Effect::Writes {
+                depends.extend(reads);
             }
         }
         task.depends_on = depends.iter().map(|&j| s.nodes[j].id.clone()).collect();
@@ -221,6 +286,52 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
     }
     finish(&mut dag);
     dag
+}
+
+/// What running a task may do to the world outside the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    /// Pure code: nothing.
+    Pure,
+    /// Read-only calls (annotated `readOnlyHint`), loops of those.
+    Reads,
+    /// Anything else: calls not annotated read-only, capabilities, impure code, loops holding
+    /// any of those.
+    Writes,
+}
+
+fn effect_of(task: &Task, node: &Node, index: &Index<'_>, options: &DagOptions) -> Effect {
+    let read_only = |tool: &str| {
+        (options.catalog.as_ref())
+            .and_then(|c| c.get(tool))
+            .and_then(|t| t.annotations.as_ref())
+            .and_then(|a| a.get("readOnlyHint"))
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    };
+    match task.kind {
+        TaskType::CodeExecution if task.metadata.pure => Effect::Pure,
+        TaskType::McpTool if task.metadata.read_only => Effect::Reads,
+        TaskType::Loop => {
+            let i = index.by_id.get(node.id.as_str()).copied();
+            let members = i.and_then(|i| index.members.get(&i));
+            let writes = members.into_iter().flatten().any(|&j| {
+                let m = &index.s.nodes[j];
+                match m.kind {
+                    NodeKind::Capability => true,
+                    NodeKind::Task if m.is_mcp() => !m.tool.as_deref().is_some_and(read_only),
+                    NodeKind::Task => !m.tool.as_deref().is_some_and(pml_pure_ops::is_pure),
+                    _ => false,
+                }
+            });
+            if writes {
+                Effect::Writes
+            } else {
+                Effect::Reads
+            }
+        }
+        _ => Effect::Writes,
+    }
 }
 
 /// `<who> reads `a`, `b` which no earlier task or constant provides; ...`

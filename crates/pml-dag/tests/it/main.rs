@@ -117,7 +117,7 @@ await mcp.c.z({ top, n: LIMIT + args.k });
             n1 a:x <- []
             n2 b:y <- []
             n3 code:slice <- [n1,n2] reads [n1,n2] pure
-            n4 c:z <- [n3] reads [n3] literals [LIMIT]
+            n4 c:z <- [n1,n2,n3] reads [n3] literals [LIMIT]
             join j1 = [n1,n2]
             layers [["n1", "n2"], ["n3"], ["n4"]]
         "#]],
@@ -141,8 +141,49 @@ await mcp.fs.write({ content: out });
             n1 fs:list <- []
             l1 loop:forOf <- [n1] reads [n1] contains [fs:stat] UNRESOLVED [seen]
             n3 code:JSON.stringify <- [l1] pure UNRESOLVED [seen]
-            n4 fs:write <- [n3] reads [n3]
+            n4 fs:write <- [l1,n3] reads [n3]
             layers [["n1"], ["l1"], ["n3"], ["n4"]]
         "#]],
     );
+}
+
+#[test]
+fn a_task_depends_on_its_data_and_the_writes_before_it() {
+    // Reads (annotated read-only) need only their data and the last write before them: the two
+    // first reads share a layer; a write waits for every read since the last write; the read
+    // after it waits for it; pure code needs its data only.
+    let code = r#"
+const a = await mcp.fs.read({ path: "a" });
+const b = await mcp.fs.read({ path: "b" });
+const both = [a.text, b.text].join("\n");
+await mcp.fs.write({ path: "ab", content: both });
+const c = await mcp.fs.read({ path: "ab" });
+const n = c.text.length;
+return n;
+"#;
+    let catalog = pml_structure::ToolCatalog::from_json(
+        r#"{"tools": [{"name": "fs:read", "annotations": {"readOnlyHint": true}},
+                      {"name": "fs:write", "annotations": {"readOnlyHint": false}}]}"#,
+    )
+    .unwrap();
+    let options = BuildOptions {
+        catalog: Some(catalog.clone()),
+        ..Default::default()
+    };
+    let s = build_structure(code, &options).structure;
+    let dag = to_dag(
+        &s,
+        &pml_dag::DagOptions {
+            catalog: Some(catalog),
+        },
+    );
+    expect![[r#"
+        n1 fs:read <- []
+        n2 fs:read <- []
+        n3 code:join <- [n1,n2] reads [n1,n2] pure
+        n4 fs:write <- [n1,n2,n3] reads [n3]
+        n5 fs:read <- [n4]
+        layers [["n1", "n2"], ["n3"], ["n4"], ["n5"]]
+    "#]]
+    .assert_eq(&render(&dag));
 }

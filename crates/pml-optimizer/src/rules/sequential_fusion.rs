@@ -58,7 +58,13 @@ impl Rule for SequentialFusion {
                 && b.metadata.reads.contains(&a.id)
                 && usage.readers(&a.id).iter().all(|&r| r == bi)
                 && usage.dependents(&a.id).iter().all(|&r| r == bi)
-                && size(dag, &a.id) + size(dag, &b.id) <= options.max_fused;
+                && size(dag, &a.id) + size(dag, &b.id) <= options.max_fused
+                // Never across a call: what lies between them in program order is code.
+                && (dag.tasks.get(ai + 1..bi)).is_some_and(|between| {
+                    between
+                        .iter()
+                        .all(|t| t.kind == pml_dag::TaskType::CodeExecution)
+                });
             if ok {
                 taken.insert(ai);
                 taken.insert(bi);
