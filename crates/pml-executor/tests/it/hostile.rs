@@ -182,3 +182,63 @@ async fn a_syntax_error_runs_nothing() {
     }
     still_works(&host, &sandbox).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_program_calling_forever_ends_at_the_call_cap() {
+    // Each call is quick and the JavaScript between them is short: only the cap stops it, even
+    // when the program catches the failures.
+    let host = host();
+    let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
+    for source in [
+        "while (true) await mcp.t.ro({});",
+        "while (true) { try { await mcp.t.ro({}); } catch (e) {} }",
+    ] {
+        host.reset();
+        let p = program(source, &host.catalog());
+        let options = ExecuteOptions {
+            max_calls: 50,
+            ..host.options()
+        };
+        let report = go(&p, &host, &sandbox, &options).await;
+        assert!(!report.ok);
+        let error = report.error.unwrap().message;
+        assert!(
+            error.contains("more than 50 tool calls"),
+            "{source}: {error}"
+        );
+        assert_eq!(report.calls.len(), 50, "{source}");
+        // The trace so far is there, each call under its node.
+        let ends = report
+            .trace
+            .iter()
+            .filter(|e| e.event == "tool_end")
+            .count();
+        assert_eq!(ends, 50);
+    }
+    still_works(&host, &sandbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_ends_at_its_wall_clock_limit() {
+    // Waiting for the host does not count against the JavaScript time limit; the wall clock
+    // stops the run, without waiting for the call in flight.
+    let host = host();
+    let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
+    let p = program("while (true) await mcp.t.slow({});", &host.catalog());
+    let options = ExecuteOptions {
+        run_timeout: Duration::from_millis(1000),
+        ..host.options()
+    };
+    let started = Instant::now();
+    let report = go(&p, &host, &sandbox, &options).await;
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!report.ok);
+    let error = report.error.unwrap().message;
+    assert!(error.contains("longer than 1000 ms"), "{error}");
+    assert_eq!(report.calls.len(), 1, "one call finished before the limit");
+    still_works(&host, &sandbox).await;
+}
