@@ -210,7 +210,6 @@ impl<'a> Builder<'a> {
             literal_bindings: self.literal_bindings,
             hil_required_tools: Vec::new(),
             result: self.result,
-            uncovered: Vec::new(),
             diagnostics: self.diagnostics,
         }
     }

@@ -15,7 +15,7 @@
 //! - Bad input is data: a syntax error gives an empty structure plus `syntax-error` diagnostics.
 //! - Deterministic: the same input gives byte-identical JSON (ordered maps only), whether the
 //!   build ran on one thread or, for inputs of 64 KiB or more, on two (safety scan, parse in two
-//!   halves, and coverage check beside the walk).
+//!   halves, and the mutated-names pass beside the walk).
 //! - Node ids are numbered per kind in evaluation order; every node is reachable from the first
 //!   node through sequence/conditional edges or from its enclosing scope node.
 //! - This is the only crate whose API mentions SWC; it does no I/O.
@@ -49,7 +49,6 @@ pub(crate) mod rewrite;
 mod schema;
 mod strip;
 pub mod template;
-mod uncovered;
 
 use std::time::Instant;
 
@@ -63,7 +62,7 @@ pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
     ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
-    Span, StaticStructure, Uncovered,
+    Span, StaticStructure,
 };
 pub use parameterize::{parameterize, ParameterizeReturn};
 pub use parse::Dialect;
@@ -94,17 +93,14 @@ pub struct Timings {
     /// when it has a place to cut; [`check_syntax`] times the plain one-thread parse.
     pub parse_ms: f64,
     /// Everything else pml does around it: the pre-parse safety scan (nesting, operator count),
-    /// the line index, the walk that builds the structure, the coverage check, schemas. Wall
-    /// clock: on inputs of 64 KiB or more part of the scan and the coverage check run on a
-    /// second thread, alongside the rest of the scan and the walk.
+    /// the line index, the walk that builds the structure, schemas. Wall clock: on inputs of
+    /// 64 KiB or more part of the scan and the mutated-names pass run on a second thread,
+    /// alongside the rest of the scan and the walk.
     pub structure_ms: f64,
     /// Part of `structure_ms`: the safety scan (and line index) before the parse.
     pub scan_ms: f64,
     /// The builder's walk over the syntax tree (on this thread).
     pub walk_ms: f64,
-    /// The coverage check and the mutated-names pass; on large inputs they run on the second
-    /// thread, inside the walk's time rather than after it.
-    pub coverage_ms: f64,
 }
 
 /// What [`build_structure`] returns: the structure (with its diagnostics) and timings.
@@ -187,7 +183,7 @@ pub fn check_syntax(code: &str, dialect: Dialect) -> (Vec<Diagnostic>, Timings) 
 
 /// Inputs at least this long use a second core: the line index, the operator pass and the
 /// search for a cut run beside the bracket pass; the two halves of the text are parsed at once;
-/// the coverage check walks the syntax tree while the builder does. Below it, starting a thread
+/// the mutated-names pass walks the syntax tree while the builder does. Below it, starting a thread
 /// (~50 us) would cost more than it saves.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
 
@@ -229,14 +225,14 @@ fn build_on_this_thread(
     let parsed = parse::parse_in_two(code, options.dialect, &lines, cut);
     let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
     let walk_started = Instant::now();
-    let (mut walk_ms, mut coverage_ms) = (0.0, 0.0);
+    let mut walk_ms = 0.0;
     let mut instrumented = None;
     let (mut structure, syntax_tree) = match parsed {
         Ok(parsed) => {
-            // On two threads, the helper first finds the names the program mutates, which the
-            // walk needs only at its first foldable constant, then runs the coverage check.
+            // On two threads, the helper finds the names the program mutates, which the walk
+            // needs only at its first foldable constant.
             let (mutated_tx, mutated_rx) = std::sync::mpsc::sync_channel(1);
-            let (((mut structure, probed), walk), (uncovered, coverage)) = both(
+            let (((structure, probed), walk), ()) = both(
                 parallel,
                 || {
                     timed(|| {
@@ -252,27 +248,12 @@ fn build_on_this_thread(
                     })
                 },
                 || {
-                    timed(|| {
-                        if parallel {
-                            let _ = mutated_tx.send(rewrite::mutated_names(&parsed.body));
-                        }
-                        uncovered::uncovered(&parsed.body)
-                    })
+                    if parallel {
+                        let _ = mutated_tx.send(rewrite::mutated_names(&parsed.body));
+                    }
                 },
             );
-            (walk_ms, coverage_ms) = (walk, coverage);
-            structure.uncovered = uncovered
-                .into_iter()
-                .map(|(span, message)| {
-                    let offset = (span.lo.0.saturating_sub(parsed.base) as usize).min(code.len());
-                    let (line, column) = lines.line_col(code, offset);
-                    Uncovered {
-                        message,
-                        line,
-                        column,
-                    }
-                })
-                .collect();
+            walk_ms = walk;
             instrumented = probed;
             (structure, Some(parsed))
         }
@@ -298,7 +279,6 @@ fn build_on_this_thread(
             structure_ms,
             scan_ms,
             walk_ms,
-            coverage_ms,
         },
         instrumented,
     };
@@ -414,10 +394,9 @@ mod tests {
             "{:?}",
             one.structure.diagnostics
         );
-        // The mutated list is not folded, the constant is; the loops are coverage gaps.
+        // The mutated list is not folded, the constant is.
         assert!(one.structure.literal_bindings.contains_key("k7"));
         assert!(!one.structure.literal_bindings.contains_key("list7"));
-        assert_eq!(one.structure.uncovered.len(), 8);
         assert_eq!(
             serde_json::to_string(&one.structure).unwrap(),
             serde_json::to_string(&two.structure).unwrap()

@@ -25,22 +25,7 @@ pub struct StaticStructure {
     /// `return` at the top level (its result is then `undefined`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub result: Option<ArgumentValue>,
-    /// What this structure does not model exactly (a loop, `try`, a mutation, an early
-    /// `return`...): when not empty, the executor runs the program as written in the sandbox
-    /// instead of as a DAG.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub uncovered: Vec<Uncovered>,
     pub diagnostics: Vec<Diagnostic>,
-}
-
-/// A construct the static structure does not model exactly, and where it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Uncovered {
-    pub message: String,
-    /// 1-based line and column (columns count characters).
-    pub line: usize,
-    pub column: usize,
 }
 
 impl StaticStructure {

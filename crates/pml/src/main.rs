@@ -188,7 +188,6 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                     "structure_ms": ret.timings.structure_ms,
                     "scan_ms": ret.timings.scan_ms,
                     "walk_ms": ret.timings.walk_ms,
-                    "coverage_ms": ret.timings.coverage_ms,
                     "output_ms": json_started.elapsed().as_secs_f64() * 1e3,
                     "total_ms": started.elapsed().as_secs_f64() * 1e3,
                     "bytes": code.len(),

@@ -478,9 +478,8 @@ pub fn describe(program: &Program) -> String {
             .join("\n")
     };
     format!(
-        "source:\n{}\nuncovered: {:?}\nlogical:\n{}\nphysical:\n{}\nmapping: {:?}",
+        "source:\n{}\nlogical:\n{}\nphysical:\n{}\nmapping: {:?}",
         program.source,
-        program.structure.uncovered,
         tasks(&program.logical),
         tasks(&program.physical),
         program.physical.physical_to_logical

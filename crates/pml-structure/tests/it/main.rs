@@ -6,4 +6,3 @@ mod hostile;
 mod instrument;
 mod props;
 mod strip;
-mod uncovered;
