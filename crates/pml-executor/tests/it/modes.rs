@@ -564,3 +564,66 @@ async fn a_loop_is_traced_per_iteration() {
         .collect();
     assert_eq!(reads, [json!({"path": "d/x.md"}), json!({"path": "y.md"})]);
 }
+
+/// Programs whose syntax is easy to break by inserting probes: each gives the same outcome
+/// instrumented (with and without speculation) as its own text without probes.
+#[tokio::test(flavor = "multi_thread")]
+async fn probes_change_nothing_the_program_computes() {
+    let programs = [
+        // ASI: a statement starting a line right after one without a semicolon.
+        "const a = await mcp.t.user({ id: 1 })\nconst n = [a.count, 2].map(x => x * 2)\nreturn n",
+        // Labels, break/continue out of nested loops with calls and operations inside.
+        "const out = []\nouter: for (const i of [1, 2, 3]) {\n  for (const j of [1, 2]) {\n    if (j === 2 && i === 2) continue outer;\n    if (i === 3) break outer;\n    const u = await mcp.t.user({ id: i * j });\n    out.push(u.name.toUpperCase());\n  }\n}\nreturn out;",
+        // Arrow bodies: expression, object literal, block; callbacks of a fork.
+        "const rs = await Promise.all([1, 2].map(async (id) => ({ u: await mcp.t.user({ id }) })));\nconst names = rs.map(r => r.u.name).filter(n => n.endsWith('1'));\nreturn names;",
+        // A regex, a template, optional chaining, nullish coalescing, comma operator, `new`.
+        "const u = await mcp.t.user({ id: 2 });\nconst m = `id=${u.id}`.match(/id=(\\d+)/);\nconst x = (0, u.missing?.deep ?? 'none');\nconst d = new Date(0).toISOString();\nreturn [m.index, m[1], x, d];",
+        // switch with fallthrough and a default in the middle; a ternary and && guards.
+        "const u = await mcp.t.user({ id: args.id });\nlet s = '';\nswitch (u.count) { case 2: s += 'two'; default: s += 'd'; case 4: s += 'four'; break; case 6: s += 'six'; }\nconst t = u.count > 3 ? await mcp.t.ro({ big: true }) : null;\nu.count > 1 && await mcp.t.w({ s });\nreturn [s, t === null];",
+        // try/catch/finally around a failing call, a helper function, an early return.
+        "async function get(id) { return (await mcp.t.user({ id })).name; }\nlet r;\ntry { r = await mcp.kv.get({}); } catch (e) { r = 'caught ' + e.message; } finally { r += '!'; }\nif (args.id > 1) return [r, await get(args.id)];\nreturn r;",
+        // Getters, classes, spread, destructuring with defaults, a do-while and a while.
+        "class C { constructor(v) { this.v = v; } get twice() { return this.v * 2; } }\nconst { count = 0, none = 'dflt' } = await mcp.t.user({ id: 3 });\nlet i = 0; do { i++; } while (i < count);\nlet k = 0; while (k < 2) { await mcp.t.ro({ k }); k++; }\nreturn [new C(i).twice, none, ...[1, 2], { ...{ a: 1 }, b: 2 }];",
+        // Array holes, sort with a comparator, reduce, JSON round trip, for-in.
+        "const xs = [3, , 1];\nconst sorted = xs.filter(x => x !== undefined).sort((a, b) => a - b);\nconst total = sorted.reduce((s, x) => s + x, 0) / sorted.length;\nconst o = JSON.parse(JSON.stringify({ a: 1, b: [2] }));\nconst keys = [];\nfor (const k in o) keys.push(k);\nreturn [sorted, total, keys, xs.length];",
+    ];
+    let catalog = world().catalog();
+    for source in programs {
+        let probed = program(source, &catalog);
+        assert!(probed.instrumented.is_some(), "{source}");
+        let plain = pml_executor::Program {
+            instrumented: None,
+            ..probed.clone()
+        };
+        for id in [1, 2] {
+            let args = json!({ "id": id });
+            let as_is = ExecuteOptions {
+                args: args.clone(),
+                speculate: false,
+                ..ExecuteOptions::default()
+            };
+            let (reference, reference_report) = outcome(&plain, &as_is, world()).await;
+            let (with_probes, report) = outcome(&probed, &as_is, world()).await;
+            assert_eq!(
+                reference, with_probes,
+                "{source}\n{:?} / {:?}",
+                reference_report.error, report.error
+            );
+            let ahead = ExecuteOptions {
+                speculate: true,
+                ..as_is.clone()
+            };
+            let (fast, _) = outcome(&probed, &ahead, world().jitter(id, 10)).await;
+            assert_eq!(reference, fast, "{source}: with speculation");
+            // Every trace event of the instrumented run names its node.
+            assert!(
+                report
+                    .trace
+                    .iter()
+                    .all(|e| e.task_id.is_some() || e.line.is_some()),
+                "{source}: {:?}",
+                report.trace
+            );
+        }
+    }
+}

@@ -1,6 +1,7 @@
-//! The equivalence property on every fixture: the program run as written == with speculation
-//! (same outcome, same result, same multiset of MCP calls), against a deterministic in-process
-//! host that answers any tool (so every fixture can run).
+//! The equivalence property on every fixture: the program as written, without probes ==
+//! instrumented == instrumented with speculation (same outcome, same result, same multiset of
+//! MCP calls), against a deterministic in-process host that answers any tool (so every fixture
+//! can run).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -151,11 +152,16 @@ fn every_fixture_gives_the_same_outcome_with_or_without_speculation() {
             ))
         };
         compared += 1;
-        let in_sandbox = go(&program, options(false));
+        // The reference: the program's own text, no probes, no speculation.
+        let plain = pml_executor::Program {
+            instrumented: None,
+            ..program.clone()
+        };
+        let in_sandbox = go(&plain, options(false));
+        let probed = go(&program, options(false));
         let ahead = go(&program, options(true));
         let f = input.display();
-        {
-            let (name, other) = ("with speculation", &ahead);
+        for (name, other) in [("instrumented", &probed), ("with speculation", &ahead)] {
             assert_eq!(
                 other.ok, in_sandbox.ok,
                 "{f}: {name}: {:?} / sandbox: {:?}",
