@@ -44,8 +44,13 @@
 //! **Input:** a [`ProgramTask`]: agent code, the body of an async function (top-level `await`
 //! and `return`; plain strict-mode JavaScript, no modules), its name (for messages and stack
 //! traces) and `args`. It runs whole, on the same workers, with the globals `args` (a JSON
-//! value) and `mcp`: `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and
-//! resolves with the host's answer or rejects with `new Error(message)`.
+//! value), `console` (its output is reported, never printed) and `mcp`:
+//! `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and resolves with the
+//! host's answer or rejects with `new Error(message)`. An *instrumented* program
+//! ([`ProgramTask::probes`], see `pml_structure`'s `instrument` module) also gets the probe
+//! object as a parameter of its wrapper: what its probes report (operations with their times
+//! and values, decisions, forks and joins, loop counts) reaches the caller as [`Report`]s
+//! ([`Sandbox::run_observed`]), and its calls carry their site.
 //!
 //! **Output:** the program's return value as JSON (as for code tasks; `undefined` is `null`),
 //! or a [`SandboxError`] naming the program (`program agent.js threw: Error: ...`): an uncaught
@@ -53,7 +58,8 @@
 //!
 //! **How, on the worker:** the program is compiled as `(async function () {SOURCE\n})`, the
 //! prefix on the first source line so that line N of the source is line N in stack traces and
-//! syntax errors, and loaded into a fresh context that also has `Proxy`. `mcp` and its server
+//! syntax errors, and loaded into a fresh context with the whole language (`Proxy`, typed
+//! arrays, `WeakRef`, `eval`; not `Atomics`/`SharedArrayBuffer`). `mcp` and its server
 //! objects are proxies: a string key names a server, then a tool, a function
 //! `(arguments) => Promise` (no argument sends `{}`; arguments that are not JSON reject with a
 //! `TypeError` and make no call). `then`, `toJSON`, `toString`, `valueOf` and symbol keys read
@@ -138,7 +144,10 @@
 //!   (for code tasks, cached per task id and code). The globals are the language, `JSON`,
 //!   `Math`, `Date`, `RegExp`, `Map`/`Set`/`WeakMap`/`WeakSet`, `Promise` and
 //!   `queueMicrotask`; no typed arrays, `Atomics`, `Proxy`, `WeakRef` or `performance`.
-//!   Programs also get `Proxy`, `args` and `mcp`.
+//!   Programs get the whole language QuickJS has, `eval` and the function constructors
+//!   included (as in Node: what they build has no more reach than the program), but not
+//!   `Atomics`/`SharedArrayBuffer` (nothing may block the worker); and `args`, `console`,
+//!   `mcp`.
 //! - No state crosses jobs: each gets a fresh context (globals, prototypes) on a reused
 //!   runtime; a runtime left with pending jobs is rebuilt before the next one.
 //! - Bounded: a job stops at [`SandboxOptions::time_limit`] (for programs, of execution time,

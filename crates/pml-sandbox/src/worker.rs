@@ -254,12 +254,15 @@ type Intrinsics = (
     intrinsic::Promise,
 );
 
-/// The intrinsics of a program's context: a code task's and `Proxy`, which `mcp` is made of.
+/// The intrinsics of a program's context: a code task's and `Proxy` (which `mcp` is made of),
+/// typed arrays, weak references and `eval`: the whole language QuickJS has (`Atomics` and
+/// `SharedArrayBuffer` are then removed: nothing may block the worker).
 type ProgramIntrinsics = (
     Intrinsics,
     intrinsic::Proxy,
     intrinsic::TypedArrays,
     intrinsic::WeakRef,
+    intrinsic::Eval,
 );
 
 /// The `JSON.stringify` replacer that refuses values JSON would silently drop or mangle.
@@ -351,7 +354,7 @@ impl Engine {
         if self.warm.is_some() {
             return Ok(());
         }
-        let context = fresh_context::<Intrinsics>(&self.runtime)?;
+        let context = fresh_context::<Intrinsics>(&self.runtime, false)?;
         let replacer = context.with(|ctx| {
             bytecode::run(&ctx, &self.replacer)
                 .and_then(|v| Function::from_js(&ctx, v))
@@ -500,7 +503,7 @@ impl Engine {
             })
         })?;
         drop(source);
-        let context = fresh_context::<ProgramIntrinsics>(&self.runtime)?;
+        let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
         let outcome = context.with(|ctx| {
             let replacer = bytecode::run(&ctx, &self.replacer)
                 .and_then(|v| Function::from_js(&ctx, v))
@@ -675,20 +678,26 @@ enum Phase {
     ToJson,
 }
 
-/// The failure behind `error`, taking the pending exception from `ctx`.
-/// A new context with intrinsics `I` and without `eval` (calling it would fail anyway, "eval
-/// is not supported"; gone, it cannot even be found).
-fn fresh_context<I: rquickjs::context::Intrinsic>(runtime: &Runtime) -> Result<Context, Failure> {
+/// A new context with intrinsics `I`. Code tasks' contexts have no parser: without `eval`
+/// (calling it would fail anyway, "eval is not supported"; gone, it cannot even be found).
+/// Programs keep it: `eval` and `new Function(...)` are the language, as in Node, and bounded
+/// by the same limits.
+fn fresh_context<I: rquickjs::context::Intrinsic>(
+    runtime: &Runtime,
+    keep_eval: bool,
+) -> Result<Context, Failure> {
     let context = match Context::custom::<I>(runtime) {
         Ok(context) => context,
         Err(rquickjs::Error::Allocation) => return Err(Failure::OutOfMemory),
         Err(e) => return Err(Failure::Internal(format!("cannot create a context: {e}"))),
     };
-    context.with(|ctx| {
-        ctx.globals()
-            .remove("eval")
-            .map_err(|e| failure(&ctx, e, Phase::Run))
-    })?;
+    if !keep_eval {
+        context.with(|ctx| {
+            ctx.globals()
+                .remove("eval")
+                .map_err(|e| failure(&ctx, e, Phase::Run))
+        })?;
+    }
     Ok(context)
 }
 

@@ -541,7 +541,11 @@ fn hostile_programs_end_with_clear_errors() {
             "return await fetch('http://example.org');",
             "fetch is not defined",
         ),
-        ("eval.js", "return eval('1 + 1');", "eval"),
+        (
+            "eval.js",
+            "return eval('require')('fs');",
+            "require is not defined",
+        ),
     ];
     for (name, source, expected) in cases {
         let p = TempProgram::new(&format!("hostile-{name}"), name, source);
