@@ -338,7 +338,7 @@ fn effect_of(task: &Task, node: &Node, index: &Index<'_>, options: &DagOptions) 
 fn unresolved_message(who: &str, names: &[String]) -> String {
     let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     format!(
-        "{who} reads {} which no earlier task or constant provides; it can only run in sandbox mode",
+        "{who} reads {} which no earlier task or constant provides (a variable changed in place, a loop variable...): its dependencies are everything before it",
         names.join(", ")
     )
 }
