@@ -4,12 +4,15 @@
 //!   each stage's output, or check/rewrite the golden files of a fixture tree.
 //! - `bench [--quick]`: the structure-builder benchmark (see `docs/benchmarks.md`).
 //! - `bench-dag [--quick]`: code tasks logical -> physical, DAG/optimizer time per task.
+//! - `bench-run [--quick] [--rounds N]`: the one execution path: speculation against the real
+//!   `everything` server, instrumentation overhead, per-call overhead.
 //! - `gen --bytes N [--seed S] [--out FILE]`: generate a synthetic agent program.
 
 use std::process::ExitCode;
 
 mod bench;
 mod bench_dag;
+mod bench_run;
 mod gen;
 mod pipeline;
 
@@ -23,6 +26,7 @@ fn main() -> ExitCode {
         "run-pipeline" => pipeline::run(rest),
         "bench" => bench::run(rest).map(|()| ExitCode::SUCCESS),
         "bench-dag" => bench_dag::run(rest).map(|()| ExitCode::SUCCESS),
+        "bench-run" => bench_run::run(rest).map(|()| ExitCode::SUCCESS),
         "gen" => gen::run(rest).map(|()| ExitCode::SUCCESS),
         other => Err(anyhow::anyhow!(
             "unknown task `{other}` (expected run-pipeline, bench or gen)"
