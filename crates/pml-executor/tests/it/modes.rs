@@ -20,6 +20,11 @@ pub fn world() -> FakeHost {
         .tool("t:ro", ToolSpec::new(Behavior::Echo).read_only())
         .tool("t:w", ToolSpec::new(Behavior::Echo).destructive(false))
         .tool(
+            "t:fail",
+            ToolSpec::new(Behavior::Fail(pml_executor::ToolFailure::new("no such thing")))
+                .read_only(),
+        )
+        .tool(
             "t:user",
             ToolSpec::compute(|a| {
                 let id = a["id"].as_i64().unwrap_or(0);
