@@ -4,8 +4,8 @@
 //! **Plan.** A *target* is an MCP call node of the structure whose tool is read-only (annotated
 //! `readOnlyHint`, or in [`crate::ExecuteOptions::read_only`]) and needs no approval, that the
 //! program awaits directly (`await mcp.s.t(...)`: it cannot tell when the call completed, only
-//! that it did), outside any loop or directly in a `for ... of` loop (one call per element of
-//! the iterable). Nothing is speculated in a program that races promises, keeps a call
+//! that it did), not in a `catch` handler (it runs only after a throw), outside any loop or
+//! directly in a `for ... of` loop (one call per element of the iterable). Nothing is speculated in a program that races promises, keeps a call
 //! un-awaited, or may call tools where the structure cannot see (a local function, a computed
 //! name, a capability): there, when a call completes could change what it computes.
 //!
@@ -160,8 +160,9 @@ impl Speculation {
         if hidden || unawaited || capabilities || instrumented.observes_timing {
             return None;
         }
+        // Awaited calls that run whenever the program gets there (not only after a throw).
         let awaited: HashSet<&str> = (calls.iter())
-            .filter(|p| p.awaited)
+            .filter(|p| p.awaited && !p.guarded)
             .flat_map(|p| p.nodes.iter().map(String::as_str))
             .collect();
         let writes: Vec<&pml_structure::Node> = (structure.nodes.iter())

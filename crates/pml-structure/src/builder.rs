@@ -775,7 +775,9 @@ impl<'a> Builder<'a> {
             if let Some(param) = &handler.param {
                 self.bind_opaque(param);
             }
+            self.probes.enter_handler();
             self.stmts(&handler.body.stmts);
+            self.probes.leave_handler();
             self.pop_env();
             if self.live {
                 any_live = true;

@@ -62,6 +62,9 @@ pub struct Probe {
     /// program cannot tell when it completed, only that it did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub awaited: bool,
+    /// Inside a `catch` handler: it runs only if something before it threw.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guarded: bool,
     /// The node ids it reports for. One, except where the builder unrolled a callback over a
     /// literal array (one node per element): then the last index of the iteration vector
     /// (the element) picks the node.
@@ -211,6 +214,8 @@ struct Recorded {
     site: Site,
     /// The iteration variable in scope (the key of its body), if any.
     iteration: Option<usize>,
+    /// Inside a `catch` handler.
+    guarded: bool,
 }
 
 /// What the builder records while it walks (see the module doc).
@@ -221,6 +226,8 @@ pub(crate) struct Recorder {
     /// The bodies being walked that declare an iteration variable, innermost last.
     bodies: Vec<usize>,
     observes_timing: bool,
+    /// `catch` handlers being walked.
+    handlers: usize,
 }
 
 impl Recorder {
@@ -239,6 +246,7 @@ impl Recorder {
                 node,
                 site,
                 iteration: self.bodies.last().copied(),
+                guarded: self.handlers > 0,
             });
         }
     }
@@ -252,6 +260,15 @@ impl Recorder {
 
     pub(crate) fn leave(&mut self) {
         self.bodies.pop();
+    }
+
+    /// Walking a `catch` handler (until [`Recorder::leave_handler`]).
+    pub(crate) fn enter_handler(&mut self) {
+        self.handlers += 1;
+    }
+
+    pub(crate) fn leave_handler(&mut self) {
+        self.handlers = self.handlers.saturating_sub(1);
     }
 
     /// The program races promises.
@@ -288,6 +305,7 @@ impl Recorder {
                     probes.push(Probe {
                         kind: r.kind,
                         awaited,
+                        guarded: r.guarded,
                         nodes: vec![(*id).to_owned()],
                     });
                 }

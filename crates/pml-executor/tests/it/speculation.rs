@@ -218,3 +218,27 @@ return [out, caught];
     assert!(s.wasted >= 1, "{s:?}");
     assert_eq!(s.planned, s.served + s.wasted, "{s:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_in_a_catch_handler_is_not_started_ahead() {
+    // Found by the property test: the handler's read came after the first write in program
+    // text, so it became ready when that write finished, and ran while the program, which had
+    // not thrown, was already making the next write.
+    let source = "
+let v = null;
+try {
+  await mcp.t.write({ id: 1 });
+} catch (err) {
+  v = await mcp.kv.get({ key: 'a' });
+}
+await mcp.kv.put({ key: 'a', value: 0 });
+return v;
+";
+    let (_, fast, _, fast_host) = both(source).await;
+    assert_eq!(fast.result, json!(null));
+    assert!(
+        fast_host.calls_to("kv:get").is_empty(),
+        "{:?}",
+        fast_host.calls()
+    );
+}
