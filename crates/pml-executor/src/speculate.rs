@@ -4,8 +4,9 @@
 //! **Plan.** A *target* is an MCP call node of the structure whose tool is read-only (annotated
 //! `readOnlyHint`, or in [`crate::ExecuteOptions::read_only`]) and needs no approval, that the
 //! program awaits directly (`await mcp.s.t(...)`: it cannot tell when the call completed, only
-//! that it did), not in a `catch` handler (it runs only after a throw), outside any loop or
-//! directly in a `for ... of` loop (one call per element of the iterable). Nothing is speculated in a program that races promises, keeps a call
+//! that it did), not in a `catch` handler (it runs only after a throw), not in a `Promise.all`
+//! (the program starts those together anyway), outside any loop or directly in a `for ... of`
+//! loop (one call per element of the iterable). Nothing is speculated in a program that races promises, keeps a call
 //! un-awaited, or may call tools where the structure cannot see (a local function, a computed
 //! name, a capability): there, when a call completes could change what it computes.
 //!
@@ -177,7 +178,9 @@ impl Speculation {
             let approval = services
                 .policy
                 .needs_approval(tool, services.facts.destructive(tool));
-            if !read_only(tool) || approval || !awaited.contains(node.id.as_str()) {
+            // Calls of a fork run together anyway: the program starts them all at once.
+            let in_fork = in_fork(structure, &node.id);
+            if !read_only(tool) || approval || !awaited.contains(node.id.as_str()) || in_fork {
                 continue;
             }
             let loops = enclosing_loops(structure, &node.id);
@@ -631,6 +634,20 @@ fn branches(structure: &StaticStructure, id: &str) -> Option<Vec<(String, String
         at = structure.node(&id).and_then(|n| n.scope.clone());
     }
     Some(out)
+}
+
+/// Whether node `id` is inside a `Promise.all` (a fork), at any depth.
+fn in_fork(structure: &StaticStructure, id: &str) -> bool {
+    let mut at = structure.node(id).and_then(|n| n.scope.clone());
+    for _ in 0..structure.nodes.len() {
+        let Some(scope) = at else { break };
+        let id = match scope {
+            Scope::Fork { .. } => return true,
+            Scope::Decision { id, .. } | Scope::Loop { id } => id,
+        };
+        at = structure.node(&id).and_then(|n| n.scope.clone());
+    }
+    false
 }
 
 fn in_loop(structure: &StaticStructure, id: &str) -> bool {

@@ -1,5 +1,6 @@
 //! The `pml` command as scripts use it: stdout JSON, stderr diagnostics, exit statuses.
 
+mod agents;
 mod equivalence;
 mod faults;
 mod run;

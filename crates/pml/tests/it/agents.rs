@@ -1,0 +1,124 @@
+//! Realistic agent programs (`tests/agents/*.ts`, each with its data folder and `.args.json`)
+//! run through `pml::run` against the real reference servers must give what running them
+//! directly in Node gives (`.expected.json`, written by `scripts/oracle.sh` from the Node
+//! oracle): the same outcome, the same result (paths of the data folder written `<root>`), the
+//! same error message, the same multiset of calls.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pml::run::{run_file, RunOptions};
+use serde_json::Value;
+
+fn agents() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ts"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// `value` with every string occurrence of `root` written `<root>`.
+fn rooted(value: &Value, root: &str) -> Value {
+    serde_json::from_str(&value.to_string().replace(root, "<root>")).unwrap()
+}
+
+fn multiset(tools: impl Iterator<Item = String>) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for t in tools {
+        *out.entry(t).or_insert(0) += 1;
+    }
+    out
+}
+
+#[test]
+fn agent_programs_give_what_node_gives() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut differences = Vec::new();
+    let files = agents();
+    assert!(files.len() >= 5, "{files:?}");
+    for file in &files {
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(file.with_extension("expected.json")).unwrap(),
+        )
+        .unwrap();
+        let args: Value = std::fs::read_to_string(file.with_extension("args.json"))
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or_else(|_| Value::Object(Default::default()));
+        for speculate in [true, false] {
+            let options = RunOptions {
+                args: args.clone(),
+                speculate,
+                ..RunOptions::default()
+            };
+            let out = runtime
+                .block_on(run_file(file, &options))
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let report = &out.report;
+            // The scratch root `pml run` gave the program.
+            let root = out.report.calls.iter().find_map(|c| {
+                c.arguments
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .and_then(|p| p.find("/root").map(|i| p[..i + 5].to_owned()))
+            });
+            let name = format!("{} (speculate {speculate})", file.display());
+            let mut differ = |what: &str, a: String, b: String| {
+                differences.push(format!("{name}: {what}\n  node: {a}\n  pml:  {b}"))
+            };
+            if expected["ok"] != Value::Bool(report.ok) {
+                differ(
+                    "ok",
+                    expected["ok"].to_string(),
+                    format!("{} {:?}", report.ok, report.error),
+                );
+                continue;
+            }
+            if report.ok {
+                let result = match &root {
+                    Some(root) => rooted(&report.result, root),
+                    None => report.result.clone(),
+                };
+                if result != expected["result"] {
+                    differ("result", expected["result"].to_string(), result.to_string());
+                }
+            } else {
+                let message = report
+                    .error
+                    .as_ref()
+                    .map(|e| e.message.clone())
+                    .unwrap_or_default();
+                let want = expected["error"].as_str().unwrap_or_default();
+                if !message.contains(want) {
+                    differ("error", want.to_owned(), message);
+                }
+            }
+            let want = multiset(
+                expected["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c.as_str().unwrap().to_owned()),
+            );
+            let made = multiset(report.calls.iter().map(|c| c.tool.clone()));
+            if want != made {
+                differ("calls", format!("{want:?}"), format!("{made:?}"));
+            }
+            // Every operation is traced under its node, or says where it was made.
+            if let Some(e) = report
+                .trace
+                .iter()
+                .find(|e| e.task_id.is_none() && e.line.is_none())
+            {
+                differ("trace", "a node id or a line".into(), format!("{e:?}"));
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
