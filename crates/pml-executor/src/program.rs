@@ -198,6 +198,8 @@ struct Shared {
     keeper: Mutex<Option<Answers>>,
     /// Why a limit ended the run.
     limited: Mutex<Option<String>>,
+    /// The innermost operation that never ended (where the program was when it stopped).
+    unfinished: Mutex<Option<String>>,
     speculation: Option<Arc<Speculation>>,
 }
 
@@ -371,6 +373,27 @@ impl NodeMap {
                     });
                 }
             }
+            Reported::Unfinished {
+                probe,
+                iteration,
+                started,
+            } => {
+                let Some((_, node)) = self.probe(probe, &iteration) else {
+                    return;
+                };
+                let op = Op {
+                    task_id: Some(&node.id),
+                    tool: node.tool.as_deref().unwrap_or_default(),
+                    iteration: &iteration,
+                    ..Op::default()
+                };
+                let since = tracer.ms_at(started);
+                tracer.start_at(&op, since);
+                let error = Some("did not finish: the program stopped".to_owned());
+                tracer.ended(&op, since, ts, false, None, error);
+                *shared.unfinished.lock().unwrap_or_else(|p| p.into_inner()) =
+                    Some(node.id.clone());
+            }
             Reported::Value {
                 probe,
                 iteration,
@@ -424,7 +447,22 @@ impl NodeMap {
             _ => None,
         };
         let Some(at) = at else {
-            return RunError::internal(message);
+            // A limit (time, memory, stack): the operation it stopped in, if one was running.
+            let unfinished = shared.unfinished.lock().unwrap_or_else(|p| p.into_inner());
+            return match unfinished.as_deref().and_then(|id| self.node(id)) {
+                Some(node) => RunError {
+                    message: format!(
+                        "{} ({}): {message} (at {}:{})",
+                        node.id,
+                        node.tool.as_deref().unwrap_or_default(),
+                        node.span.line,
+                        node.span.column
+                    ),
+                    task_id: Some(node.id.clone()),
+                    tool: node.tool.clone(),
+                },
+                None => RunError::internal(message),
+            };
         };
         match self.task_at(at) {
             // Where the operation is: its own line and column.

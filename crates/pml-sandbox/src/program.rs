@@ -90,6 +90,13 @@ pub enum Reported {
         iteration: Vec<u32>,
         value: serde_json::Value,
     },
+    /// At the end of a run that stopped (an uncaught throw, a limit): an operation that started
+    /// and never ended, outermost first (the last one is where the program was).
+    Unfinished {
+        probe: u32,
+        iteration: Vec<u32>,
+        started: Instant,
+    },
     /// A decision took outcome `outcome` (1/0 for true/false; a switch: the case index, -1 for
     /// `default`).
     Outcome {

@@ -241,3 +241,35 @@ async fn a_run_ends_at_its_wall_clock_limit() {
     assert_eq!(report.calls.len(), 1, "one call finished before the limit");
     still_works(&host, &sandbox).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_limit_names_the_operation_it_stopped_in() {
+    let host = host();
+    // A long grace: on a loaded machine the watchdog would otherwise abandon the worker before
+    // it reports where it stopped (then the error cannot name the operation).
+    let sandbox = Arc::new(
+        Sandbox::new(SandboxOptions {
+            watchdog_grace: Duration::from_secs(10),
+            ..limits()
+        })
+        .unwrap(),
+    );
+    let p = program(
+        "const r = await mcp.t.ro({});\nconst xs = [r.v, 2].map((x) => { while (true) {} });\nreturn xs;",
+        &host.catalog(),
+    );
+    let report = go(&p, &host, &sandbox, &host.options()).await;
+    assert!(!report.ok);
+    let error = report.error.unwrap();
+    assert_eq!(error.task_id.as_deref(), Some("n2"), "{error:?}");
+    assert_eq!(error.tool.as_deref(), Some("code:map"));
+    assert!(
+        error.message.contains("exceeded 300 ms") && error.message.ends_with("(at 2:12)"),
+        "{error:?}"
+    );
+    let end = (report.trace.iter())
+        .find(|e| e.event == "tool_end" && e.tool == "code:map")
+        .unwrap();
+    assert_eq!(end.success, Some(false));
+    still_works(&host, &sandbox).await;
+}

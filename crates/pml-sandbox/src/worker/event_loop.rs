@@ -525,18 +525,16 @@ impl Calls {
         }
     }
 
-    /// At the end of the run: operations still started threw (the innermost last).
+    /// At the end of the run: operations still started never ended (the innermost last).
     fn unwind_all(&self, at: Instant) {
         let left = std::mem::take(&mut *self.started.borrow_mut());
         for (probe, iteration, started) in left {
             self.push(Report {
                 at,
-                what: Reported::Operation {
+                what: Reported::Unfinished {
                     probe,
                     iteration,
                     started,
-                    ok: false,
-                    preview: None,
                 },
             });
         }
