@@ -16,7 +16,8 @@ use crate::host::BoxFuture;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SideEffect {
-    /// Task id (DAG mode) or `call-<n>` (sandbox mode).
+    /// The call's node id in the structure (empty for a call the structure has no node for,
+    /// e.g. inside a local function).
     pub task_id: String,
     /// `server:tool`.
     pub tool: String,
@@ -29,10 +30,9 @@ pub struct SideEffect {
 
 /// The approval hook.
 pub trait Approver: Send + Sync {
-    /// Before execution: every side-effecting call the program may make (DAG mode: every
-    /// non-read-only MCP task, whether or not its branch will be taken; sandbox mode: the MCP
-    /// calls the static structure found). Returning `false` cancels the run before anything
-    /// runs.
+    /// Before execution: every side-effecting call the program may make (every MCP call node
+    /// of the structure not annotated read-only, whether or not its branch will be taken).
+    /// Returning `false` cancels the run before anything runs.
     fn review<'a>(&'a self, planned: &'a [SideEffect]) -> BoxFuture<'a, bool> {
         let _ = planned;
         Box::pin(async { true })

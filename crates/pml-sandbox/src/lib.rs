@@ -39,7 +39,7 @@
 //! );
 //! ```
 //!
-//! # Programs (the executor's sandbox mode)
+//! # Programs (what the executor runs)
 //!
 //! **Input:** a [`ProgramTask`]: agent code, the body of an async function (top-level `await`
 //! and `return`; plain strict-mode JavaScript, no modules), its name (for messages and stack

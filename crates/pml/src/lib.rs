@@ -8,8 +8,8 @@
 //! [`semantic_hash`] and [`normalize_variable_names`] (`pml-hash`); [`run`] composes them with
 //! the executor (`pml-executor`, `pml-mcp`, `pml-sandbox`) for `pml run`: TypeScript stripped,
 //! the servers the program names started and listed, the DAG built with their annotations,
-//! executed in DAG or sandbox mode, with the default config and scratch folder when none is
-//! given.
+//! run as written, instrumented, with read-only calls speculated ahead of it, with the default
+//! config and scratch folder when none is given.
 //!
 //! **Invariants:** library errors are typed ([`InputError`]); this crate reads files, the stage
 //! crates never do. Dependencies point down: `pml` -> stage crates, never the reverse.

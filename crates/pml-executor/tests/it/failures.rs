@@ -1,6 +1,6 @@
 //! Failures: a failing call or code task ends the run with an error naming the task, the tool
-//! and the cause; what comes after it does not run; sandbox mode catches what the program
-//! catches; approvals are asked before calls and a denial means the call is not made.
+//! and the cause; what comes after it does not run; the program catches what it catches;
+//! approvals are asked before calls and a denial means the call is not made.
 
 use std::sync::{Arc, Mutex};
 

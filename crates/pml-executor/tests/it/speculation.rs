@@ -1,5 +1,5 @@
 //! Speculation: read-only calls started ahead of the program. Every test runs the program as
-//! written (sandbox mode) with and without speculation and compares results and calls; then
+//! written with and without speculation and compares results and calls; then
 //! checks the overlap it buys and the rules it must keep (write barriers, write epochs, races,
 //! wrong guesses, failures).
 
