@@ -672,10 +672,17 @@ fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
     }
 }
 
-/// JSON text with object keys sorted: equal for equal values whatever the key order.
+/// JSON text with object keys sorted and numbers as JavaScript writes them (`2.0` is `2`):
+/// equal for values a program sends alike, whatever the key order.
 pub(crate) fn canonical(value: &Value) -> String {
     fn sorted(value: &Value) -> Value {
         match value {
+            Value::Number(n) if !(n.is_i64() || n.is_u64()) => match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
+                    Value::from(f as i64)
+                }
+                _ => Value::Number(n.clone()),
+            },
             Value::Object(map) => {
                 let mut keys: Vec<&String> = map.keys().collect();
                 keys.sort();
@@ -690,4 +697,19 @@ pub(crate) fn canonical(value: &Value) -> String {
         }
     }
     sorted(value).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_json_ignores_key_order_and_float_spelling() {
+        assert_eq!(
+            canonical(&json!({"b": 1, "a": [2.0, {"d": 3, "c": 1.5}]})),
+            canonical(&json!({"a": [2, {"c": 1.5, "d": 3}], "b": 1.0}))
+        );
+        assert_ne!(canonical(&json!({"a": 1})), canonical(&json!({"a": "1"})));
+    }
 }
