@@ -82,8 +82,9 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
-    /// Run an agent program against MCP servers; print {ok, result, error, mode, executedPath,
-    /// trace, timings} as JSON. Exit 0 when it succeeded, 1 when it failed, 2 for bad input.
+    /// Run an agent program as written (instrumented, reads speculated ahead) against MCP
+    /// servers; print {ok, result, error, executedPath, trace, console, speculation, timings}
+    /// as JSON. Exit 0 when it succeeded, 1 when it failed, 2 for bad input.
     Run {
         file: PathBuf,
         /// MCP servers (`{"mcpServers": {...}}`); default: the reference servers from npm,
