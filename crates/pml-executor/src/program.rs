@@ -285,6 +285,45 @@ impl NodeMap {
             .min_by_key(|n| n.span.end - n.span.start)
     }
 
+    /// Traces operation probe `k` that ran over `(since, until)` (ms), failed when `error` is
+    /// set; its node id.
+    fn operation(
+        &self,
+        tracer: &Tracer,
+        k: u32,
+        iteration: &[u32],
+        (since, until): (f64, f64),
+        preview: Option<String>,
+        error: Option<String>,
+    ) -> Option<String> {
+        let (_, node) = self.probe(k, iteration)?;
+        let op = Op {
+            task_id: Some(&node.id),
+            tool: node.tool.as_deref().unwrap_or_default(),
+            iteration,
+            ..Op::default()
+        };
+        tracer.start_at(&op, since);
+        let ok = error.is_none();
+        tracer.ended(&op, since, until, ok, preview, error);
+        Some(node.id.clone())
+    }
+
+    /// The error `message` of the operation `node`, where it is.
+    fn node_error(node: &pml_structure::Node, message: &str) -> RunError {
+        RunError {
+            message: format!(
+                "{} ({}): {message} (at {}:{})",
+                node.id,
+                node.tool.as_deref().unwrap_or_default(),
+                node.span.line,
+                node.span.column
+            ),
+            task_id: Some(node.id.clone()),
+            tool: node.tool.clone(),
+        }
+    }
+
     /// Turns one report of the program's probes into trace events (or console output).
     fn record(&self, tracer: &Tracer, shared: &Shared, report: Report) {
         let ts = tracer.ms_at(report.at);
@@ -296,19 +335,9 @@ impl NodeMap {
                 ok,
                 preview,
             } => {
-                let Some((_, node)) = self.probe(probe, &iteration) else {
-                    return;
-                };
-                let op = Op {
-                    task_id: Some(&node.id),
-                    tool: node.tool.as_deref().unwrap_or_default(),
-                    iteration: &iteration,
-                    ..Op::default()
-                };
-                let since = tracer.ms_at(started);
-                tracer.start_at(&op, since);
                 let error = (!ok).then(|| "threw".to_owned());
-                tracer.ended(&op, since, ts, ok, preview, error);
+                let span = (tracer.ms_at(started), ts);
+                self.operation(tracer, probe, &iteration, span, preview, error);
             }
             Reported::Outcome {
                 probe,
@@ -378,21 +407,11 @@ impl NodeMap {
                 iteration,
                 started,
             } => {
-                let Some((_, node)) = self.probe(probe, &iteration) else {
-                    return;
-                };
-                let op = Op {
-                    task_id: Some(&node.id),
-                    tool: node.tool.as_deref().unwrap_or_default(),
-                    iteration: &iteration,
-                    ..Op::default()
-                };
-                let since = tracer.ms_at(started);
-                tracer.start_at(&op, since);
                 let error = Some("did not finish: the program stopped".to_owned());
-                tracer.ended(&op, since, ts, false, None, error);
-                *shared.unfinished.lock().unwrap_or_else(|p| p.into_inner()) =
-                    Some(node.id.clone());
+                let span = (tracer.ms_at(started), ts);
+                if let Some(id) = self.operation(tracer, probe, &iteration, span, None, error) {
+                    *shared.unfinished.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
+                }
             }
             Reported::Value {
                 probe,
@@ -450,33 +469,13 @@ impl NodeMap {
             // A limit (time, memory, stack): the operation it stopped in, if one was running.
             let unfinished = shared.unfinished.lock().unwrap_or_else(|p| p.into_inner());
             return match unfinished.as_deref().and_then(|id| self.node(id)) {
-                Some(node) => RunError {
-                    message: format!(
-                        "{} ({}): {message} (at {}:{})",
-                        node.id,
-                        node.tool.as_deref().unwrap_or_default(),
-                        node.span.line,
-                        node.span.column
-                    ),
-                    task_id: Some(node.id.clone()),
-                    tool: node.tool.clone(),
-                },
+                Some(node) => Self::node_error(node, &message),
                 None => RunError::internal(message),
             };
         };
         match self.task_at(at) {
             // Where the operation is: its own line and column.
-            Some(node) => RunError {
-                message: format!(
-                    "{} ({}): {message} (at {}:{})",
-                    node.id,
-                    node.tool.as_deref().unwrap_or_default(),
-                    node.span.line,
-                    node.span.column
-                ),
-                task_id: Some(node.id.clone()),
-                tool: node.tool.clone(),
-            },
+            Some(node) => Self::node_error(node, &message),
             None => RunError::internal(format!("{message} (at {}:{})", at.0, at.1)),
         }
     }

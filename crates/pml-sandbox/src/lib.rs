@@ -476,7 +476,9 @@ impl Sandbox {
                     lease.checkin();
                     return outcome.map_err(error);
                 }
-                Ok(Event::Call(..) | Event::Reports(_) | Event::Waiting | Event::Running(_)) => {}
+                // What the program reported up to where it stopped still says where that was.
+                Ok(Event::Reports(reports)) => on_report(reports),
+                Ok(Event::Call(..) | Event::Waiting | Event::Running(_)) => {}
                 Err(RecvTimeoutError::Timeout) => {
                     lease.discard(true);
                     return Err(error(Failure::Interrupted));

@@ -48,6 +48,21 @@ fn operations(reports: &[Report]) -> Vec<(u32, Vec<u32>, bool, Option<String>)> 
         .collect()
 }
 
+/// The loop counts reported: (probe, iteration vector around the loop, count).
+fn iterations(reports: &[Report]) -> Vec<(u32, Vec<u32>, u32)> {
+    reports
+        .iter()
+        .filter_map(|r| match &r.what {
+            Reported::Iterations {
+                probe,
+                iteration,
+                count,
+            } => Some((*probe, iteration.clone(), *count)),
+            _ => None,
+        })
+        .collect()
+}
+
 fn outcomes(reports: &[Report]) -> Vec<(u32, Vec<u32>, i64)> {
     reports
         .iter()
@@ -100,17 +115,7 @@ return out;";
         calls[2].stack
     );
     assert!(calls[0].stack.is_none());
-    let loops: Vec<_> = reports
-        .iter()
-        .filter_map(|r| match &r.what {
-            Reported::Iterations {
-                probe,
-                iteration,
-                count,
-            } => Some((*probe, iteration.clone(), *count)),
-            _ => None,
-        })
-        .collect();
+    let loops = iterations(&reports);
     assert_eq!(loops, [(1, vec![], 2)]);
 }
 
@@ -125,17 +130,7 @@ return n;";
     assert_eq!(result.unwrap(), json!(3));
     let ops: Vec<Vec<u32>> = operations(&reports).into_iter().map(|o| o.1).collect();
     assert_eq!(ops, [vec![1, 0], vec![2, 0], vec![2, 1]]);
-    let mut loops: Vec<_> = reports
-        .iter()
-        .filter_map(|r| match &r.what {
-            Reported::Iterations {
-                probe,
-                iteration,
-                count,
-            } => Some((*probe, iteration.clone(), *count)),
-            _ => None,
-        })
-        .collect();
+    let mut loops = iterations(&reports);
     loops.sort();
     assert_eq!(loops, [(1, vec![], 3), (2, vec![1], 1), (2, vec![2], 2)]);
 }
