@@ -200,6 +200,8 @@ struct Shared {
     limited: Mutex<Option<String>>,
     /// The innermost operation that never ended (where the program was when it stopped).
     unfinished: Mutex<Option<String>>,
+    /// The loop body a stopped program entered last.
+    last_loop: Mutex<Option<String>>,
     speculation: Option<Arc<Speculation>>,
 }
 
@@ -309,15 +311,17 @@ impl NodeMap {
         Some(node.id.clone())
     }
 
-    /// The error `message` of the operation `node`, where it is.
+    /// The error `message` of the operation `node` (a call, a code operation, a loop), where it
+    /// is.
     fn node_error(node: &pml_structure::Node, message: &str) -> RunError {
+        let what = node.tool.as_deref().unwrap_or(match node.kind {
+            NodeKind::Loop => "loop",
+            _ => "",
+        });
         RunError {
             message: format!(
-                "{} ({}): {message} (at {}:{})",
-                node.id,
-                node.tool.as_deref().unwrap_or_default(),
-                node.span.line,
-                node.span.column
+                "{} ({what}): {message} (at {}:{})",
+                node.id, node.span.line, node.span.column
             ),
             task_id: Some(node.id.clone()),
             tool: node.tool.clone(),
@@ -413,6 +417,12 @@ impl NodeMap {
                     *shared.unfinished.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
                 }
             }
+            Reported::LastLoop { probe, iteration } => {
+                if let Some((_, node)) = self.probe(probe, &iteration) {
+                    *shared.last_loop.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some(node.id.clone());
+                }
+            }
             Reported::Value {
                 probe,
                 iteration,
@@ -466,9 +476,26 @@ impl NodeMap {
             _ => None,
         };
         let Some(at) = at else {
-            // A limit (time, memory, stack): the operation it stopped in, if one was running.
-            let unfinished = shared.unfinished.lock().unwrap_or_else(|p| p.into_inner());
-            return match unfinished.as_deref().and_then(|id| self.node(id)) {
+            // A limit (time, memory, stack): the operation it stopped in, if one was running;
+            // out of time, else the loop it entered last.
+            let unfinished = shared
+                .unfinished
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            let in_loop = match e {
+                SandboxError::Timeout { .. } => shared
+                    .last_loop
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone(),
+                _ => None,
+            };
+            return match unfinished
+                .or(in_loop)
+                .as_deref()
+                .and_then(|id| self.node(id))
+            {
                 Some(node) => Self::node_error(node, &message),
                 None => RunError::internal(message),
             };

@@ -97,6 +97,9 @@ pub enum Reported {
         iteration: Vec<u32>,
         started: Instant,
     },
+    /// At the end of a run that stopped: the loop body it entered last (where a program that
+    /// ran out of time most likely spun).
+    LastLoop { probe: u32, iteration: Vec<u32> },
     /// A decision took outcome `outcome` (1/0 for true/false; a switch: the case index, -1 for
     /// `default`).
     Outcome {

@@ -271,5 +271,17 @@ async fn a_limit_names_the_operation_it_stopped_in() {
         .find(|e| e.event == "tool_end" && e.tool == "code:map")
         .unwrap();
     assert_eq!(end.success, Some(false));
+    // Out of time in no operation: the loop it spun in.
+    let p = program(
+        "const r = await mcp.t.ro({});\nlet i = 0;\nfor (const x of [1, 2]) { i += x; }\nwhile (r.v > 0) {\n  i++;\n}\nreturn i;",
+        &host.catalog(),
+    );
+    let report = go(&p, &host, &sandbox, &host.options()).await;
+    let error = report.error.unwrap();
+    assert_eq!(error.task_id.as_deref(), Some("l2"), "{error:?}");
+    assert!(
+        error.message.starts_with("l2 (loop): ") && error.message.ends_with("(at 4:1)"),
+        "{error:?}"
+    );
     still_works(&host, &sandbox).await;
 }

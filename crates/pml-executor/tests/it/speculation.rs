@@ -92,7 +92,12 @@ return [a.v, b.v, c, d.v];
     );
     assert_eq!(host.max_in_flight(), 4);
     let s = report.speculation.unwrap();
-    assert_eq!((s.planned, s.served, s.wasted), (4, 4, 0), "{s:?}");
+    // The program may make its first call before speculation starts it (a loaded machine):
+    // then three are served, and none is wasted either way.
+    assert!(
+        s.served >= 3 && s.wasted == 0 && s.planned == s.served,
+        "{s:?}"
+    );
     // The calls are the program's own in the trace, marked speculative.
     let ends: Vec<_> = report
         .trace
@@ -100,9 +105,9 @@ return [a.v, b.v, c, d.v];
         .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
         .collect();
     assert_eq!(ends.len(), 4);
-    assert!(ends
-        .iter()
-        .all(|e| e.speculative == Some(true) && e.task_id.is_some()));
+    assert!(ends.iter().all(|e| e.task_id.is_some()));
+    let speculative = ends.iter().filter(|e| e.speculative == Some(true)).count();
+    assert_eq!(speculative, s.served);
     assert_eq!(host.calls().len(), 4, "no call made twice");
 }
 

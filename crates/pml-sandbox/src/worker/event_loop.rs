@@ -224,6 +224,8 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
   const switches = create(null);
   const counts = create(null);
   const loops = [];
+  // The loop body entered last: [probe, iteration vector around it].
+  let lastLoop = 0;
   const extend = (it, n) => {
     const out = [];
     if (it !== 0) for (let i = 0; i < it.length; i++) out[i] = it[i];
@@ -271,6 +273,7 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
       }
     },
     i: (k, it) => {
+      lastLoop = [k, it];
       let key = "" + k;
       if (it !== 0) for (let i = 0; i < it.length; i++) key += "," + it[i];
       const n = counts[key];
@@ -290,14 +293,15 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
       return p;
     },
   });
-  // At the end: [probe, iteration, count] per loop body and iteration vector around it.
+  // At the end: [[probe, iteration, count] per loop body and iteration vector around it,
+  // the loop body entered last].
   const iterations = () => {
     const out = [];
     for (let i = 0; i < loops.length; i++) {
       const loop = loops[i];
       out[i] = [loop[0], loop[1], counts[loop[2]]];
     }
-    return out;
+    return [out, lastLoop];
   };
 
   const format = (args) => {
@@ -613,10 +617,26 @@ pub(crate) fn run_in<'js>(
     });
     let mut iterations = None;
     let outcome = run_with(ctx, program, replacer, &calls, &mut iterations);
-    // What the run reported last: the loop counts, the operations that never ended.
-    if let Some(counts) = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok()) {
+    // What the run reported last: the loop counts, the operations that never ended, and for a
+    // run that stopped, the loop body it entered last.
+    let summary = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok());
+    if let Some(summary) = summary {
         let at = Instant::now();
-        for entry in counts.iter::<Array>().flatten() {
+        if outcome.is_err() {
+            if let Ok(last) = summary.get::<Array>(1) {
+                if let (Ok(probe), Ok(iteration)) = (last.get::<u32>(0), last.get::<Value>(1)) {
+                    calls.push(Report {
+                        at,
+                        what: Reported::LastLoop {
+                            probe,
+                            iteration: iteration_of(&iteration),
+                        },
+                    });
+                }
+            }
+        }
+        let counts = summary.get::<Array>(0).ok();
+        for entry in counts.iter().flat_map(|c| c.iter::<Array>()).flatten() {
             let (Ok(probe), Ok(iteration), Ok(count)) = (
                 entry.get::<u32>(0),
                 entry.get::<Value>(1),
