@@ -107,6 +107,8 @@ struct State {
     failed: HashMap<String, usize>,
     /// (node, element) already started, by speculation or by the program.
     started: HashSet<(String, Option<usize>)>,
+    /// Targets with nothing left to start (every element of a loop's).
+    done: HashSet<String>,
     /// (tool, canonical arguments) -> speculative calls not taken yet.
     entries: HashMap<(String, String), Vec<Entry>>,
     running: usize,
@@ -348,9 +350,22 @@ impl Speculation {
             if state.over || state.writes_running > 0 || state.running >= IN_FLIGHT {
                 return;
             }
+            // Nothing to do (most wakes of a long run): no copy of the values either.
+            if !self.targets.iter().any(|t| Self::may_start(t, &state)) {
+                return;
+            }
             (state.values.clone(), state.epoch)
         };
         let values = self.compute(values);
+        {
+            // Keep what was computed for the next scans.
+            let mut state = self.lock();
+            for (id, value) in &values {
+                if !state.values.contains_key(id) {
+                    state.values.insert(id.clone(), value.clone());
+                }
+            }
+        }
         let joins = IndexMap::new();
         let known = Values {
             args: &self.args,
@@ -361,12 +376,8 @@ impl Speculation {
         for target in &self.targets {
             {
                 let state = self.lock();
-                let finished = target.after.iter().all(|w| state.finished.contains(w));
                 let read = target.reads.iter().all(|n| values.contains_key(n));
-                let failed_before = state.failed.values().any(|at| *at < target.at);
-                let taken = (target.branches.iter())
-                    .all(|(d, outcome)| state.decided.get(d) == Some(outcome));
-                if !finished || !read || failed_before || !taken {
+                if !read || !Self::may_start(target, &state) {
                     continue;
                 }
             }
@@ -385,11 +396,13 @@ impl Speculation {
                     }
                 }
             };
+            let mut all_started = true;
             for element in elements {
                 let key = (target.node.clone(), element);
                 if self.lock().started.contains(&key) {
                     continue;
                 }
+                all_started = false;
                 let arguments = match element {
                     None => target.arguments.clone(),
                     Some(i) => (target.arguments.iter())
@@ -449,7 +462,19 @@ impl Speculation {
                     .or_default()
                     .push(Entry { epoch, call });
             }
+            if all_started {
+                self.lock().done.insert(target.node.clone());
+            }
         }
+    }
+
+    /// Whether `target` may start now, but for its data: not done, the writes before it
+    /// finished, its branch taken, no failed read before it.
+    fn may_start(target: &Target, state: &State) -> bool {
+        !state.done.contains(&target.node)
+            && target.after.iter().all(|w| state.finished.contains(w))
+            && !state.failed.values().any(|at| *at < target.at)
+            && (target.branches.iter()).all(|(d, outcome)| state.decided.get(d) == Some(outcome))
     }
 
     /// Computes the pure operations whose inputs are known and whose values are not (in a
