@@ -24,10 +24,12 @@ struct Index<'s> {
     s: &'s StaticStructure,
     by_id: HashMap<&'s str, usize>,
     preds: Vec<Vec<usize>>,
-    /// Outermost enclosing loop (other than the node itself), if any.
+    /// Outermost enclosing loop or local function (other than the node itself), if any.
     owner: Vec<Option<usize>>,
-    /// Loop -> the nodes it absorbs, in node order.
+    /// Loop or function -> the nodes it absorbs, in node order.
     members: HashMap<usize, Vec<usize>>,
+    /// Local function -> every node inside it (nested scopes included), in node order.
+    inside: HashMap<usize, Vec<usize>>,
 }
 
 impl<'s> Index<'s> {
@@ -55,10 +57,23 @@ impl<'s> Index<'s> {
             preds,
             owner: Vec::new(),
             members: HashMap::new(),
+            inside: HashMap::new(),
         };
         index.owner = (0..s.nodes.len())
-            .map(|i| index.outermost_loop(i))
+            .map(|i| index.outermost_owner(i))
             .collect();
+        for i in 0..s.nodes.len() {
+            let mut at = i;
+            for _ in 0..s.nodes.len() {
+                let Some(p) = index.scope_parent(at) else {
+                    break;
+                };
+                if s.nodes[p].kind == NodeKind::Function {
+                    index.inside.entry(p).or_default().push(i);
+                }
+                at = p;
+            }
+        }
         for (i, o) in index.owner.iter().enumerate() {
             if let Some(l) = o {
                 index.members.entry(*l).or_default().push(i);
@@ -68,18 +83,16 @@ impl<'s> Index<'s> {
     }
 
     fn scope_parent(&self, i: usize) -> Option<usize> {
-        let id = match self.s.nodes[i].scope.as_ref()? {
-            Scope::Decision { id, .. } | Scope::Fork { id } | Scope::Loop { id } => id,
-        };
-        self.by_id.get(id.as_str()).copied()
+        let id = self.s.nodes[i].scope.as_ref()?.id();
+        self.by_id.get(id).copied()
     }
 
-    fn outermost_loop(&self, i: usize) -> Option<usize> {
+    fn outermost_owner(&self, i: usize) -> Option<usize> {
         let mut found = None;
         let mut at = i;
         let mut guard = 0;
         while let Some(p) = self.scope_parent(at) {
-            if self.s.nodes[p].kind == NodeKind::Loop {
+            if matches!(self.s.nodes[p].kind, NodeKind::Loop | NodeKind::Function) {
                 found = Some(p);
             }
             at = p;
@@ -94,17 +107,61 @@ impl<'s> Index<'s> {
     fn executable(&self, i: usize) -> bool {
         matches!(
             self.s.nodes[i].kind,
-            NodeKind::Task | NodeKind::Capability | NodeKind::Loop
+            NodeKind::Task | NodeKind::Capability | NodeKind::Loop | NodeKind::Call
         ) && self.owner[i].is_none()
     }
 
     /// The task that stands for node `i` in the DAG: itself, or the loop that absorbs it.
+    /// Nodes inside a local function have none: they run in the calls of the function.
     fn task_of(&self, i: usize) -> Option<usize> {
         match self.owner[i] {
-            Some(l) => Some(l),
+            Some(l) if self.s.nodes[l].kind == NodeKind::Loop => Some(l),
+            Some(_) => None,
             None if self.executable(i) => Some(i),
             None => None,
         }
+    }
+
+    /// The nodes that may run when `nodes` run: themselves and, through calls of local
+    /// functions, everything inside the functions called (each function once).
+    fn reach(&self, nodes: &[usize]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut called = HashSet::new();
+        let mut stack: Vec<usize> = nodes.iter().rev().copied().collect();
+        while let Some(j) = stack.pop() {
+            out.push(j);
+            let n = &self.s.nodes[j];
+            if n.kind != NodeKind::Call {
+                continue;
+            }
+            let f = n
+                .function
+                .as_deref()
+                .and_then(|f| self.by_id.get(f))
+                .copied();
+            if let Some(f) = f.filter(|&f| called.insert(f)) {
+                let inner = self.inside.get(&f).into_iter().flatten();
+                stack.extend(inner.rev());
+            }
+        }
+        out
+    }
+
+    /// The tools (`server:tool`, `code:*`, `capability:*`) among `nodes`, each once, in order.
+    fn tools(&self, nodes: &[usize]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for &j in nodes {
+            let n = &self.s.nodes[j];
+            let tool = match n.kind {
+                NodeKind::Capability => n.capability_id.as_ref().map(|c| format!("capability:{c}")),
+                NodeKind::Task => n.tool.clone(),
+                _ => None,
+            };
+            if let Some(tool) = tool.filter(|t| !out.contains(t)) {
+                out.push(tool);
+            }
+        }
+        out
     }
 
     /// Going back along the control flow from node `i` (through decisions, forks, joins and
@@ -312,10 +369,16 @@ fn effect_of(task: &Task, node: &Node, index: &Index<'_>, options: &DagOptions) 
     match task.kind {
         TaskType::CodeExecution if task.metadata.pure => Effect::Pure,
         TaskType::McpTool if task.metadata.read_only => Effect::Reads,
-        TaskType::Loop => {
+        TaskType::Loop | TaskType::Call => {
             let i = index.by_id.get(node.id.as_str()).copied();
-            let members = i.and_then(|i| index.members.get(&i));
-            let writes = members.into_iter().flatten().any(|&j| {
+            let own: Vec<usize> = match task.kind {
+                TaskType::Loop => i
+                    .and_then(|i| index.members.get(&i))
+                    .cloned()
+                    .unwrap_or_default(),
+                _ => i.into_iter().collect(),
+            };
+            let writes = index.reach(&own).into_iter().any(|j| {
                 let m = &index.s.nodes[j];
                 match m.kind {
                     NodeKind::Capability => true,
@@ -449,21 +512,18 @@ fn base_task(node: &Node, index: &Index<'_>, i: usize, options: &DagOptions) -> 
             TaskType::Capability,
             None,
         ),
+        NodeKind::Call => {
+            metadata.contains = index.tools(&index.reach(&[i]));
+            let name = node.name.as_deref().or(node.function.as_deref());
+            (
+                format!("function:{}", name.unwrap_or_default()),
+                TaskType::Call,
+                None,
+            )
+        }
         NodeKind::Loop => {
-            metadata.contains = index
-                .members
-                .get(&i)
-                .into_iter()
-                .flatten()
-                .map(|&j| &index.s.nodes[j])
-                .filter(|n| n.kind != NodeKind::Loop)
-                .filter_map(|n| match n.kind {
-                    NodeKind::Capability => {
-                        n.capability_id.as_ref().map(|c| format!("capability:{c}"))
-                    }
-                    _ => n.tool.clone(),
-                })
-                .collect();
+            let members = index.members.get(&i).cloned().unwrap_or_default();
+            metadata.contains = index.tools(&index.reach(&members));
             (
                 format!("loop:{}", loop_kind_name(node.loop_kind)),
                 TaskType::Loop,

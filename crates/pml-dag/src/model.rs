@@ -53,13 +53,16 @@ pub enum TaskType {
     CodeExecution,
     Capability,
     Loop,
+    /// A call of a local function: what the function does runs inside it.
+    Call,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub id: String,
-    /// `server:tool`, `code:<op>`, `capability:<name>`, or `loop:<kind>`.
+    /// `server:tool`, `code:<op>`, `capability:<name>`, `loop:<kind>`, or `function:<name>`
+    /// (a call of a local function; its node id when it has no name).
     pub tool: String,
     #[serde(rename = "type")]
     pub kind: TaskType,
@@ -125,8 +128,8 @@ pub struct Metadata {
     /// Names the task reads that nothing provides: it cannot run as a DAG task.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub unresolved: Vec<String>,
-    /// Loops: the tools (and `code:*` operations) their body calls, in source order; the
-    /// executor runs them inside the loop task and traces each call.
+    /// Loops and calls of local functions: the tools (and `code:*` operations) they may run,
+    /// through the local functions they call too, in source order, each once.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub contains: Vec<String>,
     /// Physical tasks: the logical tasks fused into this one, in execution order.

@@ -299,6 +299,17 @@ impl NodeMap {
         error: Option<String>,
     ) -> Option<String> {
         let (_, node) = self.probe(k, iteration)?;
+        if node.kind == NodeKind::Call {
+            // A call of a local function: what ran inside it is traced on its own.
+            tracer.push(TraceEvent {
+                iteration: iteration.to_vec(),
+                duration_ms: Some(until - since),
+                success: Some(error.is_none()),
+                error,
+                ..TraceEvent::new("call", Some(&node.id), since)
+            });
+            return Some(node.id.clone());
+        }
         let op = Op {
             task_id: Some(&node.id),
             tool: node.tool.as_deref().unwrap_or_default(),
@@ -316,6 +327,8 @@ impl NodeMap {
     fn node_error(node: &pml_structure::Node, message: &str) -> RunError {
         let what = node.tool.as_deref().unwrap_or(match node.kind {
             NodeKind::Loop => "loop",
+            NodeKind::Function => "function",
+            NodeKind::Call => "call",
             _ => "",
         });
         RunError {
@@ -398,11 +411,16 @@ impl NodeMap {
                 iteration,
                 count,
             } => {
-                if let Some((ProbeKind::Loop, node)) = self.probe(probe, &iteration) {
+                let event = match self.probe(probe, &iteration) {
+                    Some((ProbeKind::Loop, node)) => Some(("loop", node)),
+                    Some((ProbeKind::Function, node)) => Some(("function", node)),
+                    _ => None,
+                };
+                if let Some((event, node)) = event {
                     tracer.push(TraceEvent {
                         iteration,
                         iterations: Some(count),
-                        ..TraceEvent::new("loop", Some(&node.id), ts)
+                        ..TraceEvent::new(event, Some(&node.id), ts)
                     });
                 }
             }

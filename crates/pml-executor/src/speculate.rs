@@ -172,6 +172,11 @@ impl Speculation {
             .filter(|n| n.kind == NodeKind::Capability || n.is_mcp())
             .filter(|n| !n.tool.as_deref().is_some_and(read_only))
             .collect();
+        // A write inside a local function happens wherever the function is called, which its
+        // position in the text does not tell.
+        if writes.iter().any(|w| in_function(structure, &w.id)) {
+            return None;
+        }
         let mut targets = Vec::new();
         for node in structure.nodes.iter().filter(|n| n.is_mcp()) {
             let Some(tool) = node.tool.as_deref() else {
@@ -182,7 +187,14 @@ impl Speculation {
                 .needs_approval(tool, services.facts.destructive(tool));
             // Calls of a fork run together anyway: the program starts them all at once.
             let in_fork = in_fork(structure, &node.id);
-            if !read_only(tool) || approval || !awaited.contains(node.id.as_str()) || in_fork {
+            // A call inside a local function runs once per call of it, with its arguments.
+            let in_function = in_function(structure, &node.id);
+            if !read_only(tool)
+                || approval
+                || !awaited.contains(node.id.as_str())
+                || in_fork
+                || in_function
+            {
                 continue;
             }
             let loops = enclosing_loops(structure, &node.id);
@@ -632,7 +644,7 @@ fn enclosing_loops(structure: &StaticStructure, id: &str) -> Vec<String> {
                 out.push(id.clone());
                 id
             }
-            Scope::Decision { id, .. } | Scope::Fork { id } => id,
+            Scope::Decision { id, .. } | Scope::Fork { id } | Scope::Function { id } => id,
         };
         at = structure.node(&id).and_then(|n| n.scope.clone());
     }
@@ -654,7 +666,7 @@ fn branches(structure: &StaticStructure, id: &str) -> Option<Vec<(String, String
                 out.push((id.clone(), outcome));
                 id
             }
-            Scope::Loop { id } | Scope::Fork { id } => id,
+            Scope::Loop { id } | Scope::Fork { id } | Scope::Function { id } => id,
         };
         at = structure.node(&id).and_then(|n| n.scope.clone());
     }
@@ -668,9 +680,22 @@ fn in_fork(structure: &StaticStructure, id: &str) -> bool {
         let Some(scope) = at else { break };
         let id = match scope {
             Scope::Fork { .. } => return true,
-            Scope::Decision { id, .. } | Scope::Loop { id } => id,
+            Scope::Decision { id, .. } | Scope::Loop { id } | Scope::Function { id } => id,
         };
         at = structure.node(&id).and_then(|n| n.scope.clone());
+    }
+    false
+}
+
+/// Whether node `id` is inside a local function, at any depth.
+fn in_function(structure: &StaticStructure, id: &str) -> bool {
+    let mut at = structure.node(id).and_then(|n| n.scope.clone());
+    for _ in 0..structure.nodes.len() {
+        let Some(scope) = at else { break };
+        if let Scope::Function { .. } = scope {
+            return true;
+        }
+        at = structure.node(scope.id()).and_then(|n| n.scope.clone());
     }
     false
 }

@@ -15,7 +15,8 @@ pub const PREVIEW_CHARS: usize = 200;
 #[serde(rename_all = "camelCase")]
 pub struct TraceEvent {
     /// `tool_start`, `tool_end`; `decision` (an outcome taken), `fork`, `join`, `loop` (how
-    /// many times a loop body ran).
+    /// many times a loop body ran), `call` (a call of a local function: its start, duration
+    /// and success), `function` (how many times a local function ran).
     pub event: &'static str,
     /// The structure's node id (`n3`, `d1`, `l2`): the ids `pml analyze` prints. `null` for a
     /// call the structure has no node for (then `line`/`column` say where it was made).
@@ -38,7 +39,7 @@ pub struct TraceEvent {
     /// `decision`: the outcome taken (`true`/`false`, `case:<value>`, `default`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
-    /// `loop`: how many times the body ran.
+    /// `loop`: how many times the body ran; `function`: how many times it was called.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u32>,
     /// An MCP call answered by a call started ahead of the program (speculation).

@@ -33,13 +33,17 @@ fn is_global(name: &str) -> bool {
     pml_structure::is_global(name)
 }
 
-/// `n1`, `d12`, `l3`...: a node id of the builder's numbering.
+/// `n1`, `d12`, `l3`, `fn2`, `call4`...: a node id of the builder's numbering.
 pub(crate) fn is_node_id(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some('n' | 'd' | 'c' | 'f' | 'j' | 'l'))
-        && name.len() > 1
-        && !name[1..].starts_with('0')
-        && name[1..].bytes().all(|b| b.is_ascii_digit())
+    ["n", "d", "c", "f", "j", "l", "fn", "call"]
+        .iter()
+        .any(|prefix| {
+            name.strip_prefix(prefix).is_some_and(|number| {
+                !number.is_empty()
+                    && !number.starts_with('0')
+                    && number.bytes().all(|b| b.is_ascii_digit())
+            })
+        })
 }
 
 /// State shared by everything printed for one structure.
@@ -426,6 +430,10 @@ impl<'s> Names<'s> {
                     out.push_str("loop ");
                     push_id(id, out);
                 }
+                Scope::Function { id } => {
+                    out.push_str("function ");
+                    push_id(id, out);
+                }
             }
             out.push('\n');
         }
@@ -437,6 +445,12 @@ impl<'s> Names<'s> {
         if let Some(c) = &n.capability_id {
             out.push_str("  capability ");
             quote_str(c, out);
+            out.push('\n');
+        }
+        if let Some(f) = &n.function {
+            // Which local function a call calls (its name is the program's choice: not hashed).
+            out.push_str("  calls ");
+            push_id(f, out);
             out.push('\n');
         }
         if let Some(k) = n.loop_kind {
@@ -541,6 +555,8 @@ fn kind_name(k: NodeKind) -> &'static str {
         NodeKind::Fork => "fork",
         NodeKind::Join => "join",
         NodeKind::Loop => "loop",
+        NodeKind::Function => "function",
+        NodeKind::Call => "call",
     }
 }
 

@@ -41,6 +41,14 @@ pub(crate) enum Binding {
     Template(String),
     /// Declared here, value unknown (a `let`, a parameter, a loop variable): hides outer bindings.
     Opaque,
+    /// A local function: the id of its node.
+    Function(String),
+    /// The `mcp` object under another name (`const m = mcp`).
+    Mcp,
+    /// One of its servers (`const fs = mcp.filesystem`, `const { filesystem } = mcp`).
+    McpServer(String),
+    /// One of its tools (`const read = mcp.filesystem.read_text_file`).
+    McpTool(String, String),
 }
 
 /// Where an expression sits, which decides which operations become nodes.
@@ -97,7 +105,7 @@ struct BreakTarget {
 struct Checkpoint {
     nodes: usize,
     edges: usize,
-    counters: [usize; 6],
+    counters: [usize; 8],
     frontier: Vec<Pending>,
 }
 
@@ -108,7 +116,7 @@ pub(crate) struct Builder<'a> {
     lines: &'a LineIndex,
     nodes: Vec<Node>,
     edges: Vec<Edge>,
-    counters: [usize; 6],
+    counters: [usize; 8],
     frontier: Vec<Pending>,
     /// False after `return`/`throw`/`break`/`continue` until paths merge again.
     live: bool,
@@ -137,6 +145,12 @@ pub(crate) struct Builder<'a> {
     loops: Vec<usize>,
     /// Spans (lo, hi) of expressions directly under `await`.
     awaited: FxHashSet<(u32, u32)>,
+    /// Names that call tools when called: local functions that do, aliases of `mcp`.
+    agents: rewrite::AgentNames,
+    /// Function declarations hoisted to the start of their block: span (lo, hi) -> node index.
+    hoisted: HashMap<(u32, u32), usize>,
+    /// The function nodes (indices) whose bodies are being walked, innermost last.
+    functions: Vec<usize>,
 }
 
 impl Env for Builder<'_> {
@@ -169,7 +183,7 @@ impl<'a> Builder<'a> {
             lines,
             nodes: Vec::with_capacity(expected),
             edges: Vec::with_capacity(expected),
-            counters: [0; 6],
+            counters: [0; 8],
             frontier: Vec::new(),
             live: true,
             result: None,
@@ -186,6 +200,9 @@ impl<'a> Builder<'a> {
             probes: Recorder::new(false),
             loops: Vec::new(),
             awaited: FxHashSet::default(),
+            agents: rewrite::AgentNames::default(),
+            hoisted: HashMap::default(),
+            functions: Vec::new(),
         }
     }
 
@@ -464,6 +481,7 @@ impl<'a> Builder<'a> {
         if let Mutated::Unknown = self.mutated {
             self.mutated = Mutated::Known(rewrite::mutated_names(stmts));
         }
+        self.hoist(stmts);
         for stmt in stmts {
             if !self.live {
                 break;
@@ -483,15 +501,31 @@ impl<'a> Builder<'a> {
                 _ => self.stmt(stmt),
             }
         }
+        self.unreached_functions(stmts);
     }
 
     pub(crate) fn stmts(&mut self, stmts: &[Stmt]) {
+        self.hoist(stmts);
         for stmt in stmts {
             if !self.live {
                 // Unreachable code after return/throw/break/continue.
                 break;
             }
             self.stmt(stmt);
+        }
+        self.unreached_functions(stmts);
+    }
+
+    /// The bodies of the function declarations of `stmts` that the walk did not reach (after a
+    /// `return`): hoisted, they can still be called.
+    fn unreached_functions(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            if let Stmt::Decl(Decl::Fn(f)) = stmt {
+                let span = f.function.span;
+                if let Some(index) = self.hoisted.remove(&(span.lo.0, span.hi.0)) {
+                    self.function_body(index, &function_of(&f.function), None);
+                }
+            }
         }
     }
 
@@ -513,14 +547,22 @@ impl<'a> Builder<'a> {
                 }
             }
             Stmt::Decl(Decl::Fn(f)) => {
-                self.bind(&f.ident.sym, Binding::Opaque);
-                if contains_agent_call(&*f.function) {
-                    self.warn_unanalysed(f.function.span, &format!("function `{}`", f.ident.sym));
-                }
+                let span = f.function.span;
+                let index = match self.hoisted.remove(&(span.lo.0, span.hi.0)) {
+                    Some(index) => index,
+                    // Not in a statement list (`if (x) function f() {}`): declared here.
+                    None => {
+                        let index = self.declare_function(span, Some(&f.ident.sym));
+                        let id = self.nodes[index].id.clone();
+                        self.bind(&f.ident.sym, Binding::Function(id));
+                        index
+                    }
+                };
+                self.function_body(index, &function_of(&f.function), None);
             }
             Stmt::Decl(Decl::Class(c)) => {
                 self.bind(&c.ident.sym, Binding::Opaque);
-                if contains_agent_call(&*c.class) {
+                if contains_agent_call(&*c.class, &self.agents) {
                     self.warn_unanalysed(c.class.span, &format!("class `{}`", c.ident.sym));
                 }
             }
@@ -1011,6 +1053,22 @@ impl<'a> Builder<'a> {
             self.bind_opaque(name);
             return;
         };
+        if let (Pat::Ident(id), Some(f)) = (name, callback(init)) {
+            // `const load = async (n) => ...`: a local function named `load`.
+            let calls_tools = contains_agent_call(init, &self.agents);
+            let index = self.declare_function(strip(init).span(), Some(&id.id.sym));
+            let fid = self.nodes[index].id.clone();
+            self.bind(&id.id.sym, Binding::Function(fid));
+            if calls_tools {
+                self.agents.insert(id.id.sym.clone());
+            }
+            self.function_body(index, &f, None);
+            return;
+        }
+        if let Some(alias) = self.mcp_alias(init) {
+            self.bind_alias(name, alias);
+            return;
+        }
         if let (VarDeclKind::Const, Pat::Ident(id)) = (kind, name) {
             if let Some(value) = fold::fold(init, self) {
                 if !self.is_mutated(&id.id.sym) {
@@ -1172,9 +1230,34 @@ impl<'a> Builder<'a> {
                 self.nested_calls_in(e);
                 Out::default()
             }
-            Expr::Arrow(_) | Expr::Fn(_) | Expr::Class(_) => {
-                if contains_agent_call(e) {
-                    self.warn_unanalysed(e.span(), "a function");
+            Expr::Arrow(_) | Expr::Fn(_) => {
+                // A function used as a value (passed, returned, stored): walked once if it calls
+                // tools, so that what it can do is in the structure.
+                if !self.calls_tools(e) {
+                    return Out::default();
+                }
+                let Some(f) = callback(e) else {
+                    return Out::default();
+                };
+                let name = match e {
+                    Expr::Fn(f) => f.ident.as_ref().map(|i| i.sym.as_str()),
+                    _ => None,
+                };
+                let index = self.declare_function(e.span(), name);
+                let id = self.nodes[index].id.clone();
+                self.warn(
+                    diagnostics::FUNCTION_VALUE,
+                    format!(
+                        "{id}: a function used as a value calls MCP tools; its calls are in the structure, but when and how often it runs is up to whoever calls it"
+                    ),
+                    e.span(),
+                );
+                self.function_body(index, &f, None);
+                Out::value(id)
+            }
+            Expr::Class(_) => {
+                if contains_agent_call(e, &self.agents) {
+                    self.warn_unanalysed(e.span(), "a class");
                 }
                 Out::default()
             }
@@ -1191,7 +1274,7 @@ impl<'a> Builder<'a> {
     /// Does this expression call an MCP tool or a capability? Memoised per sub-expression, so
     /// asking at every level of a deep `a && (b && (c && ...))` stays linear.
     fn calls_tools(&mut self, e: &Expr) -> bool {
-        rewrite::calls_tools_memo(e, &mut self.agent_call_memo)
+        rewrite::calls_tools_memo(e, &mut self.agent_call_memo, &self.agents)
     }
 
     /// Rebind a name in the scope that declared it (assignment to an existing variable).
@@ -1404,7 +1487,11 @@ impl<'a> Builder<'a> {
                     None => ArgumentValue::reference(name.clone()),
                 },
                 Some(Binding::Template(t)) => ArgumentValue::reference(t.clone()),
-                Some(Binding::Opaque) | None => ArgumentValue::reference(name.clone()),
+                Some(Binding::Function(id)) => ArgumentValue::reference(id.clone()),
+                Some(
+                    Binding::Opaque | Binding::Mcp | Binding::McpServer(_) | Binding::McpTool(..),
+                )
+                | None => ArgumentValue::reference(name.clone()),
             };
             arguments.insert(name, value);
         }
@@ -1419,6 +1506,25 @@ impl<'a> Builder<'a> {
             }
             return Out::default();
         };
+        match strip(callee) {
+            Expr::Ident(name) => {
+                if let Some(Binding::Function(id)) = self.lookup(&name.sym) {
+                    let id = id.clone();
+                    let name = Some(name.sym.as_str().to_owned());
+                    return Out::value(self.local_call(call, id, name, callee.span()));
+                }
+            }
+            // An IIFE: `(async () => { ... })()`.
+            inner @ (Expr::Arrow(_) | Expr::Fn(_)) => {
+                if let Some(f) = callback(inner) {
+                    let index = self.declare_function(inner.span(), None);
+                    let id = self.nodes[index].id.clone();
+                    self.function_body(index, &f, None);
+                    return Out::value(self.local_call(call, id, None, callee.span()));
+                }
+            }
+            _ => {}
+        }
         match classify_callee(callee, self) {
             CalleeKind::Mcp { server, tool } => {
                 let id = self.agent_call(call, NodeKind::Task, concat(&[&server, ":", &tool]));
@@ -1486,7 +1592,32 @@ impl<'a> Builder<'a> {
         let recv = self.expr(&m.obj, receiver_pos);
         let chained = recv.value.is_some() && is_call_based(&m.obj);
 
-        if callback_calls_tools && method != "then" {
+        if matches!(method, "then" | "catch" | "finally")
+            && call.args.iter().any(|a| is_function(&a.expr))
+        {
+            // `p.then(r => ...)`: each callback is a local function the promise calls once.
+            let mut last = None;
+            for (i, a) in call.args.iter().enumerate() {
+                let Some(f) = callback(&a.expr) else {
+                    self.expr(&a.expr, Position::Nested);
+                    continue;
+                };
+                let fulfilled = method == "then" && i == 0;
+                let value = recv.value.clone().filter(|_| fulfilled);
+                let span = strip(&a.expr).span();
+                let index = self.declare_function(span, None);
+                let id = self.nodes[index].id.clone();
+                self.function_body(index, &f, value.clone().map(Binding::Node));
+                let mut arguments = IndexMap::new();
+                if let Some(v) = value {
+                    arguments.insert("0".to_owned(), ArgumentValue::reference(v));
+                }
+                last = Some(self.call_node(id, None, arguments, call.span, span));
+            }
+            return last.map(Out::value).unwrap_or_default();
+        }
+
+        if callback_calls_tools {
             // `items.forEach(async i => await mcp...)`, `xs.map(x => mcp...)` outside Promise.all.
             let kind = if method == "forEach" {
                 LoopKind::ForEach
@@ -1811,8 +1942,8 @@ impl<'a> Builder<'a> {
                     elements.push(value);
                 }
             }
-            Expr::Call(map_call) if map_with_tool_callback(map_call).is_some() => {
-                let Some((m, cb)) = map_with_tool_callback(map_call) else {
+            Expr::Call(map_call) if map_with_tool_callback(map_call, &self.agents).is_some() => {
+                let Some((m, cb)) = map_with_tool_callback(map_call, &self.agents) else {
                     return Out::default();
                 };
                 self.frontier = start.clone();
@@ -1951,6 +2082,7 @@ impl<'a> Builder<'a> {
             CallbackBody::Expr(e) => self.expr(e, pos).value,
             CallbackBody::Block(stmts) => {
                 let mut value = None;
+                self.hoist(stmts);
                 for stmt in stmts {
                     if !self.live {
                         break;
@@ -1963,12 +2095,240 @@ impl<'a> Builder<'a> {
                     }
                     self.stmt(stmt);
                 }
+                self.unreached_functions(stmts);
                 value
             }
         };
         self.pop_env();
         self.live = true;
         value
+    }
+
+    // ----- local functions ----------------------------------------------------------------
+
+    /// A node for the local function at `span`. It is not part of the control flow: the nodes
+    /// of its body are scoped to it. Returns its index.
+    fn declare_function(&mut self, span: SwcSpan, name: Option<&str>) -> usize {
+        let mut node = self.new_node(NodeKind::Function, span);
+        node.name = name.map(str::to_owned);
+        node.code = Some(self.text(span).to_string());
+        node.scope = self.scopes.last().cloned();
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    /// Function declarations are hoisted: their nodes exist and their names are bound from the
+    /// start of the block; their bodies are walked where they stand.
+    fn hoist(&mut self, stmts: &[Stmt]) {
+        let mut declared = Vec::new();
+        for stmt in stmts {
+            if let Stmt::Decl(Decl::Fn(f)) = stmt {
+                let span = f.function.span;
+                let index = self.declare_function(span, Some(&f.ident.sym));
+                let id = self.nodes[index].id.clone();
+                self.bind(&f.ident.sym, Binding::Function(id));
+                self.hoisted.insert((span.lo.0, span.hi.0), index);
+                declared.push(f);
+            }
+        }
+        // Which of them call tools, through each other too (a fixed point, at most one round
+        // per function).
+        let mut changed = !declared.is_empty();
+        while changed {
+            changed = false;
+            for f in &declared {
+                if !self.agents.contains(&f.ident.sym)
+                    && contains_agent_call(&*f.function, &self.agents)
+                {
+                    self.agents.insert(f.ident.sym.clone());
+                    changed = true;
+                }
+            }
+        }
+    }
+
+    /// Walks the body of the function node at `index`, once: its nodes are in the function's
+    /// scope and its own control flow starts at the function node. `first` binds the first
+    /// parameter (a `.then` callback's value); the others are unknown.
+    fn function_body(&mut self, index: usize, f: &ArrowOrFn, first: Option<Binding>) {
+        let id = self.nodes[index].id.clone();
+        let outer = Pending {
+            from: id.clone(),
+            outcome: None,
+        };
+        let frontier = std::mem::replace(&mut self.frontier, vec![outer]);
+        let live = std::mem::replace(&mut self.live, true);
+        let breaks = std::mem::take(&mut self.breaks);
+        let loops = std::mem::take(&mut self.loops);
+        self.scopes.push(Scope::Function { id });
+        self.functions.push(index);
+        self.push_env();
+        for (i, p) in f.params.iter().enumerate() {
+            match (i, p, &first) {
+                (0, Pat::Ident(ident), Some(value)) => self.bind(&ident.id.sym, value.clone()),
+                (_, Pat::Assign(a), _) => {
+                    // A default value is computed when the argument is missing.
+                    self.expr(&a.right, Position::Nested);
+                    self.bind_opaque(&a.left);
+                }
+                _ => self.bind_opaque(p),
+            }
+        }
+        let start = self.callback_start(f);
+        self.probes.enter(ProbeKind::Function, index, start);
+        match f.body {
+            CallbackBody::Expr(e) => {
+                self.expr(e, Position::Statement);
+            }
+            CallbackBody::Block(stmts) => self.stmts(stmts),
+        }
+        self.probes.leave();
+        self.pop_env();
+        self.functions.pop();
+        self.scopes.pop();
+        self.frontier = frontier;
+        self.live = live;
+        self.breaks = breaks;
+        self.loops = loops;
+    }
+
+    /// `load(a, b)`: a call of the local function `function` (its arguments by position).
+    fn local_call(
+        &mut self,
+        call: &CallExpr,
+        function: String,
+        name: Option<String>,
+        callee: SwcSpan,
+    ) -> String {
+        let mut arguments = IndexMap::new();
+        for (i, a) in call.args.iter().enumerate() {
+            let value = match a.spread {
+                None => self.argument(&a.expr),
+                Some(_) => {
+                    let value = self.expr(&a.expr, Position::Argument).value;
+                    value.map_or_else(
+                        || ArgumentValue::reference(self.rewrite_text(&a.expr)),
+                        ArgumentValue::reference,
+                    )
+                }
+            };
+            let key = match a.spread {
+                None => i.to_string(),
+                Some(_) => format!("...{i}"),
+            };
+            arguments.insert(key, value);
+        }
+        let recursive = self
+            .functions
+            .iter()
+            .any(|&f| self.nodes.get(f).is_some_and(|n| n.id == function));
+        if recursive {
+            self.warn(
+                diagnostics::RECURSION,
+                format!(
+                    "`{}` calls itself (directly or through another function): its body is in the structure once",
+                    self.text(callee)
+                ),
+                call.span,
+            );
+        }
+        self.call_node(function, name, arguments, call.span, callee)
+    }
+
+    /// The node of a call of a local function; `function` is where the called function's
+    /// value is (the callee, or a callback).
+    fn call_node(
+        &mut self,
+        target: String,
+        name: Option<String>,
+        arguments: IndexMap<String, ArgumentValue>,
+        span: SwcSpan,
+        function: SwcSpan,
+    ) -> String {
+        let mut node = self.new_node(NodeKind::Call, span);
+        node.function = Some(target);
+        node.name = name;
+        if !arguments.is_empty() {
+            node.arguments = Some(arguments);
+        }
+        let id = self.add_node(node);
+        let function = self.offsets(function);
+        self.probe(ProbeKind::Invoke, Site::Invoke { function });
+        id
+    }
+
+    /// What `e` is when it names `mcp`, one of its servers or tools (directly or through an
+    /// alias).
+    fn mcp_alias(&self, e: &Expr) -> Option<Binding> {
+        match strip(e) {
+            Expr::Ident(id) => match self.lookup(&id.sym) {
+                None if &*id.sym == "mcp" => Some(Binding::Mcp),
+                Some(b @ (Binding::Mcp | Binding::McpServer(_) | Binding::McpTool(..))) => {
+                    Some(b.clone())
+                }
+                _ => None,
+            },
+            Expr::Member(m) => {
+                let base = self.mcp_alias(&m.obj)?;
+                let key = prop_static_name(&m.prop, self)?;
+                match base {
+                    Binding::Mcp => Some(Binding::McpServer(key)),
+                    Binding::McpServer(server) => Some(Binding::McpTool(server, key)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `const fs = mcp.filesystem`, `const { filesystem: fs } = mcp`: names for `mcp`'s parts.
+    fn bind_alias(&mut self, pat: &Pat, alias: Binding) {
+        match pat {
+            Pat::Ident(id) => {
+                self.agents.insert(id.id.sym.clone());
+                self.bind(&id.id.sym, alias);
+            }
+            Pat::Object(obj) => {
+                for prop in &obj.props {
+                    let (key, target) = match prop {
+                        ObjectPatProp::KeyValue(kv) => (fold::prop_name(&kv.key), &*kv.value),
+                        ObjectPatProp::Assign(a) if a.value.is_none() => {
+                            let name = a.key.id.sym.as_str().to_owned();
+                            self.agents.insert(a.key.id.sym.clone());
+                            let part = match (&alias, name.clone()) {
+                                (Binding::Mcp, key) => Binding::McpServer(key),
+                                (Binding::McpServer(server), key) => {
+                                    Binding::McpTool(server.clone(), key)
+                                }
+                                _ => Binding::Opaque,
+                            };
+                            self.bind(&name, part);
+                            continue;
+                        }
+                        ObjectPatProp::Assign(a) => {
+                            self.bind(&a.key.id.sym, Binding::Opaque);
+                            continue;
+                        }
+                        ObjectPatProp::Rest(rest) => {
+                            self.bind_opaque(&rest.arg);
+                            continue;
+                        }
+                    };
+                    let part = match (&alias, key) {
+                        (Binding::Mcp, Some(key)) => Binding::McpServer(key),
+                        (Binding::McpServer(server), Some(key)) => {
+                            Binding::McpTool(server.clone(), key)
+                        }
+                        _ => Binding::Opaque,
+                    };
+                    match part {
+                        Binding::Opaque => self.bind_opaque(target),
+                        part => self.bind_alias(target, part),
+                    }
+                }
+            }
+            other => self.bind_opaque(other),
+        }
     }
 
     // ----- rewriting ----------------------------------------------------------------------
@@ -2110,18 +2470,20 @@ fn is_root(e: &Expr, name: &str, b: &Builder<'_>) -> bool {
 }
 
 pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKind<'e> {
+    // `mcp.fs.read(..)`, and the same through aliases (`fs.read(..)`, `read(..)`).
+    if let Some(Binding::McpTool(server, tool)) = b.mcp_alias(callee) {
+        return CalleeKind::Mcp { server, tool };
+    }
     let Expr::Member(outer) = strip(callee) else {
         return CalleeKind::Other;
     };
+    if let Some(Binding::McpServer(_)) = b.mcp_alias(&outer.obj) {
+        // The tool's name is computed at run time.
+        return CalleeKind::DynamicMcp;
+    }
     if let Expr::Member(inner) = strip(&outer.obj) {
-        if is_root(&inner.obj, "mcp", b) {
-            return match (
-                prop_static_name(&inner.prop, b),
-                prop_static_name(&outer.prop, b),
-            ) {
-                (Some(server), Some(tool)) => CalleeKind::Mcp { server, tool },
-                _ => CalleeKind::DynamicMcp,
-            };
+        if let Some(Binding::Mcp) = b.mcp_alias(&inner.obj) {
+            return CalleeKind::DynamicMcp;
         }
     }
     if is_root(&outer.obj, "capabilities", b) {
@@ -2163,10 +2525,13 @@ pub(crate) fn method_call<'c>(call: &'c CallExpr, name: &str) -> Option<&'c Memb
 }
 
 /// `xs.map(x => mcp...)` as a fork's argument: the receiver and the callback.
-fn map_with_tool_callback(call: &CallExpr) -> Option<(&MemberExpr, ArrowOrFn<'_>)> {
+fn map_with_tool_callback<'c>(
+    call: &'c CallExpr,
+    agents: &rewrite::AgentNames,
+) -> Option<(&'c MemberExpr, ArrowOrFn<'c>)> {
     let m = method_call(call, "map")?;
     let first = call.args.first()?;
-    if !contains_agent_call(&*first.expr) {
+    if !contains_agent_call(&*first.expr, agents) {
         return None;
     }
     Some((m, callback(&first.expr)?))
@@ -2184,6 +2549,15 @@ pub(crate) struct ArrowOrFn<'e> {
     body_span: SwcSpan,
 }
 
+/// A function declaration's parameters and body.
+fn function_of(f: &swc_ecma_ast::Function) -> ArrowOrFn<'_> {
+    ArrowOrFn {
+        body_span: f.body.as_ref().map_or(f.span, |b| b.span),
+        params: f.params.iter().map(|p| &p.pat).collect(),
+        body: CallbackBody::Block(f.body.as_ref().map(|b| b.stmts.as_slice()).unwrap_or(&[])),
+    }
+}
+
 fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
     match strip(e) {
         Expr::Arrow(ArrowExpr { params, body, .. }) => Some(ArrowOrFn {
@@ -2194,17 +2568,7 @@ fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
                 ArrowFunctionBody::FunctionBody(b) => CallbackBody::Block(&b.stmts),
             },
         }),
-        Expr::Fn(f) => Some(ArrowOrFn {
-            body_span: f.function.body.as_ref().map_or(f.function.span, |b| b.span),
-            params: f.function.params.iter().map(|p| &p.pat).collect(),
-            body: CallbackBody::Block(
-                f.function
-                    .body
-                    .as_ref()
-                    .map(|b| b.stmts.as_slice())
-                    .unwrap_or(&[]),
-            ),
-        }),
+        Expr::Fn(f) => Some(function_of(&f.function)),
         _ => None,
     }
 }

@@ -6,8 +6,14 @@ pub const SYNTAX_ERROR: &str = "syntax-error";
 pub const TOO_DEEP: &str = "too-deep";
 /// `mcp[server][tool]()` or `capabilities[name]()` with a name computed at run time.
 pub const DYNAMIC_CALL: &str = "dynamic-call";
-/// MCP calls inside a function whose call sites are not analysed.
+/// MCP calls inside a class or an object's method, which the builder does not walk.
 pub const UNANALYSED_FUNCTION: &str = "unanalysed-function";
+/// A function that calls tools used as a value (passed to another function, returned,
+/// stored): its body is walked once, but when and how often it runs is not known statically.
+pub const FUNCTION_VALUE: &str = "function-value";
+/// A local function that calls itself (directly or through others): its body is in the
+/// structure once.
+pub const RECURSION: &str = "recursion";
 /// A `code:*` task whose code reaches I/O or dynamic evaluation (see `pml-pure-ops`).
 pub const IMPURE_CODE: &str = "impure-code";
 /// The builder failed internally (a bug: it never should); the structure is empty.

@@ -20,10 +20,12 @@
 //! | a switch's discriminant, case tests, default | `P.w(k, it, v)`, `P.c(k, i, t)`, `P.x(k)` | the case taken |
 //! | the start of a loop body or a fork's callback | `const Pi = P.i(k, it);` | one iteration; `Pi` is the iteration vector of what runs inside |
 //! | `Promise` of `Promise.all`, the whole call | `P.f(k, it, Promise)`, `P.j(k, it, call)` | fork, join (when it settles) |
+//! | the start of a local function's body | `const Pi = P.i(k, it);` | one call of it; `Pi` numbers the calls |
+//! | the function a call of a local function calls (the callee, a `.then` callback) | `P.h(k, it, f)` | the call starts, and ends (returns, throws, or its promise settles) |
 //!
-//! Each returns its last argument unchanged (`P.s` a function that calls it), so the program
-//! computes what it computed before. `it` is the iteration vector of the innermost loop body or
-//! fork callback around the probe (`0` outside any).
+//! Each returns its last argument unchanged (`P.s`, `P.h` a function that calls it), so the
+//! program computes what it computed before. `it` is the iteration vector of the innermost loop
+//! body, fork callback or local function body around the probe (`0` outside any).
 
 use std::collections::HashMap;
 
@@ -52,6 +54,10 @@ pub enum ProbeKind {
     Fork,
     /// `Promise.all` settles (`P.j`).
     Join,
+    /// The body of a local function (`P.i`): one call per time it is called.
+    Function,
+    /// A call of a local function (`P.h`): reports as an operation (start, end, success).
+    Invoke,
 }
 
 /// One probe of the instrumented program: probe `k` is `probes[k - 1]`.
@@ -182,6 +188,8 @@ pub(crate) enum Site {
     Fork { promise: (usize, usize) },
     /// `P.j(k, it, ` call `)`.
     Join { call: (usize, usize) },
+    /// `P.h(k, it, ` function `)`.
+    Invoke { function: (usize, usize) },
 }
 
 /// A body that runs once per iteration, and how to declare its iteration vector in it.
@@ -352,14 +360,19 @@ impl Recorder {
                     let declare = format!("const {ns}i{}={ns}.i({k},{it});", body.key());
                     match *body {
                         Body::Block(open) => edits.point(open + 1, declare),
-                        Body::Statement(span) => edits.wrap(span, format!("{{{declare}"), "}"),
+                        Body::Statement(span) => {
+                            edits.wrap_outermost(span, format!("{{{declare}"), "}")
+                        }
                         Body::Expression(span) => {
-                            edits.wrap(span, format!("{{{declare}return ("), ");}")
+                            edits.wrap_outermost(span, format!("{{{declare}return ("), ");}")
                         }
                     }
                 }
                 Site::Fork { promise } => edits.wrap(*promise, format!("{ns}.f({k},{it},"), ")"),
                 Site::Join { call } => edits.wrap(*call, format!("{ns}.j({k},{it},"), ")"),
+                Site::Invoke { function } => {
+                    edits.wrap(*function, format!("{ns}.h({k},{it},"), ")")
+                }
             }
         }
         let (source, insertions) = edits.apply(program);
@@ -394,8 +407,21 @@ struct Edits {
 }
 
 impl Edits {
-    fn wrap(&mut self, (lo, hi): (usize, usize), open: String, close: &str) {
+    /// Wraps `lo..hi`: inside what was wrapped around the same span before, outside what is
+    /// wrapped around it later.
+    fn wrap(&mut self, span: (usize, usize), open: String, close: &str) {
         let seq = self.items.len();
+        self.wrap_as(span, open, close, seq);
+    }
+
+    /// Wraps `lo..hi` outside every other wrap of the same span (a body that declares the
+    /// iteration variable the probes inside it read).
+    fn wrap_outermost(&mut self, span: (usize, usize), open: String, close: &str) {
+        let seq = usize::MAX / 2 + self.items.len();
+        self.wrap_as(span, open, close, seq);
+    }
+
+    fn wrap_as(&mut self, (lo, hi): (usize, usize), open: String, close: &str, seq: usize) {
         let len = (hi - lo) as i64;
         self.items.push((hi, (0, len, seq), close.to_owned()));
         self.items.push((lo, (2, -len, usize::MAX - seq), open));

@@ -85,6 +85,12 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
             NodeKind::Capability => n.capability_id.is_some(),
             NodeKind::Loop => n.loop_kind.is_some() && n.code.is_some(),
             NodeKind::Fork | NodeKind::Join => true,
+            NodeKind::Function => n.code.is_some(),
+            NodeKind::Call => n.function.as_deref().is_some_and(|f| {
+                index
+                    .get(f)
+                    .is_some_and(|&j| j < i && s.nodes[j].kind == NodeKind::Function)
+            }),
         };
         if !ok {
             return Err(format!("{}: missing the fields of a {:?}", n.id, n.kind));
@@ -107,6 +113,9 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
         }
         match e.kind {
             EdgeKind::Sequence | EdgeKind::Conditional => {
+                if s.nodes[to].kind == NodeKind::Function {
+                    return Err(format!("control edge into a function: {e:?}"));
+                }
                 if from >= to {
                     return Err(format!("backward control edge {e:?}"));
                 }
@@ -134,19 +143,22 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
         }
     }
 
-    // Scopes name an earlier node of the right kind; every node but the first is reachable.
+    // Scopes name an earlier node of the right kind; every node but the first is reachable
+    // (functions are not part of the control flow: their calls link to them).
+    let first = s.nodes.iter().position(|n| n.kind != NodeKind::Function);
     for (i, n) in s.nodes.iter().enumerate() {
         if let Some(scope) = &n.scope {
             let (id, kind) = match scope {
                 Scope::Decision { id, .. } => (id, NodeKind::Decision),
                 Scope::Fork { id } => (id, NodeKind::Fork),
                 Scope::Loop { id } => (id, NodeKind::Loop),
+                Scope::Function { id } => (id, NodeKind::Function),
             };
             match index.get(id.as_str()) {
                 Some(&j) if j < i && s.nodes[j].kind == kind => {}
                 _ => return Err(format!("{}: bad scope {scope:?}", n.id)),
             }
-        } else if i > 0 && !has_incoming[i] {
+        } else if Some(i) != first && !has_incoming[i] && n.kind != NodeKind::Function {
             return Err(format!(
                 "{} is unreachable: no incoming edge and no scope",
                 n.id

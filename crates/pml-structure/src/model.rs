@@ -51,6 +51,11 @@ pub enum NodeKind {
     Fork,
     Join,
     Loop,
+    /// A local function (declaration, function bound to a name, IIFE, `.then` callback...):
+    /// not part of the control flow; the nodes of its body are scoped to it.
+    Function,
+    /// A call of a local function: links (through `function`) to what that function does.
+    Call,
 }
 
 impl NodeKind {
@@ -63,6 +68,8 @@ impl NodeKind {
             NodeKind::Fork => "f",
             NodeKind::Join => "j",
             NodeKind::Loop => "l",
+            NodeKind::Function => "fn",
+            NodeKind::Call => "call",
         }
     }
 }
@@ -70,7 +77,9 @@ impl NodeKind {
 /// One node of the structure. Which optional fields are set depends on `kind`:
 /// tasks have `tool` (+ `code` for `code:*` operations) and `arguments`; decisions a `condition`;
 /// capabilities a `capabilityId` and `arguments`; loops a `loopKind`, their `code` and (for
-/// `while`-like loops) a `condition`.
+/// `while`-like loops) a `condition`; functions their `code` and maybe a `name`; calls of
+/// local functions the `function` they call and their `arguments` (`"0"`, `"1"`... by
+/// position).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
@@ -93,6 +102,13 @@ pub struct Node {
     pub capability_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub loop_kind: Option<LoopKind>,
+    /// Functions: the name the program gives it, if any (`load` of `const load = async () =>
+    /// ...`); calls: the name they call it by. For readers only: the hash ignores it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub name: Option<String>,
+    /// Calls: the id of the function node they call.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub function: Option<String>,
     /// The innermost enclosing decision outcome, fork or loop.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub scope: Option<Scope>,
@@ -111,6 +127,8 @@ impl Node {
             outcomes: Vec::new(),
             capability_id: None,
             loop_kind: None,
+            name: None,
+            function: None,
             scope: None,
             span,
         }
@@ -140,7 +158,7 @@ pub enum LoopKind {
     Callback,
 }
 
-/// Where a node sits: which decision outcome, fork or loop encloses it (innermost only; the
+/// Where a node sits: which decision outcome, fork, loop or function encloses it (innermost only; the
 /// enclosing node carries its own scope, so the chain can be followed outwards).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -148,6 +166,19 @@ pub enum Scope {
     Decision { id: String, outcome: String },
     Fork { id: String },
     Loop { id: String },
+    Function { id: String },
+}
+
+impl Scope {
+    /// The id of the enclosing node.
+    pub fn id(&self) -> &str {
+        match self {
+            Scope::Decision { id, .. }
+            | Scope::Fork { id }
+            | Scope::Loop { id }
+            | Scope::Function { id } => id,
+        }
+    }
 }
 
 /// Byte range in the source (0-based, end exclusive) and the 1-based line/column of its start.

@@ -120,7 +120,12 @@ impl Rewriter<'_, '_> {
         match self.b.lookup(name)? {
             Binding::Node(v) | Binding::Template(v) => Some(v.clone()),
             Binding::Element(v) => Some(js_literal(v)),
-            Binding::Literal(_) | Binding::Opaque => None,
+            Binding::Literal(_)
+            | Binding::Opaque
+            | Binding::Function(_)
+            | Binding::Mcp
+            | Binding::McpServer(_)
+            | Binding::McpTool(..) => None,
         }
     }
 
@@ -403,17 +408,22 @@ pub fn is_global(name: &str) -> bool {
 
 // ----- agent calls -------------------------------------------------------------------------
 
-struct AgentCallFinder {
+pub(crate) struct AgentCallFinder<'n> {
     found: bool,
+    agents: &'n AgentNames,
 }
 
-impl Visit for AgentCallFinder {
+/// Names the builder knows call tools when called: local functions that call tools, and
+/// aliases of `mcp` (`const fs = mcp.filesystem`).
+pub(crate) type AgentNames = rustc_hash::FxHashSet<Atom>;
+
+impl Visit for AgentCallFinder<'_> {
     fn visit_call_expr(&mut self, call: &CallExpr) {
         if self.found {
             return;
         }
         if let Callee::Expr(callee) = &call.callee {
-            if is_agent_callee(callee) {
+            if is_agent_callee(callee, self.agents) {
                 self.found = true;
                 return;
             }
@@ -422,33 +432,33 @@ impl Visit for AgentCallFinder {
     }
 }
 
-/// `mcp.<server>.<tool>` / `mcp.<server>[...]` / `capabilities.<name>` (syntactically).
-fn is_agent_callee(callee: &Expr) -> bool {
+/// `mcp.<server>.<tool>` / `mcp.<server>[...]` / `capabilities.<name>` (syntactically), or a
+/// call through one of `agents` (`load(..)`, `fs.read_file(..)`).
+fn is_agent_callee(callee: &Expr, agents: &AgentNames) -> bool {
     let Expr::Member(outer) = strip(callee) else {
-        return false;
+        return matches!(strip(callee), Expr::Ident(id) if agents.contains(&id.sym));
     };
     if let Expr::Member(inner) = strip(&outer.obj) {
-        if matches!(strip(&inner.obj), Expr::Ident(id) if &*id.sym == "mcp") {
-            return true;
+        match strip(&inner.obj) {
+            Expr::Ident(id) if &*id.sym == "mcp" || agents.contains(&id.sym) => return true,
+            _ => {}
         }
     }
-    matches!(strip(&outer.obj), Expr::Ident(id) if &*id.sym == "capabilities")
+    matches!(strip(&outer.obj), Expr::Ident(id) if &*id.sym == "capabilities" || agents.contains(&id.sym))
 }
 
-/// Does this subtree (including nested functions) call an MCP tool or a capability?
-pub(crate) fn contains_agent_call<N: VisitWith<AgentCallFinderVisitor> + ?Sized>(node: &N) -> bool {
-    let mut finder = AgentCallFinderVisitor(AgentCallFinder { found: false });
+/// Does this subtree (including nested functions) call an MCP tool or a capability (directly
+/// or through one of `agents`)?
+pub(crate) fn contains_agent_call<N: for<'n> VisitWith<AgentCallFinder<'n>> + ?Sized>(
+    node: &N,
+    agents: &AgentNames,
+) -> bool {
+    let mut finder = AgentCallFinder {
+        found: false,
+        agents,
+    };
     node.visit_with(&mut finder);
-    finder.0.found
-}
-
-/// Public-in-crate wrapper so `contains_agent_call` can be generic over any node.
-pub(crate) struct AgentCallFinderVisitor(AgentCallFinder);
-
-impl Visit for AgentCallFinderVisitor {
-    fn visit_call_expr(&mut self, call: &CallExpr) {
-        self.0.visit_call_expr(call);
-    }
+    finder.found
 }
 
 // ----- mutation ----------------------------------------------------------------------------
@@ -556,6 +566,7 @@ pub(crate) fn mutated_names(stmts: &[Stmt]) -> HashSet<String> {
 /// Post-order walk recording, for every expression under `e`, whether it calls a tool.
 struct MemoFinder<'m> {
     memo: &'m mut rustc_hash::FxHashMap<(u32, u32), bool>,
+    agents: &'m AgentNames,
     /// One flag per open expression: does its subtree call a tool so far?
     stack: Vec<bool>,
 }
@@ -572,8 +583,7 @@ impl Visit for MemoFinder<'_> {
             }
             return;
         }
-        let own =
-            matches!(e, Expr::Call(CallExpr { callee: Callee::Expr(c), .. }) if is_agent_callee(c));
+        let own = matches!(e, Expr::Call(CallExpr { callee: Callee::Expr(c), .. }) if is_agent_callee(c, self.agents));
         self.stack.push(own);
         e.visit_children_with(self);
         let found = self.stack.pop().unwrap_or(false);
@@ -590,6 +600,7 @@ impl Visit for MemoFinder<'_> {
 pub(crate) fn calls_tools_memo(
     e: &Expr,
     memo: &mut rustc_hash::FxHashMap<(u32, u32), bool>,
+    agents: &AgentNames,
 ) -> bool {
     let span = e.span();
     if let Some(&known) = memo.get(&(span.lo.0, span.hi.0)) {
@@ -597,6 +608,7 @@ pub(crate) fn calls_tools_memo(
     }
     let mut finder = MemoFinder {
         memo,
+        agents,
         stack: vec![false],
     };
     e.visit_with(&mut finder);

@@ -6,7 +6,7 @@
 //! - `{vN}`: variable `N`; `{kN:key}`: where variable `N` meets the property `key` (a shorthand
 //!   `{ key }` or a destructuring `{ key }` when `N` is named `key`, else `key: name`);
 //! - ` `: a required separator; `~`: an optional one; `^`: an optional one without line break
-//!   (before `=>`, after `return`);
+//!   (before `=>`, after `return`); `_`: a required one without line break (`async function`);
 //! - `Q`: a string quote; `#N#`: the number `N` in some spelling; `{tc}`: an optional trailing
 //!   comma; `«`...`»`: optional redundant parentheses.
 
@@ -92,6 +92,26 @@ const TEMPLATES: &[Template] = &[
                 "{~await mcp.fs.move(~{~from:~{v2}.path~}~);~}",
                 "{~}~await mcp.fs.move(~{~from:~{v2}.path~}~);",
             ),
+        ],
+    },
+    // Local functions: renaming a helper or its parameters keeps the hash; what it calls, and
+    // with what, counts.
+    Template {
+        text: "const {v0} = async_(~{v1}~)^=>~(await mcp.fs.read(~{~path:~{v1}~}~)).content;\n\
+               async_function {v2}(~{v3},~{v4}~)~{~await mcp.db.write(~{~key:~{v3},~value:~{v4}{tc}~}~);~return_{v3};~}\n\
+               const {v5} = await {v0}(~QaQ~);\n\
+               await {v2}(~Qk1Q,~{v5}~);\n\
+               return_await mcp.db.list(~{~}~).then(~«{v1}»^=>~{v0}(~{v1}.first~)~);\n",
+        mutations: &[
+            Mutation::Replace("mcp.fs.read", "mcp.fs.remove"),
+            Mutation::Replace("mcp.db.write", "mcp.db.dropAll"),
+            Mutation::Replace("path:", "file:"),
+            Mutation::Replace("QaQ", "QbQ"),
+            Mutation::Replace("key:~{v3},~value:~{v4}", "key:~{v4},~value:~{v3}"),
+            Mutation::Replace("return_{v3};", "return_{v4};"),
+            Mutation::Replace("Qk1Q,~{v5}", "{v5},~Qk1Q"),
+            Mutation::Replace("{v1}.first", "{v1}.last"),
+            Mutation::Replace(").content;", ").text;"),
         ],
     },
 ];
@@ -375,6 +395,12 @@ fn render(template: &str, style: &Style) -> String {
             i += 1;
         } else if rest.starts_with('^') {
             out.push_str(&separator(&mut rng, false, false));
+            i += 1;
+        } else if rest.starts_with('_') {
+            match rng.pick(&[" ", "  ", "\t", "c"]) {
+                "c" => out.push_str(&format!(" {} ", comment(&mut rng, false))),
+                space => out.push_str(space),
+            }
             i += 1;
         } else {
             let c = rest.chars().next().unwrap();

@@ -8,7 +8,7 @@
 //! those closures' variables.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::Arc;
@@ -226,6 +226,8 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
   const loops = [];
   // The loop body entered last: [probe, iteration vector around it].
   let lastLoop = 0;
+  // Calls of local functions made so far (each call's token).
+  let invocations = 0;
   const extend = (it, n) => {
     const out = [];
     if (it !== 0) for (let i = 0; i < it.length; i++) out[i] = it[i];
@@ -284,6 +286,23 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
       }
       counts[key] = n + 1;
       return extend(it, n);
+    },
+    h: (k, it, f) => typeof f !== "function" ? f : function (...a) {
+      const token = ++invocations;
+      record(9, k, it, token);
+      let v;
+      try {
+        v = apply(f, this, a);
+      } catch (e) {
+        record(10, token, 0, 0);
+        throw e;
+      }
+      if (v instanceof P) {
+        apply(then, v, [() => { record(10, token, 0, 1); }, () => { record(10, token, 0, 0); }]);
+      } else {
+        record(10, token, 0, 1);
+      }
+      return v;
     },
     f: (k, it, p) => { record(5, k, it); return p; },
     j: (k, it, p) => {
@@ -393,6 +412,8 @@ struct Calls {
     started: RefCell<Vec<(u32, Vec<u32>, Instant)>>,
     /// The index in `reports` of the last operation ended, for its preview (`record(3, ...)`).
     last_ended: Cell<Option<usize>>,
+    /// Calls of local functions under way, by token.
+    invoked: RefCell<HashMap<u64, Started>>,
 }
 
 impl Calls {
@@ -437,7 +458,8 @@ impl Calls {
 
     /// The native `record(code, probe, iteration, extra)` behind the probes and `console`
     /// (codes: 1 operation start, 2 end, 3 the ended operation's preview, 4 decision outcome,
-    /// 5 fork, 6 join, 7 console output with the level as `probe`).
+    /// 5 fork, 6 join, 7 console output with the level as `probe`, 9 a call of a local function
+    /// starts (its token as `extra`), 10 it ended (the token as `probe`, success as `extra`)).
     fn record(&self, code: u8, probe: u32, iteration: Vec<u32>, extra: Option<Extra>) {
         let at = Instant::now();
         let what = match (code, extra) {
@@ -490,6 +512,24 @@ impl Calls {
                 },
                 Err(_) => return,
             },
+            (9, Some(Extra::Number(token))) => {
+                (self.invoked.borrow_mut()).insert(token as u64, (probe, iteration, at));
+                return;
+            }
+            (10, Some(Extra::Number(ok))) => {
+                let Some((probe, iteration, started)) =
+                    self.invoked.borrow_mut().remove(&u64::from(probe))
+                else {
+                    return;
+                };
+                Reported::Operation {
+                    probe,
+                    iteration,
+                    started,
+                    ok: ok != 0.0,
+                    preview: None,
+                }
+            }
             (7, Some(Extra::Text(text))) => Reported::Console {
                 level: ConsoleLevel::from_code(probe.into()),
                 text,
@@ -565,6 +605,9 @@ impl Calls {
     }
 }
 
+/// What a probe started: probe, iteration vector, when.
+type Started = (u32, Vec<u32>, Instant);
+
 /// The last argument of `record`: a number or a text.
 enum Extra {
     Number(f64),
@@ -614,6 +657,7 @@ pub(crate) fn run_in<'js>(
         reports: RefCell::new(Vec::new()),
         started: RefCell::new(Vec::new()),
         last_ended: Cell::new(None),
+        invoked: RefCell::new(HashMap::new()),
     });
     let mut iterations = None;
     let outcome = run_with(ctx, program, replacer, &calls, &mut iterations);

@@ -32,6 +32,9 @@ pub(crate) fn render(s: &StaticStructure) -> String {
         if let Some(c) = &n.capability_id {
             out.push_str(&format!(" capability:{c}"));
         }
+        if let Some(f) = &n.function {
+            out.push_str(&format!(" calls:{f}"));
+        }
         if let Some(c) = &n.condition {
             out.push_str(&format!(" if({c})"));
         }
@@ -49,7 +52,9 @@ pub(crate) fn render(s: &StaticStructure) -> String {
         }
         match &n.scope {
             Some(Scope::Decision { id, outcome }) => out.push_str(&format!(" @{id}:{outcome}")),
-            Some(Scope::Fork { id } | Scope::Loop { id }) => out.push_str(&format!(" @{id}")),
+            Some(Scope::Fork { id } | Scope::Loop { id } | Scope::Function { id }) => {
+                out.push_str(&format!(" @{id}"))
+            }
             None => {}
         }
         out.push('\n');
@@ -283,7 +288,7 @@ list.entries.forEach(async (e) => { await mcp.fs.touch({ path: e.path }); });
 fn warnings_for_what_is_not_analysed() {
     check(
         r#"
-async function helper(p) { return mcp.fs.read({ path: p }); }
+class Helper { read(p) { return mcp.fs.read({ path: p }); } }
 const name = "read";
 await mcp.fs[name]({});
 await mcp.fs[args.tool]({});
@@ -295,7 +300,7 @@ const n = JSON.parse(await fetch("x"));
             edges: n1->n2
             vars: n=n2
             literals: name="read"
-            Warning 2:1 function `helper` calls MCP tools where pml cannot tell when it runs; calls inside it are not analysed statically [unanalysed-function]
+            Warning 2:1 class `Helper` calls MCP tools where pml cannot tell when it runs; calls inside it are not analysed statically [unanalysed-function]
             Warning 5:7 `mcp.fs[args.tool]`: the server or tool name is computed at run time, so this call is not analysed statically [dynamic-call]
             Warning 6:11 n2 (code:JSON.parse): code reaches `fetch` (network i/o) at byte 17, so it is not pure [impure-code]
         "#]],
@@ -403,6 +408,96 @@ fn breaks_at_the_start_and_in_braced_cases() {
         expect![[r#"
             n1 a:b
             edges: 
+        "#]],
+    );
+}
+
+#[test]
+fn local_functions_are_walked_once_and_calls_link_to_them() {
+    check(
+        r#"
+const load = async (n) => (await mcp.fs.read_file({ path: n })).content;
+const a = await load("a");
+const b = await load(args.b);
+await save(a + b);
+async function save(text) { await mcp.db.drop_all({ reason: text }); }
+return await mcp.db.list({}).then(r => mcp.db.read({ ids: r.ids }));
+"#,
+        expect![[r#"
+            fn1
+            fn2
+            n1 fs:read_file {path=ref(n)} @fn2
+            call1 calls:fn2 {0="a"}
+            call2 calls:fn2 {0=param(b)}
+            call3 calls:fn1 {0=ref(call1 + call2)}
+            n2 db:drop_all {reason=ref(text)} @fn1
+            n3 db:list
+            fn3
+            n4 db:read {ids=ref(n3.ids)} @fn3
+            call4 calls:fn3 {0=ref(n3)}
+            edges: fn2->n1 call1->call2 call2->call3 fn1->n2 call3->n3 fn3->n4 n3->call4
+            vars: a=call1 b=call2
+        "#]],
+    );
+}
+
+#[test]
+fn aliases_of_mcp_call_tools_like_mcp() {
+    check(
+        r#"
+const fs = mcp.filesystem;
+const { memory, everything: ev } = mcp;
+const { read_text_file: read } = mcp.filesystem;
+const m = mcp;
+await fs.read_text_file({ path: "a" });
+await read({ path: "b" });
+await memory.read_graph({});
+await ev.echo({ message: "x" });
+await m.db.query({});
+await fs[args.tool]({});
+const mcp2 = { fs: { read() {} } };
+await mcp2.fs.read({});
+"#,
+        expect![[r#"
+            n1 filesystem:read_text_file {path="a"}
+            n2 filesystem:read_text_file {path="b"}
+            n3 memory:read_graph
+            n4 everything:echo {message="x"}
+            n5 db:query
+            edges: n1->n2 n2->n3 n3->n4 n4->n5
+            Warning 11:7 `fs[args.tool]`: the server or tool name is computed at run time, so this call is not analysed statically [dynamic-call]
+        "#]],
+    );
+}
+
+#[test]
+fn functions_that_call_tools_used_as_values_and_recursion_are_said() {
+    check(
+        r#"
+async function walk(dir) {
+  const l = await mcp.fs.list({ path: dir });
+  for (const d of l.dirs) await walk(d);
+}
+await walk(args.root);
+setTimeout(() => mcp.log.write({}), 10);
+const fmt = (u) => u.name.toUpperCase();
+return fmt({ name: "x" });
+"#,
+        expect![[r#"
+            fn1
+            n1 fs:list {path=ref(dir)} @fn1
+            l1 if(n1.dirs) {l=ref(n1), walk=ref(fn1)} @fn1
+            call1 calls:fn1 {0=ref(n1.dirs[*])} @l1
+            call2 calls:fn1 {0=param(root)}
+            fn2
+            n2 log:write @fn2
+            fn3
+            n3 code:toUpperCase `u.name.toUpperCase()` {u=ref(u)} @fn3
+            call3 calls:fn3 {0={"name":"x"}}
+            edges: fn1->n1 n1->l1 l1->call1 fn2->n2 fn3->n3 call2->call3
+            vars: l=n1
+            Warning 4:33 `walk` calls itself (directly or through another function): its body is in the structure once [recursion]
+            Warning 7:12 fn2: a function used as a value calls MCP tools; its calls are in the structure, but when and how often it runs is up to whoever calls it [function-value]
         "#]],
     );
 }
