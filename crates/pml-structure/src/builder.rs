@@ -49,6 +49,11 @@ pub(crate) enum Binding {
     McpServer(String),
     /// One of its tools (`const read = mcp.filesystem.read_text_file`).
     McpTool(String, String),
+    /// A `const` whose value is an expression the builder models but that is no node's result
+    /// (a template, a parameter, an operator over results and constants...): the expression,
+    /// with bound names replaced (parenthesised unless it is one operand), and the parameter
+    /// when it is one (`const dir = args.root`).
+    Expr { text: String, param: Option<String> },
 }
 
 /// Where an expression sits, which decides which operations become nodes.
@@ -1084,8 +1089,223 @@ impl<'a> Builder<'a> {
         let out = self.expr(init, Position::Statement);
         match out.value {
             Some(value) => self.bind_pattern(name, &value, out.elements.as_deref()),
-            None => self.bind_opaque(name),
+            None => self.bind_expression(kind, name, init),
         }
+    }
+
+    /// A declaration whose value is no node's result. A `const` over what the builder models
+    /// binds its names to the expression; over anything else, it is said. A `let`'s value may
+    /// change: its name stays a name.
+    fn bind_expression(&mut self, kind: VarDeclKind, pat: &Pat, init: &Expr) {
+        if kind != VarDeclKind::Const {
+            self.bind_opaque(pat);
+            return;
+        }
+        match self.unmodelled(init, 0) {
+            None => {
+                let text = self.rewrite_text(init);
+                let text = match strip(init) {
+                    Expr::Ident(_)
+                    | Expr::Member(_)
+                    | Expr::Lit(_)
+                    | Expr::Tpl(_)
+                    | Expr::Array(_)
+                    | Expr::Call(_)
+                    | Expr::Paren(_) => text,
+                    _ => concat(&["(", &text, ")"]),
+                };
+                // `const { limit } = args`: the names are parameters too.
+                let param = match strip(init) {
+                    Expr::Ident(a) if &*a.sym == "args" && self.lookup("args").is_none() => {
+                        Some(String::new())
+                    }
+                    _ => parameter_name(init),
+                };
+                self.bind_expression_pattern(pat, text, param);
+            }
+            Some(construct) => {
+                let names = self.text(pat.span()).to_owned();
+                self.warn(
+                    diagnostics::UNMODELLED_DECLARATION,
+                    format!(
+                        "`{names}`: pml does not model {construct}; where the program uses it, the structure refers to it by name"
+                    ),
+                    pat.span(),
+                );
+                self.bind_opaque(pat);
+            }
+        }
+    }
+
+    fn bind_expression_pattern(&mut self, pat: &Pat, text: String, param: Option<String>) {
+        match pat {
+            Pat::Ident(id) => {
+                let param = param.filter(|p| !p.is_empty());
+                let binding = match self.is_mutated(&id.id.sym) {
+                    // Changed in place later: the expression is only its first value.
+                    true => Binding::Opaque,
+                    false => Binding::Expr { text, param },
+                };
+                self.bind(&id.id.sym, binding);
+            }
+            Pat::Object(obj) => {
+                for prop in &obj.props {
+                    match prop {
+                        ObjectPatProp::KeyValue(kv) => match fold::prop_name(&kv.key) {
+                            Some(key) => {
+                                let param = param.as_ref().map(|p| parameter_path(p, &key));
+                                self.bind_expression_pattern(
+                                    &kv.value,
+                                    member_path(&text, &key),
+                                    param,
+                                );
+                            }
+                            None => self.bind_opaque(&kv.value),
+                        },
+                        ObjectPatProp::Assign(a) if a.value.is_none() => {
+                            let key = a.key.id.sym.as_str();
+                            let param = param.as_ref().map(|p| parameter_path(p, key));
+                            let binding = Binding::Expr {
+                                text: member_path(&text, key),
+                                param,
+                            };
+                            self.bind(&a.key.id.sym, binding);
+                        }
+                        ObjectPatProp::Assign(a) => self.bind(&a.key.id.sym, Binding::Opaque),
+                        ObjectPatProp::Rest(rest) => self.bind_opaque(&rest.arg),
+                    }
+                }
+            }
+            Pat::Array(arr) => {
+                for (i, elem) in arr.elems.iter().enumerate() {
+                    match elem {
+                        Some(Pat::Rest(rest)) => self.bind_opaque(&rest.arg),
+                        Some(elem) => {
+                            let path = member_path(&text, &format!("[{i}]"));
+                            self.bind_expression_pattern(elem, path, None);
+                        }
+                        None => {}
+                    }
+                }
+            }
+            other => self.bind_opaque(other),
+        }
+    }
+
+    /// `None` when the builder models everything `e` computes (names, literals, node results,
+    /// operators, templates, member reads, array and object literals, pure operations and
+    /// conversions); else the construct it does not model.
+    fn unmodelled(&self, e: &Expr, depth: usize) -> Option<String> {
+        if depth > 64 {
+            return Some("an expression nested this deep".into());
+        }
+        let span = e.span();
+        if self.node_spans.contains_key(&(span.lo.0, span.hi.0)) {
+            return None;
+        }
+        let all = |es: &mut dyn Iterator<Item = &Expr>| {
+            for e in es {
+                if let Some(what) = self.unmodelled(e, depth + 1) {
+                    return Some(what);
+                }
+            }
+            None
+        };
+        match e {
+            Expr::Lit(_) | Expr::Ident(_) | Expr::This(_) => None,
+            Expr::Paren(p) => self.unmodelled(&p.expr, depth + 1),
+            Expr::TsAs(x) => self.unmodelled(&x.expr, depth + 1),
+            Expr::TsNonNull(x) => self.unmodelled(&x.expr, depth + 1),
+            Expr::TsSatisfies(x) => self.unmodelled(&x.expr, depth + 1),
+            Expr::TsConstAssertion(x) => self.unmodelled(&x.expr, depth + 1),
+            Expr::TsTypeAssertion(x) => self.unmodelled(&x.expr, depth + 1),
+            Expr::Tpl(t) => all(&mut t.exprs.iter().map(|e| &**e)),
+            Expr::Member(m) => match &m.prop {
+                MemberProp::Computed(c) => all(&mut [&*m.obj, &*c.expr].into_iter()),
+                _ => self.unmodelled(&m.obj, depth + 1),
+            },
+            Expr::Bin(b) => all(&mut [&*b.left, &*b.right].into_iter()),
+            Expr::Unary(u) if u.op != swc_ecma_ast::UnaryOp::Delete => {
+                self.unmodelled(&u.arg, depth + 1)
+            }
+            Expr::Cond(c) => all(&mut [&*c.test, &*c.cons, &*c.alt].into_iter()),
+            Expr::Seq(q) => all(&mut q.exprs.iter().map(|e| &**e)),
+            Expr::Array(a) => all(&mut a.elems.iter().flatten().map(|e| &*e.expr)),
+            Expr::Object(o) => o.props.iter().find_map(|p| match p {
+                PropOrSpread::Spread(s) => self.unmodelled(&s.expr, depth + 1),
+                PropOrSpread::Prop(p) => match &**p {
+                    Prop::Shorthand(_) => None,
+                    Prop::KeyValue(kv) => {
+                        let key = match &kv.key {
+                            swc_ecma_ast::PropName::Computed(c) => {
+                                self.unmodelled(&c.expr, depth + 1)
+                            }
+                            _ => None,
+                        };
+                        key.or_else(|| self.unmodelled(&kv.value, depth + 1))
+                    }
+                    _ => Some("an object literal with methods or accessors".into()),
+                },
+            }),
+            Expr::Call(call) => self.unmodelled_call(call, depth),
+            Expr::New(n) => {
+                let pure = matches!(strip(&n.callee), Expr::Ident(c)
+                    if PURE_CONSTRUCTORS.contains(&&*c.sym) && self.lookup(&c.sym).is_none());
+                if !pure {
+                    let callee = self.text(n.callee.span());
+                    return Some(format!("`new {}`", clip(callee)));
+                }
+                all(&mut n.args.iter().flatten().map(|a| &*a.expr))
+            }
+            Expr::Arrow(a) => match &*a.body {
+                ArrowFunctionBody::Expr(body) => self.unmodelled(body, depth + 1),
+                ArrowFunctionBody::FunctionBody(_) => Some("a callback with statements".into()),
+            },
+            Expr::Await(_) => Some("an `await` of something that is not a tool call".into()),
+            Expr::Assign(_) => Some("an assignment inside an initializer".into()),
+            Expr::Update(_) => Some("an increment or decrement inside an initializer".into()),
+            Expr::TaggedTpl(t) => Some(format!(
+                "the tagged template `{}`",
+                clip(self.text(t.tag.span()))
+            )),
+            Expr::Class(_) => Some("a class".into()),
+            Expr::Fn(_) => Some("a function expression".into()),
+            Expr::Yield(_) => Some("`yield`".into()),
+            Expr::OptChain(_) => Some("an optional call or member chain (`?.`)".into()),
+            Expr::Unary(_) => Some("`delete`".into()),
+            _ => Some("this kind of expression".into()),
+        }
+    }
+
+    /// [`Builder::unmodelled`] for a call: conversions and pure operations over modelled
+    /// operands are modelled.
+    fn unmodelled_call(&self, call: &CallExpr, depth: usize) -> Option<String> {
+        let Callee::Expr(callee) = &call.callee else {
+            return Some("`super(...)` or `import(...)`".into());
+        };
+        let pure = match strip(callee) {
+            Expr::Ident(f) => PURE_FUNCTIONS.contains(&&*f.sym) && self.lookup(&f.sym).is_none(),
+            Expr::Member(m) => match (&m.prop, strip(&m.obj)) {
+                (MemberProp::Ident(method), Expr::Ident(ns))
+                    if self.lookup(&ns.sym).is_none()
+                        && pml_pure_ops::static_operation(&ns.sym, &method.sym).is_some() =>
+                {
+                    true
+                }
+                (MemberProp::Ident(method), _) => {
+                    pml_pure_ops::method_operation(&method.sym).is_some()
+                        && self.unmodelled(&m.obj, depth + 1).is_none()
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if !pure {
+            return Some(format!("the call of `{}`", clip(self.text(callee.span()))));
+        }
+        call.args
+            .iter()
+            .find_map(|a| self.unmodelled(&a.expr, depth + 1))
     }
 
     // ----- expressions --------------------------------------------------------------------
@@ -1488,6 +1708,10 @@ impl<'a> Builder<'a> {
                 },
                 Some(Binding::Template(t)) => ArgumentValue::reference(t.clone()),
                 Some(Binding::Function(id)) => ArgumentValue::reference(id.clone()),
+                Some(Binding::Expr { param: Some(p), .. }) => ArgumentValue::Parameter {
+                    parameter_name: p.clone(),
+                },
+                Some(Binding::Expr { text, .. }) => ArgumentValue::reference(text.clone()),
                 Some(
                     Binding::Opaque | Binding::Mcp | Binding::McpServer(_) | Binding::McpTool(..),
                 )
@@ -1754,6 +1978,14 @@ impl<'a> Builder<'a> {
                                     Some(Binding::Template(t)) => {
                                         ArgumentValue::reference(t.clone())
                                     }
+                                    Some(Binding::Expr { param: Some(p), .. }) => {
+                                        ArgumentValue::Parameter {
+                                            parameter_name: p.clone(),
+                                        }
+                                    }
+                                    Some(Binding::Expr { text, .. }) => {
+                                        ArgumentValue::reference(text.clone())
+                                    }
                                     _ => ArgumentValue::reference(id.sym.as_str().to_owned()),
                                 };
                                 out.insert(id.sym.as_str().to_owned(), value);
@@ -1814,8 +2046,17 @@ impl<'a> Builder<'a> {
             return ArgumentValue::reference(v.clone());
         }
         if let Expr::Ident(id) = inner {
-            if let Some(Binding::Node(v) | Binding::Template(v)) = self.lookup(&id.sym) {
-                return ArgumentValue::reference(v.clone());
+            match self.lookup(&id.sym) {
+                Some(Binding::Node(v) | Binding::Template(v)) => {
+                    return ArgumentValue::reference(v.clone());
+                }
+                Some(Binding::Expr { param: Some(p), .. }) => {
+                    return ArgumentValue::Parameter {
+                        parameter_name: p.clone(),
+                    };
+                }
+                Some(Binding::Expr { text, .. }) => return ArgumentValue::reference(text.clone()),
+                _ => {}
             }
         }
         // Plain literals (most arguments) need no folding machinery.
@@ -2336,6 +2577,52 @@ impl<'a> Builder<'a> {
     /// The source text of `e` with bound names replaced by the node results they hold.
     pub(crate) fn rewrite_text(&self, e: &Expr) -> String {
         rewrite::rewrite(self, e)
+    }
+}
+
+/// The parameter `key` of parameter `base` (`""` is `args` itself).
+fn parameter_path(base: &str, key: &str) -> String {
+    match base {
+        "" => key.to_owned(),
+        _ => concat(&[base, ".", key]),
+    }
+}
+
+/// Global functions that compute a value from their arguments and nothing else.
+const PURE_FUNCTIONS: &[&str] = &[
+    "Number",
+    "String",
+    "Boolean",
+    "BigInt",
+    "parseInt",
+    "parseFloat",
+    "isNaN",
+    "isFinite",
+    "encodeURIComponent",
+    "decodeURIComponent",
+    "encodeURI",
+    "decodeURI",
+];
+
+/// Constructors that build a value from their arguments and nothing else.
+const PURE_CONSTRUCTORS: &[&str] = &[
+    "Set",
+    "Map",
+    "Array",
+    "Object",
+    "RegExp",
+    "URL",
+    "URLSearchParams",
+    "Error",
+    "TypeError",
+    "RangeError",
+];
+
+/// At most 40 characters of `text`, for messages.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
     }
 }
 

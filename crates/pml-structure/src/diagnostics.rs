@@ -11,6 +11,9 @@ pub const UNANALYSED_FUNCTION: &str = "unanalysed-function";
 /// A function that calls tools used as a value (passed to another function, returned,
 /// stored): its body is walked once, but when and how often it runs is not known statically.
 pub const FUNCTION_VALUE: &str = "function-value";
+/// A `const` whose initializer holds a construct the builder does not model (a call of an
+/// unknown function, `new` of a class...): uses of the name are references to the name.
+pub const UNMODELLED_DECLARATION: &str = "unmodelled-declaration";
 /// A local function that calls itself (directly or through others): its body is in the
 /// structure once.
 pub const RECURSION: &str = "recursion";

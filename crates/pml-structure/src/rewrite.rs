@@ -118,7 +118,9 @@ impl Rewriter<'_, '_> {
             return None;
         }
         match self.b.lookup(name)? {
-            Binding::Node(v) | Binding::Template(v) => Some(v.clone()),
+            Binding::Node(v) | Binding::Template(v) | Binding::Expr { text: v, .. } => {
+                Some(v.clone())
+            }
             Binding::Element(v) => Some(js_literal(v)),
             Binding::Literal(_)
             | Binding::Opaque

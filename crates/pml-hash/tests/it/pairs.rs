@@ -292,3 +292,50 @@ fn logic_inside_a_loop() {
         "let n = args.count; while (n > 0) { await mcp.a.tick({}); n -= 2; }",
     );
 }
+
+#[test]
+fn arguments_built_in_constants_count() {
+    // A template bound to a `const`, then passed: the path differs, so does the hash.
+    differ(
+        "const dir = `${args.root}/src`;\nawait mcp.fs.list_directory({ path: dir });",
+        "const dir = `${args.root}/secrets`;\nawait mcp.fs.list_directory({ path: dir });",
+    );
+    differ(
+        "const dir = args.root;\nawait mcp.fs.list_directory({ path: dir });",
+        "const dir = args.home;\nawait mcp.fs.list_directory({ path: dir });",
+    );
+    differ(
+        "const { a } = args;\nconst xs = [...(await mcp.db.q({})).rows, a];\nawait mcp.db.put({ xs });",
+        "const { b } = args;\nconst xs = [...(await mcp.db.q({})).rows, b];\nawait mcp.db.put({ xs });",
+    );
+    // The name of the constant is the program's choice.
+    same(
+        "const dir = `${args.root}/src`;\nawait mcp.fs.list_directory({ path: dir });",
+        "const folder = `${args.root}/src`;\nawait mcp.fs.list_directory({ path: folder });",
+    );
+    // A parameter under another name is that parameter.
+    same(
+        "const dir = args.root;\nawait mcp.fs.list_directory({ path: dir });",
+        "await mcp.fs.list_directory({ path: args.root });",
+    );
+}
+
+#[test]
+fn what_a_helper_calls_counts() {
+    differ(
+        "const load = async (n) => mcp.db.read({ id: n });\nawait load(1);",
+        "const load = async (n) => mcp.db.drop_all({ id: n });\nawait load(1);",
+    );
+    differ(
+        "const load = async (n) => mcp.db.read({ id: n });\nawait load(1);",
+        "const load = async (n) => mcp.db.read({ id: n });\nawait load(2);",
+    );
+    same(
+        "const load = async (n) => mcp.db.read({ id: n });\nawait load(1);",
+        "const fetchRow = async (rowId) => mcp.db.read({ id: rowId });\nawait fetchRow(1);",
+    );
+    differ(
+        "await mcp.db.list({}).then(r => mcp.db.read({ ids: r.ids }));",
+        "await mcp.db.list({}).then(r => mcp.db.remove({ ids: r.ids }));",
+    );
+}

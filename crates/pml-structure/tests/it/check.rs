@@ -466,6 +466,7 @@ await mcp2.fs.read({});
             n5 db:query
             edges: n1->n2 n2->n3 n3->n4 n4->n5
             Warning 11:7 `fs[args.tool]`: the server or tool name is computed at run time, so this call is not analysed statically [dynamic-call]
+            Warning 12:7 `mcp2`: pml does not model an object literal with methods or accessors; where the program uses it, the structure refers to it by name [unmodelled-declaration]
         "#]],
     );
 }
