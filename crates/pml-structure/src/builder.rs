@@ -26,7 +26,7 @@ use crate::model::{
     StaticStructure,
 };
 use crate::parse::LineIndex;
-use crate::rewrite::{self, contains_agent_call, free_variables};
+use crate::rewrite::{self, contains_agent_call, free_variables, free_variables_outside};
 
 /// What a name is bound to at some point of the program.
 #[derive(Debug, Clone)]
@@ -156,6 +156,9 @@ pub(crate) struct Builder<'a> {
     hoisted: HashMap<(u32, u32), usize>,
     /// The function nodes (indices) whose bodies are being walked, innermost last.
     functions: Vec<usize>,
+    /// Spans of expressions whose value is a node's result, in the order they were walked: an
+    /// operation takes those among its operands (see [`Builder::code_node`]).
+    results: Vec<((u32, u32), String)>,
 }
 
 impl Env for Builder<'_> {
@@ -208,6 +211,7 @@ impl<'a> Builder<'a> {
             agents: rewrite::AgentNames::default(),
             hoisted: HashMap::default(),
             functions: Vec::new(),
+            results: Vec::new(),
         }
     }
 
@@ -459,6 +463,8 @@ impl<'a> Builder<'a> {
     fn record_span(&mut self, span: SwcSpan, value: &str) {
         self.node_spans
             .insert((span.lo.0, span.hi.0), value.to_string());
+        self.results
+            .push(((span.lo.0, span.hi.0), value.to_string()));
     }
 
     // ----- statements ---------------------------------------------------------------------
@@ -1411,8 +1417,13 @@ impl<'a> Builder<'a> {
                 }
             }
             Expr::Tpl(tpl) => {
+                // Operations in interpolations are nodes, like operands.
+                let inner = match pos {
+                    Position::Nested => Position::Nested,
+                    _ => Position::Argument,
+                };
                 for e in &tpl.exprs {
-                    self.expr(e, Position::Nested);
+                    self.expr(e, inner);
                 }
                 Out::default()
             }
@@ -1619,21 +1630,35 @@ impl<'a> Builder<'a> {
             self.merge(exits);
             return Out::default();
         }
-        self.expr(&bin.left, Position::Nested);
-        self.expr(&bin.right, Position::Nested);
+        // Operations among the operands are nodes of their own (`xs.reduce(..) / xs.length`),
+        // except on the side of `&&`/`||`/`??` that may not run.
+        let mark = self.results.len();
+        let operand = match pos {
+            Position::Nested => Position::Nested,
+            _ => Position::Argument,
+        };
+        self.expr(&bin.left, operand);
+        let right = if short_circuit {
+            Position::Nested
+        } else {
+            operand
+        };
+        self.expr(&bin.right, right);
         if pos != Position::Statement || fold::fold(whole, self).is_some() {
             return Out::default();
         }
         let Some(op) = pml_pure_ops::binary_operation(bin.op.as_str()) else {
             return Out::default();
         };
-        let id = self.code_node(op.tool, bin.span, Code::Expr(whole), None, None);
+        let id = self.code_node(op.tool, bin.span, Code::Expr(whole), None, None, mark);
         Out::value(id)
     }
 
     /// Create a `code:*` task for `expr` (its source text is the code), with the free variables
     /// of the code as arguments. `code_span` narrows the code for chained calls (`map(...)` of
     /// `xs.filter(...).map(...)`), whose receiver then comes in as the `$receiver` argument.
+    /// Operands walked since `mark` whose value is a node's result (an operation, a call) are
+    /// read from that node: the code names it (`n1 / xs.length`), and it is an argument.
     fn code_node(
         &mut self,
         tool: &str,
@@ -1641,18 +1666,24 @@ impl<'a> Builder<'a> {
         whole: Code<'_>,
         code_span: Option<SwcSpan>,
         receiver: Option<String>,
+        mark: usize,
     ) -> String {
         let mut node = self.new_node(NodeKind::Task, code_span.unwrap_or(span));
-        let code = self.text(code_span.unwrap_or(span)).to_string();
+        let (code, operands, replaced) = self.code_with_operands(code_span.unwrap_or(span), mark);
         let mut arguments = IndexMap::new();
         if let Some(r) = receiver {
             arguments.insert("$receiver".to_string(), ArgumentValue::reference(r));
         }
+        for id in operands {
+            let value = ArgumentValue::reference(id.clone());
+            arguments.insert(id, value);
+        }
+        // The names the code reads, outside the operands read from their nodes.
         let names = match (code_span, whole) {
             // A chain link: the receiver comes from `$receiver`; only the arguments read names.
-            (Some(_), Code::Call(call)) => free_variables(&call.args),
-            (_, Code::Call(call)) => free_variables(call),
-            (_, Code::Expr(e)) => free_variables(e),
+            (Some(_), Code::Call(call)) => free_variables_outside(&call.args, replaced),
+            (_, Code::Call(call)) => free_variables_outside(call, replaced),
+            (_, Code::Expr(e)) => free_variables_outside(e, replaced),
         };
         self.free_variable_arguments(names, &mut arguments);
         if let Err(impure) = pml_pure_ops::validate_pure_code(&code) {
@@ -1688,6 +1719,50 @@ impl<'a> Builder<'a> {
         let id = self.add_node(node);
         self.probe(ProbeKind::Operation, site);
         id
+    }
+
+    /// The source text of `span` with the outermost results walked since `mark` that lie inside
+    /// it replaced by their node ids, and those ids (the roots of the paths, once each).
+    fn code_with_operands(
+        &mut self,
+        span: SwcSpan,
+        mark: usize,
+    ) -> (String, Vec<String>, Vec<(u32, u32)>) {
+        let (lo, hi) = (span.lo.0, span.hi.0);
+        let mut inside: Vec<((u32, u32), String)> = self
+            .results
+            .drain(mark.min(self.results.len())..)
+            .filter(|((a, b), _)| lo <= *a && *b <= hi && (*a, *b) != (lo, hi))
+            .collect();
+        let text = self.text(span);
+        if inside.is_empty() {
+            return (text.to_owned(), Vec::new(), Vec::new());
+        }
+        // Outermost first: by start, the longest first; skip what an earlier one covers.
+        inside.sort_by_key(|((a, b), _)| (*a, std::cmp::Reverse(*b)));
+        let piece = |from: u32, to: u32| {
+            let span = SwcSpan::new(swc_common::BytePos(from), swc_common::BytePos(to));
+            self.text(span)
+        };
+        let mut code = String::with_capacity(text.len());
+        let mut ids: Vec<String> = Vec::new();
+        let mut replaced = Vec::new();
+        let mut at = lo;
+        for ((a, b), value) in inside {
+            if a < at {
+                continue;
+            }
+            replaced.push((a, b));
+            code.push_str(piece(at, a));
+            code.push_str(&value);
+            let root = value.split(['.', '[']).next().unwrap_or(&value).to_owned();
+            if !ids.contains(&root) {
+                ids.push(root);
+            }
+            at = b;
+        }
+        code.push_str(piece(at, hi));
+        (code, ids, replaced)
     }
 
     /// Each free variable of some code, with where its value comes from.
@@ -1771,10 +1846,11 @@ impl<'a> Builder<'a> {
             CalleeKind::Fork => return self.fork(call),
             CalleeKind::Static { tool } => {
                 if pos != Position::Nested {
+                    let mark = self.results.len();
                     for a in &call.args {
-                        self.expr(&a.expr, Position::Nested);
+                        self.expr(&a.expr, Position::Argument);
                     }
-                    let id = self.code_node(tool, call.span, Code::Call(call), None, None);
+                    let id = self.code_node(tool, call.span, Code::Call(call), None, None, mark);
                     return Out::value(id);
                 }
             }
@@ -1813,6 +1889,7 @@ impl<'a> Builder<'a> {
         } else {
             Position::Argument
         };
+        let mark = self.results.len();
         let recv = self.expr(&m.obj, receiver_pos);
         let chained = recv.value.is_some() && is_call_based(&m.obj);
 
@@ -1904,16 +1981,17 @@ impl<'a> Builder<'a> {
             Some(op) if pos != Position::Nested => {
                 for a in &call.args {
                     if !is_function(&a.expr) {
-                        self.expr(&a.expr, Position::Nested);
+                        self.expr(&a.expr, Position::Argument);
                     }
                 }
                 let whole = Code::Call(call);
                 let id = if chained {
                     let prop_span = m.prop.span();
                     let code_span = SwcSpan::new(prop_span.lo, call.span.hi);
-                    self.code_node(op.tool, call.span, whole, Some(code_span), recv.value)
+                    let receiver = recv.value;
+                    self.code_node(op.tool, call.span, whole, Some(code_span), receiver, mark)
                 } else {
-                    self.code_node(op.tool, call.span, whole, None, None)
+                    self.code_node(op.tool, call.span, whole, None, None, mark)
                 };
                 Out::value(id)
             }

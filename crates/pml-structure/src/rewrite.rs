@@ -235,6 +235,8 @@ pub(crate) struct FreeVars {
     shadows: Shadows,
     seen: HashSet<Atom>,
     out: Vec<String>,
+    /// Spans (lo, hi) of sub-expressions not to look into.
+    skip: Vec<(u32, u32)>,
 }
 
 impl FreeVars {
@@ -250,6 +252,12 @@ impl Visit for FreeVars {
         if let Expr::Ident(id) = e {
             self.note(&id.sym);
             return;
+        }
+        if !self.skip.is_empty() {
+            let span = e.span();
+            if self.skip.contains(&(span.lo.0, span.hi.0)) {
+                return;
+            }
         }
         e.visit_children_with(self);
     }
@@ -344,12 +352,21 @@ impl Visit for FreeVars {
 
 /// Names an expression reads that it does not declare itself, in order of first use.
 pub(crate) fn free_variables<N: VisitWith<FreeVars> + ?Sized>(e: &N) -> Vec<String> {
+    free_variables_outside(e, Vec::new())
+}
+
+/// [`free_variables`], not looking into the sub-expressions at `skip` (spans `(lo, hi)`).
+pub(crate) fn free_variables_outside<N: VisitWith<FreeVars> + ?Sized>(
+    e: &N,
+    skip: Vec<(u32, u32)>,
+) -> Vec<String> {
     let mut fv = FreeVars {
         shadows: Shadows {
             stack: vec![HashSet::default()],
         },
         seen: HashSet::default(),
         out: Vec::new(),
+        skip,
     };
     e.visit_with(&mut fv);
     fv.out

@@ -502,3 +502,30 @@ return fmt({ name: "x" });
         "#]],
     );
 }
+
+#[test]
+fn operations_are_nodes_wherever_they_stand() {
+    check(
+        r#"
+const page = JSON.parse((await mcp.db.read({})).content);
+const mean = page.rows.reduce((s, u) => s + u.score, 0) / page.rows.length;
+const text = `${page.rows.map((r) => r.name).join(", ")} (${Object.keys(page).length})`;
+const maybe = page.rows.length || page.fallback.filter((r) => r.ok);
+await mcp.db.write({ line: text.toUpperCase() + "!", mean, maybe });
+"#,
+        expect![[r#"
+            n1 db:read
+            n2 code:JSON.parse `JSON.parse(n1.content)` {n1=ref(n1)}
+            n3 code:reduce `page.rows.reduce((s, u) => s + u.score, 0)` {page=ref(n2)}
+            n4 code:divide `n3 / page.rows.length` {n3=ref(n3), page=ref(n2)}
+            n5 code:map `page.rows.map((r) => r.name)` {page=ref(n2)}
+            n6 code:join `join(", ")` {$receiver=ref(n5)}
+            n7 code:Object.keys `Object.keys(page)` {page=ref(n2)}
+            n8 code:or `page.rows.length || page.fallback.filter((r) => r.ok)` {page=ref(n2)}
+            n9 code:toUpperCase `text.toUpperCase()` {text=ref(`${n6} (${n7.length})`)}
+            n10 db:write {line=ref(n9 + "!"), mean=ref(n4), maybe=ref(n8)}
+            edges: n1->n2 n2->n3 n3->n4 n4->n5 n5->n6 n6->n7 n7->n8 n8->n9 n9->n10
+            vars: page=n2 mean=n4 maybe=n8
+        "#]],
+    );
+}
