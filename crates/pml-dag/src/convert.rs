@@ -11,7 +11,7 @@ use pml_structure::{
 use crate::model::{
     Condition, Dag, DagDiagnostic, DagResult, DecisionKind, Metadata, Task, TaskType,
 };
-use crate::{diagnostics, expr, layers};
+use crate::{diagnostics, layers};
 
 /// Inputs beyond the structure.
 #[derive(Debug, Clone, Default)]
@@ -255,17 +255,17 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         }
         let mut task = base_task(node, &index, i, options);
         task.condition = conditions(&index, i, &entries);
-        let mut texts: Vec<&str> = Vec::new();
+        let mut read = Reads::default();
         if let Some(args) = &node.arguments {
             for v in args.values() {
-                collect_expressions(v, &mut texts);
+                read.value(v);
             }
         }
         for c in &task.condition {
-            texts.push(&c.expression);
+            read.names(&c.reads, &c.expression);
         }
         if let Some(cond) = &node.condition {
-            texts.push(cond);
+            read.names(&node.reads, cond);
         }
         let Names {
             reads,
@@ -275,7 +275,7 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
             &index,
             &dag.joins,
             Some(i),
-            texts,
+            read,
             node.kind == NodeKind::Loop,
         );
         task.literals = literals;
@@ -320,13 +320,13 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         dag.tasks.push(task);
     }
     if let Some(value) = &s.result {
-        let mut texts = Vec::new();
-        collect_expressions(value, &mut texts);
+        let mut read = Reads::default();
+        read.value(value);
         let Names {
             reads,
             literals,
             unresolved,
-        } = names_read(&index, &dag.joins, None, texts, false);
+        } = names_read(&index, &dag.joins, None, read, false);
         if !unresolved.is_empty() {
             dag.diagnostics.push(DagDiagnostic {
                 severity: Severity::Warning,
@@ -414,46 +414,70 @@ struct Names {
     unresolved: Vec<String>,
 }
 
+/// The names some expressions read (as the structure says), and whether one of them reads
+/// `[*]`: one element of a collection whose elements are not known.
+#[derive(Default)]
+struct Reads<'s> {
+    names: Vec<&'s str>,
+    each: bool,
+}
+
+impl<'s> Reads<'s> {
+    fn names(&mut self, names: &'s [String], expression: &str) {
+        for n in names {
+            if !self.names.contains(&n.as_str()) {
+                self.names.push(n);
+            }
+        }
+        // `[*]` is the builder's own mark, not JavaScript.
+        self.each |= expression.contains("[*]");
+    }
+
+    fn value(&mut self, v: &'s ArgumentValue) {
+        match v {
+            ArgumentValue::Reference { expression, reads } => self.names(reads, expression),
+            ArgumentValue::Object { properties } => properties.values().for_each(|p| self.value(p)),
+            ArgumentValue::Array { items } => items.iter().for_each(|p| self.value(p)),
+            ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
+        }
+    }
+}
+
 fn names_read(
     index: &Index<'_>,
     joins: &IndexMap<String, Vec<String>>,
     reader: Option<usize>,
-    texts: Vec<&str>,
+    read: Reads<'_>,
     in_loop: bool,
 ) -> Names {
     let s = index.s;
     let mut reads = BTreeSet::new();
     let mut literals = IndexMap::new();
     let mut unresolved = Vec::new();
-    for text in texts {
-        for name in expr::free_names(text) {
-            if let Some(&j) = index.by_id.get(name.as_str()) {
-                match s.nodes[j].kind {
-                    NodeKind::Join => {
-                        for e in joins.get(&name).into_iter().flatten() {
-                            reads.insert(e.clone());
-                        }
+    for name in read.names.iter().map(|n| n.to_string()) {
+        if let Some(&j) = index.by_id.get(name.as_str()) {
+            match s.nodes[j].kind {
+                NodeKind::Join => {
+                    for e in joins.get(&name).into_iter().flatten() {
+                        reads.insert(e.clone());
                     }
-                    _ => {
-                        if let Some(t) = index.task_of(j) {
-                            if Some(t) != reader {
-                                reads.insert(s.nodes[t].id.clone());
-                            }
+                }
+                _ => {
+                    if let Some(t) = index.task_of(j) {
+                        if Some(t) != reader {
+                            reads.insert(s.nodes[t].id.clone());
                         }
                     }
                 }
-            } else if let Some(v) = s.literal_bindings.get(&name) {
-                literals.insert(name, v.clone());
-            } else if !pml_structure::is_global(&name) && !unresolved.contains(&name) {
-                unresolved.push(name);
             }
+        } else if let Some(v) = s.literal_bindings.get(&name) {
+            literals.insert(name, v.clone());
+        } else if !pml_structure::is_global(&name) && !unresolved.contains(&name) {
+            unresolved.push(name);
         }
-        if text.contains("[*]") && !in_loop {
-            let what = "[*]".to_string();
-            if !unresolved.contains(&what) {
-                unresolved.push(what);
-            }
-        }
+    }
+    if read.each && !in_loop {
+        unresolved.push("[*]".to_string());
     }
     Names {
         reads,
@@ -472,23 +496,6 @@ pub(crate) fn finish(dag: &mut Dag) {
             message,
             task: None,
         }),
-    }
-}
-
-fn collect_expressions<'a>(v: &'a ArgumentValue, out: &mut Vec<&'a str>) {
-    match v {
-        ArgumentValue::Reference { expression } => out.push(expression),
-        ArgumentValue::Object { properties } => {
-            for p in properties.values() {
-                collect_expressions(p, out);
-            }
-        }
-        ArgumentValue::Array { items } => {
-            for p in items {
-                collect_expressions(p, out);
-            }
-        }
-        ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
     }
 }
 
@@ -649,6 +656,7 @@ fn conditions(
                     required_outcome: outcome.clone(),
                     any_of,
                     expression: s.nodes[d].condition.clone().unwrap_or_default(),
+                    reads: s.nodes[d].reads.clone(),
                     kind: if switch {
                         DecisionKind::Switch
                     } else {

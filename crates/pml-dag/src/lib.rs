@@ -6,7 +6,8 @@
 //! `capability`, loop -> one `loop` task whose body runs inside it), with `dependsOn` (nearest
 //! earlier tasks in program order through decisions/forks/joins, plus data reads), `condition`
 //! (the decisions and outcomes it needs, with the decision's expression to evaluate), the
-//! constants it reads, and topological layers.
+//! constants it reads, and topological layers. What an expression reads comes from the
+//! structure (`reads` of references and conditions): this crate never reads JavaScript text.
 //!
 //! **Invariants:** every `dependsOn` names a task of the DAG and the DAG is acyclic (else an
 //! `internal-error` diagnostic names the tasks, never a hang); tasks that read names nothing
@@ -26,7 +27,6 @@
 
 mod convert;
 pub mod diagnostics;
-pub mod expr;
 pub mod layers;
 mod model;
 

@@ -94,6 +94,9 @@ pub struct Condition {
     /// The decision's condition (an `if` test, a switch discriminant), with bound names replaced
     /// by task ids, to evaluate against earlier results.
     pub expression: String,
+    /// The names `expression` reads (task ids, constants, other names), from the structure.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub reads: Vec<String>,
     /// `if` (truthiness: outcomes `true`/`false`) or `switch` (outcomes `case:<value>`/`default`).
     pub kind: DecisionKind,
     /// Switches: every case's outcome in source order, to find the case a value selects

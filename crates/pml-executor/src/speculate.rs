@@ -30,7 +30,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use indexmap::IndexMap;
-use pml_dag::expr::free_names;
 use pml_structure::{ArgumentValue, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure};
 use serde::Serialize;
 use serde_json::Value;
@@ -63,8 +62,9 @@ struct Target {
     server: String,
     tool: String,
     arguments: IndexMap<String, ArgumentValue>,
-    /// The `for ... of` loop the call is directly in: its id and iterable expression.
-    each: Option<(String, String)>,
+    /// The `for ... of` loop the call is directly in: its id, iterable expression, and the
+    /// names that expression reads.
+    each: Option<(String, String, Vec<String>)>,
     /// Write nodes that must have finished first.
     after: Vec<String>,
     /// Node ids the arguments (and the iterable) read.
@@ -207,7 +207,7 @@ impl Speculation {
                     let l = structure.node(l)?;
                     match (l.loop_kind, &l.condition) {
                         (Some(LoopKind::ForOf), Some(iterable)) => {
-                            Some((l.id.clone(), iterable.clone()))
+                            Some((l.id.clone(), iterable.clone(), l.reads.clone()))
                         }
                         _ => continue,
                     }
@@ -235,17 +235,14 @@ impl Speculation {
             let Some(arguments) = node.arguments.clone() else {
                 continue;
             };
-            let mut expressions = Vec::new();
-            for v in arguments.values() {
-                crate::values::expressions(v, &mut expressions);
-            }
             let mut reads: Vec<String> = Vec::new();
-            let iterable = each.as_ref().map(|(_, i)| i.as_str());
-            for e in expressions.into_iter().chain(iterable) {
-                for name in free_names(&e.replace("[*]", "[0]")) {
-                    if structure.node(&name).is_some() && !reads.contains(&name) {
-                        reads.push(name);
-                    }
+            let iterable = each
+                .iter()
+                .flat_map(|(_, _, r)| r.iter().map(String::as_str));
+            let names = arguments.values().flat_map(|v| v.reads()).chain(iterable);
+            for name in names {
+                if structure.node(name).is_some() && !reads.iter().any(|r| r == name) {
+                    reads.push(name.to_owned());
                 }
             }
             let (server, tool) = crate::host::split_tool(tool);
@@ -399,8 +396,8 @@ impl Speculation {
             };
             let elements: Vec<Option<usize>> = match &target.each {
                 None => vec![None],
-                Some((_, iterable)) => {
-                    match known.expression(iterable, &self.services.sandbox, &reader) {
+                Some((_, iterable, names)) => {
+                    match known.expression(iterable, names, &self.services.sandbox, &reader) {
                         Ok(Some(Value::Array(items))) => {
                             (0..items.len().min(PER_LOOP)).map(Some).collect()
                         }
@@ -518,7 +515,7 @@ impl Speculation {
                     }
                 }
                 let value = match ok {
-                    true => known.eval(&c.code, given, &self.services.sandbox, &reader),
+                    true => known.code(&c.code, given, &self.services.sandbox, &reader),
                     false => continue,
                 };
                 if let Ok(value) = value {
@@ -707,9 +704,11 @@ fn in_loop(structure: &StaticStructure, id: &str) -> bool {
 /// The argument at element `i` of its loop: the element template `xs[*]` becomes `xs[i]`.
 fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
     match value {
-        ArgumentValue::Reference { expression } => {
-            ArgumentValue::reference(expression.replace("[*]", &format!("[{i}]")))
-        }
+        // `[*]` is the builder's mark for "each element".
+        ArgumentValue::Reference { expression, reads } => ArgumentValue::reference_reading(
+            expression.replace("[*]", &format!("[{i}]")),
+            reads.clone(),
+        ),
         ArgumentValue::Object { properties } => ArgumentValue::Object {
             properties: (properties.iter())
                 .map(|(k, v)| (k.clone(), at_element(v, i)))

@@ -1,10 +1,10 @@
 //! Values known ahead of the program: node results by id, and the arguments of a call
 //! computed from them (what speculation starts calls with).
 //!
-//! Simple paths (`n1`, `n1.content`, `j1[0].rows`, `args.root`) are resolved here; any other
-//! expression is evaluated in the sandbox with the names it reads as parameters. A wrong value
-//! here costs one unused read: the program's own call is taken only when its arguments are
-//! the same.
+//! A reference that is one name (`n1`, a constant) is looked up here; any other expression is
+//! evaluated in the sandbox with the names it reads (the structure says which) as parameters,
+//! so it reads what JavaScript reads. A wrong value here costs one unused read: the program's
+//! own call is taken only when its arguments are the same.
 
 use std::collections::HashMap;
 
@@ -58,22 +58,35 @@ impl Values<'_> {
         self.literals.get(name).map(|v| Some(v.clone()))
     }
 
-    /// Evaluates `code` in the sandbox with the names it reads bound: `given` first, then
-    /// what [`Values::name`] knows. `None` for `undefined`.
-    pub(crate) fn eval(
+    /// Evaluates the code of a code task, whose arguments (`given`) are the names it reads
+    /// (`args` besides). `None` for `undefined`.
+    pub(crate) fn code(
         &self,
         code: &str,
         given: Vec<(String, Option<Value>)>,
         sandbox: &Sandbox,
         reader: &Reader<'_>,
     ) -> Result<Option<Value>, SandboxError> {
+        self.eval(code, given, &["args".to_owned()], sandbox, reader)
+    }
+
+    /// Evaluates `code` in the sandbox with the names it reads bound: `given` first, then
+    /// those of `reads` that [`Values::name`] knows. `None` for `undefined`.
+    fn eval(
+        &self,
+        code: &str,
+        given: Vec<(String, Option<Value>)>,
+        reads: &[String],
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<Option<Value>, SandboxError> {
         let mut bound = given;
-        for name in pml_dag::expr::free_names(code) {
-            if bound.iter().any(|(n, _)| *n == name) {
+        for name in reads {
+            if bound.iter().any(|(n, _)| n == name) {
                 continue;
             }
-            if let Some(v) = self.name(&name) {
-                bound.push((name, v));
+            if let Some(v) = self.name(name) {
+                bound.push((name.clone(), v));
             }
         }
         // `undefined` cannot travel as JSON: such names are parameters left unpassed, and an
@@ -121,10 +134,10 @@ impl Values<'_> {
                     .fold(String::from("args"), |base, key| {
                         pml_structure::member_path(&base, key)
                     });
-                self.expression(&expression, sandbox, reader)?
+                self.expression(&expression, &["args".to_owned()], sandbox, reader)?
             }
-            ArgumentValue::Reference { expression } => {
-                self.expression(expression, sandbox, reader)?
+            ArgumentValue::Reference { expression, reads } => {
+                self.expression(expression, reads, sandbox, reader)?
             }
             ArgumentValue::Object { properties } => {
                 Some(Value::Object(self.object(properties, sandbox, reader)?))
@@ -164,123 +177,22 @@ impl Values<'_> {
         Ok(out)
     }
 
-    /// Evaluate a JavaScript expression over task ids, `args` and constants.
+    /// Evaluate a JavaScript expression over task ids, `args` and constants; `reads` are the
+    /// names it reads.
     pub(crate) fn expression(
         &self,
         expression: &str,
+        reads: &[String],
         sandbox: &Sandbox,
         reader: &Reader<'_>,
     ) -> Result<Option<Value>, SandboxError> {
-        if let Some(path) = simple_path(expression) {
-            match self.name(&path.root) {
-                Some(Some(root)) => {
-                    if let Some(value) = walk(&root, &path.steps) {
-                        return Ok(value);
-                    }
+        if let [name] = reads {
+            if name == expression {
+                if let Some(value) = self.name(name) {
+                    return Ok(value);
                 }
-                Some(None) if path.steps.is_empty() => return Ok(None),
-                _ => {}
             }
         }
-        self.eval(expression, Vec::new(), sandbox, reader)
-    }
-}
-
-struct Path {
-    root: String,
-    steps: Vec<Step>,
-}
-
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-/// `name(.key | [digits] | ["string"])*`, nothing else.
-fn simple_path(text: &str) -> Option<Path> {
-    let text = text.trim();
-    let bytes = text.as_bytes();
-    let ident_start = |c: u8| c.is_ascii_alphabetic() || c == b'_' || c == b'$';
-    let ident_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
-    if bytes.is_empty() || !ident_start(bytes[0]) {
-        return None;
-    }
-    let mut i = 1;
-    while i < bytes.len() && ident_char(bytes[i]) {
-        i += 1;
-    }
-    let root = text[..i].to_owned();
-    let mut steps = Vec::new();
-    while i < bytes.len() {
-        match bytes[i] {
-            b'.' => {
-                let start = i + 1;
-                if start >= bytes.len() || !ident_start(bytes[start]) {
-                    return None;
-                }
-                i = start + 1;
-                while i < bytes.len() && ident_char(bytes[i]) {
-                    i += 1;
-                }
-                steps.push(Step::Key(text[start..i].to_owned()));
-            }
-            b'[' => {
-                let close = i + text[i..].find(']')?;
-                let inner = &text[i + 1..close];
-                if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_digit()) {
-                    steps.push(Step::Index(inner.parse().ok()?));
-                } else if inner.starts_with('"') {
-                    let key: String = serde_json::from_str(inner).ok()?;
-                    steps.push(Step::Key(key));
-                } else {
-                    return None;
-                }
-                i = close + 1;
-            }
-            _ => return None,
-        }
-    }
-    Some(Path { root, steps })
-}
-
-/// Follow a path the way JavaScript property access does on JSON values: `Some(None)` for
-/// `undefined` (a missing member at the end), `None` when the path needs a JavaScript engine
-/// (reading from `undefined` or `null`, which throws; members of strings other than `length`
-/// and indices; array members other than indices and `length`).
-fn walk(root: &Value, steps: &[Step]) -> Option<Option<Value>> {
-    let mut at = root;
-    for (i, step) in steps.iter().enumerate() {
-        let last = i + 1 == steps.len();
-        let next = match (step, at) {
-            (Step::Key(k), Value::Object(m)) => m.get(k),
-            (Step::Index(n), Value::Object(m)) => m.get(&n.to_string()),
-            (Step::Index(n), Value::Array(a)) => a.get(*n),
-            (Step::Key(k), Value::Array(a)) if k == "length" && last => {
-                return Some(Some(Value::from(a.len())));
-            }
-            (Step::Key(k), Value::String(s)) if k == "length" && last => {
-                return Some(Some(Value::from(s.encode_utf16().count())));
-            }
-            _ => return None,
-        };
-        match next {
-            Some(v) => at = v,
-            // A missing member is `undefined`; reading on from it throws (the sandbox says so).
-            None if last => return Some(None),
-            None => return None,
-        }
-    }
-    Some(Some(at.clone()))
-}
-
-/// The expressions inside an argument value, in order.
-pub(crate) fn expressions<'a>(value: &'a ArgumentValue, out: &mut Vec<&'a str>) {
-    match value {
-        ArgumentValue::Reference { expression } => out.push(expression),
-        ArgumentValue::Object { properties } => {
-            properties.values().for_each(|v| expressions(v, out))
-        }
-        ArgumentValue::Array { items } => items.iter().for_each(|v| expressions(v, out)),
-        ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
+        self.eval(expression, Vec::new(), reads, sandbox, reader)
     }
 }

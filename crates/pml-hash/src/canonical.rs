@@ -244,7 +244,7 @@ impl<'s> Names<'s> {
     fn inline_value(&mut self, value: &'s ArgumentValue, out: &mut String) {
         match value {
             ArgumentValue::Literal { value, .. } => inline_literal(value, self.budget, out),
-            ArgumentValue::Reference { expression } => {
+            ArgumentValue::Reference { expression, .. } => {
                 let text = self.expr_text(expression);
                 push_operand(&text, out);
             }
@@ -365,7 +365,7 @@ impl<'s> Names<'s> {
                 out.push_str("lit ");
                 js_value(value, true, self.budget, out);
             }
-            ArgumentValue::Reference { expression } => {
+            ArgumentValue::Reference { expression, .. } => {
                 out.push_str("ref ");
                 let text = self.expr_text(expression);
                 if depth == 0 {

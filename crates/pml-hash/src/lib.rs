@@ -215,7 +215,7 @@ fn argument_depth(a: &ArgumentValue) -> usize {
     while let Some((a, depth)) = stack.pop() {
         match a {
             ArgumentValue::Literal { value, .. } => max = max.max(depth + value_depth(value)),
-            ArgumentValue::Reference { expression } => {
+            ArgumentValue::Reference { expression, .. } => {
                 max = max.max(depth + text_depth(expression))
             }
             ArgumentValue::Parameter { .. } => max = max.max(depth),

@@ -27,14 +27,13 @@ pub(crate) fn fused(
         for (name, value) in step.arguments.iter().flatten() {
             params.push(name.clone());
             let local = match value {
-                ArgumentValue::Reference { expression } => {
-                    let names = pml_dag::expr::free_names(expression);
-                    !names.is_empty() && names.iter().all(|n| earlier.contains(&n.as_str()))
+                ArgumentValue::Reference { reads, .. } => {
+                    !reads.is_empty() && reads.iter().all(|n| earlier.contains(&n.as_str()))
                 }
                 _ => false,
             };
             if local {
-                if let ArgumentValue::Reference { expression } = value {
+                if let ArgumentValue::Reference { expression, .. } = value {
                     values.push(expression.clone());
                 }
             } else {

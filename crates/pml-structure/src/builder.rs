@@ -22,8 +22,8 @@ use crate::diagnostics;
 use crate::fold::{self, Env, JsValue};
 use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
 use crate::model::{
-    ArgumentValue, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity, Span,
-    StaticStructure,
+    path_root, ArgumentValue, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope,
+    Severity, Span, StaticStructure,
 };
 use crate::parse::LineIndex;
 use crate::rewrite::{self, contains_agent_call, free_variables, free_variables_outside};
@@ -37,8 +37,9 @@ pub(crate) enum Binding {
     Literal(JsValue),
     /// The parameter of an unrolled `map` callback: one element of a literal array.
     Element(JsValue),
-    /// The element parameter of a `map` over a collection whose items are not known: `n1[*]`.
-    Template(String),
+    /// The element parameter of a `map` over a collection whose items are not known: `n1[*]`,
+    /// and the names the collection's expression reads.
+    Template(String, Vec<String>),
     /// Declared here, value unknown (a `let`, a parameter, a loop variable): hides outer bindings.
     Opaque,
     /// A local function: the id of its node.
@@ -53,7 +54,11 @@ pub(crate) enum Binding {
     /// (a template, a parameter, an operator over results and constants...): the expression,
     /// with bound names replaced (parenthesised unless it is one operand), and the parameter
     /// when it is one (`const dir = args.root`).
-    Expr { text: String, param: Option<String> },
+    Expr {
+        text: String,
+        param: Option<String>,
+        reads: Vec<String>,
+    },
 }
 
 /// Where an expression sits, which decides which operations become nodes.
@@ -637,8 +642,9 @@ impl<'a> Builder<'a> {
             Stmt::Try(t) => self.try_stmt(t),
             Stmt::ForOf(f) => {
                 let out = self.expr(&f.right, Position::Nested);
-                let header = self.rewrite_text(&f.right);
-                let element = format!("{}[*]", out.value.unwrap_or_else(|| header.clone()));
+                let header = self.rewrite_reading(&f.right);
+                let element = format!("{}[*]", out.value.unwrap_or_else(|| header.0.clone()));
+                let reads = header.1.clone();
                 self.loop_stmt(
                     stmt.span(),
                     LoopKind::ForOf,
@@ -649,7 +655,7 @@ impl<'a> Builder<'a> {
                         // The loop variable is one element of the iterable, like a map parameter.
                         if let ForHead::VarDecl(v) = &f.left {
                             if let [d] = v.decls.as_slice() {
-                                b.bind_element_pattern(&d.name, &element);
+                                b.bind_element_pattern(&d.name, &element, &reads);
                             }
                         }
                         b.loop_body(&f.body);
@@ -658,7 +664,7 @@ impl<'a> Builder<'a> {
             }
             Stmt::ForIn(f) => {
                 self.expr(&f.right, Position::Nested);
-                let header = self.rewrite_text(&f.right);
+                let header = self.rewrite_reading(&f.right);
                 self.loop_stmt(
                     stmt.span(),
                     LoopKind::ForIn,
@@ -671,7 +677,7 @@ impl<'a> Builder<'a> {
                 );
             }
             Stmt::For(f) => {
-                let condition = f.test.as_deref().map(|t| self.rewrite_text(t));
+                let condition = f.test.as_deref().map(|t| self.rewrite_reading(t));
                 self.loop_stmt(
                     stmt.span(),
                     LoopKind::For,
@@ -700,7 +706,7 @@ impl<'a> Builder<'a> {
                 );
             }
             Stmt::While(w) => {
-                let condition = Some(self.rewrite_text(&w.test));
+                let condition = Some(self.rewrite_reading(&w.test));
                 self.loop_stmt(
                     stmt.span(),
                     LoopKind::While,
@@ -713,7 +719,7 @@ impl<'a> Builder<'a> {
                 );
             }
             Stmt::DoWhile(w) => {
-                let condition = Some(self.rewrite_text(&w.test));
+                let condition = Some(self.rewrite_reading(&w.test));
                 self.loop_stmt(
                     stmt.span(),
                     LoopKind::DoWhile,
@@ -767,20 +773,23 @@ impl<'a> Builder<'a> {
 
     /// Bind a loop variable pattern to paths inside one (unknown) element: `entry` ->
     /// `n1.entries[*]`, `{ name }` -> `n1.entries[*].name`.
-    fn bind_element_pattern(&mut self, pat: &Pat, element: &str) {
+    fn bind_element_pattern(&mut self, pat: &Pat, element: &str, reads: &[String]) {
         match pat {
-            Pat::Ident(id) => self.bind(&id.id.sym, Binding::Template(element.to_string())),
+            Pat::Ident(id) => {
+                let binding = Binding::Template(element.to_string(), reads.to_vec());
+                self.bind(&id.id.sym, binding)
+            }
             Pat::Object(obj) => {
                 for prop in &obj.props {
                     match prop {
                         ObjectPatProp::Assign(a) if a.value.is_none() => {
                             let path = member_path(element, &a.key.id.sym);
-                            self.bind(&a.key.id.sym, Binding::Template(path));
+                            self.bind(&a.key.id.sym, Binding::Template(path, reads.to_vec()));
                         }
                         ObjectPatProp::KeyValue(kv) => {
                             if let Some(key) = fold::prop_name(&kv.key) {
                                 let path = member_path(element, &key);
-                                self.bind_element_pattern(&kv.value, &path);
+                                self.bind_element_pattern(&kv.value, &path, reads);
                             }
                         }
                         _ => {}
@@ -790,7 +799,7 @@ impl<'a> Builder<'a> {
             Pat::Array(arr) => {
                 for (i, elem) in arr.elems.iter().enumerate() {
                     if let Some(p @ (Pat::Ident(_) | Pat::Object(_) | Pat::Array(_))) = elem {
-                        self.bind_element_pattern(p, &format!("{element}[{i}]"));
+                        self.bind_element_pattern(p, &format!("{element}[{i}]"), reads);
                     }
                 }
             }
@@ -879,14 +888,17 @@ impl<'a> Builder<'a> {
         &mut self,
         span: SwcSpan,
         kind: LoopKind,
-        condition: Option<String>,
+        condition: Option<(String, Vec<String>)>,
         free: Vec<String>,
         body: impl FnOnce(&mut Self),
     ) -> String {
         let mut node = self.new_node(NodeKind::Loop, span);
         node.loop_kind = Some(kind);
         node.code = Some(self.text(span).to_string());
-        node.condition = condition;
+        if let Some((condition, reads)) = condition {
+            node.condition = Some(condition);
+            node.reads = reads;
+        }
         let mut arguments = IndexMap::new();
         self.free_variable_arguments(free, &mut arguments);
         if !arguments.is_empty() {
@@ -912,7 +924,9 @@ impl<'a> Builder<'a> {
         self.expr(&stmt.test, Position::Nested);
         let cp = self.checkpoint();
         let mut node = self.new_node(NodeKind::Decision, stmt.span);
-        node.condition = Some(self.rewrite_text(&stmt.test));
+        let (condition, reads) = self.rewrite_reading(&stmt.test);
+        node.condition = Some(condition);
+        node.reads = reads;
         let d = self.add_node(node);
         let test = self.offsets(stmt.test.span());
         self.probe(ProbeKind::Decision, Site::Test { test });
@@ -976,7 +990,9 @@ impl<'a> Builder<'a> {
         let cp = self.checkpoint();
         let mut ended = false;
         let mut node = self.new_node(NodeKind::Decision, stmt.span);
-        node.condition = Some(self.rewrite_text(&stmt.discriminant));
+        let (condition, reads) = self.rewrite_reading(&stmt.discriminant);
+        node.condition = Some(condition);
+        node.reads = reads;
         let d = self.add_node(node);
         let site =
             Site::Switch {
@@ -1109,7 +1125,7 @@ impl<'a> Builder<'a> {
         }
         match self.unmodelled(init, 0) {
             None => {
-                let text = self.rewrite_text(init);
+                let (text, reads) = self.rewrite_reading(init);
                 let text = match strip(init) {
                     Expr::Ident(_)
                     | Expr::Member(_)
@@ -1127,7 +1143,7 @@ impl<'a> Builder<'a> {
                     }
                     _ => parameter_name(init),
                 };
-                self.bind_expression_pattern(pat, text, param);
+                self.bind_expression_pattern(pat, text, param, &reads);
             }
             Some(construct) => {
                 let names = self.text(pat.span()).to_owned();
@@ -1143,14 +1159,24 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn bind_expression_pattern(&mut self, pat: &Pat, text: String, param: Option<String>) {
+    fn bind_expression_pattern(
+        &mut self,
+        pat: &Pat,
+        text: String,
+        param: Option<String>,
+        reads: &[String],
+    ) {
         match pat {
             Pat::Ident(id) => {
                 let param = param.filter(|p| !p.is_empty());
                 let binding = match self.is_mutated(&id.id.sym) {
                     // Changed in place later: the expression is only its first value.
                     true => Binding::Opaque,
-                    false => Binding::Expr { text, param },
+                    false => Binding::Expr {
+                        text,
+                        param,
+                        reads: reads.to_vec(),
+                    },
                 };
                 self.bind(&id.id.sym, binding);
             }
@@ -1164,6 +1190,7 @@ impl<'a> Builder<'a> {
                                     &kv.value,
                                     member_path(&text, &key),
                                     param,
+                                    reads,
                                 );
                             }
                             None => self.bind_opaque(&kv.value),
@@ -1174,6 +1201,7 @@ impl<'a> Builder<'a> {
                             let binding = Binding::Expr {
                                 text: member_path(&text, key),
                                 param,
+                                reads: reads.to_vec(),
                             };
                             self.bind(&a.key.id.sym, binding);
                         }
@@ -1188,7 +1216,7 @@ impl<'a> Builder<'a> {
                         Some(Pat::Rest(rest)) => self.bind_opaque(&rest.arg),
                         Some(elem) => {
                             let path = member_path(&text, &format!("[{i}]"));
-                            self.bind_expression_pattern(elem, path, None);
+                            self.bind_expression_pattern(elem, path, None, reads);
                         }
                         None => {}
                     }
@@ -1573,7 +1601,9 @@ impl<'a> Builder<'a> {
             Position::Argument
         };
         let mut node = self.new_node(NodeKind::Decision, c.span);
-        node.condition = Some(self.rewrite_text(&c.test));
+        let (condition, reads) = self.rewrite_reading(&c.test);
+        node.condition = Some(condition);
+        node.reads = reads;
         let d = self.add_node(node);
         let test = self.offsets(c.test.span());
         self.probe(ProbeKind::Decision, Site::Test { test });
@@ -1605,13 +1635,14 @@ impl<'a> Builder<'a> {
             // `ok && await mcp.a.b()`: the right side runs only for one outcome of the left.
             self.expr(&bin.left, Position::Nested);
             let mut node = self.new_node(NodeKind::Decision, bin.span);
-            let left = self.rewrite_text(&bin.left);
+            let (left, reads) = self.rewrite_reading(&bin.left);
             let (condition, outcome) = match bin.op {
                 BinaryOp::LogicalAnd => (left, "true"),
                 BinaryOp::LogicalOr => (left, "false"),
                 _ => (format!("({left}) == null"), "true"),
             };
             node.condition = Some(condition);
+            node.reads = reads;
             let d = self.add_node(node);
             let kind = match bin.op {
                 BinaryOp::NullishCoalescing => ProbeKind::Nullish,
@@ -1781,12 +1812,16 @@ impl<'a> Builder<'a> {
                     Some(json) => ArgumentValue::literal(json),
                     None => ArgumentValue::reference(name.clone()),
                 },
-                Some(Binding::Template(t)) => ArgumentValue::reference(t.clone()),
+                Some(Binding::Template(t, reads)) => {
+                    ArgumentValue::reference_reading(t.clone(), reads.clone())
+                }
                 Some(Binding::Function(id)) => ArgumentValue::reference(id.clone()),
                 Some(Binding::Expr { param: Some(p), .. }) => ArgumentValue::Parameter {
                     parameter_name: p.clone(),
                 },
-                Some(Binding::Expr { text, .. }) => ArgumentValue::reference(text.clone()),
+                Some(Binding::Expr { text, reads, .. }) => {
+                    ArgumentValue::reference_reading(text.clone(), reads.clone())
+                }
                 Some(
                     Binding::Opaque | Binding::Mcp | Binding::McpServer(_) | Binding::McpTool(..),
                 )
@@ -1925,39 +1960,34 @@ impl<'a> Builder<'a> {
             } else {
                 LoopKind::Callback
             };
-            let header = recv
-                .value
-                .clone()
-                .unwrap_or_else(|| self.rewrite_text(&m.obj));
-            let id = self.loop_stmt(
-                call.span,
-                kind,
-                Some(header.clone()),
-                free_variables(call),
-                |b| {
-                    let node = b.nodes.len() - 1;
-                    for a in &call.args {
-                        if let Some(cb) = callback(&a.expr) {
-                            b.callback_body(
-                                &cb,
-                                Binding::Template(format!("{header}[*]")),
-                                Position::Nested,
-                                (ProbeKind::Loop, node),
-                            );
-                        } else {
-                            b.expr(&a.expr, Position::Nested);
-                        }
+            let header = match &recv.value {
+                Some(v) => (v.clone(), vec![path_root(v).to_owned()]),
+                None => self.rewrite_reading(&m.obj),
+            };
+            let element = Binding::Template(format!("{}[*]", header.0), header.1.clone());
+            let id = self.loop_stmt(call.span, kind, Some(header), free_variables(call), |b| {
+                let node = b.nodes.len() - 1;
+                for a in &call.args {
+                    if let Some(cb) = callback(&a.expr) {
+                        b.callback_body(
+                            &cb,
+                            element.clone(),
+                            Position::Nested,
+                            (ProbeKind::Loop, node),
+                        );
+                    } else {
+                        b.expr(&a.expr, Position::Nested);
                     }
-                },
-            );
+                }
+            });
             return Out::value(id);
         }
 
         if method == "forEach" && pos != Position::Nested {
-            let header = recv
-                .value
-                .clone()
-                .unwrap_or_else(|| self.rewrite_text(&m.obj));
+            let header = match &recv.value {
+                Some(v) => (v.clone(), vec![path_root(v).to_owned()]),
+                None => self.rewrite_reading(&m.obj),
+            };
             let id = self.loop_stmt(
                 call.span,
                 LoopKind::ForEach,
@@ -2053,16 +2083,19 @@ impl<'a> Builder<'a> {
                                             }
                                         }
                                     }
-                                    Some(Binding::Template(t)) => {
-                                        ArgumentValue::reference(t.clone())
+                                    Some(Binding::Template(t, reads)) => {
+                                        ArgumentValue::reference_reading(t.clone(), reads.clone())
                                     }
                                     Some(Binding::Expr { param: Some(p), .. }) => {
                                         ArgumentValue::Parameter {
                                             parameter_name: p.clone(),
                                         }
                                     }
-                                    Some(Binding::Expr { text, .. }) => {
-                                        ArgumentValue::reference(text.clone())
+                                    Some(Binding::Expr { text, reads, .. }) => {
+                                        ArgumentValue::reference_reading(
+                                            text.clone(),
+                                            reads.clone(),
+                                        )
                                     }
                                     _ => ArgumentValue::reference(id.sym.as_str().to_owned()),
                                 };
@@ -2070,7 +2103,9 @@ impl<'a> Builder<'a> {
                             }
                             Prop::Method(_) | Prop::Getter(_) | Prop::Setter(_) => {
                                 let key = self.text(p.span()).to_string();
-                                out.insert(key.clone(), ArgumentValue::reference(key));
+                                let value =
+                                    ArgumentValue::reference_reading(key.clone(), Vec::new());
+                                out.insert(key, value);
                             }
                             Prop::Assign(_) => {}
                         },
@@ -2100,7 +2135,7 @@ impl<'a> Builder<'a> {
             (None, Some(name)) => ArgumentValue::Parameter {
                 parameter_name: name,
             },
-            (None, None) => ArgumentValue::reference(self.rewrite_text(e)),
+            (None, None) => self.reference_to(e),
         };
         out.insert(key, value);
     }
@@ -2125,15 +2160,18 @@ impl<'a> Builder<'a> {
         }
         if let Expr::Ident(id) = inner {
             match self.lookup(&id.sym) {
-                Some(Binding::Node(v) | Binding::Template(v)) => {
-                    return ArgumentValue::reference(v.clone());
+                Some(Binding::Node(v)) => return ArgumentValue::reference(v.clone()),
+                Some(Binding::Template(v, reads)) => {
+                    return ArgumentValue::reference_reading(v.clone(), reads.clone());
                 }
                 Some(Binding::Expr { param: Some(p), .. }) => {
                     return ArgumentValue::Parameter {
                         parameter_name: p.clone(),
                     };
                 }
-                Some(Binding::Expr { text, .. }) => return ArgumentValue::reference(text.clone()),
+                Some(Binding::Expr { text, reads, .. }) => {
+                    return ArgumentValue::reference_reading(text.clone(), reads.clone());
+                }
                 _ => {}
             }
         }
@@ -2165,7 +2203,7 @@ impl<'a> Builder<'a> {
                 return v;
             }
         }
-        ArgumentValue::reference(self.rewrite_text(e))
+        self.reference_to(e)
     }
 
     /// `{ a: args.x, b: n1.y }` / `[args.x, 1]`: per-element classification, when every key is
@@ -2284,8 +2322,14 @@ impl<'a> Builder<'a> {
                         }
                     }
                     _ => {
-                        let collection = recv.value.unwrap_or_else(|| self.rewrite_text(&m.obj));
-                        let template = Binding::Template(format!("{collection}[*]"));
+                        let (collection, reads) = match recv.value {
+                            Some(v) => {
+                                let root = path_root(&v).to_owned();
+                                (v, vec![root])
+                            }
+                            None => self.rewrite_reading(&m.obj),
+                        };
+                        let template = Binding::Template(format!("{collection}[*]"), reads);
                         run_branch(self, &mut |b| {
                             b.callback_body(
                                 &cb,
@@ -2525,10 +2569,7 @@ impl<'a> Builder<'a> {
                 None => self.argument(&a.expr),
                 Some(_) => {
                     let value = self.expr(&a.expr, Position::Argument).value;
-                    value.map_or_else(
-                        || ArgumentValue::reference(self.rewrite_text(&a.expr)),
-                        ArgumentValue::reference,
-                    )
+                    value.map_or_else(|| self.reference_to(&a.expr), ArgumentValue::reference)
                 }
             };
             let key = match a.spread {
@@ -2654,7 +2695,18 @@ impl<'a> Builder<'a> {
 
     /// The source text of `e` with bound names replaced by the node results they hold.
     pub(crate) fn rewrite_text(&self, e: &Expr) -> String {
+        rewrite::rewrite(self, e).0
+    }
+
+    /// [`Builder::rewrite_text`], and the names the text reads.
+    pub(crate) fn rewrite_reading(&self, e: &Expr) -> (String, Vec<String>) {
         rewrite::rewrite(self, e)
+    }
+
+    /// A reference to what `e` computes.
+    fn reference_to(&self, e: &Expr) -> ArgumentValue {
+        let (text, reads) = self.rewrite_reading(e);
+        ArgumentValue::reference_reading(text, reads)
     }
 }
 

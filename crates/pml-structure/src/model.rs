@@ -94,6 +94,9 @@ pub struct Node {
     pub arguments: Option<IndexMap<String, ArgumentValue>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub condition: Option<String>,
+    /// The names `condition` reads (like a reference's `reads`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub reads: Vec<String>,
     /// Switch decisions: every case's outcome in source order (`case:<value>`, `default`), so
     /// the case a value selects can be told at run time.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -124,6 +127,7 @@ impl Node {
             code: None,
             arguments: None,
             condition: None,
+            reads: Vec::new(),
             outcomes: Vec::new(),
             capability_id: None,
             loop_kind: None,
@@ -241,7 +245,14 @@ pub enum ArgumentValue {
     },
     /// Computed at run time: the source expression with bound variable names replaced by the
     /// node ids they hold (`file.content` -> `n1.content`).
-    Reference { expression: String },
+    Reference {
+        expression: String,
+        /// The names the expression reads, once each, in order of first use: node ids (`n1`
+        /// of `n1.content`), constants, `args`, other free names. Found on the syntax tree by
+        /// the builder: later stages do not read the expression to know them.
+        #[serde(skip_serializing_if = "Vec::is_empty", default)]
+        reads: Vec<String>,
+    },
     /// `args.<name>`: a parameter of the capability (`args.a.b` -> `a.b`).
     #[serde(rename_all = "camelCase")]
     Parameter { parameter_name: String },
@@ -261,9 +272,58 @@ impl ArgumentValue {
         }
     }
 
-    pub fn reference(expression: impl Into<String>) -> Self {
+    /// A reference to a path: a node's result (`n1.content`, `j1[0]`) or a name (`x`), which
+    /// reads the path's root.
+    pub fn reference(path: impl Into<String>) -> Self {
+        let expression = path.into();
+        let root = path_root(&expression);
+        let reads = match root.is_empty() {
+            true => Vec::new(),
+            false => vec![root.to_owned()],
+        };
+        ArgumentValue::Reference { expression, reads }
+    }
+
+    /// A reference to an expression that reads `reads`.
+    pub fn reference_reading(expression: impl Into<String>, reads: Vec<String>) -> Self {
         ArgumentValue::Reference {
             expression: expression.into(),
+            reads,
+        }
+    }
+}
+
+/// The name a path the builder writes starts with: `n1` of `n1.content[0]`, `x` of `x`.
+pub fn path_root(path: &str) -> &str {
+    let end = path
+        .char_indices()
+        .find(|&(_, c)| !(c == '_' || c == '$' || c.is_alphanumeric()))
+        .map_or(path.len(), |(i, _)| i);
+    &path[..end]
+}
+
+impl ArgumentValue {
+    /// The names this value reads (its references' `reads`), once each, in order.
+    pub fn reads(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        self.collect_reads(&mut out);
+        out
+    }
+
+    fn collect_reads<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            ArgumentValue::Reference { reads, .. } => {
+                for r in reads {
+                    if !out.contains(&r.as_str()) {
+                        out.push(r);
+                    }
+                }
+            }
+            ArgumentValue::Object { properties } => {
+                properties.values().for_each(|v| v.collect_reads(out))
+            }
+            ArgumentValue::Array { items } => items.iter().for_each(|v| v.collect_reads(out)),
+            ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
         }
     }
 }

@@ -16,6 +16,7 @@ use swc_ecma_visit::{Visit, VisitWith};
 
 use crate::builder::{strip, Binding, Builder};
 use crate::fold::JsValue;
+use crate::model::path_root;
 
 /// Every name a binding pattern declares.
 pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<Atom>) {
@@ -110,25 +111,53 @@ struct Rewriter<'b, 'a> {
     shadows: Shadows,
     edits: Vec<(usize, usize, String)>,
     root: (u32, u32),
+    /// The names the rewritten text reads.
+    reads: Vec<String>,
 }
 
 impl Rewriter<'_, '_> {
-    fn binding_text(&self, name: &Atom) -> Option<String> {
+    fn read(&mut self, name: &str) {
+        if !name.is_empty() && !self.reads.iter().any(|r| r == name) {
+            self.reads.push(name.to_owned());
+        }
+    }
+
+    /// What a free name becomes (`None`: itself), noting what it reads.
+    fn binding_text(&mut self, name: &Atom) -> Option<String> {
         if self.shadows.is_shadowed(name) {
             return None;
         }
-        match self.b.lookup(name)? {
-            Binding::Node(v) | Binding::Template(v) | Binding::Expr { text: v, .. } => {
-                Some(v.clone())
+        let text = match self.b.lookup(name) {
+            Some(Binding::Node(v)) => {
+                let v = v.clone();
+                self.read(path_root(&v));
+                return Some(v);
             }
-            Binding::Element(v) => Some(js_literal(v)),
-            Binding::Literal(_)
-            | Binding::Opaque
-            | Binding::Function(_)
-            | Binding::Mcp
-            | Binding::McpServer(_)
-            | Binding::McpTool(..) => None,
+            Some(Binding::Template(v, reads)) => {
+                let (v, reads) = (v.clone(), reads.clone());
+                reads.iter().for_each(|r| self.read(r));
+                return Some(v);
+            }
+            Some(Binding::Expr { text, reads, .. }) => {
+                let (text, reads) = (text.clone(), reads.clone());
+                reads.iter().for_each(|r| self.read(r));
+                return Some(text);
+            }
+            Some(Binding::Element(v)) => Some(js_literal(v)),
+            Some(
+                Binding::Literal(_)
+                | Binding::Opaque
+                | Binding::Function(_)
+                | Binding::Mcp
+                | Binding::McpServer(_)
+                | Binding::McpTool(..),
+            )
+            | None => None,
+        };
+        if text.is_none() {
+            self.read(name);
         }
+        text
     }
 
     fn edit(&mut self, span: Span, text: String) {
@@ -144,6 +173,7 @@ impl Visit for Rewriter<'_, '_> {
         if key != self.root {
             if let Some(id) = self.b.node_spans.get(&key) {
                 let id = id.clone();
+                self.read(path_root(&id));
                 self.edit(span, id);
                 return;
             }
@@ -195,24 +225,27 @@ fn js_literal(v: &JsValue) -> String {
 }
 
 /// The source text of `e` with every bound name (and every sub-expression that is a node's
-/// result) replaced by the node result it holds: `file.content` -> `n1.content`.
-pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> String {
+/// result) replaced by the node result it holds: `file.content` -> `n1.content`; and the names
+/// that text reads (node ids, free names), once each, in order.
+pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> (String, Vec<String>) {
     let span = e.span();
     let root = (span.lo.0, span.hi.0);
     if let Some(id) = b.node_spans.get(&root) {
-        return id.clone();
+        return (id.clone(), vec![path_root(id).to_owned()]);
     }
     let mut r = Rewriter {
         b,
         shadows: Shadows::default(),
         edits: Vec::new(),
         root,
+        reads: Vec::new(),
     };
     e.visit_with(&mut r);
+    let reads = std::mem::take(&mut r.reads);
     let (lo, hi) = b.offsets(span);
     let text = b.src.get(lo..hi).unwrap_or("");
     if r.edits.is_empty() {
-        return text.to_string();
+        return (text.to_string(), reads);
     }
     r.edits.sort_by_key(|(s, _, _)| *s);
     let mut out = String::with_capacity(text.len() + 16);
@@ -226,7 +259,7 @@ pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> String {
         at = e;
     }
     out.push_str(b.src.get(at..hi).unwrap_or(""));
-    out
+    (out, reads)
 }
 
 // ----- free variables ----------------------------------------------------------------------

@@ -6,7 +6,7 @@ use pml_structure::{build_structure, ArgumentValue, BuildOptions, Scope, StaticS
 fn arg(v: &ArgumentValue) -> String {
     match v {
         ArgumentValue::Literal { value, .. } => value.to_string(),
-        ArgumentValue::Reference { expression } => format!("ref({expression})"),
+        ArgumentValue::Reference { expression, .. } => format!("ref({expression})"),
         ArgumentValue::Parameter { parameter_name } => format!("param({parameter_name})"),
         ArgumentValue::Object { properties } => format!(
             "{{{}}}",
@@ -528,4 +528,28 @@ await mcp.db.write({ line: text.toUpperCase() + "!", mean, maybe });
             vars: page=n2 mean=n4 maybe=n8
         "#]],
     );
+}
+
+#[test]
+fn what_references_and_conditions_read_comes_from_the_syntax_tree() {
+    let code = r#"
+const page = await mcp.db.read({});
+const id = Number(page.name.match(/(\d+)/)[1]);
+const dir = `${args.root}/${id}`;
+if (page.rows.some((d) => d.ok) && limit > 0) {
+  await mcp.db.write({ path: dir, n: page.rows.filter((x) => x.v > min).length });
+}
+"#;
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    let write = s
+        .nodes
+        .iter()
+        .find(|n| n.tool.as_deref() == Some("db:write"))
+        .unwrap();
+    let args = write.arguments.as_ref().unwrap();
+    // The regex's `\d` is no name; the template reads the parameter root and what `id` reads.
+    assert_eq!(args["path"].reads(), ["args", "Number", "n1"]);
+    let decision = s.nodes.iter().find(|n| n.condition.is_some()).unwrap();
+    // The callback's own parameter `d` is not read from outside.
+    assert_eq!(decision.reads, ["n1", "limit"]);
 }
