@@ -552,6 +552,13 @@ impl<'a> Builder<'a> {
     }
 
     fn stmt(&mut self, stmt: &Stmt) {
+        // What a statement's expressions computed can be no later operation's operand.
+        let results = self.results.len();
+        self.stmt_inner(stmt);
+        self.results.truncate(results);
+    }
+
+    fn stmt_inner(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::Block(b) => self.block(&b.stmts),
             Stmt::Expr(e) => {
