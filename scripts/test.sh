@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command (README): format, lint, unit + integration + fixture tests, golden check.
+# The test command (README): format, lint, unit + integration + fixture tests, golden check,
+# and a type-check of the fuzz targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The reference MCP servers for pml-mcp's integration tests (pinned in mcp-servers/).
@@ -13,3 +14,6 @@ else
 fi
 cargo test --workspace --doc --locked
 cargo xtask run-pipeline --check fixtures/
+# The fuzz targets are their own package (cargo-fuzz, nightly flags to run): type-check them on
+# stable so that they follow the library's API (~1 min, libFuzzer's C++ included).
+CARGO_TARGET_DIR=target/fuzz-check cargo check --manifest-path fuzz/Cargo.toml --locked --bins

@@ -1,14 +1,17 @@
 //! Fuzz `build_structure`: any UTF-8 input, TypeScript and JavaScript dialects, with and without
 //! a tool catalog and permissions. Besides "no panic, no hang, no stack overflow" (libFuzzer's
 //! panic hook aborts on a panic in any thread, including the builder's worker thread), every
-//! result must satisfy the structure invariants checked in `invariants.rs`.
+//! result must satisfy the structure invariants checked in `invariants.rs`, and the instrumented
+//! program (what `pml run` executes) must parse whenever the program does.
 
 #![no_main]
 
 mod invariants;
 
 use libfuzzer_sys::fuzz_target;
-use pml_structure::{build_structure, BuildOptions, Dialect, EdgeKind, Permissions, ToolCatalog};
+use pml_structure::{
+    build_structure, check_syntax, BuildOptions, Dialect, EdgeKind, Permissions, ToolCatalog,
+};
 
 /// A small catalog and policy over tool names the seed corpus uses, so that `provides` edges
 /// and `hilRequiredTools` are exercised too.
@@ -41,11 +44,27 @@ fuzz_target!(|data: &[u8]| {
     for dialect in [Dialect::TypeScript, Dialect::JavaScript] {
         let options = BuildOptions {
             dialect,
+            instrument: true,
             ..Default::default()
         };
-        let first = build_structure(code, &options).structure;
+        let built = build_structure(code, &options);
+        let first = built.structure;
         if let Err(why) = invariants::check(code, &first) {
             panic!("invariant violated ({dialect:?}): {why}");
+        }
+        // Probes only insert code: a program that parses still parses, on the same lines.
+        if let Some(instrumented) = &built.instrumented {
+            let (errors, _) = check_syntax(&instrumented.source, dialect);
+            assert!(
+                errors.is_empty(),
+                "the instrumented program does not parse ({dialect:?}): {errors:?}\n{}",
+                instrumented.source
+            );
+            assert_eq!(
+                instrumented.source.matches('\n').count(),
+                code.matches('\n').count(),
+                "instrumenting changed the line count"
+            );
         }
         if dialect == Dialect::TypeScript {
             let again = build_structure(code, &options).structure;
@@ -58,6 +77,8 @@ fuzz_target!(|data: &[u8]| {
                 dialect,
                 catalog: Some(ToolCatalog::from_json(TOOLS).expect("catalog")),
                 permissions: Some(Permissions::from_json(PERMISSIONS).expect("permissions")),
+                instrument: true,
+                ..Default::default()
             };
             let mut with = build_structure(code, &options).structure;
             if let Err(why) = invariants::check(code, &with) {
