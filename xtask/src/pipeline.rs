@@ -137,10 +137,16 @@ fn render_instrumented(fx: &Fixture) -> Result<String> {
     Ok(out)
 }
 
+/// The digest, then the canonical form it is the hash of (one line per node field and edge:
+/// what changed in a hash is read in the golden's diff); for a program with errors, why it
+/// has no hash.
 fn render_hash(fx: &Fixture) -> Result<String> {
     let code = pml::read_source(&fx.input)?;
     let ret = pml::analyze(&code, &options(fx)?);
-    Ok(pml::semantic_hash(&ret.structure) + "\n")
+    Ok(match pml::semantic_hash(&ret.structure) {
+        Ok(digest) => format!("{digest}\n\n{}", pml::canonical_form(&ret.structure)),
+        Err(e) => format!("no hash: {e}\n"),
+    })
 }
 
 /// Every fixture under `root` (a folder holding `input.ts` or `input.js`), sorted by path.

@@ -106,7 +106,7 @@ fn main() {
         form.len()
     );
     let hash = rate(min, || {
-        black_box(pml_hash::semantic_hash(black_box(&s)));
+        let _ = black_box(pml_hash::semantic_hash(black_box(&s)));
     });
     if std::env::var("BENCH_ONLY_HASH").is_ok() {
         println!("semantic_hash: {hash:.0} structures/s");
@@ -129,7 +129,7 @@ fn main() {
         let nodes: usize = all.iter().map(|s| s.nodes.len()).sum();
         let per = rate(min, || {
             for s in &all {
-                black_box(pml_hash::semantic_hash(black_box(s)));
+                let _ = black_box(pml_hash::semantic_hash(black_box(s)));
             }
         });
         println!(

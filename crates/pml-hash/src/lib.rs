@@ -4,8 +4,9 @@
 //! `variableBindings`.
 //!
 //! **Output:**
-//! - [`semantic_hash`]: 64 lowercase hex digits, the SHA-256 of [`canonical_form`], a versioned
-//!   text (`pml-hash/v2`, specified in `docs/hash.md`) of the nodes and edges with spans,
+//! - [`semantic_hash`]: 64 lowercase hex digits, the SHA-256 of [`canonical_form`] (an error,
+//!   [`HashError`], for a structure with errors: it stands for no program), a versioned
+//!   text (`pml-hash/v3`, specified in `docs/hash.md`) of the nodes and edges with spans,
 //!   bindings, diagnostics and approval lists left out and every program-chosen name replaced:
 //!   bound names by node ids (the builder already did that), callback parameters and other
 //!   local names by `_p0, _p1...`, names nothing resolves by `_v0, _v1...`. The code of
@@ -36,6 +37,8 @@
 //! let s = |code| build_structure(code, &BuildOptions::default()).structure;
 //! assert_eq!(semantic_hash(&s(a)), semantic_hash(&s(b)));
 //! assert_ne!(semantic_hash(&s(a)), semantic_hash(&s(c)));
+//! // A program that does not parse has no hash.
+//! assert!(semantic_hash(&s("const = ;")).is_err());
 //!
 //! let n = normalize_variable_names(a, &s(a).variable_bindings);
 //! assert_eq!(n.code, "const _n1 = await mcp.db.query({ table: 'users' });\nreturn _n1.filter(u => u.active);");
@@ -69,9 +72,45 @@ pub const MAX_PARSE_DEPTH: usize = 200_000;
 /// Reserved address space for deep inputs; pages are touched only as deep as the input goes.
 const BIG_STACK: usize = 4 << 30;
 
-/// The semantic hash of a structure: lowercase hex SHA-256 of [`canonical_form`].
-pub fn semantic_hash(structure: &StaticStructure) -> String {
-    let form = canonical_form(structure);
+/// Why a structure has no hash: the program it comes from has errors (it does not parse, it
+/// nests too deep...), so the structure is empty and stands for no program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HashError {
+    /// The error diagnostics of the structure, in order.
+    pub errors: Vec<Diagnostic>,
+}
+
+impl std::fmt::Display for HashError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a program with errors has no hash")?;
+        if let Some(d) = self.errors.first() {
+            write!(f, " ({}:{}: {} [{}]", d.line, d.column, d.message, d.code)?;
+            if self.errors.len() > 1 {
+                write!(f, ", and {} more", self.errors.len() - 1)?;
+            }
+            write!(f, ")")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for HashError {}
+
+/// The semantic hash of a structure: lowercase hex SHA-256 of [`canonical_form`]. A structure
+/// with errors has none.
+pub fn semantic_hash(structure: &StaticStructure) -> Result<String, HashError> {
+    if structure.has_errors() {
+        let errors = (structure.diagnostics.iter())
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect();
+        return Err(HashError { errors });
+    }
+    Ok(digest_of(&canonical_form(structure)))
+}
+
+/// The hash of a canonical form (what [`semantic_hash`] returns for its structure).
+pub fn digest_of(form: &str) -> String {
     let digest = Sha256::digest(form.as_bytes());
     let mut hex = String::with_capacity(64);
     for b in digest {

@@ -29,7 +29,9 @@ pub use pml_structure::{
 };
 
 pub use pml_dag::{to_dag, Dag, DagOptions};
-pub use pml_hash::{canonical_form, normalize_variable_names, semantic_hash, NormalizeReturn};
+pub use pml_hash::{
+    canonical_form, digest_of, normalize_variable_names, semantic_hash, HashError, NormalizeReturn,
+};
 pub use pml_optimizer::{optimize, OptimizeReturn, OptimizerOptions};
 
 /// Build the static structure of `code` (stage 1).

@@ -290,10 +290,13 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             let Some((_, structure)) = structure_of(&file, None)? else {
                 return Ok(ExitCode::from(1));
             };
-            if explain {
-                print!("{}", pml::canonical_form(&structure));
-            } else {
-                println!("{}", pml::semantic_hash(&structure));
+            match pml::semantic_hash(&structure) {
+                Ok(_) if explain => print!("{}", pml::canonical_form(&structure)),
+                Ok(digest) => println!("{digest}"),
+                Err(e) => {
+                    eprintln!("{}: {e}", display(&file));
+                    return Ok(ExitCode::from(1));
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

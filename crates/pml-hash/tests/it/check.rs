@@ -18,7 +18,7 @@ const users = JSON.parse(file.content).filter(u => u.active);
 await mcp.memory.create_entities({ entities: users.map(u => ({ name: u.name })), dryRun: false });
 "#,
         expect![[r#"
-            pml-hash/v2
+            pml-hash/v3
             node n1 task
               tool "filesystem:read_text_file"
               arg "path" ref args.root + "/users.json"
@@ -55,7 +55,7 @@ if (ok.fine && ok.count > 3) {
 }
 "#,
         expect![[r#"
-            pml-hash/v2
+            pml-hash/v3
             node n1 task
               tool "a:check"
               arg "level" lit 2
@@ -90,7 +90,7 @@ const [a, b] = await Promise.all([mcp.x.one({}), mcp.x.two({})]);
 return JSON.stringify({ seen, a, b });
 "#,
         expect![[r#"
-            pml-hash/v2
+            pml-hash/v3
             node n1 task
               tool "fs:list"
               arg "path" param "dir"
@@ -133,14 +133,14 @@ fn the_hash_is_64_lowercase_hex_digits() {
     assert!(h
         .bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
-    assert!(form("await mcp.a.b({});").starts_with("pml-hash/v2\n"));
+    assert!(form("await mcp.a.b({});").starts_with("pml-hash/v3\n"));
 }
 
 #[test]
 fn the_empty_structure_has_a_hash() {
     let s = pml_structure::StaticStructure::default();
-    assert_eq!(pml_hash::canonical_form(&s), "pml-hash/v2\n");
-    assert_eq!(pml_hash::semantic_hash(&s).len(), 64);
+    assert_eq!(pml_hash::canonical_form(&s), "pml-hash/v3\n");
+    assert_eq!(pml_hash::semantic_hash(&s).unwrap().len(), 64);
 }
 
 /// The text of the first fenced block after `marker` in `doc`.
@@ -164,18 +164,20 @@ fn the_worked_example_of_the_docs_is_true() {
     let s = crate::structure(program);
     assert_eq!(pml_hash::canonical_form(&s), expected);
     let digest = block_after(&doc, "<!-- example:hash -->");
-    assert_eq!(pml_hash::semantic_hash(&s), digest.trim());
+    assert_eq!(pml_hash::semantic_hash(&s).unwrap(), digest.trim());
 }
 
 #[test]
 fn what_a_program_returns_counts() {
     let base = "const f = await mcp.fs.read({ path: 'a' });\nconst g = await mcp.fs.read({ path: 'b' });\n";
-    let a = pml_hash::semantic_hash(&crate::structure(&format!("{base}return f.content;")));
-    let b = pml_hash::semantic_hash(&crate::structure(&format!("{base}return g.content;")));
-    let none = pml_hash::semantic_hash(&crate::structure(base));
+    let a =
+        pml_hash::semantic_hash(&crate::structure(&format!("{base}return f.content;"))).unwrap();
+    let b =
+        pml_hash::semantic_hash(&crate::structure(&format!("{base}return g.content;"))).unwrap();
+    let none = pml_hash::semantic_hash(&crate::structure(base)).unwrap();
     let renamed = pml_hash::semantic_hash(&crate::structure(
         "const x = await mcp.fs.read({ path: 'a' });\nconst y = await mcp.fs.read({ path: 'b' });\nreturn x.content;",
-    ));
+    )).unwrap();
     assert_ne!(a, b);
     assert_ne!(a, none);
     assert_eq!(a, renamed);
@@ -186,7 +188,21 @@ fn an_empty_switch_case_counts() {
     let with = "const r = await mcp.a.b({});\nswitch (r.kind) { case 'x': break; default: await mcp.a.c({}); }";
     let without = "const r = await mcp.a.b({});\nswitch (r.kind) { default: await mcp.a.c({}); }";
     assert_ne!(
-        pml_hash::semantic_hash(&crate::structure(with)),
-        pml_hash::semantic_hash(&crate::structure(without))
+        pml_hash::semantic_hash(&crate::structure(with)).unwrap(),
+        pml_hash::semantic_hash(&crate::structure(without)).unwrap()
     );
+}
+
+#[test]
+fn a_program_with_errors_has_no_hash() {
+    let options = pml_structure::BuildOptions::default();
+    let s = pml_structure::build_structure("const x = await mcp.a.b({;", &options).structure;
+    let e = pml_hash::semantic_hash(&s).unwrap_err();
+    assert_eq!(e.errors[0].code, "syntax-error");
+    assert!(e
+        .to_string()
+        .starts_with("a program with errors has no hash (1:"));
+    // Warnings are no errors.
+    let s = crate::structure("const t = makeToken(); await mcp.a.b({ t });");
+    assert!(pml_hash::semantic_hash(&s).is_ok());
 }

@@ -19,7 +19,7 @@ pub(crate) fn structure(code: &str) -> StaticStructure {
 }
 
 pub(crate) fn hash(code: &str) -> String {
-    pml_hash::semantic_hash(&structure(code))
+    pml_hash::semantic_hash(&structure(code)).unwrap()
 }
 
 pub(crate) fn form(code: &str) -> String {
