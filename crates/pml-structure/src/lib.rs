@@ -64,7 +64,7 @@ pub use model::{
     ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
     Span, StaticStructure,
 };
-pub use parameterize::{parameterize, ParameterizeReturn};
+pub use parameterize::{parameterize, parameters_schema, ParameterizeReturn};
 pub use parse::Dialect;
 pub use rewrite::is_global;
 pub use schema::{coverage, Approval, ConfigError, Permissions, ToolCatalog, ToolSchema};

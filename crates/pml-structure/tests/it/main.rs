@@ -4,5 +4,6 @@
 mod check;
 mod hostile;
 mod instrument;
+mod parameterize;
 mod props;
 mod strip;

@@ -119,3 +119,99 @@ fn agent_programs_give_what_node_gives() {
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
+
+/// Copies the folder `from` into `to`, recursively.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// What `pml parameterize` makes of each agent program, run with its parameters as `args`,
+/// gives what the program gives: parameterizing changes where values come from, never what
+/// the program does.
+#[test]
+fn parameterized_agent_programs_give_what_the_programs_give() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let scratch = std::env::temp_dir().join(format!("pml-parameterized-{}", std::process::id()));
+    let mut differences = Vec::new();
+    let mut parameterized = 0;
+    for file in agents() {
+        let expected: Value = serde_json::from_str(
+            &std::fs::read_to_string(file.with_extension("expected.json")).unwrap(),
+        )
+        .unwrap();
+        let mut args: Value = std::fs::read_to_string(file.with_extension("args.json"))
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or_else(|_| Value::Object(Default::default()));
+        let source = std::fs::read_to_string(&file).unwrap();
+        let out = pml_structure::parameterize(&source, pml_structure::Dialect::TypeScript);
+        assert!(
+            out.diagnostics.is_empty(),
+            "{}: {:?}",
+            file.display(),
+            out.diagnostics
+        );
+        if out.parameters.is_empty() {
+            continue;
+        }
+        parameterized += 1;
+        for (name, value) in &out.parameters {
+            args[name.as_str()] = value.clone();
+        }
+        let name = file.file_name().unwrap();
+        let copy = scratch.join(name);
+        std::fs::create_dir_all(&scratch).unwrap();
+        std::fs::write(&copy, &out.code).unwrap();
+        let data = file.with_extension("");
+        if data.is_dir() {
+            copy_dir(&data, &copy.with_extension(""));
+        }
+        let options = RunOptions {
+            args,
+            ..RunOptions::default()
+        };
+        let run = runtime
+            .block_on(run_file(&copy, &options))
+            .unwrap_or_else(|e| panic!("{}: {e}", copy.display()));
+        let report = &run.report;
+        let root = report.calls.iter().find_map(|c| {
+            c.arguments
+                .get("path")
+                .and_then(Value::as_str)
+                .and_then(|p| p.find("/root").map(|i| p[..i + 5].to_owned()))
+        });
+        let result = match &root {
+            Some(root) => rooted(&report.result, root),
+            None => report.result.clone(),
+        };
+        if expected["ok"] != Value::Bool(report.ok) || (report.ok && result != expected["result"]) {
+            differences.push(format!(
+                "{}: node {} {}, parameterized {} {} {:?}\n{}",
+                file.display(),
+                expected["ok"],
+                expected["result"],
+                report.ok,
+                result,
+                report.error,
+                out.code
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(
+        parameterized >= 3,
+        "only {parameterized} programs had literals"
+    );
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
