@@ -540,8 +540,7 @@ fn base_task(node: &Node, index: &Index<'_>, i: usize, options: &DagOptions) -> 
         _ if node.is_code() => {
             let tool = node.tool.clone().unwrap_or_default();
             let source = node.code.clone().unwrap_or_default();
-            metadata.pure =
-                pml_pure_ops::is_pure(&tool) && pml_pure_ops::validate_pure_code(&source).is_ok();
+            metadata.pure = pml_pure_ops::is_pure(&tool) && node.impure.is_none();
             metadata.permission_set = Some("minimal".into());
             let chained = node
                 .arguments

@@ -26,7 +26,7 @@ use crate::model::{
     Severity, Span, StaticStructure,
 };
 use crate::parse::LineIndex;
-use crate::rewrite::{self, contains_agent_call, free_variables, free_variables_outside};
+use crate::rewrite::{self, contains_agent_call, free_variables, free_variables_at};
 
 /// What a name is bound to at some point of the program.
 #[derive(Debug, Clone)]
@@ -163,7 +163,7 @@ pub(crate) struct Builder<'a> {
     functions: Vec<usize>,
     /// Spans of expressions whose value is a node's result, in the order they were walked: an
     /// operation takes those among its operands (see [`Builder::code_node`]).
-    results: Vec<((u32, u32), String)>,
+    results: Vec<(u32, u32)>,
 }
 
 impl Env for Builder<'_> {
@@ -468,8 +468,7 @@ impl<'a> Builder<'a> {
     fn record_span(&mut self, span: SwcSpan, value: &str) {
         self.node_spans
             .insert((span.lo.0, span.hi.0), value.to_string());
-        self.results
-            .push(((span.lo.0, span.hi.0), value.to_string()));
+        self.results.push((span.lo.0, span.hi.0));
     }
 
     // ----- statements ---------------------------------------------------------------------
@@ -1717,21 +1716,34 @@ impl<'a> Builder<'a> {
             arguments.insert(id, value);
         }
         // The names the code reads, outside the operands read from their nodes.
-        let names = match (code_span, whole) {
+        let reads = match (code_span, whole) {
             // A chain link: the receiver comes from `$receiver`; only the arguments read names.
-            (Some(_), Code::Call(call)) => free_variables_outside(&call.args, replaced),
-            (_, Code::Call(call)) => free_variables_outside(call, replaced),
-            (_, Code::Expr(e)) => free_variables_outside(e, replaced),
+            (Some(_), Code::Call(call)) => free_variables_at(&call.args, replaced),
+            (_, Code::Call(call)) => free_variables_at(call, replaced),
+            (_, Code::Expr(e)) => free_variables_at(e, replaced),
         };
-        self.free_variable_arguments(names, &mut arguments);
-        if let Err(impure) = pml_pure_ops::validate_pure_code(&code) {
+        // What the code reaches outside pure computation: the first global it may not read
+        // (a name of the program's own is not the global), or a dynamic import.
+        let forbidden = (reads.names.iter().zip(&reads.at))
+            .filter(|(name, _)| self.lookup(name).is_none())
+            .filter_map(|(name, &at)| pml_pure_ops::forbidden(name).map(|p| (p, at)))
+            .chain(reads.dynamic)
+            .min_by_key(|&(_, at)| at);
+        if let Some((pattern, at)) = forbidden {
+            let start = code_span.unwrap_or(span).lo.0;
+            let impure = pml_pure_ops::ImpureCode {
+                pattern,
+                offset: at.saturating_sub(start) as usize,
+            };
             let id = node.id.clone();
             self.warn(
                 diagnostics::IMPURE_CODE,
                 format!("{id} ({tool}): {impure}"),
                 span,
             );
+            node.impure = Some(format!("{pattern} ({})", impure.reason()));
         }
+        self.free_variable_arguments(reads.names, &mut arguments);
         node.tool = Some(tool.to_string());
         node.code = Some(code);
         if !arguments.is_empty() {
@@ -1767,17 +1779,17 @@ impl<'a> Builder<'a> {
         mark: usize,
     ) -> (String, Vec<String>, Vec<(u32, u32)>) {
         let (lo, hi) = (span.lo.0, span.hi.0);
-        let mut inside: Vec<((u32, u32), String)> = self
+        let mut inside: Vec<(u32, u32)> = self
             .results
             .drain(mark.min(self.results.len())..)
-            .filter(|((a, b), _)| lo <= *a && *b <= hi && (*a, *b) != (lo, hi))
+            .filter(|&(a, b)| lo <= a && b <= hi && (a, b) != (lo, hi))
             .collect();
         let text = self.text(span);
         if inside.is_empty() {
             return (text.to_owned(), Vec::new(), Vec::new());
         }
         // Outermost first: by start, the longest first; skip what an earlier one covers.
-        inside.sort_by_key(|((a, b), _)| (*a, std::cmp::Reverse(*b)));
+        inside.sort_by_key(|&(a, b)| (a, std::cmp::Reverse(b)));
         let piece = |from: u32, to: u32| {
             let span = SwcSpan::new(swc_common::BytePos(from), swc_common::BytePos(to));
             self.text(span)
@@ -1786,16 +1798,19 @@ impl<'a> Builder<'a> {
         let mut ids: Vec<String> = Vec::new();
         let mut replaced = Vec::new();
         let mut at = lo;
-        for ((a, b), value) in inside {
+        for (a, b) in inside {
+            let Some(value) = self.node_spans.get(&(a, b)) else {
+                continue;
+            };
             if a < at {
                 continue;
             }
             replaced.push((a, b));
             code.push_str(piece(at, a));
-            code.push_str(&value);
-            let root = value.split(['.', '[']).next().unwrap_or(&value).to_owned();
-            if !ids.contains(&root) {
-                ids.push(root);
+            code.push_str(value);
+            let root = path_root(value);
+            if !ids.iter().any(|id| id == root) {
+                ids.push(root.to_owned());
             }
             at = b;
         }

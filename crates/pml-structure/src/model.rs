@@ -112,6 +112,10 @@ pub struct Node {
     /// Calls: the id of the function node they call.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub function: Option<String>,
+    /// Code tasks whose code reaches outside pure computation: what it reaches and why
+    /// (`"fetch (network i/o)"`), found on the syntax tree. Such a task is not pure.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub impure: Option<String>,
     /// The innermost enclosing decision outcome, fork or loop.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub scope: Option<Scope>,
@@ -133,6 +137,7 @@ impl Node {
             loop_kind: None,
             name: None,
             function: None,
+            impure: None,
             scope: None,
             span,
         }

@@ -268,14 +268,19 @@ pub(crate) struct FreeVars {
     shadows: Shadows,
     seen: HashSet<Atom>,
     out: Vec<String>,
+    /// Where each name of `out` is first read (`BytePos`).
+    at: Vec<u32>,
+    /// The first `import(..)` or `import.meta`, and where.
+    dynamic: Option<(&'static str, u32)>,
     /// Spans (lo, hi) of sub-expressions not to look into.
     skip: Vec<(u32, u32)>,
 }
 
 impl FreeVars {
-    fn note(&mut self, name: &Atom) {
+    fn note(&mut self, name: &Atom, at: u32) {
         if !self.shadows.is_shadowed(name) && self.seen.insert(name.clone()) {
             self.out.push(name.to_string());
+            self.at.push(at);
         }
     }
 }
@@ -283,8 +288,23 @@ impl FreeVars {
 impl Visit for FreeVars {
     fn visit_expr(&mut self, e: &Expr) {
         if let Expr::Ident(id) = e {
-            self.note(&id.sym);
+            self.note(&id.sym, id.span.lo.0);
             return;
+        }
+        if let Expr::MetaProp(m) = e {
+            if m.kind == swc_ecma_ast::MetaPropKind::ImportMeta && self.dynamic.is_none() {
+                self.dynamic = Some(("import.meta", m.span.lo.0));
+            }
+            return;
+        }
+        if let Expr::Call(CallExpr {
+            callee: Callee::Import(i),
+            ..
+        }) = e
+        {
+            if self.dynamic.is_none() {
+                self.dynamic = Some(("import()", i.span.lo.0));
+            }
         }
         if !self.skip.is_empty() {
             let span = e.span();
@@ -297,7 +317,7 @@ impl Visit for FreeVars {
 
     fn visit_prop(&mut self, p: &Prop) {
         if let Prop::Shorthand(id) = p {
-            self.note(&id.sym);
+            self.note(&id.sym, id.span.lo.0);
             return;
         }
         p.visit_children_with(self);
@@ -328,7 +348,7 @@ impl Visit for FreeVars {
     fn visit_simple_assign_target(&mut self, t: &swc_ecma_ast::SimpleAssignTarget) {
         // `total += x` / `count++` read and write an outer name.
         if let swc_ecma_ast::SimpleAssignTarget::Ident(id) = t {
-            self.note(&id.id.sym);
+            self.note(&id.id.sym, id.id.span.lo.0);
             return;
         }
         t.visit_children_with(self);
@@ -393,16 +413,38 @@ pub(crate) fn free_variables_outside<N: VisitWith<FreeVars> + ?Sized>(
     e: &N,
     skip: Vec<(u32, u32)>,
 ) -> Vec<String> {
+    free_variables_at(e, skip).names
+}
+
+/// The names some code reads (outside `skip`), where each is first read, and its first
+/// `import(..)`/`import.meta`.
+pub(crate) struct CodeReads {
+    pub(crate) names: Vec<String>,
+    /// `BytePos` of each name's first read.
+    pub(crate) at: Vec<u32>,
+    pub(crate) dynamic: Option<(&'static str, u32)>,
+}
+
+pub(crate) fn free_variables_at<N: VisitWith<FreeVars> + ?Sized>(
+    e: &N,
+    skip: Vec<(u32, u32)>,
+) -> CodeReads {
     let mut fv = FreeVars {
         shadows: Shadows {
             stack: vec![HashSet::default()],
         },
         seen: HashSet::default(),
         out: Vec::new(),
+        at: Vec::new(),
+        dynamic: None,
         skip,
     };
     e.visit_with(&mut fv);
-    fv.out
+    CodeReads {
+        names: fv.out,
+        at: fv.at,
+        dynamic: fv.dynamic,
+    }
 }
 
 /// Names that code may read without anything in the program providing them: JavaScript
@@ -623,23 +665,38 @@ struct MemoFinder<'m> {
     stack: Vec<bool>,
 }
 
+/// The expressions whose answer is remembered: those the builder asks about again inside an
+/// expression it already asked about (the right sides of nested `&&`/`||`/`??`, callbacks in
+/// callbacks). Remembering every sub-expression would cost a map insert per node.
+fn remembered(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Bin(_) | Expr::Paren(_) | Expr::Arrow(_) | Expr::Fn(_) | Expr::Cond(_)
+    )
+}
+
 impl Visit for MemoFinder<'_> {
     fn visit_expr(&mut self, e: &Expr) {
         let span = e.span();
         let key = (span.lo.0, span.hi.0);
-        if let Some(&known) = self.memo.get(&key) {
-            if known {
-                if let Some(top) = self.stack.last_mut() {
-                    *top = true;
+        let remember = remembered(e);
+        if remember {
+            if let Some(&known) = self.memo.get(&key) {
+                if known {
+                    if let Some(top) = self.stack.last_mut() {
+                        *top = true;
+                    }
                 }
+                return;
             }
-            return;
         }
         let own = matches!(e, Expr::Call(CallExpr { callee: Callee::Expr(c), .. }) if is_agent_callee(c, self.agents));
         self.stack.push(own);
         e.visit_children_with(self);
         let found = self.stack.pop().unwrap_or(false);
-        self.memo.insert(key, found);
+        if remember {
+            self.memo.insert(key, found);
+        }
         if found {
             if let Some(top) = self.stack.last_mut() {
                 *top = true;
