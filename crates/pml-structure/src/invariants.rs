@@ -145,7 +145,9 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
 
     // Scopes name an earlier node of the right kind; every node but the first is reachable
     // (functions are not part of the control flow: their calls link to them).
-    let first = s.nodes.iter().position(|n| n.kind != NodeKind::Function);
+    // The control flow starts at the first node outside every function and scope (a function
+    // declared first, and its body, come before it).
+    let first = (s.nodes.iter()).position(|n| n.kind != NodeKind::Function && n.scope.is_none());
     for (i, n) in s.nodes.iter().enumerate() {
         if let Some(scope) = &n.scope {
             let (id, kind) = match scope {

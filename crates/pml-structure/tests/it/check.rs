@@ -553,3 +553,17 @@ if (page.rows.some((d) => d.ok) && limit > 0) {
     // The callback's own parameter `d` is not read from outside.
     assert_eq!(decision.reads, ["n1", "limit"]);
 }
+
+#[test]
+fn structures_with_functions_first_keep_the_invariants() {
+    // Found by fuzzing: the call of an IIFE is the first node of the control flow, after the
+    // function and its body.
+    for code in [
+        "const s = await (async () => {\n  const p = await mcp.a.b({});\n  return p.x;\n})();\nreturn s;",
+        "function f() { return mcp.a.b({}); }\nawait f();",
+        "const g = async () => { await mcp.a.b({}); };\nif (args.x) await g();",
+    ] {
+        let s = build_structure(code, &BuildOptions::default()).structure;
+        pml_structure::check_invariants(code, &s).unwrap_or_else(|e| panic!("{code}: {e}"));
+    }
+}

@@ -14,7 +14,7 @@ fn instrumented(code: &str) -> Instrumented {
 }
 
 /// The program text is the instrumented text with the inserted code taken out: only
-/// insertions, no newline among them.
+/// insertions, no newline among them. (And every fixture's structure keeps the invariants.)
 #[test]
 fn only_insertions_and_lines_are_kept() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
@@ -28,7 +28,12 @@ fn only_insertions_and_lines_are_kept() {
             instrument: true,
             ..Default::default()
         };
-        let Some(i) = build_structure(&code, &options).instrumented else {
+        let built = build_structure(&code, &options);
+        // Every fixture's structure keeps the invariants the fuzz targets check.
+        if let Err(e) = pml_structure::check_invariants(&code, &built.structure) {
+            panic!("{dir:?}: {e}");
+        }
+        let Some(i) = built.instrumented else {
             continue;
         };
         seen += 1;
