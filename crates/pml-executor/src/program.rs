@@ -164,7 +164,10 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         }
         let _ = handle.await;
     }
-    let speculation = shared.speculation.as_ref().map(|s| s.finish());
+    let speculation = match &shared.speculation {
+        Some(s) => Some(s.finish().await),
+        None => None,
+    };
     if let Some(driver) = driver {
         let _ = driver.await;
     }

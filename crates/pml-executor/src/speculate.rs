@@ -615,16 +615,20 @@ impl Speculation {
     }
 
     /// Ends speculation: calls nobody took are dropped (and counted as wasted).
-    pub(crate) fn finish(&self) -> SpeculationReport {
-        let mut state = self.lock();
-        state.over = true;
-        let left: Vec<Entry> = state.entries.drain().flat_map(|(_, v)| v).collect();
-        state.report.wasted += left.len();
+    pub(crate) async fn finish(&self) -> SpeculationReport {
+        let left: Vec<Entry> = {
+            let mut state = self.lock();
+            state.over = true;
+            let left: Vec<Entry> = state.entries.drain().flat_map(|(_, v)| v).collect();
+            state.report.wasted += left.len();
+            left
+        };
+        self.wake.notify_one();
+        // Calls nobody took are cancelled, and gone (with what they hold) before the run ends.
         for entry in left {
             entry.call.abort();
+            let _ = entry.call.await;
         }
-        drop(state);
-        self.wake.notify_one();
         self.lock().report
     }
 }
