@@ -123,9 +123,11 @@ pub const MAX_LABEL_CHAIN: usize = 64;
 const MIN_CODE_BYTES: usize = 6;
 
 /// Stack reserved for one parse: a fixed part plus a part per input byte (measured worst case ≈ 2.5 KiB/byte for
-/// `((((…` in a debug build; the margin covers less-optimised builds and the AST walk and drop).
+/// `((((…` in a debug build). Address space only: pages are touched as deep as the input goes, so the margin is
+/// wide: 6 KiB/byte overflowed under AddressSanitizer (the fuzz build: larger frames) on 6 KB of `((((…` inside
+/// an arrow's parameters (`fuzz/artifacts-kept/parameterize-deep-parens-in-code-template.ts`).
 const BASE_STACK: usize = 1024 * 1024;
-const STACK_PER_BYTE: usize = 6 * 1024;
+const STACK_PER_BYTE: usize = 64 * 1024;
 
 /// Substrings of which at least one must occur in a code template (cheap pre-filter before parsing).
 const CODE_MARKERS: &[&str] = &[

@@ -179,6 +179,27 @@ fn parameterize_survives_deep_nesting() {
 }
 
 #[test]
+fn deep_nesting_inside_a_code_template_is_parsed_on_enough_stack() {
+    // Found by the fuzzer: the code inside a string is parsed with a stack sized per byte of
+    // it; 6 KiB/byte was not enough for `((((...` in a build with larger frames.
+    for inner in ["((((", "(async (a = ("] {
+        let depth = 7_000 / inner.len();
+        let nested = format!(
+            "{}1{}",
+            inner.repeat(depth),
+            ")".repeat(depth * inner.matches('(').count())
+        );
+        let template =
+            format!("async (page) => {{ await page.goto('https://x.y'); return {nested}; }}");
+        let code = format!("await mcp.playwright.run({{ code: `{template}` }});");
+        let ret = pml_structure::parameterize(&code, Dialect::TypeScript);
+        assert!(ret.diagnostics.is_empty(), "{:?}", ret.diagnostics);
+        let s = build(&code);
+        assert!(!s.has_errors(), "{:?}", s.diagnostics);
+    }
+}
+
+#[test]
 fn unbracketed_nesting_is_bounded_by_the_operator_limit() {
     // Found by the fuzzer: 20,000,000 `!` overflowed even the 4 GiB stack (no brackets).
     let code = format!(
