@@ -2652,12 +2652,7 @@ impl<'a> Builder<'a> {
             },
             Expr::Member(m) => {
                 let base = self.mcp_alias(&m.obj)?;
-                let key = prop_static_name(&m.prop, self)?;
-                match base {
-                    Binding::Mcp => Some(Binding::McpServer(key)),
-                    Binding::McpServer(server) => Some(Binding::McpTool(server, key)),
-                    _ => None,
-                }
+                alias_member(&base, prop_static_name(&m.prop, self)?)
             }
             _ => None,
         }
@@ -2672,40 +2667,25 @@ impl<'a> Builder<'a> {
             }
             Pat::Object(obj) => {
                 for prop in &obj.props {
-                    let (key, target) = match prop {
-                        ObjectPatProp::KeyValue(kv) => (fold::prop_name(&kv.key), &*kv.value),
+                    match prop {
+                        ObjectPatProp::KeyValue(kv) => {
+                            match fold::prop_name(&kv.key).and_then(|k| alias_member(&alias, k)) {
+                                Some(part) => self.bind_alias(&kv.value, part),
+                                None => self.bind_opaque(&kv.value),
+                            }
+                        }
                         ObjectPatProp::Assign(a) if a.value.is_none() => {
-                            let name = a.key.id.sym.as_str().to_owned();
-                            self.agents.insert(a.key.id.sym.clone());
-                            let part = match (&alias, name.clone()) {
-                                (Binding::Mcp, key) => Binding::McpServer(key),
-                                (Binding::McpServer(server), key) => {
-                                    Binding::McpTool(server.clone(), key)
+                            let name = &a.key.id.sym;
+                            match alias_member(&alias, name.as_str().to_owned()) {
+                                Some(part) => {
+                                    self.agents.insert(name.clone());
+                                    self.bind(name, part);
                                 }
-                                _ => Binding::Opaque,
-                            };
-                            self.bind(&name, part);
-                            continue;
+                                None => self.bind(name, Binding::Opaque),
+                            }
                         }
-                        ObjectPatProp::Assign(a) => {
-                            self.bind(&a.key.id.sym, Binding::Opaque);
-                            continue;
-                        }
-                        ObjectPatProp::Rest(rest) => {
-                            self.bind_opaque(&rest.arg);
-                            continue;
-                        }
-                    };
-                    let part = match (&alias, key) {
-                        (Binding::Mcp, Some(key)) => Binding::McpServer(key),
-                        (Binding::McpServer(server), Some(key)) => {
-                            Binding::McpTool(server.clone(), key)
-                        }
-                        _ => Binding::Opaque,
-                    };
-                    match part {
-                        Binding::Opaque => self.bind_opaque(target),
-                        part => self.bind_alias(target, part),
+                        ObjectPatProp::Assign(a) => self.bind(&a.key.id.sym, Binding::Opaque),
+                        ObjectPatProp::Rest(rest) => self.bind_opaque(&rest.arg),
                     }
                 }
             }
@@ -2737,6 +2717,15 @@ fn parameter_path(base: &str, key: &str) -> String {
     match base {
         "" => key.to_owned(),
         _ => concat(&[base, ".", key]),
+    }
+}
+
+/// Member `key` of an alias of `mcp`: a server of `mcp`, a tool of a server.
+fn alias_member(base: &Binding, key: String) -> Option<Binding> {
+    match base {
+        Binding::Mcp => Some(Binding::McpServer(key)),
+        Binding::McpServer(server) => Some(Binding::McpTool(server.clone(), key)),
+        _ => None,
     }
 }
 
