@@ -175,13 +175,14 @@ impl Env for Builder<'_> {
     }
 }
 
-/// Names the program changes in place (a constant bound to one is not folded).
+/// Names the program changes in place (a constant bound to one is not folded) or assigns
+/// again (a `let` assigned again is not bound to its initializer).
 enum Mutated {
     /// Not computed yet: [`Builder::program`] computes them.
     Unknown,
     /// Being computed on another thread.
-    Coming(Receiver<FxHashSet<String>>),
-    Known(FxHashSet<String>),
+    Coming(Receiver<rewrite::Mutations>),
+    Known(rewrite::Mutations),
 }
 
 impl<'a> Builder<'a> {
@@ -476,18 +477,34 @@ impl<'a> Builder<'a> {
     /// The names the program changes in place will come from another thread (which computes
     /// them with [`rewrite::mutated_names`]); the walk waits for them only when it first needs
     /// them.
-    pub(crate) fn mutated_names_from(&mut self, names: Receiver<FxHashSet<String>>) {
+    pub(crate) fn mutated_names_from(&mut self, names: Receiver<rewrite::Mutations>) {
         self.mutated = Mutated::Coming(names);
     }
 
-    fn is_mutated(&mut self, name: &str) -> bool {
+    fn mutations(&mut self) -> Option<&rewrite::Mutations> {
         if let Mutated::Coming(rx) = &self.mutated {
             // A sender gone without an answer panicked: that panic ends the build anyway.
             self.mutated = Mutated::Known(rx.recv().unwrap_or_default());
         }
         match &self.mutated {
-            Mutated::Known(names) => names.contains(name),
-            Mutated::Unknown | Mutated::Coming(_) => true,
+            Mutated::Known(m) => Some(m),
+            Mutated::Unknown | Mutated::Coming(_) => None,
+        }
+    }
+
+    /// Whether the program changes `name`'s value in place somewhere.
+    fn is_mutated(&mut self, name: &str) -> bool {
+        self.mutations().is_none_or(|m| m.names.contains(name))
+    }
+
+    /// Where the program first assigns `name` again (at 0, repeated, when that is not known).
+    fn reassigned(&mut self, name: &str) -> Option<rewrite::Reassigned> {
+        match self.mutations() {
+            Some(m) => m.reassigned.get(name).copied(),
+            None => Some(rewrite::Reassigned {
+                at: 0,
+                repeated: true,
+            }),
         }
     }
 
@@ -1102,10 +1119,18 @@ impl<'a> Builder<'a> {
             self.bind_alias(name, alias);
             return;
         }
-        if let (VarDeclKind::Const, Pat::Ident(id)) = (kind, name) {
+        // A `let` or `var` never assigned again is a constant too. One assigned again only in
+        // the program's order (not in a loop or a function) holds its initializer's value until
+        // then: an assignment binds it anew, one in a nested block leaves it unknown.
+        let reassigned = match kind {
+            VarDeclKind::Const => None,
+            _ => self.first_reassignment(name),
+        };
+        let repeated = reassigned.as_ref().filter(|(_, r)| r.repeated);
+        if let (None, Pat::Ident(id)) = (repeated, name) {
             if let Some(value) = fold::fold(init, self) {
                 if !self.is_mutated(&id.id.sym) {
-                    if let Some(json) = value.to_json() {
+                    if let (None, Some(json)) = (&reassigned, value.to_json()) {
                         self.literal_bindings
                             .insert(id.id.sym.as_str().to_owned(), json);
                     }
@@ -1115,20 +1140,56 @@ impl<'a> Builder<'a> {
             }
         }
         let out = self.expr(init, Position::Statement);
-        match out.value {
-            Some(value) => self.bind_pattern(name, &value, out.elements.as_deref()),
-            None => self.bind_expression(kind, name, init),
+        match (&out.value, repeated) {
+            (Some(value), None) => self.bind_pattern(name, value, out.elements.as_deref()),
+            (None, None) => self.bind_expression(name, init),
+            (_, Some((var, r))) => {
+                let place = match r.at {
+                    0 => String::new(),
+                    at => {
+                        let (start, _) = self.offsets(SwcSpan::new(
+                            swc_common::BytePos(at),
+                            swc_common::BytePos(at),
+                        ));
+                        let (line, column) = self.lines.line_col(self.src, start);
+                        format!(" (at {line}:{column})")
+                    }
+                };
+                self.warn(
+                    diagnostics::UNMODELLED_DECLARATION,
+                    format!(
+                        "`{var}` is assigned again in a loop or a function{place}: pml does not model a variable whose value changes as the program runs; where the program uses it, the structure refers to it by name"
+                    ),
+                    name.span(),
+                );
+                self.bind_opaque(name);
+            }
         }
     }
 
-    /// A declaration whose value is no node's result. A `const` over what the builder models
-    /// binds its names to the expression; over anything else, it is said. A `let`'s value may
-    /// change: its name stays a name.
-    fn bind_expression(&mut self, kind: VarDeclKind, pat: &Pat, init: &Expr) {
-        if kind != VarDeclKind::Const {
-            self.bind_opaque(pat);
-            return;
+    /// The first name `pat` declares that the program assigns again (preferring one assigned
+    /// in a loop or a function), and where.
+    fn first_reassignment(&mut self, pat: &Pat) -> Option<(swc_atoms::Atom, rewrite::Reassigned)> {
+        let mut names = Vec::new();
+        rewrite::pattern_names(pat, &mut names);
+        let mut found: Option<(swc_atoms::Atom, rewrite::Reassigned)> = None;
+        for n in names {
+            if let Some(r) = self.reassigned(&n) {
+                if found
+                    .as_ref()
+                    .is_none_or(|(_, f)| r.repeated && !f.repeated)
+                {
+                    found = Some((n, r));
+                }
+            }
         }
+        found
+    }
+
+    /// A declaration whose value is no node's result and that is never assigned again: over
+    /// what the builder models, its names bind to the expression; over anything else, it is
+    /// said.
+    fn bind_expression(&mut self, pat: &Pat, init: &Expr) {
         match self.unmodelled(init, 0) {
             None => {
                 let (text, reads) = self.rewrite_reading(init);
@@ -1434,14 +1495,26 @@ impl<'a> Builder<'a> {
                 let out = self.expr(&a.right, pos);
                 if let Some(name) = a.left.as_ident() {
                     let name = name.id.sym.as_str().to_owned();
-                    // `x += y` combines the old value: x no longer holds y's result.
-                    let plain = a.op == swc_ecma_ast::AssignOp::Assign;
+                    // `x += y` combines the old value: x no longer holds y's result. After a
+                    // nested block, or in a loop or a function, which value x holds depends
+                    // on what ran: it is unknown.
+                    let plain = a.op == swc_ecma_ast::AssignOp::Assign
+                        && self.declared_here(&name)
+                        && self.reassigned(&name).is_some_and(|r| !r.repeated);
                     match &out.value {
                         Some(v) if plain => {
                             self.bind_existing(&name, Binding::Node(v.clone()));
                             self.variable_bindings.insert(name, v.clone());
                         }
                         _ => self.bind_existing(&name, Binding::Opaque),
+                    }
+                } else if let swc_ecma_ast::AssignTarget::Pat(p) = &a.left {
+                    // `[a, b] = ...`, `({ a } = ...)`: the names hold new values.
+                    let pat: Pat = p.clone().into();
+                    let mut names = Vec::new();
+                    rewrite::pattern_names(&pat, &mut names);
+                    for name in names {
+                        self.bind_existing(&name, Binding::Opaque);
                     }
                 }
                 if a.op == swc_ecma_ast::AssignOp::Assign {
@@ -1474,6 +1547,9 @@ impl<'a> Builder<'a> {
             }
             Expr::Update(u) => {
                 self.expr(&u.arg, Position::Nested);
+                if let Expr::Ident(id) = strip(&u.arg) {
+                    self.bind_existing(&id.sym, Binding::Opaque);
+                }
                 Out::default()
             }
             Expr::Seq(s) => {
@@ -1543,6 +1619,14 @@ impl<'a> Builder<'a> {
     }
 
     /// Rebind a name in the scope that declared it (assignment to an existing variable).
+    /// Whether `name` is declared in the innermost block (or not declared at all).
+    fn declared_here(&self, name: &str) -> bool {
+        self.env
+            .get(name)
+            .and_then(|stack| stack.last())
+            .is_none_or(|(depth, _)| *depth == self.env_scopes.len())
+    }
+
     fn bind_existing(&mut self, name: &str, binding: Binding) {
         match self.env.get_mut(name).and_then(|stack| stack.last_mut()) {
             Some((_, slot)) => *slot = binding,

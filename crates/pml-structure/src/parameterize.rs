@@ -565,7 +565,7 @@ fn parameterize_here(code: &str, dialect: Dialect) -> ParameterizeReturn {
         in_call: 0,
     };
     // Top-level constants holding literals (not changed in place, not code): removed.
-    let mutated = mutated_names(&parsed.body);
+    let mutated = mutated_names(&parsed.body).names;
     let mut removed: Vec<(usize, usize)> = Vec::new();
     for stmt in &parsed.body {
         let Stmt::Decl(Decl::Var(var)) = stmt else {

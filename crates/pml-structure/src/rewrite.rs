@@ -583,29 +583,121 @@ pub(crate) fn root_ident(e: &Expr) -> Option<&str> {
     }
 }
 
-struct Mutations {
-    names: HashSet<String>,
+/// What a program changes, by name (ignoring shadowing: a conservative answer only costs a
+/// folded constant or a binding).
+#[derive(Debug, Default)]
+pub(crate) struct Mutations {
+    /// Names whose value is changed in place (`x.a = 1`, `x.push(y)`, `delete x.a`).
+    pub(crate) names: HashSet<String>,
+    /// Names assigned again (`x = 1`, `x += 1`, `x++`, `[x] = ys`, `for (x of xs)`), with the
+    /// start of the first such assignment.
+    pub(crate) reassigned: rustc_hash::FxHashMap<String, Reassigned>,
+    /// How many loops and functions the visit is in.
+    repeat: usize,
+}
+
+/// Where a name is first assigned again, and whether some assignment of it may run more than
+/// once or at a time the program's order does not say (in a loop or a function).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reassigned {
+    pub(crate) at: u32,
+    pub(crate) repeated: bool,
+}
+
+impl Mutations {
+    fn reassign_name(&mut self, name: &str, at: u32) {
+        let repeated = self.repeat > 0;
+        self.reassigned
+            .entry(name.to_owned())
+            .and_modify(|r| r.repeated |= repeated)
+            .or_insert(Reassigned { at, repeated });
+    }
+
+    fn reassign(&mut self, pat: &Pat, at: u32) {
+        let mut names = Vec::new();
+        pattern_names(pat, &mut names);
+        for name in names {
+            self.reassign_name(&name, at);
+        }
+    }
+
+    fn repeating(&mut self, visit: impl FnOnce(&mut Self)) {
+        self.repeat += 1;
+        visit(self);
+        self.repeat -= 1;
+    }
 }
 
 impl Visit for Mutations {
     fn visit_assign_expr(&mut self, a: &swc_ecma_ast::AssignExpr) {
-        if let swc_ecma_ast::AssignTarget::Simple(swc_ecma_ast::SimpleAssignTarget::Member(m)) =
-            &a.left
-        {
-            if let Some(root) = root_ident(&m.obj) {
-                self.names.insert(root.to_string());
+        use swc_ecma_ast::{AssignTarget, SimpleAssignTarget};
+        match &a.left {
+            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => {
+                if let Some(root) = root_ident(&m.obj) {
+                    self.names.insert(root.to_string());
+                }
             }
+            AssignTarget::Simple(SimpleAssignTarget::Ident(id)) => {
+                self.reassign_name(&id.id.sym, a.span.lo.0);
+            }
+            AssignTarget::Pat(p) => {
+                let pat: Pat = p.clone().into();
+                self.reassign(&pat, a.span.lo.0);
+            }
+            _ => {}
         }
         a.visit_children_with(self);
     }
 
     fn visit_update_expr(&mut self, u: &swc_ecma_ast::UpdateExpr) {
-        if let Expr::Member(m) = strip(&u.arg) {
-            if let Some(root) = root_ident(&m.obj) {
-                self.names.insert(root.to_string());
+        match strip(&u.arg) {
+            Expr::Member(m) => {
+                if let Some(root) = root_ident(&m.obj) {
+                    self.names.insert(root.to_string());
+                }
             }
+            Expr::Ident(id) => self.reassign_name(&id.sym, u.span.lo.0),
+            _ => {}
         }
         u.visit_children_with(self);
+    }
+
+    fn visit_for_of_stmt(&mut self, f: &swc_ecma_ast::ForOfStmt) {
+        self.repeating(|m| {
+            if let swc_ecma_ast::ForHead::Pat(p) = &f.left {
+                m.reassign(p, f.span.lo.0);
+            }
+            f.visit_children_with(m);
+        });
+    }
+
+    fn visit_for_in_stmt(&mut self, f: &swc_ecma_ast::ForInStmt) {
+        self.repeating(|m| {
+            if let swc_ecma_ast::ForHead::Pat(p) = &f.left {
+                m.reassign(p, f.span.lo.0);
+            }
+            f.visit_children_with(m);
+        });
+    }
+
+    fn visit_for_stmt(&mut self, f: &swc_ecma_ast::ForStmt) {
+        self.repeating(|m| f.visit_children_with(m));
+    }
+
+    fn visit_while_stmt(&mut self, w: &swc_ecma_ast::WhileStmt) {
+        self.repeating(|m| w.visit_children_with(m));
+    }
+
+    fn visit_do_while_stmt(&mut self, d: &swc_ecma_ast::DoWhileStmt) {
+        self.repeating(|m| d.visit_children_with(m));
+    }
+
+    fn visit_function(&mut self, f: &swc_ecma_ast::Function) {
+        self.repeating(|m| f.visit_children_with(m));
+    }
+
+    fn visit_arrow_expr(&mut self, a: &swc_ecma_ast::ArrowExpr) {
+        self.repeating(|m| a.visit_children_with(m));
     }
 
     fn visit_unary_expr(&mut self, u: &swc_ecma_ast::UnaryExpr) {
@@ -645,16 +737,13 @@ impl Visit for Mutations {
     }
 }
 
-/// Names whose value the program changes in place somewhere (by name, ignoring shadowing: a
-/// conservative answer only costs a folded constant).
-pub(crate) fn mutated_names(stmts: &[Stmt]) -> HashSet<String> {
-    let mut m = Mutations {
-        names: HashSet::default(),
-    };
+/// What the program changes in place or assigns again, by name.
+pub(crate) fn mutated_names(stmts: &[Stmt]) -> Mutations {
+    let mut m = Mutations::default();
     for stmt in stmts {
         stmt.visit_with(&mut m);
     }
-    m.names
+    m
 }
 
 /// Post-order walk recording, for every expression under `e`, whether it calls a tool.

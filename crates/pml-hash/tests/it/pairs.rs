@@ -318,6 +318,15 @@ fn arguments_built_in_constants_count() {
         "const dir = args.root;\nawait mcp.fs.list_directory({ path: dir });",
         "await mcp.fs.list_directory({ path: args.root });",
     );
+    // A `let` never assigned again is a constant.
+    differ(
+        "let dir = `${args.root}/src`;\nawait mcp.fs.list_directory({ path: dir });",
+        "let dir = `${args.root}/secrets`;\nawait mcp.fs.list_directory({ path: dir });",
+    );
+    same(
+        "let dir = `${args.root}/src`;\nawait mcp.fs.list_directory({ path: dir });",
+        "const dir = `${args.root}/src`;\nawait mcp.fs.list_directory({ path: dir });",
+    );
 }
 
 #[test]
