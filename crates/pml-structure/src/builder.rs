@@ -2983,19 +2983,28 @@ fn is_root(e: &Expr, name: &str, b: &Builder<'_>) -> bool {
 
 pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKind<'e> {
     // `mcp.fs.read(..)`, and the same through aliases (`fs.read(..)`, `read(..)`).
-    if let Some(Binding::McpTool(server, tool)) = b.mcp_alias(callee) {
-        return CalleeKind::Mcp { server, tool };
-    }
     let Expr::Member(outer) = strip(callee) else {
-        return CalleeKind::Other;
+        return match b.mcp_alias(callee) {
+            Some(Binding::McpTool(server, tool)) => CalleeKind::Mcp { server, tool },
+            _ => CalleeKind::Other,
+        };
     };
-    if let Some(Binding::McpServer(_)) = b.mcp_alias(&outer.obj) {
-        // The tool's name is computed at run time.
-        return CalleeKind::DynamicMcp;
-    }
-    if let Expr::Member(inner) = strip(&outer.obj) {
-        if let Some(Binding::Mcp) = b.mcp_alias(&inner.obj) {
-            return CalleeKind::DynamicMcp;
+    match b.mcp_alias(&outer.obj) {
+        Some(Binding::McpServer(server)) => {
+            return match prop_static_name(&outer.prop, b) {
+                Some(tool) => CalleeKind::Mcp { server, tool },
+                // The tool's name is computed at run time.
+                None => CalleeKind::DynamicMcp,
+            };
+        }
+        Some(_) => {}
+        None => {
+            // `mcp[server].tool(..)`: the server's name is computed at run time.
+            if let Expr::Member(inner) = strip(&outer.obj) {
+                if let Some(Binding::Mcp) = b.mcp_alias(&inner.obj) {
+                    return CalleeKind::DynamicMcp;
+                }
+            }
         }
     }
     if is_root(&outer.obj, "capabilities", b) {

@@ -300,10 +300,18 @@ impl ArgumentValue {
 
 /// The name a path the builder writes starts with: `n1` of `n1.content[0]`, `x` of `x`.
 pub fn path_root(path: &str) -> &str {
-    let end = path
-        .char_indices()
-        .find(|&(_, c)| !(c == '_' || c == '$' || c.is_alphanumeric()))
-        .map_or(path.len(), |(i, _)| i);
+    // ASCII names (node ids, nearly every name) need no decoding.
+    let ascii = path
+        .bytes()
+        .position(|b| !(b == b'_' || b == b'$' || b.is_ascii_alphanumeric()));
+    let end = match ascii {
+        Some(i) if !path.as_bytes()[i].is_ascii() => path[i..]
+            .char_indices()
+            .find(|&(_, c)| !(c == '_' || c == '$' || c.is_alphanumeric()))
+            .map_or(path.len(), |(j, _)| i + j),
+        Some(i) => i,
+        None => path.len(),
+    };
     &path[..end]
 }
 
@@ -351,4 +359,20 @@ pub struct Diagnostic {
     /// 1-based line and column (columns count characters).
     pub line: usize,
     pub column: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_root;
+
+    #[test]
+    fn path_roots() {
+        assert_eq!(path_root("n1.content[0]"), "n1");
+        assert_eq!(path_root("n12"), "n12");
+        assert_eq!(path_root("$x_1[2]"), "$x_1");
+        assert_eq!(path_root("café.au"), "café");
+        assert_eq!(path_root("名前.x"), "名前");
+        assert_eq!(path_root("`${a}`"), "");
+        assert_eq!(path_root(""), "");
+    }
 }

@@ -127,21 +127,16 @@ impl Rewriter<'_, '_> {
         if self.shadows.is_shadowed(name) {
             return None;
         }
-        let text = match self.b.lookup(name) {
+        // The bindings outlive this borrow of the rewriter.
+        let b = self.b;
+        let text = match b.lookup(name) {
             Some(Binding::Node(v)) => {
-                let v = v.clone();
-                self.read(path_root(&v));
-                return Some(v);
+                self.read(path_root(v));
+                return Some(v.clone());
             }
-            Some(Binding::Template(v, reads)) => {
-                let (v, reads) = (v.clone(), reads.clone());
+            Some(Binding::Template(v, reads) | Binding::Expr { text: v, reads, .. }) => {
                 reads.iter().for_each(|r| self.read(r));
-                return Some(v);
-            }
-            Some(Binding::Expr { text, reads, .. }) => {
-                let (text, reads) = (text.clone(), reads.clone());
-                reads.iter().for_each(|r| self.read(r));
-                return Some(text);
+                return Some(v.clone());
             }
             Some(Binding::Element(v)) => Some(js_literal(v)),
             Some(

@@ -12,18 +12,6 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Transparent huge pages off for this process: mimalloc's arenas would otherwise be backed in
-/// 2 MiB pages, which on a machine whose kernel gives them to every mapping raises the peak
-/// memory of a large `pml analyze` by half, for no measurable speed (docs/benchmarks.md).
-fn no_huge_pages() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_THP_DISABLE takes plain integers and only sets a flag of this
-    // process; an error (an old kernel) leaves things as they were.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
-}
-
 #[derive(Parser)]
 #[command(
     name = "pml",
@@ -147,7 +135,6 @@ enum Approve {
 }
 
 fn main() -> ExitCode {
-    no_huge_pages();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
