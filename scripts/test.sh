@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 npm ci --prefix mcp-servers --no-audit --no-fund
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The store tests run against SQLite and a throwaway PostgreSQL cluster (scripts/with-postgres.sh).
 if command -v cargo-nextest >/dev/null 2>&1; then
-  cargo nextest run --workspace --locked --no-fail-fast
+  scripts/with-postgres.sh cargo nextest run --workspace --locked --no-fail-fast
 else
-  cargo test --workspace --locked --no-fail-fast
+  scripts/with-postgres.sh cargo test --workspace --locked --no-fail-fast
 fi
 cargo test --workspace --doc --locked
 cargo xtask run-pipeline --check fixtures/

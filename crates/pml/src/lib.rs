@@ -9,7 +9,8 @@
 //! the executor (`pml-executor`, `pml-mcp`, `pml-sandbox`) for `pml run`: TypeScript stripped,
 //! the servers the program names started and listed, the DAG built with their annotations,
 //! run as written, instrumented, with read-only calls speculated ahead of it, with the default
-//! config and scratch folder when none is given.
+//! config and scratch folder when none is given; [`capability::prepare`] computes the record
+//! `pml save` keeps in the capability store (`pml-store`).
 //!
 //! **Invariants:** library errors are typed ([`InputError`]); this crate reads files, the stage
 //! crates never do. Dependencies point down: `pml` -> stage crates, never the reverse.
@@ -19,6 +20,7 @@
 //! assert_eq!(ret.structure.nodes.len(), 1);
 //! ```
 
+pub mod capability;
 pub mod run;
 
 use std::path::{Path, PathBuf};

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod store_cli;
+
 // The builder allocates many small objects; mimalloc halves the time glibc malloc takes.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -124,6 +126,37 @@ enum Command {
         trace_out: Option<PathBuf>,
         #[arg(long)]
         pretty: bool,
+    },
+    /// Save an agent program as a capability: analysed, hashed, its names normalized and its
+    /// literals parameterized, stored once per semantic hash (saving the same program again
+    /// adds a name to it). Exit 1 when the program has errors or the name is taken.
+    Save {
+        file: PathBuf,
+        /// The name other programs call it by (`capabilities.NAME(...)`).
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        description: Option<String>,
+        /// Move the name when it names another capability.
+        #[arg(long)]
+        replace: bool,
+        /// Permission config: which tools need a human (stored with the capability).
+        #[arg(long, value_name = "PERMS.json")]
+        permissions: Option<PathBuf>,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
+        /// JSON instead of a sentence.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List, show or remove the stored capabilities (a table, or JSON with --json).
+    Capabilities {
+        #[command(subcommand)]
+        action: Option<store_cli::CapabilitiesAction>,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
+        #[arg(long, global = true)]
+        json: bool,
     },
 }
 
@@ -300,6 +333,28 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             Ok(exit_status(&out.diagnostics))
         }
         command @ Command::Run { .. } => Ok(run_program(command)),
+        Command::Save {
+            file,
+            name,
+            description,
+            replace,
+            permissions,
+            store,
+            json,
+        } => Ok(store_cli::save(store_cli::SaveArgs {
+            file,
+            name,
+            description,
+            replace,
+            permissions,
+            store,
+            json,
+        })),
+        Command::Capabilities {
+            action,
+            store,
+            json,
+        } => Ok(store_cli::capabilities(action, store, json)),
         Command::Parameterize { file, pretty } => {
             let code = pml::read_source(&file)?;
             let ret = pml_structure::parameterize(&code, pml::dialect_for(&file));

@@ -4,6 +4,7 @@ mod agents;
 mod equivalence;
 mod faults;
 mod run;
+mod store;
 
 use std::process::Command;
 

@@ -1,0 +1,105 @@
+//! The schema, versioned: `MIGRATIONS[i]` takes a store from version `i` to `i + 1`. The same
+//! statements run on SQLite and PostgreSQL (portable types only: `TEXT`, `BIGINT`; times are
+//! milliseconds since the Unix epoch, JSON documents are `TEXT`). Tables are prefixed `pml_`
+//! so that a PostgreSQL database can be shared with other applications.
+
+use sqlx::{Executor, Row};
+
+use crate::{Store, StoreError};
+
+/// The statements of each version, in order.
+const MIGRATIONS: &[&[&str]] = &[
+    // 1: capabilities and their names.
+    &[
+        "CREATE TABLE pml_capabilities (
+            code_hash TEXT PRIMARY KEY,
+            description TEXT,
+            code TEXT NOT NULL,
+            normalized_code TEXT NOT NULL,
+            parameterized_code TEXT NOT NULL,
+            parameters TEXT NOT NULL,
+            parameter_schema TEXT NOT NULL,
+            structure TEXT NOT NULL,
+            tools TEXT NOT NULL,
+            hil_tools TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        )",
+        "CREATE TABLE pml_capability_names (
+            name TEXT PRIMARY KEY,
+            code_hash TEXT NOT NULL REFERENCES pml_capabilities (code_hash) ON DELETE CASCADE,
+            created_at BIGINT NOT NULL
+        )",
+        "CREATE INDEX pml_capability_names_hash ON pml_capability_names (code_hash)",
+        "CREATE TABLE pml_capability_dependencies (
+            code_hash TEXT NOT NULL REFERENCES pml_capabilities (code_hash) ON DELETE CASCADE,
+            depends_on TEXT NOT NULL,
+            PRIMARY KEY (code_hash, depends_on)
+        )",
+    ],
+];
+
+/// The schema version this build writes.
+pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Bring the store to [`VERSION`], or refuse a newer one.
+pub(crate) async fn migrate(store: &Store) -> Result<(), StoreError> {
+    // Idempotent, so concurrent first opens may all run it; the version is read under the lock.
+    sqlx::query("CREATE TABLE IF NOT EXISTS pml_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        .execute(&store.pool)
+        .await
+        .map_err(|e| store.error(e))?;
+    let found = version(store).await?;
+    if found == VERSION {
+        return Ok(());
+    }
+    if found > VERSION {
+        return Err(newer(store, found));
+    }
+    store
+        .write(async |conn| {
+            let found = read_version(conn).await.map_err(|e| store.error(e))?;
+            if found > VERSION {
+                return Err(newer(store, found));
+            }
+            for statements in &MIGRATIONS[found as usize..] {
+                for statement in *statements {
+                    conn.execute(*statement).await.map_err(|e| store.error(e))?;
+                }
+            }
+            let set = if found == 0 {
+                "INSERT INTO pml_meta (key, value) VALUES ('schema_version', $1)"
+            } else {
+                "UPDATE pml_meta SET value = $1 WHERE key = 'schema_version'"
+            };
+            conn.execute(sqlx::query(set).bind(VERSION.to_string()))
+                .await
+                .map_err(|e| store.error(e))?;
+            Ok(())
+        })
+        .await
+}
+
+fn newer(store: &Store, found: i64) -> StoreError {
+    StoreError::NewerSchema {
+        location: store.location.clone(),
+        found,
+        known: VERSION,
+    }
+}
+
+async fn version(store: &Store) -> Result<i64, StoreError> {
+    let mut conn = store.pool.acquire().await.map_err(|e| store.error(e))?;
+    read_version(&mut conn).await.map_err(|e| store.error(e))
+}
+
+async fn read_version(conn: &mut sqlx::AnyConnection) -> Result<i64, sqlx::Error> {
+    let row = sqlx::query("SELECT value FROM pml_meta WHERE key = 'schema_version'")
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some(row) = row else { return Ok(0) };
+    let value: String = row.try_get(0)?;
+    value
+        .trim()
+        .parse()
+        .map_err(|_| sqlx::Error::Protocol(format!("schema_version is `{value}`, not a number")))
+}

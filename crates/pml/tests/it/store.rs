@@ -1,0 +1,165 @@
+//! `pml save` and `pml capabilities` on a SQLite store in a temporary directory.
+
+use std::process::Command;
+
+fn pml_in(store: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(args)
+        .env("PML_STORE", store)
+        .output()
+        .expect("run pml");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const PROGRAM: &str = r#"const file = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+const names = JSON.parse(file.content).filter((u) => u.active).map((u) => u.name);
+const load = async (n) => mcp.memory.open_nodes({ names: [n] });
+for (const n of names) await load(n);
+return names;
+"#;
+
+/// The same program: other names (its helper's too), other layout, comments.
+const RENAMED: &str = r#"// users
+const f = await mcp.filesystem.read_text_file({path: args.root + '/users.json'})
+const active = JSON.parse(f.content).filter(x => x.active).map(x => x.name)
+const fetchOne = async (who) => mcp.memory.open_nodes({ names: [who] })
+for (const who of active) { await fetchOne(who) }
+return active
+"#;
+
+#[test]
+fn saving_the_same_program_twice_adds_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let a = dir.path().join("a.ts");
+    let b = dir.path().join("b.ts");
+    let c = dir.path().join("c.ts");
+    std::fs::write(&a, PROGRAM).unwrap();
+    std::fs::write(&b, RENAMED).unwrap();
+    std::fs::write(&c, PROGRAM.replace("open_nodes", "delete_entities")).unwrap();
+    let save = |file: &std::path::Path, name: &str| {
+        let file = file.display().to_string();
+        pml_in(&store, &["save", &file, "--name", name, "--json"])
+    };
+
+    let (code, out, err) = save(&a, "load_users");
+    assert_eq!(code, 0, "{err}");
+    let first: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(first["outcome"], "created");
+    let (code, out, err) = save(&b, "users");
+    assert_eq!(code, 0, "{err}");
+    let second: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(second["outcome"], "alias", "{out}");
+    assert_eq!(second["codeHash"], first["codeHash"]);
+    // Another tool through the helper: another capability.
+    let (code, out, err) = save(&c, "drop_users");
+    assert_eq!(code, 0, "{err}");
+    let third: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(third["outcome"], "created");
+    assert_ne!(third["codeHash"], first["codeHash"]);
+    // A taken name: exit 1, the reason on stderr.
+    let (code, _, err) = save(&c, "users");
+    assert_eq!(code, 1);
+    assert!(err.contains("--replace"), "{err}");
+
+    let (code, out, _) = pml_in(&store, &["capabilities", "--json"]);
+    assert_eq!(code, 0);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    let (code, out, _) = pml_in(&store, &["capabilities", "show", "users", "--json"]);
+    assert_eq!(code, 0);
+    let shown: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(shown["names"], serde_json::json!(["load_users", "users"]));
+    assert_eq!(
+        shown["tools"],
+        serde_json::json!(["filesystem:read_text_file", "memory:open_nodes"])
+    );
+    assert_eq!(shown["code"], PROGRAM);
+    assert!(shown["structure"]["nodes"].is_array());
+    // Readable without --json.
+    let (code, out, _) = pml_in(&store, &["capabilities"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("HASH"), "{out}");
+    assert!(out.contains("load_users, users"), "{out}");
+    let (code, _, err) = pml_in(&store, &["capabilities", "show", "nobody"]);
+    assert_eq!(
+        (code, err.trim()),
+        (1, "pml: no capability named or hashed `nobody`")
+    );
+}
+
+#[test]
+fn a_program_with_errors_is_not_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let bad = dir.path().join("bad.ts");
+    std::fs::write(&bad, "await mcp.fs.read({ path: ").unwrap();
+    let (code, _, err) = pml_in(&store, &["save", &bad.display().to_string(), "--name", "x"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.ts:1:"), "{err}");
+    let (_, out, _) = pml_in(&store, &["capabilities", "--json"]);
+    assert_eq!(out.trim(), "[]");
+}
+
+#[test]
+fn an_unusable_store_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.sqlite");
+    std::fs::write(&junk, "not a database, just some text that is long enough").unwrap();
+    let (code, _, err) = pml_in(&junk.display().to_string(), &["capabilities"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a pml store"), "{err}");
+    let (code, _, err) = pml_in("postgres://pml@127.0.0.1:1/x", &["capabilities"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot open"), "{err}");
+}
+
+#[test]
+fn eight_processes_saving_at_once_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let mut children = Vec::new();
+    for p in 0..8 {
+        // Each process saves a program of its own and the shared one under its own name.
+        let own = dir.path().join(format!("own{p}.ts"));
+        std::fs::write(&own, format!("await mcp.fs.read_{p}({{ path: 'x' }});")).unwrap();
+        let shared = dir.path().join(format!("shared{p}.ts"));
+        std::fs::write(
+            &shared,
+            format!("// {p}\nawait mcp.fs.stat({{ path: 'y' }});"),
+        )
+        .unwrap();
+        for (file, name) in [(own, format!("own{p}")), (shared, format!("shared{p}"))] {
+            children.push(
+                Command::new(env!("CARGO_BIN_EXE_pml"))
+                    .args(["save", &file.display().to_string(), "--name", &name])
+                    .env("PML_STORE", &store)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            );
+        }
+    }
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (_, out, _) = pml_in(&store, &["capabilities", "--json"]);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 9, "{out}");
+    let names: usize = list
+        .iter()
+        .map(|c| c["names"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(names, 16);
+}
