@@ -400,7 +400,7 @@ impl Store {
             .map_err(|e| self.error(e))
     }
 
-    async fn names_of(
+    pub(crate) async fn names_of(
         &self,
         conn: &mut AnyConnection,
         code_hash: &str,

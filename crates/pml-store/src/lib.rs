@@ -1,5 +1,5 @@
 //! pml-store: the memory of pml. Capabilities (agent programs saved once per semantic hash,
-//! under one or more names) and, in later schema versions, the runs that executed them.
+//! under one or more names) and runs (every `pml run`: its trace, decisions and outcome).
 //!
 //! **Input:** a store location (a SQLite file path, `sqlite:...`, or `postgres://...`) and the
 //! records the facade computes (this crate analyses nothing: the semantic hash, normalized and
@@ -19,6 +19,7 @@
 //!   each other instead of failing or losing a write.
 
 mod capabilities;
+mod runs;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 
 pub use capabilities::{Capability, CapabilitySummary, NewCapability, Removed, SaveOutcome, Saved};
+pub use runs::{NewRun, Run, RunSummary, RESULT_PREVIEW_BYTES};
 
 /// The database behind a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +61,9 @@ pub enum StoreError {
     /// No capability has this name or hash.
     #[error("no capability named or hashed `{0}`")]
     NotFound(String),
+    /// No run has this id.
+    #[error("no run `{0}`")]
+    NoRun(String),
     /// A hash prefix matches several capabilities.
     #[error("`{prefix}` is the start of several capability hashes: {matches}")]
     Ambiguous { prefix: String, matches: String },

@@ -36,6 +36,27 @@ const MIGRATIONS: &[&[&str]] = &[
             PRIMARY KEY (code_hash, depends_on)
         )",
     ],
+    // 2: runs.
+    &[
+        "CREATE TABLE pml_runs (
+            id TEXT PRIMARY KEY,
+            program_hash TEXT,
+            file TEXT,
+            args TEXT NOT NULL,
+            ok BIGINT NOT NULL,
+            result TEXT,
+            result_truncated BIGINT NOT NULL,
+            error TEXT,
+            trace TEXT NOT NULL,
+            executed_path TEXT NOT NULL,
+            decisions TEXT NOT NULL,
+            timings TEXT NOT NULL,
+            calls BIGINT NOT NULL,
+            started_at BIGINT NOT NULL,
+            duration_ms BIGINT NOT NULL
+        )",
+        "CREATE INDEX pml_runs_program ON pml_runs (program_hash)",
+    ],
 ];
 
 /// The schema version this build writes.
@@ -43,20 +64,22 @@ pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Bring the store to [`VERSION`], or refuse a newer one.
 pub(crate) async fn migrate(store: &Store) -> Result<(), StoreError> {
-    // Idempotent, so concurrent first opens may all run it; the version is read under the lock.
-    sqlx::query("CREATE TABLE IF NOT EXISTS pml_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        .execute(&store.pool)
-        .await
-        .map_err(|e| store.error(e))?;
-    let found = version(store).await?;
-    if found == VERSION {
-        return Ok(());
-    }
-    if found > VERSION {
-        return Err(newer(store, found));
+    // Up to date (the common case): one read, no lock.
+    match version(store).await {
+        Ok(found) if found == VERSION => return Ok(()),
+        Ok(found) if found > VERSION => return Err(newer(store, found)),
+        // Older, new (no `pml_meta` yet) or unreadable: decided under the write lock, where
+        // concurrent first opens wait for each other (PostgreSQL's `CREATE TABLE IF NOT
+        // EXISTS` is not safe against a concurrent one).
+        _ => {}
     }
     store
         .write(async |conn| {
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS pml_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            )
+            .await
+            .map_err(|e| store.error(e))?;
             let found = read_version(conn).await.map_err(|e| store.error(e))?;
             if found > VERSION {
                 return Err(newer(store, found));

@@ -1,9 +1,61 @@
-//! What `pml save` stores: a program's capability record, computed by the pipeline stages.
+//! What the capability store keeps, computed by the pipeline stages: a program's capability
+//! record (`pml save`) and the record of a run (`pml run`).
 
-use pml_store::NewCapability;
-use pml_structure::{Diagnostic, NodeKind};
+use pml_store::{NewCapability, NewRun};
+use pml_structure::{Diagnostic, Dialect, NodeKind};
+use serde_json::{json, Value};
 
+use crate::run::RunOutput;
 use crate::AnalyzeOptions;
+
+/// The semantic hash of `code` as `pml save` computes it (`None` when it has errors).
+pub fn program_hash(code: &str, dialect: Dialect) -> Option<String> {
+    let options = AnalyzeOptions {
+        dialect,
+        ..Default::default()
+    };
+    crate::semantic_hash(&crate::analyze(code, &options).structure).ok()
+}
+
+/// The record of a finished run of `code` (from `file`, with the caller's `args`), started at
+/// `started_at` (ms since the epoch).
+pub fn run_record(
+    code: &str,
+    dialect: Dialect,
+    file: Option<&str>,
+    args: &Value,
+    output: &RunOutput,
+    started_at: i64,
+    duration_ms: i64,
+) -> NewRun {
+    let report = &output.report;
+    let decisions: Vec<Value> = (report.trace.iter())
+        .filter(|e| e.event == "decision")
+        .map(|e| json!({ "taskId": e.task_id, "outcome": e.outcome, "iteration": e.iteration }))
+        .collect();
+    let calls = (report.trace.iter())
+        .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
+        .count();
+    NewRun {
+        program_hash: program_hash(code, dialect),
+        file: file.map(str::to_string),
+        args: args.clone(),
+        ok: report.ok,
+        result: report.result.clone(),
+        error: report.error.as_ref().map(|e| e.message.clone()),
+        trace: serde_json::to_value(&report.trace).unwrap_or_default(),
+        executed_path: serde_json::to_value(&report.executed_path).unwrap_or_default(),
+        decisions: Value::Array(decisions),
+        timings: json!({
+            "analyzeMs": output.stages.analyze_ms,
+            "serversMs": output.stages.servers_ms,
+            "executeMs": report.timings.execute_ms,
+        }),
+        calls: calls as i64,
+        started_at,
+        duration_ms,
+    }
+}
 
 /// The capability record of `code`, or the diagnostics that keep it from having one (the
 /// program has errors: no structure, no hash).

@@ -124,6 +124,11 @@ enum Command {
         /// Append the trace events as JSON lines to this file.
         #[arg(long, value_name = "FILE.jsonl")]
         trace_out: Option<PathBuf>,
+        /// Do not record the run in the store.
+        #[arg(long)]
+        no_store: bool,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
         #[arg(long)]
         pretty: bool,
     },
@@ -147,6 +152,17 @@ enum Command {
         store: store_cli::StoreArg,
         /// JSON instead of a sentence.
         #[arg(long)]
+        json: bool,
+    },
+    /// The recorded runs: the latest (a table, or JSON with --json), or one in full.
+    Runs {
+        #[command(subcommand)]
+        action: Option<store_cli::RunsAction>,
+        #[command(flatten)]
+        filter: store_cli::RunsFilter,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
+        #[arg(long, global = true)]
         json: bool,
     },
     /// List, show or remove the stored capabilities (a table, or JSON with --json).
@@ -355,6 +371,12 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             store,
             json,
         } => Ok(store_cli::capabilities(action, store, json)),
+        Command::Runs {
+            action,
+            filter,
+            store,
+            json,
+        } => Ok(store_cli::runs(action, filter, store, json)),
         Command::Parameterize { file, pretty } => {
             let code = pml::read_source(&file)?;
             let ret = pml_structure::parameterize(&code, pml::dialect_for(&file));
@@ -435,11 +457,17 @@ fn run_program(command: Command) -> ExitCode {
         no_speculate,
         read_only,
         trace_out,
+        no_store,
+        store,
         pretty,
     } = command
     else {
         return ExitCode::from(2);
     };
+    let started_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    let started = std::time::Instant::now();
     let args: serde_json::Value = match serde_json::from_str(&args) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {
@@ -453,7 +481,7 @@ fn run_program(command: Command) -> ExitCode {
     };
     let options = pml::run::RunOptions {
         mcp_config,
-        args,
+        args: args.clone(),
         approve: match approve {
             Approve::Auto => pml::run::ApproveMode::Auto,
             Approve::Deny => pml::run::ApproveMode::Deny,
@@ -490,7 +518,21 @@ fn run_program(command: Command) -> ExitCode {
             eprintln!("pml: {}: cannot write the trace: {e}", path.display());
         }
     }
-    let json = output.to_json();
+    let mut json = output.to_json();
+    if !no_store {
+        let record = pml::capability::run_record(
+            &pml::read_source(&file).unwrap_or_default(),
+            pml::dialect_for(&file),
+            Some(&display(&file)),
+            &args,
+            &output,
+            started_at,
+            started.elapsed().as_millis() as i64,
+        );
+        if let Some(id) = store_cli::record_run(&store, &record) {
+            json["runId"] = serde_json::Value::String(id);
+        }
+    }
     // The program's console output goes to stderr, never into stdout's JSON.
     for line in &report.console {
         eprintln!("{}", line.text);

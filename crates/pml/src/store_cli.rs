@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use pml_store::{Capability, CapabilitySummary, SaveOutcome, Saved, Store, StoreError};
+use pml_store::{
+    Capability, CapabilitySummary, NewRun, Run, RunSummary, SaveOutcome, Saved, Store, StoreError,
+};
 
 /// Where the store is: `--store`, else `$PML_STORE`, else the default location.
 #[derive(clap::Args, Clone)]
@@ -25,14 +27,23 @@ pub enum CapabilitiesAction {
     Remove { key: String },
 }
 
+#[derive(clap::Subcommand, Clone)]
+pub enum RunsAction {
+    /// The latest runs, newest first (the default).
+    List,
+    /// One run in full: args, result, error, trace, decisions, timings.
+    Show { id: String },
+}
+
 /// The exit status of a store error: 1 for an answer ("no such name"), 2 for a store that
 /// cannot be used.
 fn failed(e: &StoreError) -> ExitCode {
     eprintln!("pml: {e}");
     match e {
-        StoreError::NotFound(_) | StoreError::Ambiguous { .. } | StoreError::NameTaken { .. } => {
-            ExitCode::from(1)
-        }
+        StoreError::NotFound(_)
+        | StoreError::NoRun(_)
+        | StoreError::Ambiguous { .. }
+        | StoreError::NameTaken { .. } => ExitCode::from(1),
         _ => ExitCode::from(2),
     }
 }
@@ -202,14 +213,213 @@ pub fn capabilities(action: Option<CapabilitiesAction>, store: StoreArg, json: b
     ExitCode::SUCCESS
 }
 
+/// Record a finished run; its id, or `None` (said on stderr) when the store cannot take it:
+/// the run happened either way.
+pub fn record_run(arg: &StoreArg, run: &NewRun) -> Option<String> {
+    let location = location(arg).ok()?;
+    let recorded = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+        .and_then(|runtime| {
+            runtime.block_on(async {
+                let store = Store::open(&location).await.map_err(|e| e.to_string())?;
+                let id = store.record_run(run).await.map_err(|e| e.to_string());
+                store.close().await;
+                id
+            })
+        });
+    match recorded {
+        Ok(id) => Some(id),
+        Err(e) => {
+            eprintln!("pml: the run was not recorded: {e}");
+            None
+        }
+    }
+}
+
+/// Which runs `pml runs` lists.
+#[derive(clap::Args, Clone)]
+pub struct RunsFilter {
+    /// How many (the latest).
+    #[arg(long, default_value_t = 20, global = true)]
+    pub limit: i64,
+    /// Only the runs of this capability (name or hash).
+    #[arg(long, value_name = "NAME|HASH", global = true)]
+    pub capability: Option<String>,
+}
+
+/// `pml runs`.
+pub fn runs(
+    action: Option<RunsAction>,
+    filter: RunsFilter,
+    store: StoreArg,
+    json: bool,
+) -> ExitCode {
+    let RunsFilter { limit, capability } = filter;
+    match action.unwrap_or(RunsAction::List) {
+        RunsAction::List => {
+            let listed = with_store(&store, async |s| {
+                let hash = match &capability {
+                    Some(key) => Some(s.capability(key).await?.code_hash),
+                    None => None,
+                };
+                s.runs(hash.as_deref(), limit.max(0)).await
+            });
+            match listed {
+                Ok(list) if json => print_json(&list),
+                Ok(list) => print!("{}", runs_table(&list)),
+                Err(code) => return code,
+            }
+        }
+        RunsAction::Show { id } => match with_store(&store, async |s| s.run(&id).await) {
+            Ok(run) if json => print_json(&run),
+            Ok(run) => print!("{}", describe_run(&run)),
+            Err(code) => return code,
+        },
+    }
+    ExitCode::SUCCESS
+}
+
+fn runs_table(list: &[RunSummary]) -> String {
+    if list.is_empty() {
+        return "no runs recorded\n".into();
+    }
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.clone(),
+                date(r.started_at),
+                match r.ok {
+                    true => "ok".into(),
+                    false => "failed".into(),
+                },
+                format!("{} ms", r.duration_ms),
+                r.calls.to_string(),
+                match (r.capability.first(), &r.file) {
+                    (Some(name), _) => name.clone(),
+                    (None, Some(file)) => file.clone(),
+                    (None, None) => "-".into(),
+                },
+            ]
+        })
+        .collect();
+    aligned(
+        &["RUN", "STARTED (UTC)", "", "TOOK", "CALLS", "PROGRAM"],
+        rows,
+    )
+}
+
+fn describe_run(r: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "run          {}", r.id);
+    let _ = writeln!(
+        out,
+        "started      {} UTC, took {} ms",
+        date(r.started_at),
+        r.duration_ms
+    );
+    if let Some(file) = &r.file {
+        let _ = writeln!(out, "file         {file}");
+    }
+    if let Some(hash) = &r.program_hash {
+        let names = match r.capability.is_empty() {
+            true => String::new(),
+            false => format!(" (capability {})", quoted(&r.capability)),
+        };
+        let _ = writeln!(out, "program      {hash}{names}");
+    }
+    let _ = writeln!(out, "args         {}", r.args);
+    match &r.error {
+        Some(e) => {
+            let _ = writeln!(out, "failed       {e}");
+        }
+        None => {
+            let more = if r.result_truncated {
+                " (truncated)"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "result       {}{more}", preview(&r.result));
+        }
+    }
+    let _ = writeln!(out, "calls        {}", r.calls);
+    let _ = writeln!(out, "\ntrace:");
+    for e in r.trace.as_array().into_iter().flatten() {
+        let field = |k: &str| e.get(k).and_then(|v| v.as_str()).unwrap_or("");
+        if field("event") == "tool_start" {
+            continue;
+        }
+        let iteration = match e.get("iteration").and_then(|v| v.as_array()) {
+            Some(i) if !i.is_empty() => format!("{i:?}"),
+            _ => String::new(),
+        };
+        let detail = match field("event") {
+            "decision" => field("outcome").to_string(),
+            "loop" | "function" => format!(
+                "{} times",
+                e.get("iterations").and_then(|v| v.as_u64()).unwrap_or(0)
+            ),
+            _ => field("tool").to_string(),
+        };
+        let ms = e.get("durationMs").and_then(|v| v.as_f64());
+        let speculative = match e.get("speculative").and_then(|v| v.as_bool()) {
+            Some(true) => " (speculated)",
+            _ => "",
+        };
+        let failed = match e.get("success").and_then(|v| v.as_bool()) {
+            Some(false) => " FAILED",
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "  {:<6} {:<10} {detail}{iteration}{}{speculative}{failed}",
+            e.get("taskId").and_then(|v| v.as_str()).unwrap_or("-"),
+            field("event"),
+            ms.map(|ms| format!("  {ms:.1} ms")).unwrap_or_default(),
+        );
+    }
+    out
+}
+
+/// A value on one line, cut at 200 characters.
+fn preview(v: &serde_json::Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(200) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text,
+    }
+}
+
+/// Rows under a header, columns padded to their widest cell.
+fn aligned(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    for row in std::iter::once(header).chain(rows) {
+        let line = (row.iter().zip(&widths))
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ");
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    out
+}
+
 fn table(list: &[CapabilitySummary]) -> String {
     if list.is_empty() {
         return "no capabilities stored\n".into();
     }
-    let rows: Vec<[String; 4]> = list
+    let rows = list
         .iter()
         .map(|c| {
-            [
+            vec![
                 c.code_hash.chars().take(12).collect(),
                 c.names.join(", "),
                 date(c.created_at),
@@ -217,22 +427,7 @@ fn table(list: &[CapabilitySummary]) -> String {
             ]
         })
         .collect();
-    let header = ["HASH", "NAMES", "SAVED (UTC)", "TOOLS"];
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(header.map(String::from)).chain(rows) {
-        let line = (row.iter().zip(widths))
-            .map(|(cell, w)| format!("{cell:<w$}"))
-            .collect::<Vec<_>>()
-            .join("  ");
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
-    out
+    aligned(&["HASH", "NAMES", "SAVED (UTC)", "TOOLS"], rows)
 }
 
 fn describe(c: &Capability) -> String {

@@ -278,3 +278,81 @@ async fn reopening_keeps_everything() {
         store.close().await;
     }
 }
+
+fn run_of(program: &str, ok: bool, result: serde_json::Value) -> pml_store::NewRun {
+    pml_store::NewRun {
+        program_hash: Some(program.to_string()),
+        file: Some("p.ts".into()),
+        args: json!({ "n": 1 }),
+        ok,
+        result,
+        error: (!ok).then(|| "boom".to_string()),
+        trace: json!([{ "event": "tool_end", "taskId": "n1", "tool": "fs:read", "durationMs": 1.5 }]),
+        executed_path: json!(["fs:read"]),
+        decisions: json!([{ "taskId": "d1", "outcome": "true", "iteration": [] }]),
+        timings: json!({ "executeMs": 2.0 }),
+        calls: 1,
+        started_at: 1_795_591_320_000,
+        duration_ms: 3,
+    }
+}
+
+#[tokio::test]
+async fn runs_are_kept_whole() {
+    let (_dir, locations) = locations().await;
+    for location in locations {
+        let store = Store::open(&location).await.unwrap();
+        store
+            .save_capability(&capability(&hash(5), "five", &["fs:read"]), false)
+            .await
+            .unwrap();
+        let first = run_of(&hash(5), true, json!({ "rows": [1, 2, 3] }));
+        let id = store.record_run(&first).await.unwrap();
+        let other = store
+            .record_run(&run_of(&hash(6), false, json!(null)))
+            .await
+            .unwrap();
+        assert!(other > id, "ids sort by time: {id} {other}");
+        let run = store.run(&id).await.unwrap();
+        assert_eq!(run.capability, ["five"], "{location}");
+        assert_eq!(
+            (
+                &run.args,
+                &run.result,
+                &run.trace,
+                &run.decisions,
+                &run.executed_path
+            ),
+            (
+                &first.args,
+                &first.result,
+                &first.trace,
+                &first.decisions,
+                &first.executed_path
+            )
+        );
+        assert!(run.ok && !run.result_truncated && run.error.is_none());
+        assert_eq!(store.run(&id[..18]).await.unwrap().id, id);
+        let all = store.runs(None, 10).await.unwrap();
+        assert_eq!(all.iter().map(|r| &r.id).collect::<Vec<_>>(), [&other, &id]);
+        let five = store.runs(Some(&hash(5)), 10).await.unwrap();
+        assert_eq!(five.len(), 1);
+        assert_eq!(store.runs(None, 1).await.unwrap().len(), 1);
+        assert!(matches!(
+            store.run("0000000000").await,
+            Err(StoreError::NoRun(_))
+        ));
+        // A big result is kept as the start of its JSON text.
+        let big = json!({ "text": "x".repeat(pml_store::RESULT_PREVIEW_BYTES * 2) });
+        let id = store
+            .record_run(&run_of(&hash(5), true, big))
+            .await
+            .unwrap();
+        let run = store.run(&id).await.unwrap();
+        assert!(run.result_truncated);
+        let preview = run.result.as_str().unwrap();
+        assert!(preview.starts_with("{\"text\":\"xxx"), "{location}");
+        assert_eq!(preview.len(), pml_store::RESULT_PREVIEW_BYTES);
+        store.close().await;
+    }
+}

@@ -8,9 +8,16 @@ mod store;
 
 use std::process::Command;
 
+/// The store every test's `pml run` records into (not the user's): one SQLite file for all
+/// tests, which the store shares safely between processes.
+fn test_store() -> String {
+    format!("{}/store.sqlite", env!("CARGO_TARGET_TMPDIR"))
+}
+
 fn pml(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pml"))
         .args(args)
+        .env("PML_STORE", test_store())
         .output()
         .expect("run pml");
     (

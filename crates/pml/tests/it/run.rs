@@ -386,6 +386,7 @@ return (await mcp.filesystem.list_directory({ path: args.root })).content;"#,
     );
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_pml"))
         .args(["run", p.path()])
+        .env("PML_STORE", super::test_store())
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
@@ -578,6 +579,7 @@ return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
     );
     for (answer, ok) in [("y\n", true), ("n\n", false), ("", false)] {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pml"))
+            .env("PML_STORE", super::test_store())
             .args([
                 "run",
                 p.path(),

@@ -163,3 +163,74 @@ fn eight_processes_saving_at_once_lose_nothing() {
         .sum();
     assert_eq!(names, 16);
 }
+
+/// A program with a decision and a loop, against the reference servers.
+const BRANCHY: &str = r#"const listing = await mcp.filesystem.list_directory({ path: args.root });
+const files = listing.content.split("\n").filter((l) => l.startsWith("[FILE]"));
+let total = 0;
+for (const f of files) {
+  const text = await mcp.filesystem.read_text_file({ path: args.root + "/" + f.slice(7) });
+  total += text.content.length;
+}
+if (total > 3) {
+  return { files: files.length, total };
+}
+return null;
+"#;
+
+#[test]
+fn every_run_is_recorded_unless_asked_not_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let program = dir.path().join("count.ts");
+    std::fs::write(&program, BRANCHY).unwrap();
+    let data = dir.path().join("count");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("a.txt"), "hello").unwrap();
+    std::fs::write(data.join("b.txt"), "world!").unwrap();
+    let file = program.display().to_string();
+
+    let (code, out, err) = pml_in(&store, &["run", &file]);
+    assert_eq!(code, 0, "{err}");
+    let ran: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let id = ran["runId"].as_str().expect("runId").to_string();
+    assert_eq!(
+        ran["result"],
+        serde_json::json!({ "files": 2, "total": 11 })
+    );
+
+    let (code, out, _) = pml_in(&store, &["runs", "show", &id, "--json"]);
+    assert_eq!(code, 0);
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(run["ok"], true);
+    assert_eq!(run["result"], ran["result"]);
+    assert_eq!(run["calls"], 3);
+    assert_eq!(run["trace"], ran["trace"]);
+    assert_eq!(run["executedPath"], ran["executedPath"]);
+    assert_eq!(
+        run["decisions"],
+        serde_json::json!([{ "taskId": "d1", "outcome": "true", "iteration": [] }])
+    );
+    // The program's hash is the one `pml hash` and `pml save` give it.
+    let (_, hash, _) = pml_in(&store, &["hash", &file]);
+    assert_eq!(run["programHash"], hash.trim());
+
+    // Saved afterwards, the capability owns its earlier runs.
+    pml_in(&store, &["save", &file, "--name", "count_bytes"]);
+    let (_, out, _) = pml_in(&store, &["runs", "--capability", "count_bytes", "--json"]);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    assert_eq!(runs[0]["capability"], serde_json::json!(["count_bytes"]));
+
+    let (code, out, _) = pml_in(&store, &["run", &file, "--no-store"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("runId"));
+    let (_, out, _) = pml_in(&store, &["runs", "--json"]);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    let (code, out, _) = pml_in(&store, &["runs"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(&id) && out.contains("count_bytes"), "{out}");
+    let (code, _, err) = pml_in(&store, &["runs", "show", "ffffffffffff"]);
+    assert_eq!((code, err.trim()), (1, "pml: no run `ffffffffffff`"));
+}

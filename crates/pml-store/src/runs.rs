@@ -1,0 +1,246 @@
+//! Runs: every `pml run`, its trace and outcome, kept for learning and inspection.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::{now_ms, Store, StoreError};
+
+/// Results longer than this (as JSON text) are kept as a preview: their first bytes.
+pub const RESULT_PREVIEW_BYTES: usize = 16 * 1024;
+
+/// A finished run, as the facade hands it over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewRun {
+    /// The semantic hash of the program that ran (the capability's, when it is stored).
+    pub program_hash: Option<String>,
+    /// The program's file, as given.
+    pub file: Option<String>,
+    pub args: Value,
+    pub ok: bool,
+    pub result: Value,
+    pub error: Option<String>,
+    /// The trace events (`docs/formats.md`).
+    pub trace: Value,
+    pub executed_path: Value,
+    /// The decisions taken: `[{taskId, outcome, iteration}]`.
+    pub decisions: Value,
+    pub timings: Value,
+    /// How many tool calls the run made.
+    pub calls: i64,
+    /// Milliseconds since the Unix epoch.
+    pub started_at: i64,
+    pub duration_ms: i64,
+}
+
+/// A stored run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Run {
+    pub id: String,
+    pub program_hash: Option<String>,
+    /// The names of the capability that ran, when the program is a stored one.
+    pub capability: Vec<String>,
+    pub file: Option<String>,
+    pub args: Value,
+    pub ok: bool,
+    /// The result (JSON), or, when its JSON text was longer than [`RESULT_PREVIEW_BYTES`]
+    /// (`result_truncated`), a string holding the start of that text.
+    pub result: Value,
+    pub result_truncated: bool,
+    pub error: Option<String>,
+    pub trace: Value,
+    pub executed_path: Value,
+    pub decisions: Value,
+    pub timings: Value,
+    pub calls: i64,
+    pub started_at: i64,
+    pub duration_ms: i64,
+}
+
+/// One line of `pml runs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummary {
+    pub id: String,
+    pub program_hash: Option<String>,
+    pub capability: Vec<String>,
+    pub file: Option<String>,
+    pub ok: bool,
+    pub error: Option<String>,
+    pub calls: i64,
+    pub started_at: i64,
+    pub duration_ms: i64,
+}
+
+/// A new run id: 12 hex digits of milliseconds, 4 of a counter of this process (ids sort by
+/// time, and in order within a process), 4 of randomness (processes apart).
+fn run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "{:012x}{:04x}{:04x}",
+        now_ms() & 0xffff_ffff_ffff,
+        n & 0xffff,
+        h.finish() & 0xffff
+    )
+}
+
+impl Store {
+    /// Keep a finished run; its id.
+    pub async fn record_run(&self, run: &NewRun) -> Result<String, StoreError> {
+        let id = run_id();
+        let result = serde_json::to_string(&run.result).unwrap_or_else(|_| "null".into());
+        let truncated = result.len() > RESULT_PREVIEW_BYTES;
+        let result = match truncated {
+            false => result,
+            true => {
+                let mut end = RESULT_PREVIEW_BYTES;
+                while !result.is_char_boundary(end) {
+                    end -= 1;
+                }
+                // The start of the JSON text, as a JSON string.
+                Value::String(result[..end].to_string()).to_string()
+            }
+        };
+        self.write(async |conn| {
+            sqlx::query(
+                "INSERT INTO pml_runs (id, program_hash, file, args, ok, result, result_truncated,
+                    error, trace, executed_path, decisions, timings, calls, started_at,
+                    duration_ms)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+            )
+            .bind(&id)
+            .bind(run.program_hash.as_deref())
+            .bind(run.file.as_deref())
+            .bind(run.args.to_string())
+            .bind(i64::from(run.ok))
+            .bind(result)
+            .bind(i64::from(truncated))
+            .bind(run.error.as_deref())
+            .bind(run.trace.to_string())
+            .bind(run.executed_path.to_string())
+            .bind(run.decisions.to_string())
+            .bind(run.timings.to_string())
+            .bind(run.calls)
+            .bind(run.started_at)
+            .bind(run.duration_ms)
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| self.error(e))?;
+            Ok(())
+        })
+        .await?;
+        Ok(id)
+    }
+
+    /// The latest `limit` runs, newest first (of one program when `program_hash` is given).
+    pub async fn runs(
+        &self,
+        program_hash: Option<&str>,
+        limit: i64,
+    ) -> Result<Vec<RunSummary>, StoreError> {
+        let db = |e| self.error(e);
+        let rows = sqlx::query(
+            "SELECT id, program_hash, file, ok, error, calls, started_at, duration_ms
+             FROM pml_runs WHERE ($1 = '' OR program_hash = $1)
+             ORDER BY id DESC LIMIT $2",
+        )
+        .bind(program_hash.unwrap_or(""))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let program_hash: Option<String> = row.try_get(1).map_err(db)?;
+            out.push(RunSummary {
+                id: row.try_get(0).map_err(db)?,
+                capability: self.capability_names(program_hash.as_deref()).await?,
+                program_hash,
+                file: row.try_get(2).map_err(db)?,
+                ok: row.try_get::<i64, _>(3).map_err(db)? != 0,
+                error: row.try_get(4).map_err(db)?,
+                calls: row.try_get(5).map_err(db)?,
+                started_at: row.try_get(6).map_err(db)?,
+                duration_ms: row.try_get(7).map_err(db)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The run with this id, or the only one whose id starts with it (6 characters at least).
+    pub async fn run(&self, id: &str) -> Result<Run, StoreError> {
+        let db = |e| self.error(e);
+        let key = id.to_ascii_lowercase();
+        if key.len() < 6 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(StoreError::NoRun(id.to_string()));
+        }
+        let rows = sqlx::query(
+            "SELECT id, program_hash, file, args, ok, result, result_truncated, error, trace,
+                executed_path, decisions, timings, calls, started_at, duration_ms
+             FROM pml_runs WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 2",
+        )
+        .bind(&key)
+        .bind(format!("{key}~"))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let row = match rows.as_slice() {
+            [] => return Err(StoreError::NoRun(id.to_string())),
+            [one] => one,
+            _ => {
+                return Err(StoreError::Ambiguous {
+                    prefix: id.to_string(),
+                    matches: "several runs".into(),
+                })
+            }
+        };
+        let program_hash: Option<String> = row.try_get(1).map_err(db)?;
+
+        Ok(Run {
+            id: row.try_get(0).map_err(db)?,
+            capability: self.capability_names(program_hash.as_deref()).await?,
+            program_hash,
+            file: row.try_get(2).map_err(db)?,
+            args: self.json_text(row, 3)?,
+            ok: row.try_get::<i64, _>(4).map_err(db)? != 0,
+            result: self.json_text(row, 5)?,
+            result_truncated: row.try_get::<i64, _>(6).map_err(db)? != 0,
+            error: row.try_get(7).map_err(db)?,
+            trace: self.json_text(row, 8)?,
+            executed_path: self.json_text(row, 9)?,
+            decisions: self.json_text(row, 10)?,
+            timings: self.json_text(row, 11)?,
+            calls: row.try_get(12).map_err(db)?,
+            started_at: row.try_get(13).map_err(db)?,
+            duration_ms: row.try_get(14).map_err(db)?,
+        })
+    }
+
+    /// The names of the capability with this hash (none when it is not stored).
+    async fn capability_names(&self, code_hash: Option<&str>) -> Result<Vec<String>, StoreError> {
+        let Some(code_hash) = code_hash else {
+            return Ok(Vec::new());
+        };
+        let mut conn = self.pool.acquire().await.map_err(|e| self.error(e))?;
+        self.names_of(&mut conn, code_hash).await
+    }
+
+    fn json_text(&self, row: &AnyRow, index: usize) -> Result<Value, StoreError> {
+        let text: Option<String> = row.try_get(index).map_err(|e| self.error(e))?;
+        match text {
+            None => Ok(Value::Null),
+            Some(text) => serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                location: self.location.clone(),
+                message: format!("a stored JSON document does not parse: {e}"),
+            }),
+        }
+    }
+}
