@@ -6,6 +6,8 @@
 //! - `bench-dag [--quick]`: code tasks logical -> physical, DAG/optimizer time per task.
 //! - `bench-run [--quick] [--rounds N]`: the one execution path: speculation against the real
 //!   `everything` server, instrumentation overhead, per-call overhead.
+//! - `bench-store [--quick]`: the capability store: save throughput (SQLite, and PostgreSQL
+//!   under `scripts/with-postgres.sh`), the cost of recording a run.
 //! - `gen --bytes N [--seed S] [--out FILE]`: generate a synthetic agent program.
 
 use std::process::ExitCode;
@@ -13,6 +15,7 @@ use std::process::ExitCode;
 mod bench;
 mod bench_dag;
 mod bench_run;
+mod bench_store;
 mod gen;
 mod pipeline;
 
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest).map(|()| ExitCode::SUCCESS),
         "bench-dag" => bench_dag::run(rest).map(|()| ExitCode::SUCCESS),
         "bench-run" => bench_run::run(rest).map(|()| ExitCode::SUCCESS),
+        "bench-store" => bench_store::run(rest).map(|()| ExitCode::SUCCESS),
         "gen" => gen::run(rest).map(|()| ExitCode::SUCCESS),
         other => Err(anyhow::anyhow!(
             "unknown task `{other}` (expected run-pipeline, bench or gen)"

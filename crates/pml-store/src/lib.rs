@@ -72,9 +72,11 @@ pub enum StoreError {
 /// How long opening a store waits for the database to answer.
 const CONNECT_WAIT: Duration = Duration::from_secs(10);
 
-/// Each SQLite connection waits up to 60 s for another process's write lock, and enforces
-/// foreign keys.
-const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 60000; PRAGMA foreign_keys = ON;";
+/// Each SQLite connection waits up to 60 s for another process's write lock, enforces foreign
+/// keys, and commits without waiting for the disk (`synchronous = NORMAL`: in WAL mode a
+/// commit survives the process being killed; only a power loss can take the last ones).
+const SQLITE_PRAGMAS: &str =
+    "PRAGMA busy_timeout = 60000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;";
 
 /// An open store.
 pub struct Store {

@@ -1,0 +1,153 @@
+//! `cargo xtask bench-store [--quick]`: the capability store, measured.
+//!
+//! 1. Save throughput: capabilities per second saved one after another into one open store
+//!    (each its own write transaction), records computed once from `examples/etl-files.ts`
+//!    with distinct hashes and names. SQLite always; PostgreSQL when `PML_TEST_POSTGRES_URL`
+//!    names a server (`scripts/with-postgres.sh cargo xtask bench-store`).
+//! 2. The cost of recording a run, as `pml run` pays it after the program ends: hashing the
+//!    program, opening the store, writing the run, closing. The run is a real one: a program
+//!    making 20 calls of the reference `memory` server (its trace is what gets written). Goal:
+//!    <= 5 ms (median), over a run that is not recorded.
+//!
+//! Figures are medians; they go to stdout and `target/bench/bench-store.json`. Build in
+//! release mode: `cargo run --release -p xtask -- bench-store`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use pml::run::{run_file, RunOptions};
+use pml_store::{NewCapability, Store};
+use serde_json::json;
+
+const TWENTY_CALLS: &str = r#"// 20 calls of the memory server: 10 writes, 10 reads.
+const made = [];
+for (let i = 0; i < 10; i++) {
+  await mcp.memory.create_entities({ entities: [{ name: `e${i}`, entityType: "bench", observations: [`n${i}`] }] });
+  const found = await mcp.memory.open_nodes({ names: [`e${i}`] });
+  made.push(found.entities.length);
+}
+return made;
+"#;
+
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let quick = match args {
+        [] => false,
+        [q] if q == "--quick" => true,
+        other => anyhow::bail!("bench-store: unknown arguments {other:?}"),
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("the workspace root")?
+        .to_path_buf();
+    let out_dir = root.join("target").join("bench");
+    std::fs::create_dir_all(&out_dir)?;
+    let scratch = out_dir.join("bench-store");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let saves = if quick { 200 } else { 1000 };
+    let records = if quick { 21 } else { 101 };
+
+    // 1. Save throughput.
+    let example = root.join("examples").join("etl-files.ts");
+    let code = std::fs::read_to_string(&example)?;
+    let options = pml::AnalyzeOptions::default();
+    let base = pml::capability::prepare(&code, &options, "etl", None)
+        .map_err(|d| anyhow::anyhow!("{example:?} has errors: {d:?}"))?;
+    let mut throughput = serde_json::Map::new();
+    let mut locations = vec![("sqlite", scratch.join("save.sqlite").display().to_string())];
+    match std::env::var("PML_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => locations.push(("postgres", url)),
+        _ => {
+            println!("save throughput, postgres: not measured (run under scripts/with-postgres.sh)")
+        }
+    }
+    for (backend, location) in locations {
+        let per_second = rt.block_on(async {
+            let store = Store::open(&location).await?;
+            let run = format!("{:x}", std::process::id());
+            let started = Instant::now();
+            for i in 0..saves {
+                let new = NewCapability {
+                    code_hash: format!("{}{run}{i:08x}", &base.code_hash[..40]),
+                    name: format!("etl_{run}_{i}"),
+                    ..base.clone()
+                };
+                store.save_capability(&new, false).await?;
+            }
+            let seconds = started.elapsed().as_secs_f64();
+            store.close().await;
+            Ok::<_, anyhow::Error>(saves as f64 / seconds)
+        })?;
+        println!("save throughput, {backend}: {per_second:.0} capabilities/s ({saves} saves)");
+        throughput.insert(backend.into(), json!(per_second));
+    }
+
+    // 2. Recording a run.
+    let program = scratch.join("twenty-calls.ts");
+    std::fs::write(&program, TWENTY_CALLS)?;
+    let output = rt
+        .block_on(run_file(&program, &RunOptions::default()))
+        .context("the 20-call run")?;
+    anyhow::ensure!(
+        output.report.ok,
+        "the 20-call run failed: {:?}",
+        output.report.error
+    );
+    let location = scratch.join("runs.sqlite").display().to_string();
+    rt.block_on(Store::open(&location))?; // created once, as after the first run
+    let mut total = Vec::new();
+    let mut hash = Vec::new();
+    let mut calls = 0;
+    for _ in 0..records {
+        let started = Instant::now();
+        let record = pml::capability::run_record(
+            TWENTY_CALLS,
+            pml::Dialect::TypeScript,
+            Some("twenty-calls.ts"),
+            &json!({}),
+            &output,
+            0,
+            0,
+        );
+        hash.push(started.elapsed().as_secs_f64() * 1e3);
+        calls = record.calls;
+        rt.block_on(async {
+            let store = Store::open(&location).await?;
+            store.record_run(&record).await?;
+            store.close().await;
+            Ok::<_, anyhow::Error>(())
+        })?;
+        total.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    let (total, hash) = (median(&mut total), median(&mut hash));
+    println!(
+        "recording a run of {calls} calls: {total:.2} ms (median of {records}; the record and the program's hash: {hash:.2} ms) - goal <= 5 ms: {}",
+        if total <= 5.0 { "met" } else { "MISSED" }
+    );
+    let report = json!({
+        "saveThroughputPerSecond": throughput,
+        "saves": saves,
+        "recordRunMs": total,
+        "recordHashMs": hash,
+        "recordCalls": calls,
+        "records": records,
+    });
+    std::fs::write(
+        out_dir.join("bench-store.json"),
+        serde_json::to_string_pretty(&report)?,
+    )?;
+    anyhow::ensure!(
+        total <= 5.0,
+        "bench-store: recording a run took {total:.2} ms (goal <= 5 ms)"
+    );
+    Ok(())
+}
