@@ -353,7 +353,8 @@ impl Recorder {
                     }
                     match default {
                         Some(at) => edits.point(*at, format!("{ns}.x({k});")),
-                        None => edits.point(*close, format!(" default: {ns}.x({k});")),
+                        // `;` first: the last case may end in a statement without one (ASI).
+                        None => edits.point(*close, format!("; default: {ns}.x({k});")),
                     }
                 }
                 Site::Body(body) => {
