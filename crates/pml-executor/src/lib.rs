@@ -32,6 +32,7 @@
 
 mod approval;
 mod host;
+mod journal;
 mod program;
 mod speculate;
 mod trace;
@@ -50,6 +51,7 @@ use serde_json::Value;
 
 pub use approval::{ApprovalPolicy, Approver, AutoApprove, DenyAll, Recording, SideEffect};
 pub use host::{BoxFuture, ToolFailure, ToolHost};
+pub use journal::{Journal, JournalCall, Replay};
 pub use speculate::SpeculationReport;
 pub use trace::{preview, TraceEvent, PREVIEW_CHARS};
 
@@ -84,6 +86,8 @@ pub struct ExecuteOptions {
     pub speculate: bool,
     /// Tools (`server:tool`) to treat as read-only besides those annotated `readOnlyHint`.
     pub read_only: Vec<String>,
+    /// Where the program's calls are written as they happen, and a resumed run answered from.
+    pub journal: Option<Arc<dyn Journal>>,
 }
 
 /// Default of [`ExecuteOptions::run_timeout`].
@@ -101,6 +105,7 @@ impl Default for ExecuteOptions {
             max_calls: DEFAULT_MAX_CALLS,
             speculate: true,
             read_only: Vec::new(),
+            journal: None,
         }
     }
 }
@@ -188,6 +193,7 @@ pub(crate) struct Services {
     pub tracer: Arc<trace::Tracer>,
     pub policy: ApprovalPolicy,
     pub facts: Arc<ToolFacts>,
+    pub journal: Option<Arc<dyn Journal>>,
 }
 
 /// What the executor knows about tools.
@@ -267,6 +273,7 @@ pub async fn execute(
         tracer: tracer.clone(),
         policy: options.policy.clone(),
         facts,
+        journal: options.journal.clone(),
     };
     let limits = program::Limits {
         wall: options.run_timeout,

@@ -16,6 +16,7 @@ use pml_structure::{Instrumented, NodeKind, ProbeKind, StaticStructure};
 use serde_json::Value;
 
 use crate::approval::SideEffect;
+use crate::journal::{JournalCall, Replay};
 use crate::speculate::{Speculation, SpeculationReport};
 use crate::trace::{Op, TraceEvent, Tracer};
 use crate::{Call, ConsoleLine, Program, RunError, Services};
@@ -106,7 +107,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             let (cx, map, shared) = (cx2.clone(), map2.clone(), shared2.clone());
             let handle = runtime.spawn(async move {
                 let id = call.id;
-                let answer = answer(&cx, &map, &shared, call).await;
+                let answer = answer(&cx, &map, &shared, call, made as u64).await;
                 answers.answer(id, answer);
             });
             shared2
@@ -529,12 +530,14 @@ impl NodeMap {
     }
 }
 
-/// One call: approval, trace, the host's answer.
+/// One call (the program's `seq`-th): the journal's answer when it has one; else approval,
+/// trace, the host's answer, written to the journal.
 async fn answer(
     cx: &Services,
     map: &NodeMap,
     shared: &Shared,
     call: HostCall,
+    seq: u64,
 ) -> Result<Value, String> {
     let tool = format!("{}:{}", call.server, call.tool);
     let node = match call.site {
@@ -567,6 +570,43 @@ async fn answer(
             });
         Err(js)
     };
+    let journaled = cx.journal.as_ref().map(|journal| {
+        let entry = JournalCall {
+            seq,
+            node: node.clone(),
+            iteration: call.iteration.clone(),
+            tool: tool.clone(),
+            arguments: call.arguments.clone(),
+        };
+        (journal, entry)
+    });
+    if let Some((journal, entry)) = &journaled {
+        // Completed by the run being resumed: its answer, not run again (nor asked about).
+        if let Replay::Answer(outcome) = journal.replay(entry).await {
+            let mut op = op;
+            op.replayed = true;
+            let since = cx.tracer.start(&op);
+            journal.finished(entry, outcome.as_ref()).await;
+            shared
+                .calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(Call {
+                    tool: tool.clone(),
+                    arguments: call.arguments,
+                });
+            return match outcome {
+                Ok(value) => {
+                    cx.tracer.end(&op, since, Ok(Some(&value)));
+                    Ok(value)
+                }
+                Err(failure) => {
+                    cx.tracer.end(&op, since, Err(&failure.detail));
+                    fail(failure.detail, failure.message)
+                }
+            };
+        }
+    }
     if cx.policy.needs_approval(&tool, cx.facts.destructive(&tool)) {
         let effect = SideEffect {
             task_id: node.clone().unwrap_or_default(),
@@ -597,6 +637,9 @@ async fn answer(
         )
     });
     let mut op = op;
+    if let Some((journal, entry)) = &journaled {
+        journal.started(entry).await;
+    }
     let (since, outcome) = match ahead {
         Some(started) => {
             op.speculative = true;
@@ -636,6 +679,9 @@ async fn answer(
             Err(_) => Err(()),
         };
         s.after_call(node.as_deref(), read_only, outcome);
+    }
+    if let Some((journal, entry)) = &journaled {
+        journal.finished(entry, outcome.as_ref()).await;
     }
     shared
         .calls

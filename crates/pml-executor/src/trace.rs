@@ -45,6 +45,9 @@ pub struct TraceEvent {
     /// An MCP call answered by a call started ahead of the program (speculation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speculative: Option<bool>,
+    /// An MCP call answered from the journal of the run being resumed (not run again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<bool>,
     /// Milliseconds since the run started.
     pub ts_ms: f64,
     /// `tool_end` only.
@@ -84,6 +87,8 @@ pub(crate) struct Op<'a> {
     pub at: Option<(usize, usize)>,
     /// Answered by speculation.
     pub speculative: bool,
+    /// Answered from the journal.
+    pub replayed: bool,
 }
 
 impl TraceEvent {
@@ -100,6 +105,7 @@ impl TraceEvent {
             outcome: None,
             iterations: None,
             speculative: None,
+            replayed: None,
             ts_ms,
             duration_ms: None,
             success: None,
@@ -116,6 +122,7 @@ impl TraceEvent {
             line: op.at.map(|(line, _)| line),
             column: op.at.map(|(_, column)| column),
             speculative: op.speculative.then_some(true),
+            replayed: op.replayed.then_some(true),
             ..TraceEvent::new(event, op.task_id, ts_ms)
         }
     }

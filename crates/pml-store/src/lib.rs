@@ -1,5 +1,7 @@
 //! pml-store: the memory of pml. Capabilities (agent programs saved once per semantic hash,
-//! under one or more names) and runs (every `pml run`: its trace, decisions and outcome).
+//! under one or more names) and runs (every `pml run`: what it started from, each call as it
+//! starts and ends - the journal `pml run --resume` answers from - and its trace, decisions
+//! and outcome).
 //!
 //! **Input:** a store location (a SQLite file path, `sqlite:...`, or `postgres://...`) and the
 //! records the facade computes (this crate analyses nothing: the semantic hash, normalized and
@@ -19,6 +21,7 @@
 //!   each other instead of failing or losing a write.
 
 mod capabilities;
+mod journal;
 mod runs;
 mod schema;
 
@@ -29,7 +32,8 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 
 pub use capabilities::{Capability, CapabilitySummary, NewCapability, Removed, SaveOutcome, Saved};
-pub use runs::{NewRun, Run, RunSummary, RESULT_PREVIEW_BYTES};
+pub use journal::{CallState, JournalEntry, RunStart};
+pub use runs::{new_run_id, NewRun, Run, RunSummary, RESULT_PREVIEW_BYTES};
 
 /// The database behind a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +114,19 @@ impl Store {
         // One connection first, for the real reason when there is none (the pool would only
         // say that it timed out).
         match tokio::time::timeout(CONNECT_WAIT, AnyConnection::connect(&url)).await {
-            Ok(Ok(conn)) => {
+            Ok(Ok(mut conn)) => {
+                if backend == Backend::Sqlite {
+                    // Readers never wait for the writer (persistent: set once per file). The
+                    // first statements that read the file: a file that is not a database
+                    // says so here.
+                    let set = async {
+                        conn.execute(SQLITE_PRAGMAS).await?;
+                        conn.execute("PRAGMA journal_mode = WAL").await
+                    };
+                    if let Err(e) = set.await {
+                        return Err(classify(backend, location, e));
+                    }
+                }
                 let _ = conn.close().await;
             }
             Ok(Err(e)) => return Err(unreachable(e)),
@@ -140,13 +156,6 @@ impl Store {
             backend,
             location: location.to_string(),
         };
-        if backend == Backend::Sqlite {
-            // Readers never wait for the writer. Persistent: set once per file.
-            sqlx::query("PRAGMA journal_mode = WAL")
-                .execute(&store.pool)
-                .await
-                .map_err(|e| store.error(e))?;
-        }
         schema::migrate(&store).await?;
         Ok(store)
     }
@@ -167,20 +176,7 @@ impl Store {
 
     /// A database error of this store, classified.
     fn error(&self, e: sqlx::Error) -> StoreError {
-        let message = e.to_string();
-        let corrupt = matches!(&e, sqlx::Error::Database(d)
-            if self.backend == Backend::Sqlite
-                && (d.code().as_deref() == Some("26") || d.code().as_deref() == Some("11")));
-        if corrupt || message.contains("file is not a database") {
-            return StoreError::Corrupt {
-                location: self.location.clone(),
-                message,
-            };
-        }
-        StoreError::Database {
-            location: self.location.clone(),
-            message,
-        }
+        classify(self.backend, &self.location, e)
     }
 
     /// Run `work` in one write transaction holding the store's write lock: the changes are
@@ -216,6 +212,25 @@ impl Store {
                 Err(e)
             }
         }
+    }
+}
+
+/// A database error, classified: a SQLite file that is not a database (or is damaged) is
+/// [`StoreError::Corrupt`].
+fn classify(backend: Backend, location: &str, e: sqlx::Error) -> StoreError {
+    let message = e.to_string();
+    let corrupt = matches!(&e, sqlx::Error::Database(d)
+        if backend == Backend::Sqlite
+            && (d.code().as_deref() == Some("26") || d.code().as_deref() == Some("11")));
+    if corrupt || message.contains("file is not a database") {
+        return StoreError::Corrupt {
+            location: location.to_string(),
+            message,
+        };
+    }
+    StoreError::Database {
+        location: location.to_string(),
+        message,
     }
 }
 

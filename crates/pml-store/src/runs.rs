@@ -40,6 +40,13 @@ pub struct NewRun {
 #[serde(rename_all = "camelCase")]
 pub struct Run {
     pub id: String,
+    /// False for a run that started and did not finish (killed, or still running): only its
+    /// start and its journal are known. `pml run --resume ID` takes it up.
+    pub finished: bool,
+    /// The run this one resumed.
+    pub resumed_from: Option<String>,
+    /// Each call as it started and ended (from schema version 3 on).
+    pub journal: Vec<crate::JournalEntry>,
     pub program_hash: Option<String>,
     /// The names of the capability that ran, when the program is a stored one.
     pub capability: Vec<String>,
@@ -73,11 +80,13 @@ pub struct RunSummary {
     pub calls: i64,
     pub started_at: i64,
     pub duration_ms: i64,
+    /// False for a run that started and did not finish (`calls`: those in its journal).
+    pub finished: bool,
 }
 
 /// A new run id: 12 hex digits of milliseconds, 4 of a counter of this process (ids sort by
 /// time, and in order within a process), 4 of randomness (processes apart).
-fn run_id() -> String {
+pub fn new_run_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -93,9 +102,9 @@ fn run_id() -> String {
 }
 
 impl Store {
-    /// Keep a finished run; its id.
-    pub async fn record_run(&self, run: &NewRun) -> Result<String, StoreError> {
-        let id = run_id();
+    /// Keep a finished run (under `id`, the id it started under, or a new one); its id.
+    pub async fn record_run(&self, id: Option<&str>, run: &NewRun) -> Result<String, StoreError> {
+        let id = id.map_or_else(new_run_id, str::to_string);
         let result = serde_json::to_string(&run.result).unwrap_or_else(|_| "null".into());
         let truncated = result.len() > RESULT_PREVIEW_BYTES;
         let result = match truncated {
@@ -147,9 +156,18 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<RunSummary>, StoreError> {
         let db = |e| self.error(e);
+        // Finished runs, and runs that started and never finished (killed: resumable).
         let rows = sqlx::query(
-            "SELECT id, program_hash, file, ok, error, calls, started_at, duration_ms
+            "SELECT id, program_hash, file, ok, error, calls, started_at, duration_ms,
+                CAST(1 AS BIGINT) AS finished
              FROM pml_runs WHERE ($1 = '' OR program_hash = $1)
+             UNION ALL
+             SELECT s.id, s.program_hash, s.file, CAST(0 AS BIGINT), NULL,
+                (SELECT COUNT(*) FROM pml_journal j WHERE j.run_id = s.id),
+                s.started_at, CAST(0 AS BIGINT), CAST(0 AS BIGINT)
+             FROM pml_run_starts s
+             WHERE NOT EXISTS (SELECT 1 FROM pml_runs r WHERE r.id = s.id)
+                AND ($1 = '' OR s.program_hash = $1)
              ORDER BY id DESC LIMIT $2",
         )
         .bind(program_hash.unwrap_or(""))
@@ -170,6 +188,7 @@ impl Store {
                 calls: row.try_get(5).map_err(db)?,
                 started_at: row.try_get(6).map_err(db)?,
                 duration_ms: row.try_get(7).map_err(db)?,
+                finished: row.try_get::<i64, _>(8).map_err(db)? != 0,
             });
         }
         Ok(out)
@@ -193,7 +212,8 @@ impl Store {
         .await
         .map_err(db)?;
         let row = match rows.as_slice() {
-            [] => return Err(StoreError::NoRun(id.to_string())),
+            // Started, never finished: what its start and journal say.
+            [] => return self.unfinished_run(id).await,
             [one] => one,
             _ => {
                 return Err(StoreError::Ambiguous {
@@ -203,9 +223,17 @@ impl Store {
             }
         };
         let program_hash: Option<String> = row.try_get(1).map_err(db)?;
-
+        let full: String = row.try_get(0).map_err(db)?;
+        let (resumed_from, journal) = match self.run_start(&full).await {
+            Ok((_, start)) => (start.resumed_from, self.journal(&full).await?),
+            Err(StoreError::NoRun(_)) => (None, Vec::new()),
+            Err(e) => return Err(e),
+        };
         Ok(Run {
-            id: row.try_get(0).map_err(db)?,
+            id: full,
+            finished: true,
+            resumed_from,
+            journal,
             capability: self.capability_names(program_hash.as_deref()).await?,
             program_hash,
             file: row.try_get(2).map_err(db)?,
@@ -224,6 +252,33 @@ impl Store {
         })
     }
 
+    /// A run that started and did not finish (its process was killed, or is still running).
+    async fn unfinished_run(&self, id: &str) -> Result<Run, StoreError> {
+        let (id, start) = self.run_start(id).await?;
+        let journal = self.journal(&id).await?;
+        Ok(Run {
+            capability: self.capability_names(start.program_hash.as_deref()).await?,
+            program_hash: start.program_hash,
+            file: start.file,
+            args: start.args,
+            ok: false,
+            finished: false,
+            resumed_from: start.resumed_from,
+            result: Value::Null,
+            result_truncated: false,
+            error: None,
+            trace: Value::Array(Vec::new()),
+            executed_path: Value::Array(Vec::new()),
+            decisions: Value::Array(Vec::new()),
+            timings: Value::Null,
+            calls: journal.len() as i64,
+            started_at: start.started_at,
+            duration_ms: 0,
+            journal,
+            id,
+        })
+    }
+
     /// The names of the capability with this hash (none when it is not stored).
     async fn capability_names(&self, code_hash: Option<&str>) -> Result<Vec<String>, StoreError> {
         let Some(code_hash) = code_hash else {
@@ -233,7 +288,7 @@ impl Store {
         self.names_of(&mut conn, code_hash).await
     }
 
-    fn json_text(&self, row: &AnyRow, index: usize) -> Result<Value, StoreError> {
+    pub(crate) fn json_text(&self, row: &AnyRow, index: usize) -> Result<Value, StoreError> {
         let text: Option<String> = row.try_get(index).map_err(|e| self.error(e))?;
         match text {
             None => Ok(Value::Null),

@@ -57,6 +57,32 @@ const MIGRATIONS: &[&[&str]] = &[
         )",
         "CREATE INDEX pml_runs_program ON pml_runs (program_hash)",
     ],
+    // 3: the start of every run (what resuming it needs) and its call journal.
+    &[
+        "CREATE TABLE pml_run_starts (
+            id TEXT PRIMARY KEY,
+            program_hash TEXT,
+            file TEXT,
+            source TEXT NOT NULL,
+            args TEXT NOT NULL,
+            given_args TEXT NOT NULL,
+            resumed_from TEXT,
+            started_at BIGINT NOT NULL
+        )",
+        "CREATE TABLE pml_journal (
+            run_id TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            node_id TEXT,
+            iteration TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            state TEXT NOT NULL,
+            result TEXT,
+            error_message TEXT,
+            error_detail TEXT,
+            PRIMARY KEY (run_id, seq)
+        )",
+    ],
 ];
 
 /// The schema version this build writes.

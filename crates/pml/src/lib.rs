@@ -21,6 +21,7 @@
 //! ```
 
 pub mod capability;
+mod journal;
 pub mod run;
 
 use std::path::{Path, PathBuf};

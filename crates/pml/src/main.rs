@@ -93,9 +93,9 @@ enum Command {
         /// the filesystem one rooted in a scratch copy of `<file stem>/` (given as `args.root`).
         #[arg(long, value_name = "CONFIG.json")]
         mcp_config: Option<PathBuf>,
-        /// The program's `args` (a JSON object).
-        #[arg(long, value_name = "JSON", default_value = "{}")]
-        args: String,
+        /// The program's `args` (a JSON object) [default: {}; resuming: those of the run].
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
         /// Calls that need a human: run them (`auto`), fail them (`deny`), or ask (`prompt`).
         #[arg(long, value_enum, default_value_t = Approve::Auto)]
         approve: Approve,
@@ -124,9 +124,17 @@ enum Command {
         /// Append the trace events as JSON lines to this file.
         #[arg(long, value_name = "FILE.jsonl")]
         trace_out: Option<PathBuf>,
-        /// Do not record the run in the store.
-        #[arg(long)]
+        /// Do not record the run in the store (nor journal its calls: it cannot be resumed).
+        #[arg(long, conflicts_with = "resume")]
         no_store: bool,
+        /// Run an interrupted run again: the calls it completed are answered from its journal,
+        /// the rest run live.
+        #[arg(long, value_name = "RUN_ID")]
+        resume: Option<String>,
+        /// Resuming: what to do with a call the interrupted run started and may or may not
+        /// have finished, when it is neither read-only nor idempotent (default: refuse).
+        #[arg(long, value_enum, value_name = "WHAT", requires = "resume")]
+        resume_uncertain: Option<ResumeUncertain>,
         #[command(flatten)]
         store: store_cli::StoreArg,
         #[arg(long)]
@@ -174,6 +182,14 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ResumeUncertain {
+    /// Run it again.
+    Rerun,
+    /// Do not run it: the program's call fails.
+    Skip,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -458,17 +474,16 @@ fn run_program(command: Command) -> ExitCode {
         read_only,
         trace_out,
         no_store,
+        resume,
+        resume_uncertain,
         store,
         pretty,
     } = command
     else {
         return ExitCode::from(2);
     };
-    let started_at = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
-    let started = std::time::Instant::now();
-    let args: serde_json::Value = match serde_json::from_str(&args) {
+    let args_given = args.is_some();
+    let args: serde_json::Value = match serde_json::from_str(args.as_deref().unwrap_or("{}")) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {
             eprintln!("pml: --args must be a JSON object");
@@ -479,9 +494,24 @@ fn run_program(command: Command) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let store = match no_store {
+        true => None,
+        false => match store_cli::location(&store) {
+            Ok(location) => Some(location),
+            Err(code) => return code,
+        },
+    };
+    let resume = resume.map(|run_id| pml::run::ResumeOptions {
+        run_id,
+        uncertain: resume_uncertain.map(|u| match u {
+            ResumeUncertain::Rerun => pml::run::Uncertain::Rerun,
+            ResumeUncertain::Skip => pml::run::Uncertain::Skip,
+        }),
+        args_given,
+    });
     let options = pml::run::RunOptions {
         mcp_config,
-        args: args.clone(),
+        args,
         approve: match approve {
             Approve::Auto => pml::run::ApproveMode::Auto,
             Approve::Deny => pml::run::ApproveMode::Deny,
@@ -494,6 +524,8 @@ fn run_program(command: Command) -> ExitCode {
         speculate: !no_speculate,
         read_only,
         permissions,
+        store,
+        resume,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -518,21 +550,7 @@ fn run_program(command: Command) -> ExitCode {
             eprintln!("pml: {}: cannot write the trace: {e}", path.display());
         }
     }
-    let mut json = output.to_json();
-    if !no_store {
-        let record = pml::capability::run_record(
-            &pml::read_source(&file).unwrap_or_default(),
-            pml::dialect_for(&file),
-            Some(&display(&file)),
-            &args,
-            &output,
-            started_at,
-            started.elapsed().as_millis() as i64,
-        );
-        if let Some(id) = store_cli::record_run(&store, &record) {
-            json["runId"] = serde_json::Value::String(id);
-        }
-    }
+    let json = output.to_json();
     // The program's console output goes to stderr, never into stdout's JSON.
     for line in &report.console {
         eprintln!("{}", line.text);

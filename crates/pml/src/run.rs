@@ -23,6 +23,7 @@ use pml_mcp::{ClientOptions, McpClients, McpConfig, DEFAULT_CONFIG_TEMPLATE};
 use pml_sandbox::{Sandbox, SandboxOptions};
 use serde_json::Value;
 
+pub use crate::journal::Uncertain;
 use crate::{
     dialect_for, load_permissions, read_source, to_dag, AnalyzeOptions, DagOptions, Dialect,
     InputError, OptimizerOptions, ToolCatalog,
@@ -56,6 +57,21 @@ pub struct RunOptions {
     /// Tools to treat as read-only besides those annotated so.
     pub read_only: Vec<String>,
     pub permissions: Option<PathBuf>,
+    /// The capability store to record the run and its call journal in (`None`: not recorded).
+    pub store: Option<String>,
+    /// Resume an interrupted run (needs `store`).
+    pub resume: Option<ResumeOptions>,
+}
+
+/// `pml run --resume RUN_ID`.
+#[derive(Debug, Clone)]
+pub struct ResumeOptions {
+    pub run_id: String,
+    /// What to do with a call that may or may not have happened; `None`: refuse to resume
+    /// when there is one that is neither read-only nor idempotent.
+    pub uncertain: Option<Uncertain>,
+    /// Whether [`RunOptions::args`] were given (then they must be those of the run resumed).
+    pub args_given: bool,
 }
 
 impl Default for RunOptions {
@@ -71,6 +87,8 @@ impl Default for RunOptions {
             speculate: true,
             read_only: Vec::new(),
             permissions: None,
+            store: None,
+            resume: None,
         }
     }
 }
@@ -91,6 +109,8 @@ pub struct RunOutput {
     pub report: RunReport,
     pub stages: StageTimings,
     pub program: Program,
+    /// The run's id in the store, when it is recorded there.
+    pub run_id: Option<String>,
 }
 
 impl RunOutput {
@@ -118,6 +138,9 @@ impl RunOutput {
         if let Some(speculation) = &report.speculation {
             json["speculation"] = serde_json::json!(speculation);
         }
+        if let Some(id) = &self.run_id {
+            json["runId"] = Value::String(id.clone());
+        }
         json
     }
 }
@@ -132,6 +155,11 @@ pub enum RunSetupError {
     Source { file: String, message: String },
     #[error("{0}")]
     Setup(String),
+    #[error(transparent)]
+    Store(#[from] pml_store::StoreError),
+    /// `--resume` cannot go on (the program or its args changed, an uncertain call...).
+    #[error("cannot resume run {run}: {why}")]
+    Resume { run: String, why: String },
 }
 
 /// Where the default config's servers live: `PML_MCP_SERVERS`, else the project's
@@ -193,6 +221,19 @@ impl Scratch {
         Ok(Scratch { dir })
     }
 
+    /// The scratch folder whose `root` is `root` (left by a run that was killed).
+    fn reuse(root: &Path) -> Result<Self, RunSetupError> {
+        match (root.is_dir(), root.parent()) {
+            (true, Some(dir)) if root.ends_with("root") => Ok(Scratch {
+                dir: dir.to_path_buf(),
+            }),
+            _ => Err(RunSetupError::Setup(format!(
+                "the scratch folder of the run, {}, is gone: its data cannot be resumed",
+                root.display()
+            ))),
+        }
+    }
+
     pub fn root(&self) -> PathBuf {
         self.dir.join("root")
     }
@@ -225,10 +266,19 @@ pub fn data_dir_of(file: &Path) -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
-/// The MCP config of a run and, for the default one, its scratch directory.
+/// The MCP config of a run and, for the default one, its scratch directory (a new copy of the
+/// program's data folder, or, resuming a run, that run's: `reuse`, its `root`).
 pub fn load_config(
     options: &RunOptions,
     file: &Path,
+) -> Result<(McpConfig, Option<Scratch>), RunSetupError> {
+    load_config_reusing(options, file, None)
+}
+
+fn load_config_reusing(
+    options: &RunOptions,
+    file: &Path,
+    reuse: Option<&Path>,
 ) -> Result<(McpConfig, Option<Scratch>), RunSetupError> {
     if let Some(path) = &options.mcp_config {
         let text = read_source(path)?;
@@ -240,8 +290,11 @@ pub fn load_config(
     }
     let servers = mcp_servers_dir();
     ensure_servers_installed(&servers)?;
-    let scratch = Scratch::new()?;
-    if let Some(data) = data_dir_of(file) {
+    let scratch = match reuse {
+        Some(root) => Scratch::reuse(root)?,
+        None => Scratch::new()?,
+    };
+    if let (None, Some(data)) = (reuse, data_dir_of(file)) {
         copy_dir(&data, &scratch.root()).map_err(|e| {
             RunSetupError::Setup(format!(
                 "cannot copy {} to the scratch folder: {e}",
@@ -424,9 +477,15 @@ impl Approver for Prompt {
 }
 
 /// Runs `file` per `options`. `Err` for problems before the program starts (exit 2); a
-/// program that fails is an `Ok` report with `ok: false` (exit 1).
+/// program that fails is an `Ok` report with `ok: false` (exit 1). With a store, the run is
+/// written there as it starts, each call as it starts and ends (the journal), and the whole
+/// run when it ends; with `resume`, the calls the interrupted run completed are answered from
+/// its journal.
 pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, RunSetupError> {
     let started = Instant::now();
+    let started_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
     let source = read_source(file)?;
     let javascript = javascript_of(file, &source)?;
     check_syntax(file, &javascript)?;
@@ -435,8 +494,34 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         .as_deref()
         .map(load_permissions)
         .transpose()?;
-    let (config, scratch) = load_config(options, file)?;
-    let mut args = options.args.clone();
+    let store = match &options.store {
+        Some(location) => Some(Arc::new(pml_store::Store::open(location).await?)),
+        None => None,
+    };
+    // Resuming: the run's start and journal, checked against what runs now.
+    let resumed = match (&options.resume, &store) {
+        (Some(resume), Some(store)) => Some(resumable(store, resume, options, &source).await?),
+        (Some(resume), None) => {
+            return Err(RunSetupError::Resume {
+                run: resume.run_id.clone(),
+                why: "there is no store to resume from (--no-store)".into(),
+            })
+        }
+        _ => None,
+    };
+    let reuse = resumed.as_ref().and_then(|(_, start, _)| {
+        start
+            .args
+            .get("root")
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+    });
+    let reuse = reuse.filter(|_| options.mcp_config.is_none());
+    let (config, scratch) = load_config_reusing(options, file, reuse.as_deref())?;
+    let mut args = match &resumed {
+        Some((_, start, _)) => start.args.clone(),
+        None => options.args.clone(),
+    };
     if let (Some(scratch), Value::Object(map)) = (&scratch, &mut args) {
         map.entry("root")
             .or_insert_with(|| Value::String(scratch.root().to_string_lossy().into_owned()));
@@ -453,6 +538,51 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     let (program, annotations, _warnings) =
         prepare(&javascript, clients.clone(), permissions.clone(), true).await;
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
+    let (journal, run_id) = match &store {
+        Some(store) => {
+            let read_only = |tool: &str| {
+                options.read_only.iter().any(|t| t == tool)
+                    || annotations.get(tool).is_some_and(|a| a.read_only())
+            };
+            // Calls that can run again if they were in flight at a kill.
+            let repeatable = (annotations.iter())
+                .filter(|(tool, a)| read_only(tool) || a.idempotent_hint == Some(true))
+                .map(|(tool, _)| tool.clone())
+                .chain(options.read_only.iter().cloned())
+                .collect();
+            let earlier = match &resumed {
+                Some((id, _, journal)) => {
+                    check_uncertain(id, journal, options, &annotations, &read_only)?;
+                    journal.clone()
+                }
+                None => Vec::new(),
+            };
+            let id = pml_store::new_run_id();
+            let start = pml_store::RunStart {
+                program_hash: crate::capability::program_hash(&source, dialect_for(file)),
+                file: Some(file.display().to_string()),
+                source: source.clone(),
+                args: args.clone(),
+                given_args: match &resumed {
+                    Some((_, start, _)) => start.given_args.clone(),
+                    None => options.args.clone(),
+                },
+                resumed_from: resumed.as_ref().map(|(id, _, _)| id.clone()),
+                started_at,
+            };
+            store.start_run(&id, &start).await?;
+            let uncertain = options.resume.as_ref().and_then(|r| r.uncertain);
+            let journal = Arc::new(crate::journal::StoreJournal::new(
+                store.clone(),
+                id.clone(),
+                repeatable,
+                earlier,
+                uncertain,
+            ));
+            (Some(journal), Some(id))
+        }
+        None => (None, None),
+    };
     let sandbox = Sandbox::new(SandboxOptions {
         time_limit: std::time::Duration::from_millis(options.code_time_limit_ms.max(1)),
         ..SandboxOptions::default()
@@ -464,13 +594,15 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         ApproveMode::Prompt => Arc::new(Prompt),
     };
     let execute_options = ExecuteOptions {
-        args,
+        args: args.clone(),
         policy: ApprovalPolicy { permissions },
         annotations,
         run_timeout: std::time::Duration::from_millis(options.run_timeout_ms),
         max_calls: options.max_calls,
-        speculate: options.speculate,
+        // Resuming: the journal answers the earlier calls; reads started ahead would not be.
+        speculate: options.speculate && resumed.is_none(),
         read_only: options.read_only.clone(),
+        journal: journal.clone().map(|j| j as Arc<dyn pml_executor::Journal>),
     };
     let report = execute(
         &program,
@@ -482,12 +614,95 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     .await;
     clients.shutdown().await;
     drop(scratch);
-    Ok(RunOutput {
+    let mut output = RunOutput {
         report,
         stages: StageTimings {
             analyze_ms,
             servers_ms,
         },
         program,
-    })
+        run_id: None,
+    };
+    if let Some(journal) = &journal {
+        journal.flush().await;
+    }
+    if let (Some(store), Some(id)) = (&store, run_id) {
+        let record = crate::capability::run_record(
+            &source,
+            dialect_for(file),
+            Some(&file.display().to_string()),
+            &args,
+            &output,
+            started_at,
+            started.elapsed().as_millis() as i64,
+        );
+        match store.record_run(Some(&id), &record).await {
+            Ok(id) => output.run_id = Some(id),
+            Err(e) => eprintln!("pml: the run was not recorded: {e}"),
+        }
+    }
+    Ok(output)
+}
+
+/// The run to resume: its full id, start and journal, when the program and its args are
+/// those it ran with.
+async fn resumable(
+    store: &pml_store::Store,
+    resume: &ResumeOptions,
+    options: &RunOptions,
+    source: &str,
+) -> Result<(String, pml_store::RunStart, Vec<pml_store::JournalEntry>), RunSetupError> {
+    let (id, start) = store.run_start(&resume.run_id).await?;
+    let refuse = |why: String| RunSetupError::Resume {
+        run: id.clone(),
+        why,
+    };
+    if start.source != source {
+        return Err(refuse(
+            "the program is not the one it ran (its text changed)".into(),
+        ));
+    }
+    if resume.args_given && options.args != start.given_args {
+        return Err(refuse(format!(
+            "its args were {}, not {}",
+            start.given_args, options.args
+        )));
+    }
+    let journal = store.journal(&id).await?;
+    Ok((id, start, journal))
+}
+
+/// Refuse to resume when the interrupted run left a call that may or may not have happened
+/// and that cannot safely run again (neither read-only nor idempotent), unless the user said
+/// what to do with it.
+fn check_uncertain(
+    id: &str,
+    journal: &[pml_store::JournalEntry],
+    options: &RunOptions,
+    annotations: &std::collections::HashMap<String, pml_mcp::ToolAnnotations>,
+    read_only: &dyn Fn(&str) -> bool,
+) -> Result<(), RunSetupError> {
+    if options.resume.as_ref().and_then(|r| r.uncertain).is_some() {
+        return Ok(());
+    }
+    let unsafe_call = journal.iter().find(|e| {
+        e.state == pml_store::CallState::Started
+            && !read_only(&e.tool)
+            && annotations
+                .get(&e.tool)
+                .is_none_or(|a| a.idempotent_hint != Some(true))
+    });
+    match unsafe_call {
+        None => Ok(()),
+        Some(e) => Err(RunSetupError::Resume {
+            run: id.to_string(),
+            why: format!(
+                "call {} ({}{}, arguments {}) was in flight when the run stopped: it may or may not have happened; pass --resume-uncertain rerun or --resume-uncertain skip",
+                e.seq,
+                e.tool,
+                e.node.as_deref().map(|n| format!(" at node {n}")).unwrap_or_default(),
+                e.arguments
+            ),
+        }),
+    }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use pml_store::{
-    Capability, CapabilitySummary, NewRun, Run, RunSummary, SaveOutcome, Saved, Store, StoreError,
+    Capability, CapabilitySummary, Run, RunSummary, SaveOutcome, Saved, Store, StoreError,
 };
 
 /// Where the store is: `--store`, else `$PML_STORE`, else the default location.
@@ -48,7 +48,8 @@ fn failed(e: &StoreError) -> ExitCode {
     }
 }
 
-fn location(arg: &StoreArg) -> Result<String, ExitCode> {
+/// The store location: `--store`, `$PML_STORE`, or the default.
+pub fn location(arg: &StoreArg) -> Result<String, ExitCode> {
     if let Some(store) = arg.store.as_ref().filter(|s| !s.is_empty()) {
         return Ok(store.clone());
     }
@@ -213,31 +214,6 @@ pub fn capabilities(action: Option<CapabilitiesAction>, store: StoreArg, json: b
     ExitCode::SUCCESS
 }
 
-/// Record a finished run; its id, or `None` (said on stderr) when the store cannot take it:
-/// the run happened either way.
-pub fn record_run(arg: &StoreArg, run: &NewRun) -> Option<String> {
-    let location = location(arg).ok()?;
-    let recorded = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())
-        .and_then(|runtime| {
-            runtime.block_on(async {
-                let store = Store::open(&location).await.map_err(|e| e.to_string())?;
-                let id = store.record_run(run).await.map_err(|e| e.to_string());
-                store.close().await;
-                id
-            })
-        });
-    match recorded {
-        Ok(id) => Some(id),
-        Err(e) => {
-            eprintln!("pml: the run was not recorded: {e}");
-            None
-        }
-    }
-}
-
 /// Which runs `pml runs` lists.
 #[derive(clap::Args, Clone)]
 pub struct RunsFilter {
@@ -291,11 +267,15 @@ fn runs_table(list: &[RunSummary]) -> String {
             vec![
                 r.id.clone(),
                 date(r.started_at),
-                match r.ok {
-                    true => "ok".into(),
-                    false => "failed".into(),
+                match (r.finished, r.ok) {
+                    (false, _) => "interrupted".into(),
+                    (true, true) => "ok".into(),
+                    (true, false) => "failed".into(),
                 },
-                format!("{} ms", r.duration_ms),
+                match r.finished {
+                    true => format!("{} ms", r.duration_ms),
+                    false => "-".into(),
+                },
                 r.calls.to_string(),
                 match (r.capability.first(), &r.file) {
                     (Some(name), _) => name.clone(),
@@ -331,6 +311,33 @@ fn describe_run(r: &Run) -> String {
         let _ = writeln!(out, "program      {hash}{names}");
     }
     let _ = writeln!(out, "args         {}", r.args);
+    if let Some(from) = &r.resumed_from {
+        let _ = writeln!(out, "resumed      {from}");
+    }
+    if !r.finished {
+        let file = r.file.as_deref().unwrap_or("FILE");
+        let _ = writeln!(
+            out,
+            "interrupted  after {} journaled calls: pml run {file} --resume {}",
+            r.calls, r.id
+        );
+        for e in &r.journal {
+            let state = match e.state {
+                pml_store::CallState::Done => "done",
+                pml_store::CallState::Failed => "failed",
+                pml_store::CallState::Started => "in flight (may or may not have happened)",
+            };
+            let _ = writeln!(
+                out,
+                "  {:>3} {:<6} {} {}  {state}",
+                e.seq,
+                e.node.as_deref().unwrap_or("-"),
+                e.tool,
+                preview(&e.arguments)
+            );
+        }
+        return out;
+    }
     match &r.error {
         Some(e) => {
             let _ = writeln!(out, "failed       {e}");

@@ -307,9 +307,9 @@ async fn runs_are_kept_whole() {
             .await
             .unwrap();
         let first = run_of(&hash(5), true, json!({ "rows": [1, 2, 3] }));
-        let id = store.record_run(&first).await.unwrap();
+        let id = store.record_run(None, &first).await.unwrap();
         let other = store
-            .record_run(&run_of(&hash(6), false, json!(null)))
+            .record_run(None, &run_of(&hash(6), false, json!(null)))
             .await
             .unwrap();
         assert!(other > id, "ids sort by time: {id} {other}");
@@ -345,7 +345,7 @@ async fn runs_are_kept_whole() {
         // A big result is kept as the start of its JSON text.
         let big = json!({ "text": "x".repeat(pml_store::RESULT_PREVIEW_BYTES * 2) });
         let id = store
-            .record_run(&run_of(&hash(5), true, big))
+            .record_run(None, &run_of(&hash(5), true, big))
             .await
             .unwrap();
         let run = store.run(&id).await.unwrap();
@@ -353,6 +353,90 @@ async fn runs_are_kept_whole() {
         let preview = run.result.as_str().unwrap();
         assert!(preview.starts_with("{\"text\":\"xxx"), "{location}");
         assert_eq!(preview.len(), pml_store::RESULT_PREVIEW_BYTES);
+        store.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_run_is_written_as_it_goes() {
+    use pml_store::{CallState, JournalEntry, RunStart};
+    let (_dir, locations) = locations().await;
+    for location in locations {
+        let store = Store::open(&location).await.unwrap();
+        let id = pml_store::new_run_id();
+        let start = RunStart {
+            program_hash: Some(hash(9)),
+            file: Some("p.ts".into()),
+            source: "await mcp.fs.write({ path: 'a' });".into(),
+            args: json!({ "root": "/tmp/x" }),
+            given_args: json!({}),
+            resumed_from: None,
+            started_at: 1,
+        };
+        store.start_run(&id, &start).await.unwrap();
+        let call = |seq: i64, state: CallState| JournalEntry {
+            seq,
+            node: Some(format!("n{seq}")),
+            iteration: vec![0, seq as u32],
+            tool: "fs:write".into(),
+            arguments: json!({ "path": format!("f{seq}") }),
+            state,
+            result: (state == CallState::Done).then(|| json!({ "content": "ok" })),
+            error: (state == CallState::Failed).then(|| ("no".to_string(), "no: why".to_string())),
+        };
+        // Call 1 starts, then ends along with call 2's start; call 2 fails; 3 stays in flight.
+        store
+            .journal_write(&id, &[call(1, CallState::Started)])
+            .await
+            .unwrap();
+        store
+            .journal_write(
+                &id,
+                &[call(1, CallState::Done), call(2, CallState::Started)],
+            )
+            .await
+            .unwrap();
+        store
+            .journal_write(&id, &[call(2, CallState::Failed)])
+            .await
+            .unwrap();
+        store
+            .journal_write(&id, &[call(3, CallState::Started)])
+            .await
+            .unwrap();
+        let journal = store.journal(&id).await.unwrap();
+        assert_eq!(
+            journal,
+            [
+                call(1, CallState::Done),
+                call(2, CallState::Failed),
+                call(3, CallState::Started)
+            ],
+            "{location}"
+        );
+        // Not finished: listed as such, shown from its start and journal.
+        let listed = store.runs(None, 5).await.unwrap();
+        assert_eq!(
+            (listed[0].id.as_str(), listed[0].finished),
+            (id.as_str(), false)
+        );
+        assert_eq!(listed[0].calls, 3);
+        let shown = store.run(&id).await.unwrap();
+        assert!(!shown.finished);
+        assert_eq!(shown.journal, journal);
+        assert_eq!(
+            store.run_start(&id).await.unwrap(),
+            (id.clone(), start.clone())
+        );
+        // Finished under the same id.
+        store
+            .record_run(Some(&id), &run_of(&hash(9), true, json!(1)))
+            .await
+            .unwrap();
+        let shown = store.run(&id).await.unwrap();
+        assert!(shown.finished && shown.ok);
+        assert_eq!(shown.journal.len(), 3);
+        assert_eq!(store.runs(None, 5).await.unwrap().len(), 1);
         store.close().await;
     }
 }

@@ -234,3 +234,189 @@ fn every_run_is_recorded_unless_asked_not_to() {
     let (code, _, err) = pml_in(&store, &["runs", "show", "ffffffffffff"]);
     assert_eq!((code, err.trim()), (1, "pml: no run `ffffffffffff`"));
 }
+
+/// Five writes and five reads... of the real filesystem server, in a folder of its own: each
+/// step writes a file, moves it (a write that fails when repeated: the source is gone) and
+/// lists the folder (a read).
+const STEPS: &str = r#"const seen: number[] = [];
+for (let i = 1; i <= 5; i++) {
+  await mcp.filesystem.write_file({ path: `${args.dir}/step${i}.tmp`, content: `step ${i}` });
+  await mcp.filesystem.move_file({ source: `${args.dir}/step${i}.tmp`, destination: `${args.dir}/step${i}.txt` });
+  const listing = await mcp.filesystem.list_directory({ path: args.dir });
+  seen.push(listing.content.split("\n").length);
+}
+return seen;
+"#;
+
+struct Steps {
+    dir: tempfile::TempDir,
+    store: String,
+    program: String,
+    config: String,
+    args: String,
+}
+
+impl Steps {
+    fn new() -> Steps {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let data = data.canonicalize().unwrap();
+        let program = dir.path().join("steps.ts");
+        std::fs::write(&program, STEPS).unwrap();
+        let server = pml::run::mcp_servers_dir()
+            .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+        let config = dir.path().join("mcp.json");
+        let json = serde_json::json!({ "mcpServers": { "filesystem": {
+            "command": "node", "args": [server, data] } } });
+        std::fs::write(&config, json.to_string()).unwrap();
+        Steps {
+            store: dir.path().join("store.sqlite").display().to_string(),
+            program: program.display().to_string(),
+            config: config.display().to_string(),
+            args: serde_json::json!({ "dir": data }).to_string(),
+            dir,
+        }
+    }
+
+    fn data(&self) -> Vec<(String, String)> {
+        let mut files: Vec<(String, String)> = std::fs::read_dir(self.dir.path().join("data"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let text = std::fs::read_to_string(e.path()).unwrap();
+                (e.file_name().to_string_lossy().into_owned(), text)
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// `pml run` with a fault that stops it still at `fault` (`PML_FAULT_...=n`), killed
+    /// there with SIGKILL; the id of the run, from the store.
+    fn killed(&self, fault: &str, n: usize) -> String {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pml"))
+            .args(["run", &self.program, "--mcp-config", &self.config])
+            .args(["--args", &self.args])
+            .env("PML_STORE", &self.store)
+            .env(fault, n.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = std::io::BufReader::new(stderr).lines();
+        let marker = lines
+            .find(|l| l.as_ref().is_ok_and(|l| l.starts_with("pml-fault:")))
+            .expect("the run stops at the fault")
+            .unwrap();
+        assert!(marker.ends_with(&format!("call {n}")), "{marker}");
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let (_, out, _) = pml_in(&self.store, &["runs", "--json"]);
+        let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let run = &runs[0];
+        assert_eq!(run["finished"], false, "{run}");
+        run["id"].as_str().unwrap().to_string()
+    }
+
+    fn resume(&self, id: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+        let mut args = vec![
+            "run",
+            &self.program,
+            "--mcp-config",
+            &self.config,
+            "--resume",
+            id,
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = pml_in(&self.store, &args);
+        (code, serde_json::from_str(&out).unwrap_or_default(), err)
+    }
+}
+
+#[test]
+fn a_run_killed_after_any_call_resumes_to_the_same_end() {
+    let whole = Steps::new();
+    let (code, out, err) = pml_in(
+        &whole.store,
+        &[
+            "run",
+            &whole.program,
+            "--mcp-config",
+            &whole.config,
+            "--args",
+            &whole.args,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let expected: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(expected["result"], serde_json::json!([1, 2, 3, 4, 5]));
+    let files = whole.data();
+    assert_eq!(files.len(), 5);
+    for n in 1..=15 {
+        let steps = Steps::new();
+        let id = steps.killed("PML_FAULT_PAUSE_AFTER_CALL", n);
+        let (code, resumed, err) = steps.resume(&id, &[]);
+        assert_eq!(code, 0, "killed after call {n}: {err}");
+        // The same result and the same files: no completed write ran twice (a second
+        // move_file would fail), none was lost.
+        assert_eq!(
+            resumed["result"], expected["result"],
+            "killed after call {n}"
+        );
+        assert_eq!(steps.data(), files, "killed after call {n}");
+        let replayed = (resumed["trace"].as_array().unwrap().iter())
+            .filter(|e| e["event"] == "tool_end" && e["replayed"] == true)
+            .count();
+        assert_eq!(replayed, n, "killed after call {n}");
+    }
+}
+
+#[test]
+fn a_call_in_flight_at_the_kill_is_said_and_decided() {
+    // Killed inside a write (it answered, its end was not written): it may or may not have
+    // happened, so resuming stops and says which, until told what to do.
+    let steps = Steps::new();
+    let id = steps.killed("PML_FAULT_PAUSE_IN_CALL", 5);
+    let (code, _, err) = steps.resume(&id, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("call 5 (filesystem:move_file at node n2")
+            && err.contains("--resume-uncertain"),
+        "{err}"
+    );
+    // Skipped: the program's call fails with that reason (and nothing ran twice).
+    let (code, out, _) = steps.resume(&id, &["--resume-uncertain", "skip"]);
+    assert_eq!(code, 1);
+    assert!(
+        out["error"]
+            .as_str()
+            .unwrap()
+            .contains("may or may not have happened"),
+        "{out}"
+    );
+
+    // Killed inside a read: run again without asking.
+    let steps = Steps::new();
+    let id = steps.killed("PML_FAULT_PAUSE_IN_CALL", 6);
+    let (code, out, err) = steps.resume(&id, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out["result"], serde_json::json!([1, 2, 3, 4, 5]));
+}
+
+#[test]
+fn resuming_another_program_or_other_args_is_refused() {
+    let steps = Steps::new();
+    let id = steps.killed("PML_FAULT_PAUSE_AFTER_CALL", 2);
+    let (code, _, err) = steps.resume(&id, &["--args", r#"{"dir":"/elsewhere"}"#]);
+    assert_eq!(code, 2);
+    assert!(err.contains("args"), "{err}");
+    std::fs::write(&steps.program, STEPS.replace("i <= 5", "i <= 6")).unwrap();
+    let (code, _, err) = steps.resume(&id, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("program is not the one it ran"), "{err}");
+    let (code, _, err) = steps.resume("ffffffffffff", &[]);
+    assert_eq!((code, err.trim()), (2, "pml: no run `ffffffffffff`"));
+}

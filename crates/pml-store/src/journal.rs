@@ -1,0 +1,223 @@
+//! The start of each run and its call journal: what `pml run --resume` needs.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+
+use crate::{Store, StoreError};
+
+/// What a run starts from: written before the program's first call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStart {
+    pub program_hash: Option<String>,
+    pub file: Option<String>,
+    /// The program's text, as it ran.
+    pub source: String,
+    /// The `args` the program saw (with what pml added, such as the scratch `root`).
+    pub args: Value,
+    /// The `args` the caller gave.
+    pub given_args: Value,
+    /// The run this one resumes.
+    pub resumed_from: Option<String>,
+    pub started_at: i64,
+}
+
+/// How far a journaled call got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CallState {
+    /// It went out and no end was written: it may or may not have happened.
+    Started,
+    /// It answered (`result`).
+    Done,
+    /// It failed (`error`).
+    Failed,
+}
+
+/// One call in a run's journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JournalEntry {
+    pub seq: i64,
+    pub node: Option<String>,
+    pub iteration: Vec<u32>,
+    pub tool: String,
+    pub arguments: Value,
+    pub state: CallState,
+    pub result: Option<Value>,
+    /// For a failed call: the message the program saw, and the whole story.
+    pub error: Option<(String, String)>,
+}
+
+impl Store {
+    /// Write down that a run starts (under the id `id`).
+    pub async fn start_run(&self, id: &str, start: &RunStart) -> Result<(), StoreError> {
+        self.write(async |conn| {
+            sqlx::query(
+                "INSERT INTO pml_run_starts (id, program_hash, file, source, args, given_args,
+                    resumed_from, started_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(id)
+            .bind(start.program_hash.as_deref())
+            .bind(start.file.as_deref())
+            .bind(&start.source)
+            .bind(start.args.to_string())
+            .bind(start.given_args.to_string())
+            .bind(start.resumed_from.as_deref())
+            .bind(start.started_at)
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| self.error(e))?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// What the run `id` (or the only run whose id starts with it) started from, with its
+    /// full id.
+    pub async fn run_start(&self, id: &str) -> Result<(String, RunStart), StoreError> {
+        let db = |e| self.error(e);
+        let key = id.to_ascii_lowercase();
+        if key.len() < 6 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(StoreError::NoRun(id.to_string()));
+        }
+        let rows = sqlx::query(
+            "SELECT id, program_hash, file, source, args, given_args, resumed_from, started_at
+             FROM pml_run_starts WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 2",
+        )
+        .bind(&key)
+        .bind(format!("{key}~"))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let row = match rows.as_slice() {
+            [] => return Err(StoreError::NoRun(id.to_string())),
+            [one] => one,
+            _ => {
+                return Err(StoreError::Ambiguous {
+                    prefix: id.to_string(),
+                    matches: "several runs".into(),
+                })
+            }
+        };
+        Ok((
+            row.try_get(0).map_err(db)?,
+            RunStart {
+                program_hash: row.try_get(1).map_err(db)?,
+                file: row.try_get(2).map_err(db)?,
+                source: row.try_get(3).map_err(db)?,
+                args: self.json_text(row, 4)?,
+                given_args: self.json_text(row, 5)?,
+                resumed_from: row.try_get(6).map_err(db)?,
+                started_at: row.try_get(7).map_err(db)?,
+            },
+        ))
+    }
+
+    /// Write journal entries of run `run_id` (a call that starts: `state` `Started`; one that
+    /// ended: its outcome), replacing what an entry of the same `seq` said before. One
+    /// statement, committed when it returns: what a run killed afterwards finds.
+    pub async fn journal_write(
+        &self,
+        run_id: &str,
+        entries: &[JournalEntry],
+    ) -> Result<(), StoreError> {
+        const COLUMNS: usize = 10;
+        for chunk in entries.chunks(100) {
+            let mut sql = String::from(
+                "INSERT INTO pml_journal (run_id, seq, node_id, iteration, tool, arguments, state,
+                    result, error_message, error_detail) VALUES ",
+            );
+            for i in 0..chunk.len() {
+                if i > 0 {
+                    sql.push_str(", ");
+                }
+                let n = i * COLUMNS;
+                let row: Vec<String> = (1..=COLUMNS).map(|c| format!("${}", n + c)).collect();
+                sql.push('(');
+                sql.push_str(&row.join(", "));
+                sql.push(')');
+            }
+            sql.push_str(
+                " ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state,
+                    result = excluded.result, error_message = excluded.error_message,
+                    error_detail = excluded.error_detail",
+            );
+            // Only numbered placeholders are built into the text; every value is bound.
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for e in chunk {
+                let state = match e.state {
+                    CallState::Started => "started",
+                    CallState::Done => "done",
+                    CallState::Failed => "failed",
+                };
+                let (message, detail) = match &e.error {
+                    Some((m, d)) => (Some(m.clone()), Some(d.clone())),
+                    None => (None, None),
+                };
+                query = query
+                    .bind(run_id.to_string())
+                    .bind(e.seq)
+                    .bind(e.node.clone())
+                    .bind(serde_json::to_string(&e.iteration).unwrap_or_else(|_| "[]".into()))
+                    .bind(e.tool.clone())
+                    .bind(e.arguments.to_string())
+                    .bind(state)
+                    .bind(e.result.as_ref().map(Value::to_string))
+                    .bind(message)
+                    .bind(detail);
+            }
+            query.execute(&self.pool).await.map_err(|e| self.error(e))?;
+        }
+        Ok(())
+    }
+
+    /// The journal of a run, in the order its program made the calls.
+    pub async fn journal(&self, run_id: &str) -> Result<Vec<JournalEntry>, StoreError> {
+        let db = |e| self.error(e);
+        let rows = sqlx::query(
+            "SELECT seq, node_id, iteration, tool, arguments, state, result, error_message,
+                error_detail
+             FROM pml_journal WHERE run_id = $1 ORDER BY seq",
+        )
+        .bind(run_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let iteration: Value = self.json_text(&row, 2)?;
+            let state: String = row.try_get(5).map_err(db)?;
+            let result: Option<String> = row.try_get(6).map_err(db)?;
+            let message: Option<String> = row.try_get(7).map_err(db)?;
+            let detail: Option<String> = row.try_get(8).map_err(db)?;
+            out.push(JournalEntry {
+                seq: row.try_get(0).map_err(db)?,
+                node: row.try_get(1).map_err(db)?,
+                iteration: serde_json::from_value(iteration).unwrap_or_default(),
+                tool: row.try_get(3).map_err(db)?,
+                arguments: self.json_text(&row, 4)?,
+                state: match state.as_str() {
+                    "done" => CallState::Done,
+                    "failed" => CallState::Failed,
+                    _ => CallState::Started,
+                },
+                result: match result {
+                    Some(text) => {
+                        Some(
+                            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                                location: self.location.clone(),
+                                message: format!("a journaled result does not parse: {e}"),
+                            })?,
+                        )
+                    }
+                    None => None,
+                },
+                error: message.map(|m| (m, detail.unwrap_or_default())),
+            });
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,202 @@
+//! The executor's call journal, kept in the capability store: each call written as it starts
+//! and as it ends; on `pml run --resume`, the calls the interrupted run completed answered from
+//! its journal, in the order the program makes them, checked by tool and arguments.
+//!
+//! What must be on disk when: a call that may change something (neither read-only nor
+//! idempotent by its annotations or `--read-only`) is written as started before it goes out and
+//! as ended before the program sees its answer, so that a run killed at any point knows which
+//! of them happened. A read-only call that was in flight is simply run again on resume, so its
+//! end is queued and written with the next write (or at the end of the run): the journal stays
+//! in program order, and a read is never missing before a write that came after it.
+
+use std::sync::{Arc, Mutex};
+
+use pml_executor::{BoxFuture, Journal, JournalCall, Replay, ToolFailure};
+use pml_store::{CallState, JournalEntry, Store};
+use serde_json::Value;
+
+/// What to do with a call the interrupted run started and may or may not have finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncertain {
+    /// Run it again.
+    Rerun,
+    /// Do not run it: the program's call fails with a message saying why.
+    Skip,
+}
+
+/// Fault injection for tests (`PML_FAULT_PAUSE_AFTER_CALL=N`, `PML_FAULT_PAUSE_IN_CALL=N`):
+/// stop still (so that a test can kill the process there) after the N-th call is written as
+/// done, or after it answered but before that is written.
+#[derive(Debug, Clone, Copy, Default)]
+struct Faults {
+    after: Option<u64>,
+    within: Option<u64>,
+}
+
+impl Faults {
+    fn from_env() -> Faults {
+        let n = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse().ok());
+        Faults {
+            after: n("PML_FAULT_PAUSE_AFTER_CALL"),
+            within: n("PML_FAULT_PAUSE_IN_CALL"),
+        }
+    }
+
+    fn pause(&self, which: &str, seq: u64) {
+        eprintln!("pml-fault: paused {which} call {seq}");
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+pub(crate) struct StoreJournal {
+    store: Arc<Store>,
+    run_id: String,
+    /// Tools whose calls can run again: read-only or idempotent.
+    repeatable: std::collections::HashSet<String>,
+    /// Entries not written yet (ends of read-only calls), in program order.
+    queue: tokio::sync::Mutex<Vec<JournalEntry>>,
+    /// The interrupted run's journal, and whether each entry was given out already.
+    earlier: Mutex<Vec<(JournalEntry, bool)>>,
+    uncertain: Option<Uncertain>,
+    faults: Faults,
+    /// The first store error (said once; the run goes on, without the journal's guarantee).
+    failed: Mutex<bool>,
+}
+
+impl StoreJournal {
+    pub(crate) fn new(
+        store: Arc<Store>,
+        run_id: String,
+        repeatable: std::collections::HashSet<String>,
+        earlier: Vec<JournalEntry>,
+        uncertain: Option<Uncertain>,
+    ) -> StoreJournal {
+        StoreJournal {
+            store,
+            run_id,
+            repeatable,
+            queue: tokio::sync::Mutex::new(Vec::new()),
+            earlier: Mutex::new(earlier.into_iter().map(|e| (e, false)).collect()),
+            uncertain,
+            faults: Faults::from_env(),
+            failed: Mutex::new(false),
+        }
+    }
+
+    /// Write what is queued, and `entry` after it.
+    async fn write(&self, entry: Option<JournalEntry>) {
+        let mut queue = self.queue.lock().await;
+        queue.extend(entry);
+        if queue.is_empty() {
+            return;
+        }
+        match self.store.journal_write(&self.run_id, &queue).await {
+            Ok(()) => queue.clear(),
+            Err(e) => self.said(e),
+        }
+    }
+
+    /// Write everything still queued (at the end of the run).
+    pub(crate) async fn flush(&self) {
+        self.write(None).await;
+    }
+
+    fn said(&self, e: pml_store::StoreError) {
+        let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+        if !*failed {
+            *failed = true;
+            eprintln!(
+                "pml: the call journal could not be written ({e}): this run cannot be resumed"
+            );
+        }
+    }
+}
+
+fn entry(call: &JournalCall) -> JournalEntry {
+    JournalEntry {
+        seq: call.seq as i64,
+        node: call.node.clone(),
+        iteration: call.iteration.clone(),
+        tool: call.tool.clone(),
+        arguments: call.arguments.clone(),
+        state: CallState::Started,
+        result: None,
+        error: None,
+    }
+}
+
+impl Journal for StoreJournal {
+    fn replay<'a>(&'a self, call: &'a JournalCall) -> BoxFuture<'a, Replay> {
+        Box::pin(async move {
+            let mut earlier = self.earlier.lock().unwrap_or_else(|p| p.into_inner());
+            // The first call of the earlier run not given out yet with this tool and these
+            // arguments (the program makes its calls in the same order, but calls made at
+            // once may be listed in another).
+            let found = earlier
+                .iter_mut()
+                .find(|(e, used)| !*used && e.tool == call.tool && e.arguments == call.arguments);
+            let Some((e, used)) = found else {
+                return Replay::Live;
+            };
+            *used = true;
+            match e.state {
+                CallState::Done => Replay::Answer(Ok(e.result.clone().unwrap_or(Value::Null))),
+                CallState::Failed => {
+                    let (message, detail) = e.error.clone().unwrap_or_default();
+                    Replay::Answer(Err(ToolFailure { message, detail }))
+                }
+                // Checked before the run: only read-only or idempotent calls, or what the
+                // user chose, get here.
+                CallState::Started => match self.uncertain {
+                    Some(Uncertain::Skip) => Replay::Answer(Err(ToolFailure::new(format!(
+                        "{} was not run again on resume: the interrupted run started it and it may or may not have happened",
+                        call.tool
+                    )))),
+                    _ => Replay::Live,
+                },
+            }
+        })
+    }
+
+    fn started<'a>(&'a self, call: &'a JournalCall) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            // A read in flight at a kill is run again: nothing to write before it goes out.
+            if !self.repeatable.contains(&call.tool) {
+                self.write(Some(entry(call))).await;
+            }
+        })
+    }
+
+    fn finished<'a>(
+        &'a self,
+        call: &'a JournalCall,
+        outcome: Result<&'a Value, &'a ToolFailure>,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if self.faults.within == Some(call.seq) {
+                self.faults.pause("inside", call.seq);
+            }
+            let mut e = entry(call);
+            match outcome {
+                Ok(value) => {
+                    e.state = CallState::Done;
+                    e.result = Some(value.clone());
+                }
+                Err(failure) => {
+                    e.state = CallState::Failed;
+                    e.error = Some((failure.message.clone(), failure.detail.clone()));
+                }
+            }
+            if self.repeatable.contains(&call.tool) && self.faults.after != Some(call.seq) {
+                self.queue.lock().await.push(e);
+            } else {
+                self.write(Some(e)).await;
+            }
+            if self.faults.after == Some(call.seq) {
+                self.faults.pause("after", call.seq);
+            }
+        })
+    }
+}
