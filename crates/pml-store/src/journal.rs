@@ -2,9 +2,30 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::Row;
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, Executor, Row};
 
 use crate::{Store, StoreError};
+
+/// A connection kept for writing one run's journal (no pool round trip per write).
+pub struct JournalWriter {
+    conn: PoolConnection<Any>,
+    backend: crate::Backend,
+    location: String,
+}
+
+impl JournalWriter {
+    /// [`Store::journal_write`] on this connection.
+    pub async fn write(
+        &mut self,
+        run_id: &str,
+        entries: &[JournalEntry],
+    ) -> Result<(), StoreError> {
+        write_journal(&mut self.conn, run_id, entries)
+            .await
+            .map_err(|e| crate::classify(self.backend, &self.location, e))
+    }
+}
 
 /// What a run starts from: written before the program's first call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,7 +74,8 @@ pub struct JournalEntry {
 impl Store {
     /// Write down that a run starts (under the id `id`).
     pub async fn start_run(&self, id: &str, start: &RunStart) -> Result<(), StoreError> {
-        self.write(async |conn| {
+        // One statement: atomic on its own, no lock to take first.
+        {
             sqlx::query(
                 "INSERT INTO pml_run_starts (id, program_hash, file, source, args, given_args,
                     resumed_from, started_at)
@@ -67,12 +89,11 @@ impl Store {
             .bind(start.given_args.to_string())
             .bind(start.resumed_from.as_deref())
             .bind(start.started_at)
-            .execute(&mut *conn)
+            .execute(&self.pool)
             .await
             .map_err(|e| self.error(e))?;
             Ok(())
-        })
-        .await
+        }
     }
 
     /// What the run `id` (or the only run whose id starts with it) started from, with its
@@ -124,54 +145,20 @@ impl Store {
         run_id: &str,
         entries: &[JournalEntry],
     ) -> Result<(), StoreError> {
-        const COLUMNS: usize = 10;
-        for chunk in entries.chunks(100) {
-            let mut sql = String::from(
-                "INSERT INTO pml_journal (run_id, seq, node_id, iteration, tool, arguments, state,
-                    result, error_message, error_detail) VALUES ",
-            );
-            for i in 0..chunk.len() {
-                if i > 0 {
-                    sql.push_str(", ");
-                }
-                let n = i * COLUMNS;
-                let row: Vec<String> = (1..=COLUMNS).map(|c| format!("${}", n + c)).collect();
-                sql.push('(');
-                sql.push_str(&row.join(", "));
-                sql.push(')');
-            }
-            sql.push_str(
-                " ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state,
-                    result = excluded.result, error_message = excluded.error_message,
-                    error_detail = excluded.error_detail",
-            );
-            // Only numbered placeholders are built into the text; every value is bound.
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for e in chunk {
-                let state = match e.state {
-                    CallState::Started => "started",
-                    CallState::Done => "done",
-                    CallState::Failed => "failed",
-                };
-                let (message, detail) = match &e.error {
-                    Some((m, d)) => (Some(m.clone()), Some(d.clone())),
-                    None => (None, None),
-                };
-                query = query
-                    .bind(run_id.to_string())
-                    .bind(e.seq)
-                    .bind(e.node.clone())
-                    .bind(serde_json::to_string(&e.iteration).unwrap_or_else(|_| "[]".into()))
-                    .bind(e.tool.clone())
-                    .bind(e.arguments.to_string())
-                    .bind(state)
-                    .bind(e.result.as_ref().map(Value::to_string))
-                    .bind(message)
-                    .bind(detail);
-            }
-            query.execute(&self.pool).await.map_err(|e| self.error(e))?;
-        }
-        Ok(())
+        let mut conn = self.pool.acquire().await.map_err(|e| self.error(e))?;
+        write_journal(&mut conn, run_id, entries)
+            .await
+            .map_err(|e| self.error(e))
+    }
+
+    /// A connection of its own for a run's journal.
+    pub async fn journal_writer(&self) -> Result<JournalWriter, StoreError> {
+        let conn = self.pool.acquire().await.map_err(|e| self.error(e))?;
+        Ok(JournalWriter {
+            conn,
+            backend: self.backend,
+            location: self.location.clone(),
+        })
     }
 
     /// The journal of a run, in the order its program made the calls.
@@ -220,4 +207,60 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// One statement writing `entries` of run `run_id` (see [`Store::journal_write`]).
+async fn write_journal(
+    conn: &mut AnyConnection,
+    run_id: &str,
+    entries: &[JournalEntry],
+) -> Result<(), sqlx::Error> {
+    const COLUMNS: usize = 10;
+    for chunk in entries.chunks(100) {
+        let mut sql = String::from(
+            "INSERT INTO pml_journal (run_id, seq, node_id, iteration, tool, arguments, state,
+                result, error_message, error_detail) VALUES ",
+        );
+        for i in 0..chunk.len() {
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            let n = i * COLUMNS;
+            let row: Vec<String> = (1..=COLUMNS).map(|c| format!("${}", n + c)).collect();
+            sql.push('(');
+            sql.push_str(&row.join(", "));
+            sql.push(')');
+        }
+        sql.push_str(
+            " ON CONFLICT (run_id, seq) DO UPDATE SET state = excluded.state,
+                result = excluded.result, error_message = excluded.error_message,
+                error_detail = excluded.error_detail",
+        );
+        // Only numbered placeholders are built into the text; every value is bound.
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for e in chunk {
+            let state = match e.state {
+                CallState::Started => "started",
+                CallState::Done => "done",
+                CallState::Failed => "failed",
+            };
+            let (message, detail) = match &e.error {
+                Some((m, d)) => (Some(m.clone()), Some(d.clone())),
+                None => (None, None),
+            };
+            query = query
+                .bind(run_id.to_string())
+                .bind(e.seq)
+                .bind(e.node.clone())
+                .bind(serde_json::to_string(&e.iteration).unwrap_or_else(|_| "[]".into()))
+                .bind(e.tool.clone())
+                .bind(e.arguments.to_string())
+                .bind(state)
+                .bind(e.result.as_ref().map(Value::to_string))
+                .bind(message)
+                .bind(detail);
+        }
+        conn.execute(query).await?;
+    }
+    Ok(())
 }

@@ -32,7 +32,7 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 
 pub use capabilities::{Capability, CapabilitySummary, NewCapability, Removed, SaveOutcome, Saved};
-pub use journal::{CallState, JournalEntry, RunStart};
+pub use journal::{CallState, JournalEntry, JournalWriter, RunStart};
 pub use runs::{new_run_id, NewRun, Run, RunSummary, RESULT_PREVIEW_BYTES};
 
 /// The database behind a store.
@@ -113,7 +113,7 @@ impl Store {
         };
         // One connection first, for the real reason when there is none (the pool would only
         // say that it timed out).
-        match tokio::time::timeout(CONNECT_WAIT, AnyConnection::connect(&url)).await {
+        let check = match tokio::time::timeout(CONNECT_WAIT, AnyConnection::connect(&url)).await {
             Ok(Ok(mut conn)) => {
                 if backend == Backend::Sqlite {
                     // Readers never wait for the writer (persistent: set once per file). The
@@ -127,7 +127,7 @@ impl Store {
                         return Err(classify(backend, location, e));
                     }
                 }
-                let _ = conn.close().await;
+                conn
             }
             Ok(Err(e)) => return Err(unreachable(e)),
             Err(_) => {
@@ -136,7 +136,7 @@ impl Store {
                     message: format!("no answer in {} s", CONNECT_WAIT.as_secs()),
                 })
             }
-        }
+        };
         let pool = AnyPoolOptions::new()
             .max_connections(4)
             .acquire_timeout(CONNECT_WAIT)
@@ -151,6 +151,9 @@ impl Store {
             .connect(&url)
             .await
             .map_err(unreachable)?;
+        // Closed once the pool has a connection: the last connection to close a SQLite file
+        // checkpoints its write-ahead log, work for whoever closes the store.
+        let _ = check.close().await;
         let store = Store {
             pool,
             backend,

@@ -55,8 +55,9 @@ pub(crate) struct StoreJournal {
     run_id: String,
     /// Tools whose calls can run again: read-only or idempotent.
     repeatable: std::collections::HashSet<String>,
-    /// Entries not written yet (ends of read-only calls), in program order.
-    queue: tokio::sync::Mutex<Vec<JournalEntry>>,
+    /// Entries not written yet (ends of read-only calls), in program order, and the
+    /// connection the journal is written on (taken at the first write).
+    queue: tokio::sync::Mutex<(Vec<JournalEntry>, Option<pml_store::JournalWriter>)>,
     /// The interrupted run's journal, and whether each entry was given out already.
     earlier: Mutex<Vec<(JournalEntry, bool)>>,
     uncertain: Option<Uncertain>,
@@ -77,7 +78,7 @@ impl StoreJournal {
             store,
             run_id,
             repeatable,
-            queue: tokio::sync::Mutex::new(Vec::new()),
+            queue: tokio::sync::Mutex::new((Vec::new(), None)),
             earlier: Mutex::new(earlier.into_iter().map(|e| (e, false)).collect()),
             uncertain,
             faults: Faults::from_env(),
@@ -87,12 +88,22 @@ impl StoreJournal {
 
     /// Write what is queued, and `entry` after it.
     async fn write(&self, entry: Option<JournalEntry>) {
-        let mut queue = self.queue.lock().await;
+        let mut guard = self.queue.lock().await;
+        let (queue, writer) = &mut *guard;
         queue.extend(entry);
         if queue.is_empty() {
             return;
         }
-        match self.store.journal_write(&self.run_id, &queue).await {
+        if writer.is_none() {
+            match self.store.journal_writer().await {
+                Ok(w) => *writer = Some(w),
+                Err(e) => return self.said(e),
+            }
+        }
+        let Some(writer) = writer.as_mut() else {
+            return;
+        };
+        match writer.write(&self.run_id, queue).await {
             Ok(()) => queue.clear(),
             Err(e) => self.said(e),
         }
@@ -190,7 +201,7 @@ impl Journal for StoreJournal {
                 }
             }
             if self.repeatable.contains(&call.tool) && self.faults.after != Some(call.seq) {
-                self.queue.lock().await.push(e);
+                self.queue.lock().await.0.push(e);
             } else {
                 self.write(Some(e)).await;
             }

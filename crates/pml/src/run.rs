@@ -641,6 +641,14 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             Err(e) => eprintln!("pml: the run was not recorded: {e}"),
         }
     }
+    // Closed, not dropped: the journal's connection goes back first, and closing the last
+    // connection checkpoints SQLite's write-ahead log (left to grow, it makes every later
+    // open slower).
+    drop(journal);
+    drop(execute_options);
+    if let Some(store) = store.and_then(|s| Arc::try_unwrap(s).ok()) {
+        store.close().await;
+    }
     Ok(output)
 }
 
