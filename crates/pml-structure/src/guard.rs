@@ -21,8 +21,10 @@ pub const MAX_OPERATORS: usize = 1_000_000;
 
 /// How many nested bracket levels may each contain a `<` (TypeScript only). SWC's TypeScript
 /// parser tries a type assertion / generic arrow and backtracks at every such level: time grows
-/// ~2.2x per level (`(<a>` x 24 took 10 s). Real agent code stays far below this.
-pub const MAX_ANGLE_NESTING: usize = 12;
+/// ~2.2x per level (`(<a>` x 24 took 10 s), and more for some shapes (a fuzzed 174-byte input
+/// of 11 levels of `x=f<(` took 1.2 s in a release build). At 8 the worst seen is ~0.1 s. Real
+/// agent code stays far below this.
+pub const MAX_ANGLE_NESTING: usize = 8;
 
 /// Inputs the parser must not see: where (byte offset), and why. Checked in this order: bracket
 /// depth, operator count, `<` nesting (TypeScript).

@@ -147,6 +147,12 @@ fn typescript_backtracking_patterns_are_refused_quickly() {
         // Not a timing goal: a guard against hanging (the budget is generous for debug builds).
         assert!(started.elapsed().as_secs() < 30, "{pattern}");
     }
+    // Found by fuzzing `parameterize`: 11 levels, 174 bytes, 1.2 s to parse at the old limit.
+    let fuzzed = "yp<( s2rinfsufc=fp<(rinfsufc=fp<((striclassnufc=fp<(rinfsufc=fp<((striclassnfsugp<((striclassnufc=fp<(rinfsufc=fp<((striclassnfsugc=(st=<(ayp=fp<((striclassnfsufsort(<(\"p*yar";
+    let started = std::time::Instant::now();
+    let s = build(fuzzed);
+    assert_eq!(s.diagnostics[0].code, diagnostics::TOO_DEEP);
+    assert!(started.elapsed().as_secs() < 30);
     // Ordinary comparisons and generics in nested calls are fine.
     let s = build("const r = f(a < b, g(c < d, h<number>(e < f)));");
     assert!(!s.has_errors(), "{:?}", s.diagnostics);

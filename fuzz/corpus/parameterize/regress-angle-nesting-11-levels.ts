@@ -1,0 +1,1 @@
+yp<( s2rinfsufc=fp<(rinfsufc=fp<((striclassnufc=fp<(rinfsufc=fp<((striclassnfsugp<((striclassnufc=fp<(rinfsufc=fp<((striclassnfsugc=(st=<(ayp=fp<((striclassnfsufsort(<("p*yar
