@@ -10,6 +10,9 @@
 //!    reference `memory` server (its journal and trace are what gets written). Goal: <= 5 ms
 //!    (median), over a run that is not recorded.
 //!
+//! 3. Resume overhead: the same run resumed from its whole journal (every call answered from
+//!    it) against the run made live without a store.
+//!
 //! Figures are medians; they go to stdout and `target/bench/bench-store.json`. Build in
 //! release mode: `cargo run --release -p xtask -- bench-store`.
 
@@ -97,9 +100,24 @@ pub fn run(args: &[String]) -> Result<()> {
     let program = scratch.join("twenty-calls.ts");
     std::fs::write(&program, TWENTY_CALLS)?;
     let location = scratch.join("runs.sqlite").display().to_string();
+    // The memory server with its file in the bench's folder (resuming reuses what it holds).
+    let server = pml::run::mcp_servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    let config = scratch.join("mcp.json");
+    let memory = scratch.join("memory.jsonl");
+    std::fs::write(
+        &config,
+        json!({ "mcpServers": { "memory": { "command": "node", "args": [server],
+            "env": { "MEMORY_FILE_PATH": memory } } } })
+        .to_string(),
+    )?;
+    let base = RunOptions {
+        mcp_config: Some(config),
+        ..RunOptions::default()
+    };
     let options = RunOptions {
         store: Some(location.clone()),
-        ..RunOptions::default()
+        ..base.clone()
     };
     let output = rt
         .block_on(run_file(&program, &options))
@@ -141,7 +159,8 @@ pub fn run(args: &[String]) -> Result<()> {
             hash.push(hashed.elapsed().as_secs_f64() * 1e3);
             let id = pml_store::new_run_id();
             let t = Instant::now();
-            store.start_run(&id, &start).await?;
+            let mut writer = store.journal_writer().await?;
+            writer.start_run(&id, &start).await?;
             parts[1].push(t.elapsed().as_secs_f64() * 1e3);
             let t = Instant::now();
             // ...each call as it starts and ends, as the journal writes them: a call that may
@@ -149,7 +168,6 @@ pub fn run(args: &[String]) -> Result<()> {
             // (`open_nodes`, annotated `readOnlyHint` by the server) queued until the next
             // write...
             let mut queue: Vec<pml_store::JournalEntry> = Vec::new();
-            let mut writer = store.journal_writer().await?;
             for entry in &journal {
                 if entry.tool.ends_with(":open_nodes") {
                     queue.push(entry.clone());
@@ -187,7 +205,37 @@ pub fn run(args: &[String]) -> Result<()> {
         "recording a run of {calls} calls (open, hash, start, the journal, the run, close): {total:.2} ms (median of {records}; hashing {hash:.2} ms) - goal <= 5 ms: {}",
         if total <= 5.0 { "met" } else { "MISSED" }
     );
+    // 3. Resume: the same 20-call run resumed from a complete journal (every call answered
+    // from it) against running it live without a store, in alternating rounds.
+    let rounds = if quick { 3 } else { 9 };
+    let (mut live, mut resumed) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let started = Instant::now();
+        let out = rt.block_on(run_file(&program, &base))?;
+        anyhow::ensure!(out.report.ok, "live run failed");
+        live.push(started.elapsed().as_secs_f64() * 1e3);
+        let options = RunOptions {
+            store: Some(location.clone()),
+            resume: Some(pml::run::ResumeOptions {
+                run_id: first.clone(),
+                uncertain: None,
+                args_given: false,
+            }),
+            ..base.clone()
+        };
+        let started = Instant::now();
+        let out = rt.block_on(run_file(&program, &options))?;
+        anyhow::ensure!(out.report.ok, "resumed run failed: {:?}", out.report.error);
+        resumed.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    let (live, resumed) = (median(&mut live), median(&mut resumed));
+    println!(
+        "resume: a 20-call run resumed from its whole journal {resumed:.1} ms, run live without a store {live:.1} ms ({:.2}x; both start the servers; median of {rounds})",
+        resumed / live
+    );
     let report = json!({
+        "resumeMs": resumed,
+        "liveMs": live,
         "saveThroughputPerSecond": throughput,
         "saves": saves,
         "recordRunMs": total,

@@ -15,6 +15,13 @@ pub struct JournalWriter {
 }
 
 impl JournalWriter {
+    /// [`Store::start_run`] on this connection.
+    pub async fn start_run(&mut self, id: &str, start: &RunStart) -> Result<(), StoreError> {
+        insert_start(&mut self.conn, id, start)
+            .await
+            .map_err(|e| crate::classify(self.backend, &self.location, e))
+    }
+
     /// [`Store::journal_write`] on this connection.
     pub async fn write(
         &mut self,
@@ -74,26 +81,11 @@ pub struct JournalEntry {
 impl Store {
     /// Write down that a run starts (under the id `id`).
     pub async fn start_run(&self, id: &str, start: &RunStart) -> Result<(), StoreError> {
+        let mut conn = self.pool.acquire().await.map_err(|e| self.error(e))?;
         // One statement: atomic on its own, no lock to take first.
-        {
-            sqlx::query(
-                "INSERT INTO pml_run_starts (id, program_hash, file, source, args, given_args,
-                    resumed_from, started_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            )
-            .bind(id)
-            .bind(start.program_hash.as_deref())
-            .bind(start.file.as_deref())
-            .bind(&start.source)
-            .bind(start.args.to_string())
-            .bind(start.given_args.to_string())
-            .bind(start.resumed_from.as_deref())
-            .bind(start.started_at)
-            .execute(&self.pool)
+        insert_start(&mut conn, id, start)
             .await
-            .map_err(|e| self.error(e))?;
-            Ok(())
-        }
+            .map_err(|e| self.error(e))
     }
 
     /// What the run `id` (or the only run whose id starts with it) started from, with its
@@ -262,5 +254,27 @@ async fn write_journal(
         }
         conn.execute(query).await?;
     }
+    Ok(())
+}
+
+async fn insert_start(
+    conn: &mut AnyConnection,
+    id: &str,
+    start: &RunStart,
+) -> Result<(), sqlx::Error> {
+    let query = sqlx::query(
+        "INSERT INTO pml_run_starts (id, program_hash, file, source, args, given_args,
+            resumed_from, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(id)
+    .bind(start.program_hash.as_deref())
+    .bind(start.file.as_deref())
+    .bind(&start.source)
+    .bind(start.args.to_string())
+    .bind(start.given_args.to_string())
+    .bind(start.resumed_from.as_deref())
+    .bind(start.started_at);
+    conn.execute(query).await?;
     Ok(())
 }

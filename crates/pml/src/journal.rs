@@ -67,9 +67,12 @@ pub(crate) struct StoreJournal {
 }
 
 impl StoreJournal {
+    /// The journal of run `run_id`, whose start is written on `writer` (the connection the
+    /// journal keeps: one connection for the whole run).
     pub(crate) fn new(
         store: Arc<Store>,
         run_id: String,
+        writer: Option<pml_store::JournalWriter>,
         repeatable: std::collections::HashSet<String>,
         earlier: Vec<JournalEntry>,
         uncertain: Option<Uncertain>,
@@ -78,7 +81,7 @@ impl StoreJournal {
             store,
             run_id,
             repeatable,
-            queue: tokio::sync::Mutex::new((Vec::new(), None)),
+            queue: tokio::sync::Mutex::new((Vec::new(), writer)),
             earlier: Mutex::new(earlier.into_iter().map(|e| (e, false)).collect()),
             uncertain,
             faults: Faults::from_env(),
@@ -109,9 +112,10 @@ impl StoreJournal {
         }
     }
 
-    /// Write everything still queued (at the end of the run).
-    pub(crate) async fn flush(&self) {
+    /// Write everything still queued (at the end of the run), and give the connection back.
+    pub(crate) async fn finish(&self) {
         self.write(None).await;
+        self.queue.lock().await.1 = None;
     }
 
     fn said(&self, e: pml_store::StoreError) {

@@ -570,11 +570,14 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
                 resumed_from: resumed.as_ref().map(|(id, _, _)| id.clone()),
                 started_at,
             };
-            store.start_run(&id, &start).await?;
+            // One connection for the start and the journal.
+            let mut writer = store.journal_writer().await?;
+            writer.start_run(&id, &start).await?;
             let uncertain = options.resume.as_ref().and_then(|r| r.uncertain);
             let journal = Arc::new(crate::journal::StoreJournal::new(
                 store.clone(),
                 id.clone(),
+                Some(writer),
                 repeatable,
                 earlier,
                 uncertain,
@@ -624,7 +627,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         run_id: None,
     };
     if let Some(journal) = &journal {
-        journal.flush().await;
+        journal.finish().await;
     }
     if let (Some(store), Some(id)) = (&store, run_id) {
         let record = crate::capability::run_record(
