@@ -119,9 +119,11 @@ fn an_unusable_store_exits_2() {
 }
 
 #[test]
-fn eight_processes_saving_at_once_lose_nothing() {
+fn eight_processes_saving_and_running_at_once_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store.sqlite").display().to_string();
+    let empty = dir.path().join("no-servers.json");
+    std::fs::write(&empty, r#"{"mcpServers": {}}"#).unwrap();
     let mut children = Vec::new();
     for p in 0..8 {
         // Each process saves a program of its own and the shared one under its own name.
@@ -133,6 +135,19 @@ fn eight_processes_saving_at_once_lose_nothing() {
             format!("// {p}\nawait mcp.fs.stat({{ path: 'y' }});"),
         )
         .unwrap();
+        // And runs a program (no servers: its runs are only written to the store).
+        let pure = dir.path().join(format!("pure{p}.ts"));
+        std::fs::write(&pure, format!("return [{p}, args.n];")).unwrap();
+        children.push(
+            Command::new(env!("CARGO_BIN_EXE_pml"))
+                .args(["run", &pure.display().to_string(), "--args", r#"{"n": 1}"#])
+                .args(["--mcp-config", &empty.display().to_string()])
+                .env("PML_STORE", &store)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
         for (file, name) in [(own, format!("own{p}")), (shared, format!("shared{p}"))] {
             children.push(
                 Command::new(env!("CARGO_BIN_EXE_pml"))
@@ -162,6 +177,13 @@ fn eight_processes_saving_at_once_lose_nothing() {
         .map(|c| c["names"].as_array().unwrap().len())
         .sum();
     assert_eq!(names, 16);
+    let (_, out, _) = pml_in(&store, &["runs", "--json"]);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 8, "{out}");
+    assert!(runs
+        .iter()
+        .all(|r| r["ok"] == true && r["finished"] == true));
 }
 
 /// A program with a decision and a loop, against the reference servers.
