@@ -92,29 +92,18 @@ impl Store {
     /// full id.
     pub async fn run_start(&self, id: &str) -> Result<(String, RunStart), StoreError> {
         let db = |e| self.error(e);
-        let key = id.to_ascii_lowercase();
-        if key.len() < 6 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(StoreError::NoRun(id.to_string()));
-        }
-        let rows = sqlx::query(
+        let full = self.run_id_of(id).await?;
+        let row = sqlx::query(
             "SELECT id, program_hash, file, source, args, given_args, resumed_from, started_at
-             FROM pml_run_starts WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 2",
+             FROM pml_run_starts WHERE id = $1",
         )
-        .bind(&key)
-        .bind(format!("{key}~"))
-        .fetch_all(&self.pool)
+        .bind(&full)
+        .fetch_optional(&self.pool)
         .await
-        .map_err(db)?;
-        let row = match rows.as_slice() {
-            [] => return Err(StoreError::NoRun(id.to_string())),
-            [one] => one,
-            _ => {
-                return Err(StoreError::Ambiguous {
-                    prefix: id.to_string(),
-                    matches: "several runs".into(),
-                })
-            }
-        };
+        .map_err(db)?
+        // Finished runs recorded before schema version 3 have no start.
+        .ok_or_else(|| StoreError::NoRun(id.to_string()))?;
+        let row = &row;
         Ok((
             row.try_get(0).map_err(db)?,
             RunStart {

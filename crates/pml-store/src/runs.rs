@@ -194,34 +194,55 @@ impl Store {
         Ok(out)
     }
 
-    /// The run with this id, or the only one whose id starts with it (6 characters at least).
-    pub async fn run(&self, id: &str) -> Result<Run, StoreError> {
-        let db = |e| self.error(e);
+    /// The full id of the run `id` names: itself, or the only run (finished or not) whose id
+    /// starts with it (6 hexadecimal digits at least).
+    pub(crate) async fn run_id_of(&self, id: &str) -> Result<String, StoreError> {
         let key = id.to_ascii_lowercase();
         if key.len() < 6 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(StoreError::NoRun(id.to_string()));
         }
         let rows = sqlx::query(
-            "SELECT id, program_hash, file, args, ok, result, result_truncated, error, trace,
-                executed_path, decisions, timings, calls, started_at, duration_ms
-             FROM pml_runs WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 2",
+            "SELECT id FROM pml_run_starts WHERE id >= $1 AND id < $2
+             UNION SELECT id FROM pml_runs WHERE id >= $1 AND id < $2
+             ORDER BY id LIMIT 2",
         )
         .bind(&key)
         .bind(format!("{key}~"))
         .fetch_all(&self.pool)
         .await
+        .map_err(|e| self.error(e))?;
+        let ids: Vec<String> = (rows.iter())
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.error(e))?;
+        match ids.as_slice() {
+            [] => Err(StoreError::NoRun(id.to_string())),
+            [one] => Ok(one.clone()),
+            _ => Err(StoreError::Ambiguous {
+                prefix: id.to_string(),
+                matches: ids.join(", "),
+            }),
+        }
+    }
+
+    /// The run with this id, or the only one whose id starts with it (6 characters at least).
+    pub async fn run(&self, id: &str) -> Result<Run, StoreError> {
+        let db = |e| self.error(e);
+        let id = self.run_id_of(id).await?;
+        let row = sqlx::query(
+            "SELECT id, program_hash, file, args, ok, result, result_truncated, error, trace,
+                executed_path, decisions, timings, calls, started_at, duration_ms
+             FROM pml_runs WHERE id = $1",
+        )
+        .bind(&id)
+        .fetch_optional(&self.pool)
+        .await
         .map_err(db)?;
-        let row = match rows.as_slice() {
-            // Started, never finished: what its start and journal say.
-            [] => return self.unfinished_run(id).await,
-            [one] => one,
-            _ => {
-                return Err(StoreError::Ambiguous {
-                    prefix: id.to_string(),
-                    matches: "several runs".into(),
-                })
-            }
+        // Started, never finished: what its start and journal say.
+        let Some(row) = row else {
+            return self.unfinished_run(&id).await;
         };
+        let row = &row;
         let program_hash: Option<String> = row.try_get(1).map_err(db)?;
         let full: String = row.try_get(0).map_err(db)?;
         let (resumed_from, journal) = match self.run_start(&full).await {
