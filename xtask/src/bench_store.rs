@@ -148,8 +148,7 @@ pub fn run(args: &[String]) -> Result<()> {
             parts[0].push(t.elapsed().as_secs_f64() * 1e3);
             let hashed = Instant::now();
             let record = pml::capability::run_record(
-                TWENTY_CALLS,
-                pml::Dialect::TypeScript,
+                pml::capability::program_hash(TWENTY_CALLS, pml::Dialect::TypeScript),
                 Some("twenty-calls.ts"),
                 &json!({}),
                 &output,

@@ -16,6 +16,7 @@ use pml_structure::{Instrumented, NodeKind, ProbeKind, StaticStructure};
 use serde_json::Value;
 
 use crate::approval::SideEffect;
+use crate::host::ToolFailure;
 use crate::journal::{JournalCall, Replay};
 use crate::speculate::{Speculation, SpeculationReport};
 use crate::trace::{Op, TraceEvent, Tracer};
@@ -570,6 +571,27 @@ async fn answer(
             });
         Err(js)
     };
+    // The end of every answered call: listed, traced, and its failure kept.
+    let settle = |op: &Op, since, outcome: Result<Value, ToolFailure>, arguments: Value| {
+        shared
+            .calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Call {
+                tool: tool.clone(),
+                arguments,
+            });
+        match outcome {
+            Ok(value) => {
+                cx.tracer.end(op, since, Ok(Some(&value)));
+                Ok(value)
+            }
+            Err(failure) => {
+                cx.tracer.end(op, since, Err(&failure.detail));
+                fail(failure.detail, failure.message)
+            }
+        }
+    };
     let journaled = cx.journal.as_ref().map(|journal| {
         let entry = JournalCall {
             seq,
@@ -587,24 +609,7 @@ async fn answer(
             op.replayed = true;
             let since = cx.tracer.start(&op);
             journal.finished(entry, outcome.as_ref()).await;
-            shared
-                .calls
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(Call {
-                    tool: tool.clone(),
-                    arguments: call.arguments,
-                });
-            return match outcome {
-                Ok(value) => {
-                    cx.tracer.end(&op, since, Ok(Some(&value)));
-                    Ok(value)
-                }
-                Err(failure) => {
-                    cx.tracer.end(&op, since, Err(&failure.detail));
-                    fail(failure.detail, failure.message)
-                }
-            };
+            return settle(&op, since, outcome, call.arguments);
         }
     }
     if cx.policy.needs_approval(&tool, cx.facts.destructive(&tool)) {
@@ -683,22 +688,5 @@ async fn answer(
     if let Some((journal, entry)) = &journaled {
         journal.finished(entry, outcome.as_ref()).await;
     }
-    shared
-        .calls
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(Call {
-            tool: tool.clone(),
-            arguments: call.arguments,
-        });
-    match outcome {
-        Ok(value) => {
-            cx.tracer.end(&op, since, Ok(Some(&value)));
-            Ok(value)
-        }
-        Err(failure) => {
-            cx.tracer.end(&op, since, Err(&failure.detail));
-            fail(failure.detail, failure.message)
-        }
-    }
+    settle(&op, since, outcome, call.arguments)
 }

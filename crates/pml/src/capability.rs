@@ -17,11 +17,10 @@ pub fn program_hash(code: &str, dialect: Dialect) -> Option<String> {
     crate::semantic_hash(&crate::analyze(code, &options).structure).ok()
 }
 
-/// The record of a finished run of `code` (from `file`, with the caller's `args`), started at
-/// `started_at` (ms since the epoch).
+/// The record of a finished run of the program whose hash is `program_hash` (from `file`,
+/// with the caller's `args`), started at `started_at` (ms since the epoch).
 pub fn run_record(
-    code: &str,
-    dialect: Dialect,
+    program_hash: Option<String>,
     file: Option<&str>,
     args: &Value,
     output: &RunOutput,
@@ -37,7 +36,7 @@ pub fn run_record(
         .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
         .count();
     NewRun {
-        program_hash: program_hash(code, dialect),
+        program_hash,
         file: file.map(str::to_string),
         args: args.clone(),
         ok: report.ok,

@@ -538,6 +538,10 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     let (program, annotations, _warnings) =
         prepare(&javascript, clients.clone(), permissions.clone(), true).await;
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
+    // Computed once, for the run's start and its record.
+    let program_hash = store
+        .as_ref()
+        .and_then(|_| crate::capability::program_hash(&source, dialect_for(file)));
     let (journal, run_id) = match &store {
         Some(store) => {
             let read_only = |tool: &str| {
@@ -559,7 +563,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             };
             let id = pml_store::new_run_id();
             let start = pml_store::RunStart {
-                program_hash: crate::capability::program_hash(&source, dialect_for(file)),
+                program_hash: program_hash.clone(),
                 file: Some(file.display().to_string()),
                 source: source.clone(),
                 args: args.clone(),
@@ -631,8 +635,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     }
     if let (Some(store), Some(id)) = (&store, run_id) {
         let record = crate::capability::run_record(
-            &source,
-            dialect_for(file),
+            program_hash,
             Some(&file.display().to_string()),
             &args,
             &output,
