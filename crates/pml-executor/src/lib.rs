@@ -16,7 +16,9 @@
 //! when it runs, and the trace is laid onto the structure. Its `mcp` calls come to the host,
 //! which approves, traces and runs them. **Speculation** (`speculate.rs`) makes it fast:
 //! read-only calls start as soon as their arguments are known, ahead of the program, which
-//! takes them when it makes the same call.
+//! takes them when it makes the same call. **Capabilities** (`capability.rs`):
+//! `capabilities.NAME(args)` runs a stored program ([`CapabilityProgram`], resolved by the
+//! caller) as a nested run, traced under the caller's node.
 //!
 //! **Invariants:**
 //! - Running through pml gives the result running the program directly would give: the
@@ -31,6 +33,7 @@
 //!   call cap.
 
 mod approval;
+mod capability;
 mod host;
 mod journal;
 mod program;
@@ -50,6 +53,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use approval::{ApprovalPolicy, Approver, AutoApprove, DenyAll, Recording, SideEffect};
+pub use capability::CapabilityProgram;
 pub use host::{BoxFuture, ToolFailure, ToolHost};
 pub use journal::{Journal, JournalCall, Replay};
 pub use speculate::SpeculationReport;
@@ -88,6 +92,12 @@ pub struct ExecuteOptions {
     pub read_only: Vec<String>,
     /// Where the program's calls are written as they happen, and a resumed run answered from.
     pub journal: Option<Arc<dyn Journal>>,
+    /// The capabilities `capabilities.<name>(...)` may call, by every name it uses, and those
+    /// they call in turn (module `capability`).
+    pub capabilities: HashMap<String, Arc<CapabilityProgram>>,
+    /// Names of the program's `args` that capability calls get too, unless they give their own
+    /// (e.g. `root`, the folder the default config's filesystem server serves).
+    pub inherited_args: Vec<String>,
 }
 
 /// Default of [`ExecuteOptions::run_timeout`].
@@ -106,6 +116,8 @@ impl Default for ExecuteOptions {
             speculate: true,
             read_only: Vec::new(),
             journal: None,
+            capabilities: HashMap::new(),
+            inherited_args: Vec::new(),
         }
     }
 }
@@ -194,6 +206,13 @@ pub(crate) struct Services {
     pub policy: ApprovalPolicy,
     pub facts: Arc<ToolFacts>,
     pub journal: Option<Arc<dyn Journal>>,
+    /// Calls made so far by the run and the capabilities it called (one count, one limit, one
+    /// numbering of the journal).
+    pub made: Arc<std::sync::atomic::AtomicUsize>,
+    pub capabilities: Arc<capability::Capabilities>,
+    /// In a capability's run: its name (`outer/inner` when nested), which prefixes its node
+    /// ids where approvals name them.
+    pub scope: Option<Arc<str>>,
 }
 
 /// What the executor knows about tools.
@@ -261,8 +280,17 @@ pub async fn execute(
             .unwrap_or_default();
         return finish(refused(message), tracer);
     }
-    // The hook sees every side effect the program may have before anything runs.
-    let planned = planned_side_effects(program, &facts, &options.policy);
+    // The hook sees every side effect the program may have before anything runs, the
+    // capabilities' it calls included.
+    let mut planned = planned_side_effects(program, &facts, &options.policy, None);
+    for (name, capability) in capability::distinct(&options.capabilities) {
+        planned.extend(planned_side_effects(
+            &capability.program,
+            &facts,
+            &options.policy,
+            Some(name),
+        ));
+    }
     if !approver.review(&planned).await {
         return finish(refused("the run was not approved".to_owned()), tracer);
     }
@@ -274,6 +302,13 @@ pub async fn execute(
         policy: options.policy.clone(),
         facts,
         journal: options.journal.clone(),
+        made: Arc::default(),
+        capabilities: Arc::new(capability::Capabilities::new(
+            &options.capabilities,
+            &options.inherited_args,
+            &options.args,
+        )),
+        scope: None,
     };
     let limits = program::Limits {
         wall: options.run_timeout,
@@ -284,11 +319,13 @@ pub async fn execute(
     finish(ran, tracer)
 }
 
-/// Every MCP call the program may make that is not read-only, with whether it needs approval.
+/// Every MCP call the program may make that is not read-only, with whether it needs approval
+/// (in a capability: its node ids prefixed with `<name>/`).
 fn planned_side_effects(
     program: &Program,
     facts: &ToolFacts,
     policy: &ApprovalPolicy,
+    capability: Option<&str>,
 ) -> Vec<SideEffect> {
     program
         .structure
@@ -302,7 +339,10 @@ fn planned_side_effects(
                 .get(&tool)
                 .is_some_and(ToolAnnotations::read_only);
             (!read_only).then(|| SideEffect {
-                task_id: n.id.clone(),
+                task_id: match capability {
+                    Some(name) => format!("{name}/{}", n.id),
+                    None => n.id.clone(),
+                },
                 needs_approval: policy.needs_approval(&tool, facts.destructive(&tool)),
                 tool,
                 arguments: None,

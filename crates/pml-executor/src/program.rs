@@ -7,7 +7,7 @@
 //! run together.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -42,6 +42,9 @@ pub(crate) struct Ran {
     pub calls: Vec<Call>,
     pub console: Vec<ConsoleLine>,
     pub speculation: Option<SpeculationReport>,
+    /// A program that threw: what it threw (`Error: ` left out), what a capability call of it
+    /// rejects with.
+    pub thrown: Option<String>,
 }
 
 impl Ran {
@@ -52,6 +55,7 @@ impl Ran {
             calls: Vec::new(),
             console: Vec::new(),
             speculation: None,
+            thrown: None,
         }
     }
 }
@@ -89,7 +93,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             values: &wanted,
         };
         let mut on_call = |call: HostCall, answers: Answers| {
-            let made = shared2.made.fetch_add(1, Ordering::AcqRel) + 1;
+            let made = cx2.made.fetch_add(1, Ordering::AcqRel) + 1;
             if made > limits.calls {
                 shared2.limit(format!(
                     "the run stopped: it made more than {} tool calls (the limit)",
@@ -108,7 +112,10 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             let (cx, map, shared) = (cx2.clone(), map2.clone(), shared2.clone());
             let handle = runtime.spawn(async move {
                 let id = call.id;
-                let answer = answer(&cx, &map, &shared, call, made as u64).await;
+                let answer = match call.capability {
+                    true => capability(&cx, &map, &shared, call, limits).await,
+                    false => answer(&cx, &map, &shared, call, made as u64).await,
+                };
                 answers.answer(id, answer);
             });
             shared2
@@ -175,6 +182,12 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
     }
     let calls = std::mem::take(&mut *shared.calls.lock().unwrap_or_else(|p| p.into_inner()));
     let console = std::mem::take(&mut *shared.console.lock().unwrap_or_else(|p| p.into_inner()));
+    let thrown = match &outcome {
+        Ok(Err(SandboxError::Exception { message, .. })) => {
+            Some(crate::capability::thrown_message(message))
+        }
+        _ => None,
+    };
     let result = match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(_)) if limited.is_some() => Err(RunError::internal(limited.unwrap_or_default())),
@@ -186,6 +199,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         calls,
         console,
         speculation,
+        thrown,
     }
 }
 
@@ -197,8 +211,6 @@ struct Shared {
     failures: Mutex<Vec<Failed>>,
     console: Mutex<Vec<ConsoleLine>>,
     running: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-    /// Calls made so far.
-    made: AtomicUsize,
     /// A handle to end the run with (wall-clock limit).
     keeper: Mutex<Option<Answers>>,
     /// Why a limit ended the run.
@@ -268,6 +280,14 @@ impl NodeMap {
         let end = rest.find(')')?;
         let (line, column) = rest[..end].split_once(':')?;
         let (line, column): (usize, usize) = (line.parse().ok()?, column.parse().ok()?);
+        // Line 1 starts with the wrapper the sandbox compiles the program in.
+        let column = match line {
+            1 => {
+                let probes = self.instrumented.as_ref().map(|i| i.namespace.as_str());
+                column.saturating_sub(pml_sandbox::first_line_shift(probes))
+            }
+            _ => column,
+        };
         let column = match &self.instrumented {
             Some(i) => i.original_column(&self.source, line, column),
             None => column,
@@ -613,8 +633,12 @@ async fn answer(
         }
     }
     if cx.policy.needs_approval(&tool, cx.facts.destructive(&tool)) {
+        let node = node.clone().unwrap_or_default();
         let effect = SideEffect {
-            task_id: node.clone().unwrap_or_default(),
+            task_id: match &cx.scope {
+                Some(scope) => format!("{scope}/{node}"),
+                None => node,
+            },
             tool: tool.clone(),
             arguments: Some(call.arguments.clone()),
             needs_approval: true,
@@ -689,4 +713,113 @@ async fn answer(
         journal.finished(entry, outcome.as_ref()).await;
     }
     settle(&op, since, outcome, call.arguments)
+}
+
+/// A call of a capability: its program run as a nested run (module `capability`), traced as
+/// the caller's capability node with the nested run's events under it; it resolves with the
+/// nested run's value or rejects with what it threw.
+///
+/// Boxed, with a type of its own: the nested run may call capabilities in turn (never in a
+/// cycle: the caller refuses those before anything runs).
+fn capability<'a>(
+    cx: &'a Services,
+    map: &'a NodeMap,
+    shared: &'a Shared,
+    call: HostCall,
+    limits: Limits,
+) -> crate::BoxFuture<'a, Result<Value, String>> {
+    Box::pin(async move {
+        let name = call.tool;
+        let tool = format!("capability:{name}");
+        let node = match call.site {
+            0 => None,
+            site => map.probe(site, &call.iteration).map(|(_, n)| n.id.clone()),
+        };
+        let at = match (&node, &call.stack) {
+            (None, Some(stack)) => map.location(stack),
+            (Some(id), _) => map.node(id).map(|n| (n.span.line, n.span.column)),
+            _ => None,
+        };
+        let op = Op {
+            task_id: node.as_deref(),
+            tool: &tool,
+            iteration: &call.iteration,
+            at: if node.is_none() { at } else { None },
+            ..Op::default()
+        };
+        let since = cx.tracer.start(&op);
+        let fail = |detail: String, js: String| {
+            cx.tracer.end(&op, since, Err(&detail));
+            shared
+                .failures
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(Failed {
+                    task_id: node.clone(),
+                    tool: tool.clone(),
+                    at,
+                    detail,
+                    js: js.clone(),
+                });
+            Err(js)
+        };
+        let Some(stored) = cx.capabilities.get(&name) else {
+            let message = format!("there is no capability named `{name}` in the store");
+            return fail(message.clone(), message);
+        };
+        let args = match cx.capabilities.args_of(stored, &call.arguments) {
+            Ok(args) => args,
+            Err(why) => {
+                let message = format!("capabilities.{name} {why}");
+                return fail(message.clone(), message);
+            }
+        };
+        let sandbox = match crate::capability::sandbox_like(&cx.sandbox).await {
+            Ok(sandbox) => sandbox,
+            Err(e) => {
+                let message = format!("capabilities.{name} could not start: {e}");
+                return fail(message.clone(), message);
+            }
+        };
+        let tracer = Arc::new(cx.tracer.child());
+        let nested = Services {
+            sandbox,
+            tracer: tracer.clone(),
+            scope: Some(match &cx.scope {
+                Some(scope) => format!("{scope}/{name}").into(),
+                None => name.as_str().into(),
+            }),
+            ..cx.clone()
+        };
+        let ran = run(&stored.program, &args, nested, limits).await;
+        let parent = match (&node, call.iteration.as_slice()) {
+            (Some(id), []) => id.clone(),
+            (Some(id), iteration) => {
+                let iteration: Vec<String> = iteration.iter().map(u32::to_string).collect();
+                format!("{id}[{}]", iteration.join(","))
+            }
+            (None, _) => tool.clone(),
+        };
+        cx.tracer.absorb(&tracer, &parent, &name);
+        shared
+            .calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(ran.calls);
+        shared
+            .console
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(ran.console);
+        match ran.result {
+            Ok(value) => {
+                cx.tracer.end(&op, since, Ok(Some(&value)));
+                Ok(value)
+            }
+            Err(e) => {
+                let js = ran.thrown.unwrap_or_else(|| e.message.clone());
+                fail(format!("in capability {name}: {}", e.message), js)
+            }
+        }
+    })
 }

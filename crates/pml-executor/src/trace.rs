@@ -48,6 +48,15 @@ pub struct TraceEvent {
     /// An MCP call answered from the journal of the run being resumed (not run again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replayed: Option<bool>,
+    /// An event of a capability the program called: the capability's name (`taskId` is a
+    /// node of its program).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capability: Option<String>,
+    /// With `capability`: the node of the call in the caller, with its iteration in brackets
+    /// when in a loop (`n4`, `n4[2]`); through nested capabilities, each caller's outermost
+    /// first, `/`-separated (`n4/n2`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
     /// Milliseconds since the run started.
     pub ts_ms: f64,
     /// `tool_end` only.
@@ -106,6 +115,8 @@ impl TraceEvent {
             iterations: None,
             speculative: None,
             replayed: None,
+            capability: None,
+            parent: None,
             ts_ms,
             duration_ms: None,
             success: None,
@@ -134,6 +145,27 @@ impl Tracer {
             started,
             inner: Mutex::new(Inner::default()),
         }
+    }
+
+    /// A tracer for a nested run (a capability call): the same clock, events of its own.
+    pub(crate) fn child(&self) -> Self {
+        Tracer::new(self.started)
+    }
+
+    /// Takes in what `child` traced, its events marked as the capability `name`'s, under the
+    /// call `parent` (its events of nested capabilities under `parent/...`).
+    pub(crate) fn absorb(&self, child: &Tracer, parent: &str, name: &str) {
+        let taken = std::mem::take(&mut *child.inner.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        for mut event in taken.events {
+            event.parent = Some(match event.parent.take() {
+                Some(inner) => format!("{parent}/{inner}"),
+                None => parent.to_owned(),
+            });
+            event.capability.get_or_insert_with(|| name.to_owned());
+            inner.events.push(event);
+        }
+        inner.path.extend(taken.path);
     }
 
     pub(crate) fn elapsed_ms(&self) -> f64 {

@@ -46,7 +46,8 @@
 //! traces) and `args`. It runs whole, on the same workers, with the globals `args` (a JSON
 //! value), `console` (its output is reported, never printed) and `mcp`:
 //! `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and resolves with the
-//! host's answer or rejects with `new Error(message)`. An *instrumented* program
+//! host's answer or rejects with `new Error(message)`; so does `capabilities.<name>(args)`
+//! (marked [`HostCall::capability`]: the host runs the stored program). An *instrumented* program
 //! ([`ProgramTask::probes`], see `pml_structure`'s `instrument` module) also gets the probe
 //! object as a parameter of its wrapper: what its probes report (operations with their times
 //! and values, decisions, forks and joins, loop counts) reaches the caller as [`Report`]s
@@ -185,6 +186,13 @@ use error::Subject;
 use program::{AnswerLine, Event};
 pub use program::{Answers, ConsoleLevel, HostAnswer, HostCall, ProgramTask, Report, Reported};
 use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker};
+
+/// How many columns the wrapper a program is compiled in (`(async function (P) {`) adds
+/// before the program's first line: a column on line 1 of a stack trace minus this is the
+/// program's own. `probes` as in [`ProgramTask::probes`].
+pub fn first_line_shift(probes: Option<&str>) -> usize {
+    worker::WRAPPER_OPEN.len() + probes.map_or(0, str::len) + worker::WRAPPER_PARAMETERS_END.len()
+}
 
 /// Limits and pool size of a [`Sandbox`].
 #[derive(Debug, Clone, PartialEq, Eq)]

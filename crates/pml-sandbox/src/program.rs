@@ -14,16 +14,20 @@ use std::time::{Duration, Instant};
 
 use crate::worker::Outcome;
 
-/// One call the program made: `mcp.<server>.<tool>(<arguments>)`.
+/// One call the program made: `mcp.<server>.<tool>(<arguments>)`, or
+/// `capabilities.<tool>(<arguments>)` ([`HostCall::capability`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostCall {
     /// Unique within one run, counting from 1 in the order the calls were made: what
     /// [`Answers::answer`] names.
     pub id: u64,
+    /// A call of another capability, `capabilities.<tool>(...)` (then `server` is empty).
+    pub capability: bool,
     /// The property read on `mcp`: any string but `then`, `toJSON`, `toString` and `valueOf`
     /// (which read as `undefined`, so that `await` and conversions do not make calls).
     pub server: String,
-    /// The property read on the server object: any string but the same four.
+    /// The property read on the server object (on `capabilities`: the capability's name): any
+    /// string but the same four.
     pub tool: String,
     /// The call's argument as JSON (`{}` when it was called without one). Any JSON value: the
     /// sandbox does not check that it is an object.

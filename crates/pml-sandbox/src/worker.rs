@@ -277,6 +277,11 @@ const REPLACER: &str = r#"(function (key, value) {
 /// Compiled wrappers kept per worker; the cache is emptied when full.
 const CACHE_ENTRIES: usize = 256;
 
+/// A program is compiled as `WRAPPER_OPEN + probes + WRAPPER_PARAMETERS_END + source + "\n})"`,
+/// all on the source's first line.
+pub(crate) const WRAPPER_OPEN: &str = "(async function (";
+pub(crate) const WRAPPER_PARAMETERS_END: &str = ") {";
+
 /// A context ready for a task: its replacer is loaded.
 struct Warm {
     /// Declared first: dropped before the context it lives in.
@@ -476,11 +481,11 @@ impl Engine {
         // The prefix shares the first line with the source: line N of the source is line N of
         // the script in stack traces and syntax errors.
         let mut source = String::with_capacity(request.source.len() + 32);
-        source.push_str("(async function (");
+        source.push_str(WRAPPER_OPEN);
         if let Some(probes) = &request.probes {
             source.push_str(probes);
         }
-        source.push_str(") {");
+        source.push_str(WRAPPER_PARAMETERS_END);
         source.push_str(&request.source);
         source.push_str("\n})");
         let wrapper = self.compiler.with(|ctx| {

@@ -98,3 +98,124 @@ pub fn prepare(
         dependencies,
     })
 }
+
+/// A capability a program calls, found in the store, with its program as JavaScript (its
+/// parameterized code, TypeScript types blanked out).
+#[derive(Debug, Clone)]
+pub struct Called {
+    /// The name the call uses (`capabilities.<name>`).
+    pub name: String,
+    pub stored: pml_store::Capability,
+    pub javascript: String,
+}
+
+/// Every capability `javascript` (the program run from `file`) calls, and those they call in
+/// turn, from `store`. Before anything runs: a name the store does not have, capability calls
+/// without a store, and a cycle of capabilities are errors saying where (`file:line:col`, or
+/// `capability NAME:line:col` inside a stored one).
+pub async fn resolve_called(
+    store: Option<&pml_store::Store>,
+    file: &str,
+    javascript: &str,
+) -> Result<Vec<Called>, crate::run::RunSetupError> {
+    let mut resolved: Vec<Called> = Vec::new();
+    // Depth first, with the chain of callers: (where, program, chain of capability names).
+    let mut chain: Vec<String> = Vec::new();
+    visit(store, file, javascript, &mut chain, &mut resolved).await?;
+    Ok(resolved)
+}
+
+/// Resolves the capability calls of one program (`place` names it in errors), then those of
+/// each capability it calls (boxed: recursion).
+fn visit<'a>(
+    store: Option<&'a pml_store::Store>,
+    place: &'a str,
+    javascript: &'a str,
+    chain: &'a mut Vec<String>,
+    resolved: &'a mut Vec<Called>,
+) -> pml_executor::BoxFuture<'a, Result<(), crate::run::RunSetupError>> {
+    Box::pin(async move {
+        let error =
+            |line: usize, column: usize, message: String| crate::run::RunSetupError::Source {
+                file: place.to_string(),
+                message: format!("{line}:{column}: {message}"),
+            };
+        let options = AnalyzeOptions {
+            dialect: Dialect::JavaScript,
+            ..Default::default()
+        };
+        let structure = crate::analyze(javascript, &options).structure;
+        let calls = (structure.nodes.iter())
+            .filter(|n| n.kind == NodeKind::Capability)
+            .filter_map(|n| Some((n.capability_id.clone()?, n.span.line, n.span.column)));
+        for (name, line, column) in calls {
+            let Some(store) = store else {
+                return Err(error(
+                    line,
+                    column,
+                    format!(
+                        "capabilities.{name}: calling a capability needs the capability store (this run has --no-store)"
+                    ),
+                ));
+            };
+            if let Some(at) = chain.iter().position(|n| *n == name) {
+                let mut cycle = chain[at..].to_vec();
+                cycle.push(name.clone());
+                return Err(error(
+                    line,
+                    column,
+                    format!(
+                        "capabilities.{name}: the capabilities call each other in a cycle ({}), which would never end",
+                        cycle.join(" -> ")
+                    ),
+                ));
+            }
+            if resolved.iter().any(|c| c.name == name) {
+                continue;
+            }
+            let stored = match store.capability(&name).await {
+                Ok(stored) => stored,
+                Err(pml_store::StoreError::NotFound(_)) => {
+                    return Err(error(
+                        line,
+                        column,
+                        format!(
+                            "capabilities.{name}: there is no capability named `{name}` in the store (`pml capabilities list` shows them)"
+                        ),
+                    ))
+                }
+                Err(e) => return Err(e.into()),
+            };
+            // Saved from TypeScript or JavaScript: types blanked out when there are any.
+            let javascript = pml_structure::strip_types(&stored.parameterized_code)
+                .unwrap_or_else(|_| stored.parameterized_code.clone());
+            let at = resolved.len();
+            resolved.push(Called {
+                name: name.clone(),
+                stored,
+                javascript,
+            });
+            chain.push(name.clone());
+            // Its calls where the user wrote them: in the code as saved (the parameterized code
+            // makes the same calls, on other lines when literals were lifted out).
+            let inner = &resolved[at].stored.code;
+            let inner = pml_structure::strip_types(inner).unwrap_or_else(|_| inner.clone());
+            let inner_place = format!("capability {name}");
+            // An error inside a stored capability also says which call of this program
+            // reached it.
+            visit(Some(store), &inner_place, &inner, chain, resolved)
+                .await
+                .map_err(|e| match e {
+                    crate::run::RunSetupError::Source { file, message } => {
+                        crate::run::RunSetupError::Source {
+                            file,
+                            message: format!("{message} (called at {place}:{line}:{column})"),
+                        }
+                    }
+                    other => other,
+                })?;
+            chain.pop();
+        }
+        Ok(())
+    })
+}

@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use pml_executor::{
-    execute, ApprovalPolicy, Approver, AutoApprove, DenyAll, ExecuteOptions, Program, RunReport,
-    SideEffect, ToolHost,
+    execute, ApprovalPolicy, Approver, AutoApprove, CapabilityProgram, DenyAll, ExecuteOptions,
+    Program, RunReport, SideEffect, ToolHost,
 };
 use pml_mcp::{ClientOptions, McpClients, McpConfig, DEFAULT_CONFIG_TEMPLATE};
 use pml_sandbox::{Sandbox, SandboxOptions};
@@ -341,22 +341,35 @@ pub async fn prepare(
     HashMap<String, pml_mcp::ToolAnnotations>,
     Vec<String>,
 ) {
+    let (catalog, annotations, warnings) = tool_catalog(&[source], host).await;
+    let program = program_of(source, &catalog, permissions, optimize);
+    (program, annotations, warnings)
+}
+
+/// The tools of every server the `sources` name (started at once), with their annotations,
+/// and the listing errors of those that did not start.
+pub async fn tool_catalog(
+    sources: &[&str],
+    host: Arc<dyn ToolHost>,
+) -> (
+    ToolCatalog,
+    HashMap<String, pml_mcp::ToolAnnotations>,
+    Vec<String>,
+) {
     let options = AnalyzeOptions {
         dialect: Dialect::JavaScript,
         ..Default::default()
     };
-    let first = crate::analyze(source, &options).structure;
-    let servers: BTreeSet<String> = first
-        .nodes
-        .iter()
-        .filter(|n| n.is_mcp())
-        .filter_map(|n| {
+    let mut servers: BTreeSet<String> = BTreeSet::new();
+    for source in sources {
+        let first = crate::analyze(source, &options).structure;
+        servers.extend(first.nodes.iter().filter(|n| n.is_mcp()).filter_map(|n| {
             n.tool
                 .as_deref()?
                 .split_once(':')
                 .map(|(s, _)| s.to_owned())
-        })
-        .collect();
+        }));
+    }
     // Start every named server at once; one that fails is reported when a call reaches it.
     let mut starts = tokio::task::JoinSet::new();
     for server in servers {
@@ -394,6 +407,17 @@ pub async fn prepare(
             Err(e) => warnings.push(e),
         }
     }
+    (catalog, annotations, warnings)
+}
+
+/// The program `source` ready to run: structure (with the tools of `catalog`), instrumented
+/// source, logical DAG, physical DAG (`optimize`d or the logical one).
+pub fn program_of(
+    source: &str,
+    catalog: &ToolCatalog,
+    permissions: Option<pml_structure::Permissions>,
+    optimize: bool,
+) -> Program {
     let options = AnalyzeOptions {
         dialect: Dialect::JavaScript,
         catalog: Some(catalog.clone()),
@@ -406,7 +430,7 @@ pub async fn prepare(
     let logical = to_dag(
         &structure,
         &DagOptions {
-            catalog: Some(catalog),
+            catalog: Some(catalog.clone()),
         },
     );
     let physical = if optimize {
@@ -414,14 +438,13 @@ pub async fn prepare(
     } else {
         logical.clone()
     };
-    let program = Program {
+    Program {
         source: source.to_owned(),
         structure,
         logical,
         physical,
         instrumented,
-    };
-    (program, annotations, warnings)
+    }
 }
 
 /// A program with syntax errors does not start: the first error, as `file:line:col: message`.
@@ -509,6 +532,13 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         }
         _ => None,
     };
+    // The capabilities it calls, before anything starts.
+    let called = crate::capability::resolve_called(
+        store.as_deref(),
+        &file.display().to_string(),
+        &javascript,
+    )
+    .await?;
     let reuse = resumed.as_ref().and_then(|(_, start, _)| {
         start
             .args
@@ -535,8 +565,21 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         },
     ));
     let servers_started = Instant::now();
-    let (program, annotations, _warnings) =
-        prepare(&javascript, clients.clone(), permissions.clone(), true).await;
+    let sources: Vec<&str> = std::iter::once(javascript.as_str())
+        .chain(called.iter().map(|c| c.javascript.as_str()))
+        .collect();
+    let (catalog, annotations, _warnings) = tool_catalog(&sources, clients.clone()).await;
+    let program = program_of(&javascript, &catalog, permissions.clone(), true);
+    let capabilities = (called.iter())
+        .map(|c| {
+            let program = CapabilityProgram {
+                code_hash: c.stored.code_hash.clone(),
+                program: program_of(&c.javascript, &catalog, permissions.clone(), true),
+                defaults: c.stored.parameters.as_object().cloned().unwrap_or_default(),
+            };
+            (c.name.clone(), Arc::new(program))
+        })
+        .collect();
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
     // Computed once, for the run's start and its record.
     let program_hash = store
@@ -610,6 +653,12 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         speculate: options.speculate && resumed.is_none(),
         read_only: options.read_only.clone(),
         journal: journal.clone().map(|j| j as Arc<dyn pml_executor::Journal>),
+        capabilities,
+        // The folder the default config's filesystem server serves.
+        inherited_args: match &scratch {
+            Some(_) => vec!["root".to_owned()],
+            None => Vec::new(),
+        },
     };
     let report = execute(
         &program,

@@ -4,8 +4,8 @@
 //! The program's context gets one native function, which never becomes a global: it is an
 //! argument of [`SETUP`], whose closures keep it, the table of unsettled calls and the
 //! `JSON.stringify` and `Error` they use (taken before any program code runs, so a program that
-//! replaces globals changes nothing here). The program sees only `mcp`, and no code can reach
-//! those closures' variables.
+//! replaces globals changes nothing here). The program sees only `mcp` and `capabilities`, and
+//! no code can reach those closures' variables.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -23,8 +23,8 @@ use crate::program::{
     AnswerLine, Answers, ConsoleLevel, Event, HostAnswer, HostCall, Inbound, Report, Reported,
 };
 
-/// Builds `mcp` around the native `call(server, tool, argumentsJson) -> id` and returns
-/// `[mcp, settle]`, where `settle(id, ok, payload)` resolves call `id` with `payload` or rejects
+/// Builds `mcp` (and `capabilities`, whose calls pass a `null` server) around the native
+/// `call(server, tool, argumentsJson) -> id` and returns `[mcp, settle, ...]`, where `settle(id, ok, payload)` resolves call `id` with `payload` or rejects
 /// it with an `Error` whose message is `payload`.
 ///
 /// `mcp` and each server object are proxies over a frozen empty object: a string key names a
@@ -182,7 +182,8 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
         id = call(server, name, text, at, iteration, at === 0 ? error.stack : undefined);
       } catch (e) {
         if (!(e instanceof TypeErr)) return rejected(e);
-        const error = new TypeErr(`the arguments of ${server}.${name} are not json: ${e.message}`);
+        const callee = server === null ? `capabilities.${name}` : `${server}.${name}`;
+        const error = new TypeErr(`the arguments of ${callee} are not json: ${e.message}`);
         if (capture !== undefined) capture(error, invoke);
         return rejected(error);
       }
@@ -206,6 +207,8 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
   };
 
   const mcp = table((server) => table((name) => tool(server, name)));
+  // `capabilities.<name>(args)`: a call like a tool's, which the host runs as a program.
+  const capabilities = table((name) => tool(null, name));
 
   const settle = (id, ok, payload) => {
     const entry = pending[id];
@@ -335,7 +338,7 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
     log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), trace: log(4),
   });
 
-  return [mcp, settle, probes, console, iterations];
+  return [mcp, settle, probes, console, iterations, capabilities];
 })"#;
 
 /// One program's connection to its caller and its host.
@@ -422,7 +425,7 @@ impl Calls {
     fn call(
         &self,
         ctx: &Ctx<'_>,
-        server: String,
+        server: Option<String>,
         tool: String,
         text: &str,
         (site, iteration, stack): (u32, Vec<u32>, Option<String>),
@@ -435,7 +438,8 @@ impl Calls {
         self.last.set(id);
         let call = HostCall {
             id,
-            server,
+            capability: server.is_none(),
+            server: server.unwrap_or_default(),
             tool,
             arguments,
             site,
@@ -726,7 +730,7 @@ fn run_with<'js>(
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>,
-                  server: String,
+                  server: Option<String>,
                   tool: String,
                   text: String,
                   site: Opt<u32>,
@@ -776,12 +780,14 @@ fn run_with<'js>(
     let probe_object: Value = made.get(2).map_err(run)?;
     let console: Value = made.get(3).map_err(run)?;
     *iterations = Some(made.get(4).map_err(run)?);
+    let capabilities: Value = made.get(5).map_err(run)?;
     let globals = ctx.globals();
     // Typed arrays yes, but nothing that could block the worker (`Atomics.wait`).
     globals.remove("Atomics").map_err(run)?;
     globals.remove("SharedArrayBuffer").map_err(run)?;
     globals.set("mcp", mcp).map_err(run)?;
     globals.set("console", console).map_err(run)?;
+    globals.set("capabilities", capabilities).map_err(run)?;
     let args: Value = ctx.json_parse(args).map_err(run)?;
     globals.set("args", args).map_err(run)?;
 

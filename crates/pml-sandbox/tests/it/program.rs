@@ -138,6 +138,41 @@ return [a.text, b.text, args.n];";
 }
 
 #[test]
+fn capability_calls_reach_the_host_marked_as_such() {
+    let source = r#"
+const a = await capabilities.summarize({ n: 1 });
+const b = await capabilities["load-users"]();
+let bad = "";
+try { await capabilities.x({ f: 1n }); } catch (e) { bad = e.message; }
+return [a, b, bad, typeof capabilities.then, await mcp.fs.read({})];"#;
+    let (result, calls) = run_answering(shared(), source, &json!({}), |call| {
+        Ok(json!(format!("{}|{}", call.server, call.tool)))
+    });
+    assert_eq!(
+        result.unwrap(),
+        json!([
+            "|summarize",
+            "|load-users",
+            "the arguments of capabilities.x are not json: a bigint at key \"f\"",
+            "undefined",
+            "fs|read"
+        ])
+    );
+    let calls: Vec<_> = calls
+        .into_iter()
+        .map(|c| (c.capability, c.tool, c.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (true, "summarize".into(), json!({"n": 1})),
+            (true, "load-users".into(), json!({})),
+            (false, "read".into(), json!({})),
+        ]
+    );
+}
+
+#[test]
 fn promise_all_calls_are_outstanding_together_and_answered_out_of_order() {
     let source = "
 const [a, b, c] = await Promise.all([1, 2, 3].map((n) => mcp.math.square({ n })));
@@ -566,7 +601,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
     }
     assert_eq!(
         run(shared(), "return [typeof this, Object.keys(globalThis)];").unwrap(),
-        json!(["undefined", ["mcp", "console", "args"]])
+        json!(["undefined", ["mcp", "console", "capabilities", "args"]])
     );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `console`,
     // `args` and `mcp`.
@@ -599,6 +634,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "Uint8ClampedArray",
             "WeakRef",
             "args",
+            "capabilities",
             "console",
             "eval",
             "mcp"

@@ -1,6 +1,7 @@
 //! The `pml` command as scripts use it: stdout JSON, stderr diagnostics, exit statuses.
 
 mod agents;
+mod capabilities;
 mod equivalence;
 mod faults;
 mod run;

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-fn pml_in(store: &str, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn pml_in(store: &str, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_pml"))
         .args(args)
         .env("PML_STORE", store)
@@ -270,22 +270,28 @@ for (let i = 1; i <= 5; i++) {
 return seen;
 "#;
 
-struct Steps {
-    dir: tempfile::TempDir,
-    store: String,
-    program: String,
-    config: String,
-    args: String,
+/// A program run on the real filesystem server serving a folder of its own (`args.dir`),
+/// recorded in a store of its own.
+pub(crate) struct Steps {
+    pub dir: tempfile::TempDir,
+    pub store: String,
+    pub program: String,
+    pub config: String,
+    pub args: String,
 }
 
 impl Steps {
     fn new() -> Steps {
+        Steps::with(STEPS)
+    }
+
+    pub(crate) fn with(program_text: &str) -> Steps {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
         std::fs::create_dir(&data).unwrap();
         let data = data.canonicalize().unwrap();
         let program = dir.path().join("steps.ts");
-        std::fs::write(&program, STEPS).unwrap();
+        std::fs::write(&program, program_text).unwrap();
         let server = pml::run::mcp_servers_dir()
             .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
         let config = dir.path().join("mcp.json");
@@ -301,7 +307,7 @@ impl Steps {
         }
     }
 
-    fn data(&self) -> Vec<(String, String)> {
+    pub(crate) fn data(&self) -> Vec<(String, String)> {
         let mut files: Vec<(String, String)> = std::fs::read_dir(self.dir.path().join("data"))
             .unwrap()
             .map(|e| {
@@ -317,6 +323,13 @@ impl Steps {
     /// `pml run` with a fault that stops it still at `fault` (`PML_FAULT_...=n`), killed
     /// there with SIGKILL; the id of the run, from the store.
     fn killed(&self, fault: &str, n: usize) -> String {
+        self.killed_if_reached(fault, n)
+            .expect("the run stops at the fault")
+    }
+
+    /// [`Steps::killed`], or `None` when the run ended without reaching the fault (call `n`
+    /// is not an MCP call).
+    pub(crate) fn killed_if_reached(&self, fault: &str, n: usize) -> Option<String> {
         use std::io::BufRead;
         let mut child = Command::new(env!("CARGO_BIN_EXE_pml"))
             .args(["run", &self.program, "--mcp-config", &self.config])
@@ -329,10 +342,12 @@ impl Steps {
             .unwrap();
         let stderr = child.stderr.take().unwrap();
         let mut lines = std::io::BufReader::new(stderr).lines();
-        let marker = lines
-            .find(|l| l.as_ref().is_ok_and(|l| l.starts_with("pml-fault:")))
-            .expect("the run stops at the fault")
-            .unwrap();
+        let Some(marker) = lines.find(|l| l.as_ref().is_ok_and(|l| l.starts_with("pml-fault:")))
+        else {
+            child.wait().unwrap();
+            return None;
+        };
+        let marker = marker.unwrap();
         assert!(marker.ends_with(&format!("call {n}")), "{marker}");
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
@@ -340,10 +355,10 @@ impl Steps {
         let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
         let run = &runs[0];
         assert_eq!(run["finished"], false, "{run}");
-        run["id"].as_str().unwrap().to_string()
+        Some(run["id"].as_str().unwrap().to_string())
     }
 
-    fn resume(&self, id: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    pub(crate) fn resume(&self, id: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
         let mut args = vec![
             "run",
             &self.program,
