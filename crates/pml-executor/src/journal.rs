@@ -5,8 +5,12 @@
 //! makes them, before anything else (approval, speculation): a call the interrupted run
 //! completed is answered from the journal, never run again. Otherwise the journal hears that
 //! the call starts (before it goes out: a run killed then knows the call may have happened) and
-//! how it ended.
+//! how it ended. The program's reads of the clock and of `Math.random()` go through it too
+//! ([`Journal::read`]): a resumed run reads the values the interrupted one read.
 
+use std::sync::Arc;
+
+use pml_sandbox::{Reads, Unrepeatable};
 use serde_json::Value;
 
 use crate::host::{BoxFuture, ToolFailure};
@@ -45,4 +49,21 @@ pub trait Journal: Send + Sync {
         call: &'a JournalCall,
         outcome: Result<&'a Value, &'a ToolFailure>,
     ) -> BoxFuture<'a, ()>;
+    /// The program read `what` (the clock, `Math.random()`), `live` being the value now: the
+    /// value it gets (resuming: the interrupted run's read at the same place, in order), to
+    /// be written down no later than the program's next call. Called on the sandbox's thread
+    /// while the program waits: no I/O here. By default the live value, not kept.
+    fn read(&self, what: Unrepeatable, live: f64) -> f64 {
+        let _ = what;
+        live
+    }
+}
+
+/// A journal as the sandbox's hook for the program's reads.
+pub(crate) struct JournalReads(pub Arc<dyn Journal>);
+
+impl Reads for JournalReads {
+    fn read(&self, what: Unrepeatable, live: f64) -> f64 {
+        self.0.read(what, live)
+    }
 }

@@ -56,6 +56,7 @@ pub use approval::{ApprovalPolicy, Approver, AutoApprove, DenyAll, Recording, Si
 pub use capability::CapabilityProgram;
 pub use host::{BoxFuture, ToolFailure, ToolHost};
 pub use journal::{Journal, JournalCall, Replay};
+pub use pml_sandbox::Unrepeatable;
 pub use speculate::SpeculationReport;
 pub use trace::{preview, TraceEvent, PREVIEW_CHARS};
 

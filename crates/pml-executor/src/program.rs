@@ -82,6 +82,8 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         None => (program.source.clone(), None),
     };
     let args = args.clone();
+    let reads: Option<Arc<dyn pml_sandbox::Reads>> = (cx.journal.clone())
+        .map(|j| Arc::new(crate::journal::JournalReads(j)) as Arc<dyn pml_sandbox::Reads>);
     let cx = Arc::new(cx);
     let (cx2, map2, shared2) = (cx.clone(), map.clone(), shared.clone());
     let blocking = tokio::task::spawn_blocking(move || {
@@ -91,6 +93,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             args: &args,
             probes: probes.as_deref(),
             values: &wanted,
+            reads: reads.as_ref(),
         };
         let mut on_call = |call: HostCall, answers: Answers| {
             let made = cx2.made.fetch_add(1, Ordering::AcqRel) + 1;

@@ -47,7 +47,10 @@
 //! value), `console` (its output is reported, never printed) and `mcp`:
 //! `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and resolves with the
 //! host's answer or rejects with `new Error(message)`; so does `capabilities.<name>(args)`
-//! (marked [`HostCall::capability`]: the host runs the stored program). An *instrumented* program
+//! (marked [`HostCall::capability`]: the host runs the stored program). With a [`Reads`] hook
+//! ([`ProgramTask::reads`]), every read of the clock (`Date.now()`, `new Date()`, `Date()`) and
+//! of `Math.random()` goes through it, which may answer with an earlier run's value (a resumed
+//! run's journal). An *instrumented* program
 //! ([`ProgramTask::probes`], see `pml_structure`'s `instrument` module) also gets the probe
 //! object as a parameter of its wrapper: what its probes report (operations with their times
 //! and values, decisions, forks and joins, loop counts) reaches the caller as [`Report`]s
@@ -120,6 +123,7 @@
 //!     args: &json!({"dir": "/tmp"}),
 //!     probes: None,
 //!     values: &[],
+//!     reads: None,
 //! };
 //! let result = sandbox.run_program(&task, &mut on_call);
 //! assert_eq!(result.unwrap(), json!(["/tmp/a.txt", "/tmp/b.txt"]));
@@ -184,7 +188,9 @@ use std::time::{Duration, Instant};
 pub use error::SandboxError;
 use error::Subject;
 use program::{AnswerLine, Event};
-pub use program::{Answers, ConsoleLevel, HostAnswer, HostCall, ProgramTask, Report, Reported};
+pub use program::{
+    Answers, ConsoleLevel, HostAnswer, HostCall, ProgramTask, Reads, Report, Reported, Unrepeatable,
+};
 use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker};
 
 /// How many columns the wrapper a program is compiled in (`(async function (P) {`) adds
@@ -425,6 +431,7 @@ impl Sandbox {
                 args,
                 probes: task.probes.map(str::to_owned),
                 values: task.values.to_vec(),
+                reads: task.reads.cloned(),
             },
             link: Link {
                 line: line.clone(),

@@ -63,6 +63,43 @@ pub struct ProgramTask<'a> {
     /// Probes of operations whose whole value the host wants (reported as
     /// [`Reported::Value`] when it is plain data).
     pub values: &'a [u32],
+    /// Sees (and may answer) each read of the clock and of `Math.random()` the program makes
+    /// (a journal: what a resumed run reads again). `None`: the program reads them as usual.
+    pub reads: Option<&'a Arc<dyn Reads>>,
+}
+
+/// What a program reads that differs from one run to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unrepeatable {
+    /// The clock: `Date.now()`, `new Date()` (no argument), `Date()`; milliseconds since the
+    /// epoch.
+    Clock,
+    /// `Math.random()`.
+    Random,
+}
+
+impl Unrepeatable {
+    /// `Date.now` or `Math.random`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unrepeatable::Clock => "Date.now",
+            Unrepeatable::Random => "Math.random",
+        }
+    }
+}
+
+/// Hears every read of an [`Unrepeatable`] value as the program makes it, on the worker's
+/// thread (the program waits: keep it short), and says what the program gets.
+pub trait Reads: Send + Sync {
+    /// The value the program's read of `what` gets, `live` being what it reads now: `live`,
+    /// or the value an earlier run read at the same place.
+    fn read(&self, what: Unrepeatable, live: f64) -> f64;
+}
+
+impl fmt::Debug for dyn Reads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Reads")
+    }
 }
 
 /// What an instrumented program reported, with when (the worker's clock).

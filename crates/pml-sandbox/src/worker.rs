@@ -61,6 +61,8 @@ pub(crate) struct ProgramRequest {
     pub probes: Option<String>,
     /// Probes whose values the host wants.
     pub values: Vec<u32>,
+    /// Hears the program's reads of the clock and `Math.random()`.
+    pub reads: Option<std::sync::Arc<dyn crate::Reads>>,
 }
 
 /// How a task ended when it did not produce a value. The pool adds the task id and tool.
@@ -519,6 +521,7 @@ impl Engine {
                 args: &request.args,
                 probes: request.probes.is_some(),
                 values: &request.values,
+                reads: request.reads.clone(),
                 link,
                 budget,
                 clock: &self.clock,

@@ -64,7 +64,19 @@ pub(crate) struct StoreJournal {
     faults: Faults,
     /// The first store error (said once; the run goes on, without the journal's guarantee).
     failed: Mutex<bool>,
+    /// Reads of the clock and `Math.random()` not written yet (with the next write), and how
+    /// many were read.
+    reads: Mutex<Vec<JournalEntry>>,
+    read_count: std::sync::atomic::AtomicI64,
 }
+
+/// Reads of the clock and `Math.random()` are journal entries numbered from here, in the
+/// order the program made them (calls count from 1: the two never meet).
+pub const READ_SEQ_BASE: i64 = 1 << 40;
+
+/// Reads journaled per run at most: a program polling the clock in a loop would otherwise
+/// write an entry per turn. Past it, reads are live and not written (said once on stderr).
+const MAX_READS: i64 = 10_000;
 
 impl StoreJournal {
     /// The journal of run `run_id`, whose start is written on `writer` (the connection the
@@ -86,6 +98,8 @@ impl StoreJournal {
             uncertain,
             faults: Faults::from_env(),
             failed: Mutex::new(false),
+            reads: Mutex::new(Vec::new()),
+            read_count: std::sync::atomic::AtomicI64::new(0),
         }
     }
 
@@ -93,6 +107,8 @@ impl StoreJournal {
     async fn write(&self, entry: Option<JournalEntry>) {
         let mut guard = self.queue.lock().await;
         let (queue, writer) = &mut *guard;
+        // What the program read before this call: written with it (or before it).
+        queue.append(&mut self.reads.lock().unwrap_or_else(|p| p.into_inner()));
         queue.extend(entry);
         if queue.is_empty() {
             return;
@@ -205,7 +221,11 @@ impl Journal for StoreJournal {
                 }
             }
             if self.repeatable.contains(&call.tool) && self.faults.after != Some(call.seq) {
-                self.queue.lock().await.0.push(e);
+                let mut queue = self.queue.lock().await;
+                queue
+                    .0
+                    .append(&mut self.reads.lock().unwrap_or_else(|p| p.into_inner()));
+                queue.0.push(e);
             } else {
                 self.write(Some(e)).await;
             }
@@ -213,5 +233,41 @@ impl Journal for StoreJournal {
                 self.faults.pause("after", call.seq);
             }
         })
+    }
+
+    fn read(&self, what: pml_executor::Unrepeatable, live: f64) -> f64 {
+        let tool = what.as_str();
+        let replayed = {
+            let mut earlier = self.earlier.lock().unwrap_or_else(|p| p.into_inner());
+            let found = (earlier.iter_mut()).find(|(e, used)| !*used && e.tool == tool);
+            found.and_then(|(e, used)| {
+                *used = true;
+                e.result.as_ref()?.as_f64()
+            })
+        };
+        let value = replayed.unwrap_or(live);
+        let n = (self.read_count).fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if n >= MAX_READS {
+            if n == MAX_READS {
+                eprintln!(
+                    "pml: the program read the clock or Math.random() more than {MAX_READS} times: later reads are not journaled (resumed, they may read other values)"
+                );
+            }
+            return value;
+        }
+        self.reads
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(JournalEntry {
+                seq: READ_SEQ_BASE + n,
+                node: None,
+                iteration: Vec::new(),
+                tool: tool.to_owned(),
+                arguments: Value::Null,
+                state: CallState::Done,
+                result: serde_json::Number::from_f64(value).map(Value::Number),
+                error: None,
+            });
+        value
     }
 }

@@ -341,6 +341,35 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
   return [mcp, settle, probes, console, iterations, capabilities];
 })"#;
 
+/// Routes the program's reads of the clock and of `Math.random()` through the native
+/// `read(what, live) -> value` (0 the clock, 1 `Math.random`): `Date.now`, `Date` (called or
+/// constructed without arguments; with arguments it is the original) and `Math.random` are
+/// replaced by functions that read the real value and return what `read` says. The new `Date`
+/// is the original in every other way: the same prototype (whose `constructor` it becomes, so
+/// `instanceof` and subclasses work), `parse`, `UTC`, `name`, `length`.
+pub(super) const READS: &str = r#"(function (read) {
+  const RealDate = Date;
+  const realNow = RealDate.now;
+  const realRandom = Math.random;
+  const construct = Reflect.construct;
+  const define = Object.defineProperty;
+  const method = (value) => ({ value, writable: true, enumerable: false, configurable: true });
+  const now = { now() { return read(0, realNow()); } }.now;
+  const Replaced = function Date(...values) {
+    if (new.target === undefined) return construct(RealDate, [now()]).toString();
+    return construct(RealDate, values.length === 0 ? [now()] : values, new.target);
+  };
+  define(Replaced, "length", { value: 7, writable: false, enumerable: false, configurable: true });
+  define(Replaced, "prototype", { value: RealDate.prototype, writable: false, enumerable: false, configurable: false });
+  define(RealDate.prototype, "constructor", method(Replaced));
+  define(Replaced, "now", method(now));
+  define(Replaced, "parse", method(RealDate.parse));
+  define(Replaced, "UTC", method(RealDate.UTC));
+  define(globalThis, "Date", method(Replaced));
+  const random = { random() { return read(1, realRandom()); } }.random;
+  define(Math, "random", method(random));
+})"#;
+
 /// One program's connection to its caller and its host.
 pub(crate) struct Link {
     /// Issues the [`Answers`] handle sent with each call.
@@ -641,6 +670,8 @@ pub(crate) struct Program<'a> {
     pub probes: bool,
     /// Probes whose values the host wants.
     pub values: &'a [u32],
+    /// Hears the reads of the clock and `Math.random()` ([`READS`]).
+    pub reads: Option<Arc<dyn crate::Reads>>,
     pub link: &'a Link,
     pub budget: &'a mut Budget,
     pub clock: &'a TaskClock,
@@ -720,6 +751,7 @@ fn run_with<'js>(
         args,
         probes,
         values,
+        reads,
         link,
         budget,
         clock,
@@ -790,6 +822,18 @@ fn run_with<'js>(
     globals.set("capabilities", capabilities).map_err(run)?;
     let args: Value = ctx.json_parse(args).map_err(run)?;
     globals.set("args", args).map_err(run)?;
+    if let Some(reads) = reads {
+        let read = Function::new(ctx.clone(), move |what: u8, live: f64| {
+            let what = match what {
+                0 => crate::Unrepeatable::Clock,
+                _ => crate::Unrepeatable::Random,
+            };
+            reads.read(what, live)
+        })
+        .map_err(run)?;
+        let install: Function = ctx.eval(READS).map_err(run)?;
+        install.call::<_, ()>((read,)).map_err(run)?;
+    }
 
     let program = bytecode::run(ctx, wrapper)
         .and_then(|v| Function::from_js(ctx, v))

@@ -17,6 +17,7 @@ fn probed(source: &str) -> (Result<Value, SandboxError>, Vec<HostCall>, Vec<Repo
         args: &Value::Null,
         probes: Some("P"),
         values: &[1, 3],
+        reads: None,
     };
     let result = shared().run_observed(
         &task,
@@ -261,6 +262,7 @@ fn the_host_can_abort_a_run_that_waits() {
         args: &Value::Null,
         probes: None,
         values: &[],
+        reads: None,
     };
     let mut made = 0;
     let result = shared().run_program(&task, &mut |call, answers| {

@@ -28,6 +28,7 @@ fn run_answering(
         args,
         probes: None,
         values: &[],
+        reads: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         answers.answer(call.id, answer(&call));
@@ -56,6 +57,7 @@ fn run_hosted<T: Send + 'static>(
         args: &Value::Null,
         probes: None,
         values: &[],
+        reads: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         // A host that has returned answers nothing: the run fails when the handle is dropped.
@@ -515,6 +517,7 @@ fn stray_answers_are_ignored() {
         args: &Value::Null,
         probes: None,
         values: &[],
+        reads: None,
     };
     let result = shared().run_program(&task, &mut |call, answers| {
         answers.answer(99, Ok(json!("unknown id")));
@@ -543,6 +546,7 @@ fn dropping_every_answer_handle_fails_the_run() {
         args: &Value::Null,
         probes: None,
         values: &[],
+        reads: None,
     };
     let error = shared()
         .run_program(&task, &mut |_call, answers| drop(answers))
@@ -812,6 +816,7 @@ fn a_panicking_on_call_frees_the_worker() {
         args: &Value::Null,
         probes: None,
         values: &[],
+        reads: None,
     };
     let unwound = panic::catch_unwind(AssertUnwindSafe(|| {
         sandbox.run_program(&task, &mut |_, _| panic!("the host failed"))
@@ -852,4 +857,88 @@ fn programs_and_code_tasks_share_the_workers() {
     for thread in threads {
         thread.join().unwrap();
     }
+}
+
+/// A journal of reads: replays `given` in order, then the live values; keeps what was read.
+struct Replaying {
+    given: std::sync::Mutex<Vec<f64>>,
+    seen: std::sync::Mutex<Vec<(&'static str, f64)>>,
+}
+
+impl pml_sandbox::Reads for Replaying {
+    fn read(&self, what: pml_sandbox::Unrepeatable, live: f64) -> f64 {
+        let mut given = self.given.lock().unwrap();
+        let value = match given.is_empty() {
+            true => live,
+            false => given.remove(0),
+        };
+        self.seen.lock().unwrap().push((what.as_str(), value));
+        value
+    }
+}
+
+#[test]
+fn reads_of_the_clock_and_of_random_go_through_the_hook() {
+    let hook = std::sync::Arc::new(Replaying {
+        given: std::sync::Mutex::new(vec![1000.0, 86_400_000.0, 0.25, 5000.0, 0.0]),
+        seen: std::sync::Mutex::new(Vec::new()),
+    });
+    let reads: std::sync::Arc<dyn pml_sandbox::Reads> = hook.clone();
+    let source = r#"
+class Stamp extends Date {}
+const a = Date.now();
+const b = new Date().toISOString();
+const r = Math.random();
+const s = new Stamp();
+const called = Date();
+const fixed = new Date(0).getTime();
+const later = Date.now();
+return [a, b, r, s instanceof Date, s instanceof Stamp, s.getTime(), typeof called, fixed,
+  later > 1.7e12, Date.name, Date.length, Date.prototype.constructor === Date,
+  Date.UTC(2020, 0, 1), Date.parse("2020-01-01T00:00:00Z"),
+  Object.keys(globalThis).includes("Date")];"#;
+    let task = ProgramTask {
+        name: "agent.js",
+        source,
+        args: &Value::Null,
+        probes: None,
+        values: &[],
+        reads: Some(&reads),
+    };
+    let result = shared().run_program(&task, &mut |_, _| {}).unwrap();
+    assert_eq!(
+        result,
+        json!([
+            1000,
+            "1970-01-02T00:00:00.000Z",
+            0.25,
+            true,
+            true,
+            5000,
+            "string",
+            0,
+            true,
+            "Date",
+            7,
+            true,
+            1_577_836_800_000_i64,
+            1_577_836_800_000_i64,
+            false
+        ])
+    );
+    let seen = hook.seen.lock().unwrap();
+    let kinds: Vec<&str> = seen.iter().map(|(k, _)| *k).collect();
+    // `Date()` read the clock too (the replayed 0); `new Date(0)` did not.
+    assert_eq!(
+        kinds,
+        [
+            "Date.now",
+            "Date.now",
+            "Math.random",
+            "Date.now",
+            "Date.now",
+            "Date.now"
+        ]
+    );
+    assert_eq!(seen[4].1, 0.0);
 }

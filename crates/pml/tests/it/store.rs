@@ -457,3 +457,40 @@ fn resuming_another_program_or_other_args_is_refused() {
     let (code, _, err) = steps.resume("ffffffffffff", &[]);
     assert_eq!((code, err.trim()), (2, "pml: no run `ffffffffffff`"));
 }
+
+/// Reads the clock and `Math.random()` between writes that carry what it read.
+const READS: &str = r#"const t = Date.now();
+const r = Math.random();
+await mcp.filesystem.write_file({ path: `${args.dir}/a.txt`, content: `${t} ${r}` });
+const t2 = new Date().toISOString();
+await mcp.filesystem.write_file({ path: `${args.dir}/b.txt`, content: t2 });
+const listing = await mcp.filesystem.list_directory({ path: args.dir });
+return { t, r, t2, files: listing.content.split("\n").length };
+"#;
+
+#[test]
+fn a_resumed_run_reads_the_clock_and_random_values_the_killed_one_read() {
+    for n in 1..=3 {
+        let steps = Steps::with(READS);
+        let id = steps.killed("PML_FAULT_PAUSE_AFTER_CALL", n);
+        let (_, out, _) = pml_in(&steps.store, &["runs", "show", &id, "--json"]);
+        let killed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let (code, resumed, err) = steps.resume(&id, &[]);
+        assert_eq!(code, 0, "killed after call {n}: {err}");
+        // Every call the killed run completed is answered from its journal: the program
+        // computed the same arguments, from the same clock and random values.
+        let replayed = (resumed["trace"].as_array().unwrap().iter())
+            .filter(|e| e["event"] == "tool_end" && e["replayed"] == true)
+            .count();
+        assert_eq!(replayed, n, "killed after call {n}: {resumed}");
+        let result = &resumed["result"];
+        let files = steps.data();
+        let (t, r) = (result["t"].as_f64().unwrap(), result["r"].as_f64().unwrap());
+        assert_eq!(files[0], ("a.txt".into(), format!("{t} {r}")), "{killed}");
+        assert!(t > 1.7e12 && (0.0..1.0).contains(&r), "{result}");
+        if n >= 2 {
+            assert_eq!(files[1].1, result["t2"].as_str().unwrap());
+        }
+        assert_eq!(result["files"], 2);
+    }
+}
