@@ -68,6 +68,8 @@ pub(crate) struct StoreJournal {
     /// many were read.
     reads: Mutex<Vec<JournalEntry>>,
     read_count: std::sync::atomic::AtomicI64,
+    /// Microseconds the program's calls waited for journal writes.
+    waited_us: std::sync::atomic::AtomicU64,
 }
 
 /// Reads of the clock and `Math.random()` are journal entries numbered from here, in the
@@ -100,7 +102,22 @@ impl StoreJournal {
             failed: Mutex::new(false),
             reads: Mutex::new(Vec::new()),
             read_count: std::sync::atomic::AtomicI64::new(0),
+            waited_us: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// How long the program's calls waited for the journal (ms).
+    pub(crate) fn waited_ms(&self) -> f64 {
+        self.waited_us.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e3
+    }
+
+    /// [`StoreJournal::write`], which a call waits for: counted in [`StoreJournal::waited_ms`].
+    async fn write_waited(&self, entry: Option<JournalEntry>) {
+        let started = std::time::Instant::now();
+        self.write(entry).await;
+        let us = started.elapsed().as_micros() as u64;
+        self.waited_us
+            .fetch_add(us, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Write what is queued, and `entry` after it.
@@ -195,7 +212,7 @@ impl Journal for StoreJournal {
         Box::pin(async move {
             // A read in flight at a kill is run again: nothing to write before it goes out.
             if !self.repeatable.contains(&call.tool) {
-                self.write(Some(entry(call))).await;
+                self.write_waited(Some(entry(call))).await;
             }
         })
     }
@@ -227,7 +244,7 @@ impl Journal for StoreJournal {
                     .append(&mut self.reads.lock().unwrap_or_else(|p| p.into_inner()));
                 queue.0.push(e);
             } else {
-                self.write(Some(e)).await;
+                self.write_waited(Some(e)).await;
             }
             if self.faults.after == Some(call.seq) {
                 self.faults.pause("after", call.seq);

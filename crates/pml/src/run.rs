@@ -101,6 +101,10 @@ impl Default for RunOptions {
 pub struct StageTimings {
     pub analyze_ms: f64,
     pub servers_ms: f64,
+    /// With a store: how long the run waited for it (opening it and writing the start beyond
+    /// the servers' start, the journal writes calls waited for, writing the run and closing
+    /// beyond the servers' stop): what recording the run cost.
+    pub store_ms: Option<f64>,
 }
 
 /// What `pml run` prints: the executor's report plus the stages' timings.
@@ -140,6 +144,9 @@ impl RunOutput {
         }
         if let Some(id) = &self.run_id {
             json["runId"] = Value::String(id.clone());
+        }
+        if let Some(ms) = self.stages.store_ms {
+            json["timings"]["storeMs"] = serde_json::json!(ms);
         }
         json
     }
@@ -448,7 +455,8 @@ pub fn program_of(
 }
 
 /// A program with syntax errors does not start: the first error, as `file:line:col: message`.
-fn check_syntax(file: &Path, javascript: &str) -> Result<(), RunSetupError> {
+/// Else whether the program calls capabilities.
+fn check_syntax(file: &Path, javascript: &str) -> Result<bool, RunSetupError> {
     let options = AnalyzeOptions {
         dialect: Dialect::JavaScript,
         ..Default::default()
@@ -463,7 +471,10 @@ fn check_syntax(file: &Path, javascript: &str) -> Result<(), RunSetupError> {
             file: file.display().to_string(),
             message: format!("{}:{}: {}", d.line, d.column, d.message),
         }),
-        None => Ok(()),
+        None => Ok(structure
+            .nodes
+            .iter()
+            .any(|n| n.kind == pml_structure::NodeKind::Capability)),
     }
 }
 
@@ -511,16 +522,24 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         .map_or(0, |d| d.as_millis() as i64);
     let source = read_source(file)?;
     let javascript = javascript_of(file, &source)?;
-    check_syntax(file, &javascript)?;
+    let calls_capabilities = check_syntax(file, &javascript)?;
     let permissions = options
         .permissions
         .as_deref()
         .map(load_permissions)
         .transpose()?;
-    let store = match &options.store {
-        Some(location) => Some(Arc::new(pml_store::Store::open(location).await?)),
-        None => None,
-    };
+    // The store opens while the servers start, unless what comes before them needs it (the
+    // run to resume, the capabilities the program calls).
+    let mut opening = options.store.clone().map(|location| {
+        tokio::spawn(async move { pml_store::Store::open(&location).await.map(Arc::new) })
+    });
+    let mut store_ms = 0.0;
+    let mut store: Option<Arc<pml_store::Store>> = None;
+    if options.resume.is_some() || calls_capabilities {
+        let waited = Instant::now();
+        store = open_store(opening.take()).await?;
+        store_ms += waited.elapsed().as_secs_f64() * 1e3;
+    }
     // Resuming: the run's start and journal, checked against what runs now.
     let resumed = match (&options.resume, &store) {
         (Some(resume), Some(store)) => Some(resumable(store, resume, options, &source).await?),
@@ -533,12 +552,17 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         _ => None,
     };
     // The capabilities it calls, before anything starts.
-    let called = crate::capability::resolve_called(
-        store.as_deref(),
-        &file.display().to_string(),
-        &javascript,
-    )
-    .await?;
+    let called = match calls_capabilities {
+        true => {
+            crate::capability::resolve_called(
+                store.as_deref(),
+                &file.display().to_string(),
+                &javascript,
+            )
+            .await?
+        }
+        false => Vec::new(),
+    };
     let reuse = resumed.as_ref().and_then(|(_, start, _)| {
         start
             .args
@@ -568,7 +592,51 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     let sources: Vec<&str> = std::iter::once(javascript.as_str())
         .chain(called.iter().map(|c| c.javascript.as_str()))
         .collect();
-    let (catalog, annotations, _warnings) = tool_catalog(&sources, clients.clone()).await;
+    let start = pml_store::RunStart {
+        program_hash: None,
+        file: Some(file.display().to_string()),
+        source: source.clone(),
+        args: args.clone(),
+        given_args: match &resumed {
+            Some((_, start, _)) => start.given_args.clone(),
+            None => options.args.clone(),
+        },
+        resumed_from: resumed.as_ref().map(|(id, _, _)| id.clone()),
+        started_at,
+    };
+    // The servers start and list their tools while the run's start is written (the store
+    // opened, the program hashed): what the run waits for is the longer of the two.
+    let servers = async {
+        let listed = tool_catalog(&sources, clients.clone()).await;
+        (listed, servers_started.elapsed())
+    };
+    let recording = async {
+        let store = match store.clone() {
+            Some(store) => Some(store),
+            None => open_store(opening.take()).await?,
+        };
+        let Some(store) = store else {
+            return Ok(None);
+        };
+        let mut start = start;
+        start.program_hash = crate::capability::program_hash(&source, dialect_for(file));
+        let id = pml_store::new_run_id();
+        // One connection for the start and the journal.
+        let mut writer = store.journal_writer().await?;
+        writer.start_run(&id, &start).await?;
+        Ok::<_, RunSetupError>(Some((store, id, writer, start.program_hash)))
+    };
+    let (((catalog, annotations, _warnings), listing), recorded) = tokio::join!(servers, recording);
+    let recorded = match recorded {
+        Ok(recorded) => recorded,
+        Err(e) => {
+            clients.shutdown().await;
+            return Err(e);
+        }
+    };
+    if recorded.is_some() {
+        store_ms += (servers_started.elapsed().saturating_sub(listing)).as_secs_f64() * 1e3;
+    }
     let program = program_of(&javascript, &catalog, permissions.clone(), true);
     let capabilities = (called.iter())
         .map(|c| {
@@ -581,12 +649,8 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         })
         .collect();
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
-    // Computed once, for the run's start and its record.
-    let program_hash = store
-        .as_ref()
-        .and_then(|_| crate::capability::program_hash(&source, dialect_for(file)));
-    let (journal, run_id) = match &store {
-        Some(store) => {
+    let (store, journal, run_id, program_hash) = match recorded {
+        Some((store, id, writer, program_hash)) => {
             let read_only = |tool: &str| {
                 options.read_only.iter().any(|t| t == tool)
                     || annotations.get(tool).is_some_and(|a| a.read_only())
@@ -599,27 +663,15 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
                 .collect();
             let earlier = match &resumed {
                 Some((id, _, journal)) => {
-                    check_uncertain(id, journal, options, &annotations, &read_only)?;
+                    if let Err(e) = check_uncertain(id, journal, options, &annotations, &read_only)
+                    {
+                        clients.shutdown().await;
+                        return Err(e);
+                    }
                     journal.clone()
                 }
                 None => Vec::new(),
             };
-            let id = pml_store::new_run_id();
-            let start = pml_store::RunStart {
-                program_hash: program_hash.clone(),
-                file: Some(file.display().to_string()),
-                source: source.clone(),
-                args: args.clone(),
-                given_args: match &resumed {
-                    Some((_, start, _)) => start.given_args.clone(),
-                    None => options.args.clone(),
-                },
-                resumed_from: resumed.as_ref().map(|(id, _, _)| id.clone()),
-                started_at,
-            };
-            // One connection for the start and the journal.
-            let mut writer = store.journal_writer().await?;
-            writer.start_run(&id, &start).await?;
             let uncertain = options.resume.as_ref().and_then(|r| r.uncertain);
             let journal = Arc::new(crate::journal::StoreJournal::new(
                 store.clone(),
@@ -629,9 +681,9 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
                 earlier,
                 uncertain,
             ));
-            (Some(journal), Some(id))
+            (Some(store), Some(journal), Some(id), program_hash)
         }
-        None => (None, None),
+        None => (None, None, None, None),
     };
     let sandbox = Sandbox::new(SandboxOptions {
         time_limit: std::time::Duration::from_millis(options.code_time_limit_ms.max(1)),
@@ -668,21 +720,31 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         &execute_options,
     )
     .await;
-    clients.shutdown().await;
-    drop(scratch);
+    drop(execute_options);
+    if let Some(journal) = &journal {
+        store_ms += journal.waited_ms();
+    }
     let mut output = RunOutput {
         report,
         stages: StageTimings {
             analyze_ms,
             servers_ms,
+            store_ms: store.as_ref().map(|_| store_ms),
         },
         program,
         run_id: None,
     };
-    if let Some(journal) = &journal {
-        journal.finish().await;
-    }
-    if let (Some(store), Some(id)) = (&store, run_id) {
+    // The servers stop while the run is written down.
+    let stopping = async {
+        let stopped = Instant::now();
+        clients.shutdown().await;
+        stopped.elapsed()
+    };
+    let recording = async {
+        let store = store?;
+        if let Some(journal) = &journal {
+            journal.finish().await;
+        }
         let record = crate::capability::run_record(
             program_hash,
             Some(&file.display().to_string()),
@@ -691,20 +753,47 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             started_at,
             started.elapsed().as_millis() as i64,
         );
-        match store.record_run(Some(&id), &record).await {
-            Ok(id) => output.run_id = Some(id),
-            Err(e) => eprintln!("pml: the run was not recorded: {e}"),
+        let id = run_id?;
+        let recorded = store.record_run(Some(&id), &record).await;
+        // Closed, not dropped: the journal's connection goes back first, and closing the
+        // last connection checkpoints SQLite's write-ahead log (left to grow, it makes every
+        // later open slower).
+        drop(journal);
+        if let Some(store) = Arc::into_inner(store) {
+            store.close().await;
         }
-    }
-    // Closed, not dropped: the journal's connection goes back first, and closing the last
-    // connection checkpoints SQLite's write-ahead log (left to grow, it makes every later
-    // open slower).
-    drop(journal);
-    drop(execute_options);
-    if let Some(store) = store.and_then(|s| Arc::try_unwrap(s).ok()) {
-        store.close().await;
+        Some(recorded)
+    };
+    let ended = Instant::now();
+    let (shutdown, recorded) = tokio::join!(stopping, recording);
+    drop(scratch);
+    match recorded {
+        Some(Ok(id)) => {
+            output.run_id = Some(id);
+            let waited = ended.elapsed().saturating_sub(shutdown).as_secs_f64() * 1e3;
+            if let Some(ms) = &mut output.stages.store_ms {
+                *ms += waited;
+            }
+        }
+        Some(Err(e)) => eprintln!("pml: the run was not recorded: {e}"),
+        None => {}
     }
     Ok(output)
+}
+
+/// The store being opened, once open (`None`: no store).
+async fn open_store(
+    opening: Option<tokio::task::JoinHandle<Result<Arc<pml_store::Store>, pml_store::StoreError>>>,
+) -> Result<Option<Arc<pml_store::Store>>, RunSetupError> {
+    match opening {
+        None => Ok(None),
+        Some(opening) => match opening.await {
+            Ok(opened) => Ok(Some(opened?)),
+            Err(e) => Err(RunSetupError::Setup(format!(
+                "opening the store failed: {e}"
+            ))),
+        },
+    }
 }
 
 /// The run to resume: its full id, start and journal, when the program and its args are
