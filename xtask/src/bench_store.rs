@@ -146,7 +146,10 @@ pub fn run(args: &[String]) -> Result<()> {
     for _ in 0..records {
         let started = Instant::now();
         let out = rt.block_on(run_file(&program, &options))?;
-        anyhow::ensure!(out.report.ok && out.run_id.is_some(), "a recorded run failed");
+        anyhow::ensure!(
+            out.report.ok && out.run_id.is_some(),
+            "a recorded run failed"
+        );
         recorded_ms.push(started.elapsed().as_secs_f64() * 1e3);
         waited.push(out.stages.store_ms.context("no storeMs")?);
         let started = Instant::now();

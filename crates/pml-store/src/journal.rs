@@ -49,6 +49,11 @@ pub struct RunStart {
     /// The run this one resumes.
     pub resumed_from: Option<String>,
     pub started_at: i64,
+    /// The capabilities the program calls (and they call), by the name it calls them, with
+    /// the hash each name named then: `{"name": "hash"}` (empty: none; before schema version
+    /// 4: not known, `null`).
+    #[serde(default)]
+    pub capabilities: Value,
 }
 
 /// How far a journaled call got.
@@ -94,7 +99,8 @@ impl Store {
         let db = |e| self.error(e);
         let full = self.run_id_of(id).await?;
         let row = sqlx::query(
-            "SELECT id, program_hash, file, source, args, given_args, resumed_from, started_at
+            "SELECT id, program_hash, file, source, args, given_args, resumed_from, started_at,
+                capabilities
              FROM pml_run_starts WHERE id = $1",
         )
         .bind(&full)
@@ -114,6 +120,7 @@ impl Store {
                 given_args: self.json_text(row, 5)?,
                 resumed_from: row.try_get(6).map_err(db)?,
                 started_at: row.try_get(7).map_err(db)?,
+                capabilities: self.json_text(row, 8)?,
             },
         ))
     }
@@ -253,8 +260,8 @@ async fn insert_start(
 ) -> Result<(), sqlx::Error> {
     let query = sqlx::query(
         "INSERT INTO pml_run_starts (id, program_hash, file, source, args, given_args,
-            resumed_from, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            resumed_from, started_at, capabilities)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(id)
     .bind(start.program_hash.as_deref())
@@ -263,7 +270,8 @@ async fn insert_start(
     .bind(start.args.to_string())
     .bind(start.given_args.to_string())
     .bind(start.resumed_from.as_deref())
-    .bind(start.started_at);
+    .bind(start.started_at)
+    .bind(start.capabilities.to_string());
     conn.execute(query).await?;
     Ok(())
 }

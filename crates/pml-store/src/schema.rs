@@ -83,6 +83,8 @@ const MIGRATIONS: &[&[&str]] = &[
             PRIMARY KEY (run_id, seq)
         )",
     ],
+    // 4: the capabilities a run called, by name, with their hashes (JSON object).
+    &["ALTER TABLE pml_run_starts ADD COLUMN capabilities TEXT"],
 ];
 
 /// The schema version this build writes.

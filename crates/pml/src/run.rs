@@ -563,6 +563,24 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         }
         false => Vec::new(),
     };
+    // Resuming: the capabilities it calls must be those it called.
+    if let Some((id, start, _)) = &resumed {
+        for c in &called {
+            let then = start.capabilities.get(&c.name).and_then(Value::as_str);
+            if then.is_some_and(|then| then != c.stored.code_hash) {
+                return Err(RunSetupError::Resume {
+                    run: id.clone(),
+                    why: format!(
+                        "capabilities.{} is not the program it called: `{}` names capability {} now, {} then",
+                        c.name,
+                        c.name,
+                        short_hash(&c.stored.code_hash),
+                        short_hash(then.unwrap_or_default())
+                    ),
+                });
+            }
+        }
+    }
     let reuse = resumed.as_ref().and_then(|(_, start, _)| {
         start
             .args
@@ -603,6 +621,10 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         },
         resumed_from: resumed.as_ref().map(|(id, _, _)| id.clone()),
         started_at,
+        capabilities: (called.iter())
+            .map(|c| (c.name.clone(), Value::String(c.stored.code_hash.clone())))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
     };
     // The servers start and list their tools while the run's start is written (the store
     // opened, the program hashed): what the run waits for is the longer of the two.
@@ -779,6 +801,11 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         None => {}
     }
     Ok(output)
+}
+
+/// The first 12 characters of a hash (as `pml capabilities` shows them).
+fn short_hash(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
 }
 
 /// The store being opened, once open (`None`: no store).

@@ -222,6 +222,46 @@ async fn writers_at_once_lose_nothing() {
 }
 
 #[tokio::test]
+async fn a_store_of_version_3_is_migrated_and_its_runs_still_resume() {
+    use pml_store::RunStart;
+    let dir = tempfile::tempdir().unwrap();
+    let location = dir.path().join("store.sqlite").display().to_string();
+    let store = Store::open(&location).await.unwrap();
+    let id = pml_store::new_run_id();
+    let start = RunStart {
+        program_hash: None,
+        file: None,
+        source: "return 1;".into(),
+        args: json!({}),
+        given_args: json!({}),
+        resumed_from: None,
+        started_at: 1,
+        capabilities: json!({}),
+    };
+    store.start_run(&id, &start).await.unwrap();
+    store.close().await;
+    // As version 3 left it: no `capabilities` column.
+    let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{location}"))
+        .await
+        .unwrap();
+    for statement in [
+        "ALTER TABLE pml_run_starts DROP COLUMN capabilities",
+        "UPDATE pml_meta SET value = '3' WHERE key = 'schema_version'",
+    ] {
+        sqlx::query(statement).execute(&mut conn).await.unwrap();
+    }
+    conn.close().await.unwrap();
+    let store = Store::open(&location).await.unwrap();
+    let (_, found) = store.run_start(&id).await.unwrap();
+    assert_eq!(found.capabilities, serde_json::Value::Null);
+    assert_eq!(found.source, start.source);
+    let again = pml_store::new_run_id();
+    store.start_run(&again, &start).await.unwrap();
+    assert_eq!(store.run_start(&again).await.unwrap().1, start);
+    store.close().await;
+}
+
+#[tokio::test]
 async fn a_newer_or_broken_store_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store.sqlite");
@@ -372,6 +412,7 @@ async fn a_run_is_written_as_it_goes() {
             given_args: json!({}),
             resumed_from: None,
             started_at: 1,
+            capabilities: json!({ "ping": hash(3) }),
         };
         store.start_run(&id, &start).await.unwrap();
         let call = |seq: i64, state: CallState| JournalEntry {

@@ -272,4 +272,22 @@ fn a_run_killed_inside_a_capability_resumes_to_the_same_end() {
         assert_eq!(steps.data(), files, "killed after call {n}");
     }
     assert_eq!(killed, 9);
+
+    // The capability changed since: resuming would run another program.
+    let steps = prepared();
+    let id = steps
+        .killed_if_reached("PML_FAULT_PAUSE_AFTER_CALL", 2)
+        .unwrap();
+    let changed = write(steps.dir.path(), "step2.ts", &STEP.replace("* 10", "* 100"));
+    let (code, _, err) = pml_in(
+        &steps.store,
+        &["save", &changed, "--name", "step", "--replace"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = steps.resume(&id, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("capabilities.step is not the program it called"),
+        "{err}"
+    );
 }
