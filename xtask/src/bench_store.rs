@@ -15,6 +15,9 @@
 //! 3. Resume overhead: the same run resumed from its whole journal (every call answered from
 //!    it) against the run made live without a store.
 //!
+//! 4. Learning: `pml learn` over 10,000 stored runs (the 20-call run's record), from opening
+//!    the store to the learned graph. Goal: under a second.
+//!
 //! Figures are medians; they go to stdout and `target/bench/bench-store.json`. Build in
 //! release mode: `cargo run --release -p xtask -- bench-store`.
 
@@ -194,7 +197,58 @@ pub fn run(args: &[String]) -> Result<()> {
         "resume: a 20-call run resumed from its whole journal {resumed:.1} ms, run live without a store {live:.1} ms ({:.2}x; both start the servers; median of {rounds})",
         resumed / live
     );
+    // 4. Learning over 10,000 stored runs (the 20-call run's record, each a run of its own)
+    // in a store of their own: the store read and the learning, as `pml learn` does them.
+    let learn_location = scratch.join("learn.sqlite").display().to_string();
+    let stored = 10_000;
+    let record = pml::capability::run_record(
+        pml::capability::program_hash(TWENTY_CALLS, pml::Dialect::TypeScript),
+        Some("twenty-calls.ts"),
+        &json!({}),
+        &output,
+        0,
+        0,
+    );
+    let learn_rounds = if quick { 3 } else { 5 };
+    let (filled_ms, mut learn_ms, learned_runs) = rt.block_on(async {
+        let store = Store::open(&learn_location).await?;
+        let filled = Instant::now();
+        for i in 0..stored {
+            let run = pml_store::NewRun {
+                started_at: i,
+                duration_ms: 400 + i % 50,
+                ..record.clone()
+            };
+            store.record_run(None, &run).await?;
+        }
+        let filled_ms = filled.elapsed().as_secs_f64() * 1e3;
+        store.close().await;
+        let mut times = Vec::new();
+        let mut runs = 0;
+        for _ in 0..learn_rounds {
+            let started = Instant::now();
+            let store = Store::open(&learn_location).await?;
+            let learned = pml::learn::learn(&store, None).await?;
+            store.close().await;
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+            runs = learned.runs;
+        }
+        Ok::<_, anyhow::Error>((filled_ms, times, runs))
+    })?;
+    anyhow::ensure!(
+        learned_runs == stored as u64,
+        "learned from {learned_runs} runs"
+    );
+    let learn = median(&mut learn_ms);
+    let trace_bytes = serde_json::to_string(&record.trace)?.len();
+    println!(
+        "learning over {stored} stored runs ({trace_bytes} bytes of trace each; stored in {:.1} s): {learn:.0} ms (median of {learn_rounds}) - goal < 1000 ms: {}",
+        filled_ms / 1e3,
+        if learn < 1000.0 { "met" } else { "MISSED" }
+    );
     let report = json!({
+        "learnMs": learn,
+        "learnRuns": stored,
         "resumeMs": resumed,
         "liveMs": live,
         "saveThroughputPerSecond": throughput,
@@ -209,6 +263,10 @@ pub fn run(args: &[String]) -> Result<()> {
         out_dir.join("bench-store.json"),
         serde_json::to_string_pretty(&report)?,
     )?;
+    anyhow::ensure!(
+        learn < 1000.0,
+        "bench-store: learning over {stored} runs took {learn:.0} ms (goal < 1 s)"
+    );
     anyhow::ensure!(
         total <= 5.0,
         "bench-store: recording a run took {total:.2} ms (goal <= 5 ms)"

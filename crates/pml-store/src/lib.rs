@@ -33,7 +33,7 @@ use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 
 pub use capabilities::{Capability, CapabilitySummary, NewCapability, Removed, SaveOutcome, Saved};
 pub use journal::{CallState, JournalEntry, JournalWriter, RunStart};
-pub use runs::{new_run_id, NewRun, Run, RunSummary, RESULT_PREVIEW_BYTES};
+pub use runs::{new_run_id, LearningRun, NewRun, Run, RunSummary, RESULT_PREVIEW_BYTES};
 
 /// The database behind a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

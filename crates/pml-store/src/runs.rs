@@ -67,6 +67,19 @@ pub struct Run {
     pub duration_ms: i64,
 }
 
+/// A finished run as learning reads it ([`Store::learning_runs`]): JSON columns as text,
+/// borrowed from the row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LearningRun<'a> {
+    pub program_hash: Option<&'a str>,
+    pub ok: bool,
+    pub duration_ms: i64,
+    /// The trace events (JSON array).
+    pub trace: &'a str,
+    /// `[{taskId, outcome, iteration, capability?}]`.
+    pub decisions: &'a str,
+}
+
 /// One line of `pml runs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -190,6 +203,57 @@ impl Store {
                 duration_ms: row.try_get(7).map_err(db)?,
                 finished: row.try_get::<i64, _>(8).map_err(db)? != 0,
             });
+        }
+        Ok(out)
+    }
+
+    /// What learning reads of every finished run (of one program when `program_hash` is
+    /// given), oldest first, handed to `each` one at a time as the rows arrive (never all in
+    /// memory at once): its JSON documents as stored, unparsed (the reader parses only what
+    /// it needs). Stops at the first error of `each`.
+    pub async fn learning_runs<E>(
+        &self,
+        program_hash: Option<&str>,
+        mut each: impl FnMut(LearningRun<'_>) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        use futures_util::TryStreamExt;
+        let db = |e| self.error(e);
+        let mut rows = sqlx::query(
+            "SELECT program_hash, ok, duration_ms, trace, decisions
+             FROM pml_runs WHERE ($1 = '' OR program_hash = $1) ORDER BY id",
+        )
+        .bind(program_hash.unwrap_or(""))
+        .fetch(&self.pool);
+        while let Some(row) = rows.try_next().await.map_err(db)? {
+            let run = LearningRun {
+                program_hash: row.try_get(0).map_err(db)?,
+                ok: row.try_get::<i64, _>(1).map_err(db)? != 0,
+                duration_ms: row.try_get(2).map_err(db)?,
+                trace: row.try_get(3).map_err(db)?,
+                decisions: row.try_get(4).map_err(db)?,
+            };
+            if let Err(e) = each(run) {
+                return Ok(Err(e));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// The stored structure (JSON text) and names of each capability, by hash.
+    pub async fn capability_structures(
+        &self,
+    ) -> Result<Vec<(String, Vec<String>, String)>, StoreError> {
+        let db = |e| self.error(e);
+        let rows =
+            sqlx::query("SELECT code_hash, structure FROM pml_capabilities ORDER BY code_hash")
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let hash: String = row.try_get(0).map_err(db)?;
+            let names = self.capability_names(Some(&hash)).await?;
+            out.push((hash, names, row.try_get(1).map_err(db)?));
         }
         Ok(out)
     }

@@ -30,7 +30,15 @@ pub fn run_record(
     let report = &output.report;
     let decisions: Vec<Value> = (report.trace.iter())
         .filter(|e| e.event == "decision")
-        .map(|e| json!({ "taskId": e.task_id, "outcome": e.outcome, "iteration": e.iteration }))
+        .map(|e| {
+            let mut decision =
+                json!({ "taskId": e.task_id, "outcome": e.outcome, "iteration": e.iteration });
+            // A decision inside a capability the program called.
+            if let Some(name) = &e.capability {
+                decision["capability"] = json!(name);
+            }
+            decision
+        })
         .collect();
     let calls = (report.trace.iter())
         .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))

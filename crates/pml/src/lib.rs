@@ -22,6 +22,7 @@
 
 pub mod capability;
 mod journal;
+pub mod learn;
 pub mod run;
 
 use std::path::{Path, PathBuf};

@@ -173,6 +173,21 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+    /// What the recorded runs teach: operations and their successions, each program's paths
+    /// (the dominant one first) and decision outcomes.
+    Learn {
+        /// Only the runs of this capability (name or hash).
+        #[arg(long, value_name = "NAME|HASH")]
+        capability: Option<String>,
+        /// JSON (`docs/formats.md`).
+        #[arg(long, conflicts_with = "dot")]
+        json: bool,
+        /// The graph in Graphviz's DOT.
+        #[arg(long)]
+        dot: bool,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
+    },
     /// List, show or remove the stored capabilities (a table, or JSON with --json).
     Capabilities {
         #[command(subcommand)]
@@ -393,6 +408,12 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             store,
             json,
         } => Ok(store_cli::runs(action, filter, store, json)),
+        Command::Learn {
+            capability,
+            json,
+            dot,
+            store,
+        } => Ok(store_cli::learn(capability, store, json, dot)),
         Command::Parameterize { file, pretty } => {
             let code = pml::read_source(&file)?;
             let ret = pml_structure::parameterize(&code, pml::dialect_for(&file));

@@ -214,6 +214,41 @@ pub fn capabilities(action: Option<CapabilitiesAction>, store: StoreArg, json: b
     ExitCode::SUCCESS
 }
 
+/// `pml learn`.
+pub fn learn(capability: Option<String>, store: StoreArg, json: bool, dot: bool) -> ExitCode {
+    let location = match location(&store) {
+        Ok(location) => location,
+        Err(code) => return code,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("pml: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let learned = runtime.block_on(async {
+        let store = Store::open(&location).await?;
+        let learned = pml::learn::learn(&store, capability.as_deref()).await;
+        store.close().await;
+        learned
+    });
+    match learned {
+        Ok(learned) if json => print_json(&learned.to_json()),
+        Ok(learned) if dot => print!("{}", learned.to_dot()),
+        Ok(learned) => print!("{}", pml::learn::describe(&learned)),
+        Err(pml::learn::LearnFailure::Store(e)) => return failed(&e),
+        Err(e) => {
+            eprintln!("pml: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 /// Which runs `pml runs` lists.
 #[derive(clap::Args, Clone)]
 pub struct RunsFilter {

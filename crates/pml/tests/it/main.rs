@@ -4,6 +4,7 @@ mod agents;
 mod capabilities;
 mod equivalence;
 mod faults;
+mod learn;
 mod run;
 mod store;
 

@@ -1,0 +1,591 @@
+//! pml-learn: what the stored runs teach. The learning graph aggregates run traces into a
+//! graph of tools and operations, and, per program (a capability, by its semantic hash), the
+//! paths its runs took and the outcomes its decisions had.
+//!
+//! **Input:** runs as the store keeps them (the program's hash, success, duration, and the
+//! JSON text of the trace and decisions: [`Learner::add_run`]), and the stored structures of
+//! capabilities for their names and `provides` edges ([`Learner::add_structure`]).
+//! **Output:** [`Learned`]: a `petgraph` graph whose nodes are tools (`server:tool`,
+//! `code:*`, `capability:*`) with how often each ran, its success rate and mean duration;
+//! `sequence` edges (one operation ended, the next one to end was this: observed successions,
+//! with counts, the success rate and mean duration of the second) and `provides` edges (a
+//! stored structure says one's output feeds the other). Per program: each distinct executed
+//! path with its count, success rate and mean run duration, the dominant path, and per
+//! decision node how often each outcome was taken. As JSON (`docs/formats.md`) or DOT.
+//!
+//! **Invariants:** the result depends only on the runs and structures given, not on their
+//! order (everything listed is sorted); a trace that does not parse is an error naming the
+//! run, never skipped silently. Linear in the size of the traces: one pass, borrowed strings,
+//! tools interned.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// A run or a structure that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {message}")]
+pub struct LearnError {
+    /// Which run or structure (`run 12`, `capability <hash>`).
+    pub what: String,
+    pub message: String,
+}
+
+/// What the graph holds per tool.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolStats {
+    pub tool: String,
+    /// How many times it ran (ended), in all runs.
+    pub count: u64,
+    pub success_rate: f64,
+    pub mean_duration_ms: f64,
+    #[serde(skip)]
+    ok: u64,
+    #[serde(skip)]
+    total_ms: f64,
+}
+
+/// The kind of an edge of the learning graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EdgeKind {
+    /// Observed: the second ended right after the first, in a run.
+    Sequence,
+    /// Declared: a stored structure has the first's output feed the second.
+    Provides,
+}
+
+/// What the graph holds per edge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EdgeStats {
+    #[serde(rename = "type")]
+    pub kind: EdgeKind,
+    /// `sequence`: times observed; `provides`: structures that declare it.
+    pub count: u64,
+    /// `sequence`: success rate and mean duration of the second operation, after the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub success_rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_duration_ms: Option<f64>,
+    #[serde(skip)]
+    ok: u64,
+    #[serde(skip)]
+    total_ms: f64,
+}
+
+/// One distinct executed path of a program.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PathStats {
+    /// The operations in the order they ended.
+    pub path: Vec<String>,
+    /// Runs that took it.
+    pub count: u64,
+    pub success_rate: f64,
+    /// Mean duration of those runs.
+    pub mean_duration_ms: f64,
+}
+
+/// How often each outcome of one decision node was taken (every time it was decided, loops
+/// included). A decision inside a capability the program called is `NAME/<node id>`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionStats {
+    pub task_id: String,
+    pub outcomes: BTreeMap<String, u64>,
+}
+
+/// What the runs of one program teach.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgramStats {
+    /// Its semantic hash (`null`: runs of programs that had none).
+    pub program_hash: Option<String>,
+    /// Its names, when it is a stored capability.
+    pub capability: Vec<String>,
+    pub runs: u64,
+    pub success_rate: f64,
+    pub mean_duration_ms: f64,
+    /// Most taken first (then the more successful, the faster, by the path's text).
+    pub paths: Vec<PathStats>,
+    /// The first of `paths`.
+    pub dominant_path: Vec<String>,
+    /// By node id.
+    pub decisions: Vec<DecisionStats>,
+}
+
+/// Accumulates runs and structures; [`Learner::finish`] makes the [`Learned`].
+#[derive(Default)]
+pub struct Learner {
+    graph: DiGraph<ToolStats, EdgeStats>,
+    tools: FxHashMap<String, NodeIndex>,
+    edges: FxHashMap<(NodeIndex, NodeIndex, EdgeKind), petgraph::graph::EdgeIndex>,
+    programs: BTreeMap<Option<String>, Program>,
+    names: FxHashMap<String, Vec<String>>,
+    runs: u64,
+}
+
+#[derive(Default)]
+struct Program {
+    runs: u64,
+    ok: u64,
+    total_ms: f64,
+    paths: FxHashMap<Vec<NodeIndex>, (u64, u64, f64)>,
+    decisions: BTreeMap<String, BTreeMap<String, u64>>,
+}
+
+/// The fields of a trace event learning reads (the others are skipped unparsed).
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(borrow)]
+    event: Cow<'a, str>,
+    #[serde(default, borrow)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default, rename = "durationMs")]
+    duration_ms: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Decision<'a> {
+    #[serde(default, borrow, rename = "taskId")]
+    task_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    outcome: Option<Cow<'a, str>>,
+    /// Made inside a capability the program called.
+    #[serde(default, borrow)]
+    capability: Option<Cow<'a, str>>,
+}
+
+/// The fields of a stored structure learning reads.
+#[derive(Deserialize)]
+struct Structure<'a> {
+    #[serde(default, borrow)]
+    nodes: Vec<StructureNode<'a>>,
+    #[serde(default, borrow)]
+    edges: Vec<StructureEdge<'a>>,
+}
+
+#[derive(Deserialize)]
+struct StructureNode<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(default, borrow)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(default, borrow, rename = "capabilityId")]
+    capability_id: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct StructureEdge<'a> {
+    #[serde(borrow)]
+    from: Cow<'a, str>,
+    #[serde(borrow)]
+    to: Cow<'a, str>,
+    #[serde(borrow, rename = "type")]
+    kind: Cow<'a, str>,
+}
+
+impl Learner {
+    pub fn new() -> Self {
+        Learner::default()
+    }
+
+    fn tool(&mut self, tool: &str) -> NodeIndex {
+        if let Some(&index) = self.tools.get(tool) {
+            return index;
+        }
+        let index = self.graph.add_node(ToolStats {
+            tool: tool.to_owned(),
+            ..ToolStats::default()
+        });
+        self.tools.insert(tool.to_owned(), index);
+        index
+    }
+
+    fn edge(&mut self, from: NodeIndex, to: NodeIndex, kind: EdgeKind) -> &mut EdgeStats {
+        let graph = &mut self.graph;
+        let index = *self.edges.entry((from, to, kind)).or_insert_with(|| {
+            graph.add_edge(
+                from,
+                to,
+                EdgeStats {
+                    kind,
+                    count: 0,
+                    success_rate: None,
+                    mean_duration_ms: None,
+                    ok: 0,
+                    total_ms: 0.0,
+                },
+            )
+        });
+        &mut self.graph[index]
+    }
+
+    /// Adds one finished run of the program `program_hash`: its success, duration and the
+    /// JSON text of its trace events and decisions (`[{taskId, outcome, iteration}]`), as
+    /// `pml run` prints and the store keeps them. `what` names the run in errors.
+    pub fn add_run(
+        &mut self,
+        what: &str,
+        program_hash: Option<&str>,
+        ok: bool,
+        duration_ms: f64,
+        trace: &str,
+        decisions: &str,
+    ) -> Result<(), LearnError> {
+        let error = |e: serde_json::Error| LearnError {
+            what: what.to_owned(),
+            message: format!("its trace does not parse: {e}"),
+        };
+        let events: Vec<Event<'_>> = serde_json::from_str(trace).map_err(error)?;
+        let decided: Vec<Decision<'_>> = serde_json::from_str(decisions).map_err(error)?;
+        // The operations in the order they ended (the trace is sorted by time): the executed
+        // path, and each one after the one before it.
+        let mut path: Vec<NodeIndex> = Vec::new();
+        for e in events.iter().filter(|e| e.event == "tool_end") {
+            let Some(tool) = e.tool.as_deref() else {
+                continue;
+            };
+            let index = self.tool(tool);
+            let success = e.success.unwrap_or(false);
+            let ms = e.duration_ms.unwrap_or(0.0);
+            let node = &mut self.graph[index];
+            node.count += 1;
+            node.ok += u64::from(success);
+            node.total_ms += ms;
+            if let Some(&before) = path.last() {
+                let edge = self.edge(before, index, EdgeKind::Sequence);
+                edge.count += 1;
+                edge.ok += u64::from(success);
+                edge.total_ms += ms;
+            }
+            path.push(index);
+        }
+        let program = self
+            .programs
+            .entry(program_hash.map(str::to_owned))
+            .or_default();
+        program.runs += 1;
+        program.ok += u64::from(ok);
+        program.total_ms += duration_ms;
+        let taken = program.paths.entry(path).or_default();
+        taken.0 += 1;
+        taken.1 += u64::from(ok);
+        taken.2 += duration_ms;
+        for d in decided {
+            if let (Some(id), Some(outcome)) = (d.task_id, d.outcome) {
+                let id = match d.capability {
+                    Some(name) => format!("{name}/{id}"),
+                    None => id.into_owned(),
+                };
+                *program
+                    .decisions
+                    .entry(id)
+                    .or_default()
+                    .entry(outcome.into_owned())
+                    .or_default() += 1;
+            }
+        }
+        self.runs += 1;
+        Ok(())
+    }
+
+    /// Adds the stored structure (JSON text, as `pml analyze` prints it) of the capability
+    /// `program_hash` named `names`: its names, and a `provides` edge between the tools of
+    /// each `provides` edge of its nodes.
+    pub fn add_structure(
+        &mut self,
+        program_hash: &str,
+        names: &[String],
+        structure: &str,
+    ) -> Result<(), LearnError> {
+        let parsed: Structure<'_> = serde_json::from_str(structure).map_err(|e| LearnError {
+            what: format!("capability {program_hash}"),
+            message: format!("its structure does not parse: {e}"),
+        })?;
+        self.names.insert(program_hash.to_owned(), names.to_vec());
+        let tool_of = |id: &str| {
+            let node = parsed.nodes.iter().find(|n| n.id == id)?;
+            match (&node.tool, &node.capability_id) {
+                (Some(tool), _) => Some(tool.to_string()),
+                (None, Some(name)) => Some(format!("capability:{name}")),
+                _ => None,
+            }
+        };
+        let mut declared: Vec<(String, String)> = (parsed.edges.iter())
+            .filter(|e| e.kind == "provides")
+            .filter_map(|e| Some((tool_of(&e.from)?, tool_of(&e.to)?)))
+            .collect();
+        // Once per structure.
+        declared.sort();
+        declared.dedup();
+        for (from, to) in declared {
+            let (from, to) = (self.tool(&from), self.tool(&to));
+            self.edge(from, to, EdgeKind::Provides).count += 1;
+        }
+        Ok(())
+    }
+
+    /// The graph and the programs' statistics.
+    pub fn finish(mut self) -> Learned {
+        let rate = |ok: u64, n: u64| if n == 0 { 0.0 } else { ok as f64 / n as f64 };
+        let mean = |total: f64, n: u64| if n == 0 { 0.0 } else { total / n as f64 };
+        for node in self.graph.node_weights_mut() {
+            node.success_rate = rate(node.ok, node.count);
+            node.mean_duration_ms = mean(node.total_ms, node.count);
+        }
+        for edge in self.graph.edge_weights_mut() {
+            if edge.kind == EdgeKind::Sequence {
+                edge.success_rate = Some(rate(edge.ok, edge.count));
+                edge.mean_duration_ms = Some(mean(edge.total_ms, edge.count));
+            }
+        }
+        let graph = &self.graph;
+        let programs = (self.programs.into_iter())
+            .map(|(hash, p)| {
+                let mut paths: Vec<PathStats> = (p.paths.into_iter())
+                    .map(|(path, (count, ok, total))| PathStats {
+                        path: path.iter().map(|&i| graph[i].tool.clone()).collect(),
+                        count,
+                        success_rate: rate(ok, count),
+                        mean_duration_ms: mean(total, count),
+                    })
+                    .collect();
+                paths.sort_by(|a, b| {
+                    (b.count.cmp(&a.count))
+                        .then(b.success_rate.total_cmp(&a.success_rate))
+                        .then(a.mean_duration_ms.total_cmp(&b.mean_duration_ms))
+                        .then(a.path.cmp(&b.path))
+                });
+                ProgramStats {
+                    capability: (hash.as_ref())
+                        .and_then(|h| self.names.get(h).cloned())
+                        .unwrap_or_default(),
+                    program_hash: hash,
+                    runs: p.runs,
+                    success_rate: rate(p.ok, p.runs),
+                    mean_duration_ms: mean(p.total_ms, p.runs),
+                    dominant_path: paths.first().map(|p| p.path.clone()).unwrap_or_default(),
+                    paths,
+                    decisions: (p.decisions.into_iter())
+                        .map(|(task_id, outcomes)| DecisionStats { task_id, outcomes })
+                        .collect(),
+                }
+            })
+            .collect();
+        Learned {
+            graph: self.graph,
+            programs,
+            runs: self.runs,
+        }
+    }
+}
+
+/// What the runs taught: the learning graph and the programs' statistics.
+pub struct Learned {
+    pub graph: DiGraph<ToolStats, EdgeStats>,
+    /// By program hash.
+    pub programs: Vec<ProgramStats>,
+    /// Runs learned from.
+    pub runs: u64,
+}
+
+/// An edge as listed in JSON.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedEdge<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
+    #[serde(flatten)]
+    pub stats: &'a EdgeStats,
+}
+
+impl Learned {
+    /// The nodes, by tool.
+    pub fn nodes(&self) -> Vec<&ToolStats> {
+        let mut nodes: Vec<&ToolStats> = self.graph.node_weights().collect();
+        nodes.sort_by(|a, b| a.tool.cmp(&b.tool));
+        nodes
+    }
+
+    /// The edges, by (from, to, type).
+    pub fn edges(&self) -> Vec<ListedEdge<'_>> {
+        let mut edges: Vec<ListedEdge<'_>> = (self.graph.edge_references())
+            .map(|e| ListedEdge {
+                from: &self.graph[e.source()].tool,
+                to: &self.graph[e.target()].tool,
+                stats: e.weight(),
+            })
+            .collect();
+        edges.sort_by(|a, b| (a.from, a.to, a.stats.kind).cmp(&(b.from, b.to, b.stats.kind)));
+        edges
+    }
+
+    /// `{runs, nodes, edges, programs}` (`docs/formats.md`).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "runs": self.runs,
+            "nodes": self.nodes(),
+            "edges": self.edges(),
+            "programs": self.programs,
+        })
+    }
+
+    /// The graph in Graphviz's DOT: a node per tool (with its count and success rate), a
+    /// solid edge per observed succession (labelled with its count), a dashed one per
+    /// declared `provides`.
+    pub fn to_dot(&self) -> String {
+        use petgraph::dot::{Config, Dot};
+        let quote = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+        let edge_attributes =
+            |_: &DiGraph<ToolStats, EdgeStats>,
+             e: petgraph::graph::EdgeReference<'_, EdgeStats>| {
+                let stats = e.weight();
+                match stats.kind {
+                    EdgeKind::Sequence => format!(
+                        "label=\"{} ({:.0}%)\"",
+                        stats.count,
+                        stats.success_rate.unwrap_or(0.0) * 100.0
+                    ),
+                    EdgeKind::Provides => "style=dashed label=\"provides\"".to_owned(),
+                }
+            };
+        let node_attributes = |_: &DiGraph<ToolStats, EdgeStats>,
+                               (_, n): (NodeIndex, &ToolStats)| {
+            format!(
+                "label=\"{}\\n{} runs, {:.0}% ok, {:.1} ms\" shape=box",
+                quote(&n.tool),
+                n.count,
+                n.success_rate * 100.0,
+                n.mean_duration_ms
+            )
+        };
+        let dot = Dot::with_attr_getters(
+            &self.graph,
+            &[Config::NodeNoLabel, Config::EdgeNoLabel],
+            &edge_attributes,
+            &node_attributes,
+        );
+        format!("{dot:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn end(tool: &str, ok: bool, ms: f64) -> serde_json::Value {
+        serde_json::json!({ "event": "tool_end", "tool": tool, "success": ok, "durationMs": ms,
+            "preview": "x", "tsMs": 1.0 })
+    }
+
+    #[test]
+    fn runs_become_counts_paths_and_outcomes_in_any_order() {
+        let a = serde_json::json!([
+            { "event": "tool_start", "tool": "fs:read", "tsMs": 0.0 },
+            end("fs:read", true, 2.0),
+            end("code:filter", true, 1.0),
+            { "event": "decision", "taskId": "d1", "outcome": "true", "tsMs": 3.0 },
+            end("db:write", true, 4.0),
+        ])
+        .to_string();
+        let b = serde_json::json!([end("fs:read", true, 4.0), end("code:filter", false, 3.0)])
+            .to_string();
+        let decided_a = r#"[{"taskId":"d1","outcome":"true","iteration":[]}]"#;
+        let decided_b = r#"[{"taskId":"d1","outcome":"false","iteration":[]}]"#;
+        let learn = |order: &[(&str, &str, bool)]| {
+            let mut learner = Learner::new();
+            for (i, (trace, decided, ok)) in order.iter().enumerate() {
+                learner
+                    .add_run(&format!("run {i}"), Some("h"), *ok, 10.0, trace, decided)
+                    .unwrap();
+            }
+            learner.finish().to_json()
+        };
+        let one = learn(&[
+            (&a, decided_a, true),
+            (&b, decided_b, false),
+            (&a, decided_a, true),
+        ]);
+        let other = learn(&[
+            (&b, decided_b, false),
+            (&a, decided_a, true),
+            (&a, decided_a, true),
+        ]);
+        assert_eq!(one, other);
+        assert_eq!(one["runs"], 3);
+        let read = &one["nodes"].as_array().unwrap()[2];
+        assert_eq!(read["tool"], "fs:read");
+        assert_eq!(
+            (read["count"].as_u64(), read["meanDurationMs"].as_f64()),
+            (Some(3), Some(8.0 / 3.0))
+        );
+        let edges = one["edges"].as_array().unwrap();
+        let filter_after_read = edges.iter().find(|e| e["from"] == "fs:read").unwrap();
+        assert_eq!(filter_after_read["to"], "code:filter");
+        assert_eq!(filter_after_read["count"], 3);
+        assert_eq!(
+            filter_after_read["successRate"].as_f64().unwrap(),
+            2.0 / 3.0
+        );
+        let program = &one["programs"][0];
+        assert_eq!(
+            program["dominantPath"],
+            serde_json::json!(["fs:read", "code:filter", "db:write"])
+        );
+        assert_eq!(program["paths"][0]["count"], 2);
+        assert_eq!(program["paths"][1]["count"], 1);
+        assert_eq!(
+            program["decisions"],
+            serde_json::json!([{ "taskId": "d1", "outcomes": { "false": 1, "true": 2 } }])
+        );
+    }
+
+    #[test]
+    fn a_trace_that_does_not_parse_is_an_error_naming_the_run() {
+        let mut learner = Learner::new();
+        let e = learner
+            .add_run("run 01ab", None, true, 1.0, "[{", "[]")
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("run 01ab: its trace does not parse"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn provides_edges_come_from_structures_once_each() {
+        let structure = serde_json::json!({
+            "nodes": [{ "id": "n1", "tool": "fs:read" }, { "id": "n2", "tool": "code:parse" },
+                      { "id": "c1", "capabilityId": "sum" }],
+            "edges": [{ "from": "n1", "to": "n2", "type": "provides" },
+                      { "from": "n1", "to": "n2", "type": "sequence" },
+                      { "from": "n2", "to": "c1", "type": "provides" }],
+        })
+        .to_string();
+        let mut learner = Learner::new();
+        learner
+            .add_structure("h", &["x".into()], &structure)
+            .unwrap();
+        learner
+            .add_structure("h2", &["y".into()], &structure)
+            .unwrap();
+        let learned = learner.finish();
+        let edges = learned.edges();
+        assert_eq!(edges.len(), 2);
+        assert_eq!(
+            (edges[0].from, edges[0].to, edges[0].stats.count),
+            ("code:parse", "capability:sum", 2)
+        );
+        assert!(learned.to_dot().contains("style=dashed"));
+    }
+}

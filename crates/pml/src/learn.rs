@@ -1,0 +1,126 @@
+//! `pml learn`: the learning graph (`pml-learn`) over the runs in the capability store.
+
+use pml_learn::{Learned, Learner};
+use pml_store::{Store, StoreError};
+
+/// Why learning stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnFailure {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored trace or structure that does not parse: the store is damaged (exit 2).
+    #[error("{location}: {error}")]
+    Damaged {
+        location: String,
+        error: pml_learn::LearnError,
+    },
+}
+
+/// What the finished runs in `store` teach (only those of the capability `capability`, a
+/// name or hash, when given), with the stored capabilities' names and `provides` edges.
+pub async fn learn(store: &Store, capability: Option<&str>) -> Result<Learned, LearnFailure> {
+    let hash = match capability {
+        Some(key) => Some(store.capability(key).await?.code_hash),
+        None => None,
+    };
+    let damaged = |error| LearnFailure::Damaged {
+        location: store.location().to_string(),
+        error,
+    };
+    let mut learner = Learner::new();
+    for (code_hash, names, structure) in store.capability_structures().await? {
+        if hash.as_ref().is_none_or(|h| *h == code_hash) {
+            learner
+                .add_structure(&code_hash, &names, &structure)
+                .map_err(damaged)?;
+        }
+    }
+    let mut n = 0;
+    store
+        .learning_runs(hash.as_deref(), |run| {
+            n += 1;
+            learner.add_run(
+                &format!("run {n} of the store"),
+                run.program_hash,
+                run.ok,
+                run.duration_ms as f64,
+                run.trace,
+                run.decisions,
+            )
+        })
+        .await?
+        .map_err(damaged)?;
+    Ok(learner.finish())
+}
+
+/// What `pml learn` prints on a terminal: the tools, the successions, each program's paths
+/// and decisions.
+pub fn describe(learned: &Learned) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(out, "learned from {} runs", learned.runs);
+    if learned.runs == 0 {
+        return out;
+    }
+    let _ = writeln!(out, "\noperations (times run, success, mean duration):");
+    for n in learned.nodes().iter().filter(|n| n.count > 0) {
+        let _ = writeln!(
+            out,
+            "  {:<40} {:>7} {:>5.0}% {:>9.1} ms",
+            n.tool,
+            n.count,
+            n.success_rate * 100.0,
+            n.mean_duration_ms
+        );
+    }
+    let _ = writeln!(out, "\nsuccessions (times seen, success of the second):");
+    for e in learned.edges() {
+        match e.stats.success_rate {
+            Some(rate) => {
+                let _ = writeln!(
+                    out,
+                    "  {} -> {}  {} ({:.0}%)",
+                    e.from,
+                    e.to,
+                    e.stats.count,
+                    rate * 100.0
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  {} -> {}  provides", e.from, e.to);
+            }
+        }
+    }
+    for p in &learned.programs {
+        let name = match (p.capability.first(), &p.program_hash) {
+            (Some(name), _) => name.clone(),
+            (None, Some(hash)) => format!("program {}", hash.get(..12).unwrap_or(hash)),
+            (None, None) => "programs without a hash".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "\n{name}: {} runs, {:.0}% ok, {:.1} ms mean",
+            p.runs,
+            p.success_rate * 100.0,
+            p.mean_duration_ms
+        );
+        for (i, path) in p.paths.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  {} {} runs, {:.0}% ok, {:.1} ms: {}",
+                if i == 0 { "dominant:" } else { "        " },
+                path.count,
+                path.success_rate * 100.0,
+                path.mean_duration_ms,
+                path.path.join(" -> ")
+            );
+        }
+        for d in &p.decisions {
+            let outcomes: Vec<String> = (d.outcomes.iter())
+                .map(|(outcome, n)| format!("{outcome} {n}"))
+                .collect();
+            let _ = writeln!(out, "  decision {}: {}", d.task_id, outcomes.join(", "));
+        }
+    }
+    out
+}

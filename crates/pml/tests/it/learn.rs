@@ -1,0 +1,130 @@
+//! `pml learn` over runs of a branching, looping program with known inputs.
+
+use serde_json::{json, Value};
+
+use crate::store::pml_in;
+
+/// Lists the folder, reads the first `take` files (a loop), writes their total size when it is
+/// over 5 (a decision).
+const TALLY: &str = r#"const listing = await mcp.filesystem.list_directory({ path: args.root });
+const names = listing.content
+  .split("\n")
+  .filter((line: string) => line.startsWith("[FILE]"))
+  .map((line: string) => line.slice(7))
+  .sort()
+  .slice(0, args.take);
+let total = 0;
+for (const name of names) {
+  const file = await mcp.filesystem.read_text_file({ path: `${args.root}/${name}` });
+  total += file.content.length;
+}
+if (total > 5) {
+  await mcp.filesystem.write_file({ path: `${args.root}/total.txt`, content: String(total) });
+  return { total, written: true };
+}
+return { total, written: false };
+"#;
+
+#[test]
+fn learning_counts_paths_and_outcomes_of_the_stored_runs_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let program = dir.path().join("tally.ts");
+    std::fs::write(&program, TALLY).unwrap();
+    let data = dir.path().join("tally");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("a.txt"), "hello").unwrap();
+    std::fs::write(data.join("b.txt"), "world!").unwrap();
+    let file = program.display().to_string();
+    // Another program's run in the same store: not this capability's.
+    let other = dir.path().join("other.ts");
+    std::fs::write(&other, "return 1;\n").unwrap();
+    assert_eq!(pml_in(&store, &["run", &other.display().to_string()]).0, 0);
+
+    // take 2: both files (11 bytes), written; take 1: a.txt (5), not; take 0: nothing.
+    let mut paths: Vec<(u32, Value)> = Vec::new();
+    for take in [2, 1, 2, 0, 1, 2] {
+        let args = json!({ "take": take }).to_string();
+        let (code, out, err) = pml_in(&store, &["run", &file, "--args", &args]);
+        assert_eq!(code, 0, "{err}");
+        let ran: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(ran["result"]["written"], take == 2);
+        paths.push((take, ran["executedPath"].clone()));
+    }
+    let path_of = |take: u32| paths.iter().find(|(t, _)| *t == take).unwrap().1.clone();
+    let (code, _, err) = pml_in(&store, &["save", &file, "--name", "tally"]);
+    assert_eq!(code, 0, "{err}");
+
+    let (code, out, err) = pml_in(&store, &["learn", "--capability", "tally", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let learned: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(learned["runs"], 6);
+    let count = |tool: &str| {
+        (learned["nodes"].as_array().unwrap().iter())
+            .find(|n| n["tool"] == tool)
+            .map(|n| n["count"].clone())
+    };
+    assert_eq!(count("filesystem:list_directory"), Some(json!(6)));
+    assert_eq!(count("filesystem:read_text_file"), Some(json!(3 * 2 + 2)));
+    assert_eq!(count("filesystem:write_file"), Some(json!(3)));
+    assert_eq!(count("code:sort"), Some(json!(6)));
+    let edge = |from: &str, to: &str| {
+        (learned["edges"].as_array().unwrap().iter())
+            .find(|e| e["from"] == from && e["to"] == to && e["type"] == "sequence")
+            .map(|e| (e["count"].clone(), e["successRate"].clone()))
+    };
+    // Read after read: only when both files are read.
+    assert_eq!(
+        edge("filesystem:read_text_file", "filesystem:read_text_file"),
+        Some((json!(3), json!(1.0)))
+    );
+    assert_eq!(
+        edge("code:slice", "filesystem:read_text_file"),
+        Some((json!(5), json!(1.0)))
+    );
+    assert_eq!(
+        edge("filesystem:read_text_file", "filesystem:write_file"),
+        Some((json!(3), json!(1.0)))
+    );
+    assert_eq!(learned["programs"].as_array().unwrap().len(), 1);
+    let tally = &learned["programs"][0];
+    assert_eq!(tally["capability"], json!(["tally"]));
+    assert_eq!(tally["runs"], 6);
+    assert_eq!(tally["successRate"], 1.0);
+    let counted: Vec<(Value, Value)> = (tally["paths"].as_array().unwrap().iter())
+        .map(|p| (p["path"].clone(), p["count"].clone()))
+        .collect();
+    assert_eq!(
+        counted,
+        [
+            (path_of(2), json!(3)),
+            (path_of(1), json!(2)),
+            (path_of(0), json!(1)),
+        ]
+    );
+    assert_eq!(tally["dominantPath"], path_of(2));
+    assert_eq!(
+        tally["decisions"],
+        json!([{ "taskId": "d1", "outcomes": { "false": 3, "true": 3 } }])
+    );
+
+    // Without a filter: the other program too; on a terminal, a summary; as DOT, a graph.
+    let (_, out, _) = pml_in(&store, &["learn", "--json"]);
+    let all: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(all["runs"], 7);
+    assert_eq!(all["programs"].as_array().unwrap().len(), 2);
+    let (code, out, _) = pml_in(&store, &["learn", "--capability", "tally"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("learned from 6 runs"), "{out}");
+    assert!(out.contains("tally: 6 runs, 100% ok"), "{out}");
+    assert!(out.contains("decision d1: false 3, true 3"), "{out}");
+    let (code, out, _) = pml_in(&store, &["learn", "--dot"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("digraph {"), "{out}");
+    assert!(out.contains("filesystem:list_directory"), "{out}");
+    let (code, _, err) = pml_in(&store, &["learn", "--capability", "nobody"]);
+    assert_eq!(
+        (code, err.trim()),
+        (1, "pml: no capability named or hashed `nobody`")
+    );
+}
