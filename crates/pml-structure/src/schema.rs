@@ -94,6 +94,13 @@ impl ToolCatalog {
     pub fn get(&self, name: &str) -> Option<&ToolSchema> {
         self.tools.get(name)
     }
+
+    /// The tools' names (`server:tool`), sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        let mut names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names.into_iter()
+    }
 }
 
 /// Property names of an object schema, and which are required.

@@ -21,6 +21,7 @@
 //! ```
 
 pub mod capability;
+pub mod checks;
 mod journal;
 pub mod learn;
 pub mod run;

@@ -560,6 +560,13 @@ fn run_program(command: Command) -> ExitCode {
     };
     let output = match runtime.block_on(pml::run::run_file(&file, &options)) {
         Ok(output) => output,
+        // The program's calls do not fit the servers: a "no", like a syntax error.
+        Err(pml::run::RunSetupError::Checks { problems }) => {
+            for problem in problems {
+                eprintln!("pml: {problem}");
+            }
+            return ExitCode::from(1);
+        }
         Err(e) => {
             eprintln!("pml: {e}");
             return ExitCode::from(2);

@@ -164,6 +164,10 @@ pub enum RunSetupError {
     Setup(String),
     #[error(transparent)]
     Store(#[from] pml_store::StoreError),
+    /// Calls that cannot be made as written (no such server or tool, arguments that do not
+    /// fit its schema): nothing ran (exit status 1). One `place:line:col: why` per problem.
+    #[error("{}", problems.join("\n"))]
+    Checks { problems: Vec<String> },
     /// `--resume` cannot go on (the program or its args changed, an uncertain call...).
     #[error("cannot resume run {run}: {why}")]
     Resume { run: String, why: String },
@@ -348,13 +352,13 @@ pub async fn prepare(
     HashMap<String, pml_mcp::ToolAnnotations>,
     Vec<String>,
 ) {
-    let (catalog, annotations, warnings) = tool_catalog(&[source], host).await;
+    let (catalog, annotations, warnings, _) = tool_catalog(&[source], host).await;
     let program = program_of(source, &catalog, permissions, optimize);
     (program, annotations, warnings)
 }
 
 /// The tools of every server the `sources` name (started at once), with their annotations,
-/// and the listing errors of those that did not start.
+/// the listing errors of those that did not start, and the servers that listed their tools.
 pub async fn tool_catalog(
     sources: &[&str],
     host: Arc<dyn ToolHost>,
@@ -362,6 +366,7 @@ pub async fn tool_catalog(
     ToolCatalog,
     HashMap<String, pml_mcp::ToolAnnotations>,
     Vec<String>,
+    BTreeSet<String>,
 ) {
     let options = AnalyzeOptions {
         dialect: Dialect::JavaScript,
@@ -396,9 +401,11 @@ pub async fn tool_catalog(
     let mut catalog = ToolCatalog::default();
     let mut annotations = HashMap::new();
     let mut warnings = Vec::new();
+    let mut listed = BTreeSet::new();
     for (server, listing) in listings {
         match listing {
             Ok(tools) => {
+                listed.insert(server.clone());
                 for t in tools {
                     let name = format!("{server}:{}", t.name);
                     catalog.insert(pml_structure::ToolSchema {
@@ -414,7 +421,7 @@ pub async fn tool_catalog(
             Err(e) => warnings.push(e),
         }
     }
-    (catalog, annotations, warnings)
+    (catalog, annotations, warnings, listed)
 }
 
 /// The program `source` ready to run: structure (with the tools of `catalog`), instrumented
@@ -648,7 +655,8 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         writer.start_run(&id, &start).await?;
         Ok::<_, RunSetupError>(Some((store, id, writer, start.program_hash)))
     };
-    let (((catalog, annotations, _warnings), listing), recorded) = tokio::join!(servers, recording);
+    let (((catalog, annotations, _warnings, listed), listing), recorded) =
+        tokio::join!(servers, recording);
     let recorded = match recorded {
         Ok(recorded) => recorded,
         Err(e) => {
@@ -669,7 +677,40 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             };
             (c.name.clone(), Arc::new(program))
         })
+        .collect::<HashMap<String, Arc<CapabilityProgram>>>();
+    // Checked before anything runs: every call names a server and a tool that exist, with
+    // arguments that fit; else nothing runs (and the run's start is taken back).
+    let configured: Vec<String> = clients.server_names().map(str::to_owned).collect();
+    let offered = crate::checks::Offered {
+        configured: &configured,
+        listed: &listed,
+        catalog: &catalog,
+    };
+    let mut problems: Vec<String> = crate::checks::check_calls(&program.structure, &offered)
+        .iter()
+        .map(|p| format!("{}{p}", file.display()))
         .collect();
+    for c in &called {
+        let structure = &capabilities[&c.name].program.structure;
+        for p in crate::checks::check_calls(structure, &offered) {
+            problems.push(format!("capability {}{p}", c.name));
+        }
+    }
+    if !problems.is_empty() {
+        clients.shutdown().await;
+        if let Some((store, id, writer, _)) = recorded {
+            drop(writer);
+            if let Err(e) = store.discard_start(&id).await {
+                eprintln!("pml: the refused run's start stays in the store: {e}");
+            }
+        }
+        return Err(RunSetupError::Checks { problems });
+    }
+    if resumed.is_none() {
+        for p in crate::checks::missing_args(&program.structure, &args) {
+            eprintln!("pml: {}{p} (a warning)", file.display());
+        }
+    }
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
     let (store, journal, run_id, program_hash) = match recorded {
         Some((store, id, writer, program_hash)) => {

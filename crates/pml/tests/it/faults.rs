@@ -134,13 +134,12 @@ fn servers_that_start_slowly_or_never() {
         "{e}"
     );
 
-    // Unknown servers are named with the configured ones.
-    let (code, v, _) = s.run("return await mcp.nowhere.echo({});", &[]);
+    // Unknown servers are refused before anything runs, named with the configured ones.
+    let (code, _, stderr) = s.run("return await mcp.nowhere.echo({});", &[]);
     assert_eq!(code, 1);
     assert!(
-        error(&v).contains("unknown mcp server `nowhere`"),
-        "{}",
-        error(&v)
+        stderr.contains(":1:14: mcp.nowhere.echo: no server `nowhere` is configured (configured: "),
+        "{stderr}"
     );
 }
 

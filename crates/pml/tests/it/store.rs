@@ -494,3 +494,67 @@ fn a_resumed_run_reads_the_clock_and_random_values_the_killed_one_read() {
         assert_eq!(result["files"], 2);
     }
 }
+
+#[test]
+fn calls_that_do_not_fit_the_servers_are_refused_before_anything_runs() {
+    let steps = Steps::with(
+        r#"await mcp.filesystem.write_file({ path: `${args.dir}/first.txt`, content: "x" });
+const a = await mcp.filesystem.read_txt_file({ path: `${args.dir}/first.txt` });
+const b = await mcp.filesytem.read_text_file({ path: "x" });
+const c = await mcp.filesystem.read_text_file({ head: 2 });
+const d = await mcp.filesystem.read_text_file({ path: 42, head: "3" });
+return [a, b, c, d];
+"#,
+    );
+    let (code, out, err) = pml_in(
+        &steps.store,
+        &[
+            "run",
+            &steps.program,
+            "--mcp-config",
+            &steps.config,
+            "--args",
+            &steps.args,
+        ],
+    );
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    let file = &steps.program;
+    assert_eq!(
+        lines,
+        [
+            format!("pml: {file}:2:17: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`; did you mean `read_text_file`?"),
+            format!("pml: {file}:3:17: mcp.filesytem.read_text_file: no server `filesytem` is configured; did you mean `filesystem`?"),
+            format!("pml: {file}:4:17: mcp.filesystem.read_text_file: the required argument `path` is missing"),
+            format!("pml: {file}:5:17: mcp.filesystem.read_text_file: the argument `path` is an integer, the tool takes a string"),
+            format!("pml: {file}:5:17: mcp.filesystem.read_text_file: the argument `head` is a string, the tool takes a number"),
+        ]
+    );
+    // Nothing ran: the write before them did not happen, and no run is recorded.
+    assert_eq!(steps.data(), []);
+    let (_, out, _) = pml_in(&steps.store, &["runs", "--json"]);
+    assert_eq!(out.trim(), "[]");
+    // Arguments read but not given: a warning, and the run goes on.
+    let warned = Steps::with(
+        "const listing = await mcp.filesystem.list_directory({ path: args.dir });\nreturn { listing, limit: args.limit };\n",
+    );
+    let (code, _, err) = pml_in(
+        &warned.store,
+        &[
+            "run",
+            &warned.program,
+            "--mcp-config",
+            &warned.config,
+            "--args",
+            &warned.args,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "pml: {}: args.limit is read but not given (--args): it is undefined (a warning)",
+            warned.program
+        )
+    );
+}
