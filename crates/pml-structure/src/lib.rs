@@ -42,6 +42,7 @@ mod fold;
 mod guard;
 mod instrument;
 mod invariants;
+mod json;
 mod model;
 mod parameterize;
 mod parse;

@@ -259,7 +259,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             let read_ms = started.elapsed().as_secs_f64() * 1e3;
             let ret = pml::analyze(&code, &options);
             let json_started = std::time::Instant::now();
-            emit(&ret.structure, pretty);
+            emit_structure(&ret.structure, pretty);
             let diagnostics = pml::render_diagnostics(&display(&file), &ret.structure.diagnostics);
             eprint!("{diagnostics}");
             if timings {
@@ -477,6 +477,21 @@ fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
         let _ = writeln!(out);
         let _ = out.flush();
     }
+}
+
+/// [`emit`] for a structure: compact output is the structure's own writer (the same bytes as
+/// serde_json's, in a fraction of the time), pretty output serde_json's.
+fn emit_structure(structure: &pml::StaticStructure, pretty: bool) {
+    let stdout = std::io::stdout();
+    if pretty || stdout.is_terminal() {
+        return emit(structure, true);
+    }
+    let mut json = structure.to_json();
+    json.push(b'\n');
+    // A closed pipe (`pml analyze f | head`) is not an error worth a panic.
+    let mut out = stdout.lock();
+    let _ = out.write_all(&json);
+    let _ = out.flush();
 }
 
 /// `pml run`.

@@ -4,6 +4,7 @@
 mod check;
 mod hostile;
 mod instrument;
+mod json;
 mod parameterize;
 mod props;
 mod strip;

@@ -77,7 +77,12 @@ fn check_diagnostics(code: &str, diags: &[pml_structure::Diagnostic]) -> Result<
 
 /// Every invariant the crate documents for a structure, for any input.
 fn check(code: &str, s: &StaticStructure) -> Result<(), String> {
-    pml_structure::check_invariants(code, s)
+    pml_structure::check_invariants(code, s)?;
+    // The structure's own JSON writer writes serde_json's bytes.
+    if s.to_json() != serde_json::to_vec(s).map_err(|e| e.to_string())? {
+        return Err("to_json differs from serde_json::to_vec".into());
+    }
+    Ok(())
 }
 
 /// `check`, plus the same for `parameterize`: positions, and code unchanged on errors.

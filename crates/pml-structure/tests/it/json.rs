@@ -1,0 +1,40 @@
+//! The structure's compact JSON writer (`StaticStructure::to_json`, what `pml analyze` prints)
+//! writes exactly serde_json's bytes, on every fixture (with its tool catalog and permissions).
+//! (Generated programs are checked by the property tests; every field and escape by the unit
+//! tests of `json.rs`.)
+
+use std::path::Path;
+
+use pml_structure::{build_structure, BuildOptions, Dialect, Permissions, ToolCatalog};
+
+#[test]
+fn every_fixture_as_serde_json_writes_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root).unwrap() {
+        let dir = entry.unwrap().path();
+        let (code, dialect) = match std::fs::read_to_string(dir.join("input.ts")) {
+            Ok(code) => (code, Dialect::TypeScript),
+            Err(_) => match std::fs::read_to_string(dir.join("input.js")) {
+                Ok(code) => (code, Dialect::JavaScript),
+                Err(_) => continue,
+            },
+        };
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        let options = BuildOptions {
+            dialect,
+            catalog: read("tools.json").map(|t| ToolCatalog::from_json(&t).unwrap()),
+            permissions: read("permissions.json").map(|p| Permissions::from_json(&p).unwrap()),
+            ..Default::default()
+        };
+        let s = build_structure(&code, &options).structure;
+        let expected = serde_json::to_vec(&s).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&s.to_json()),
+            String::from_utf8_lossy(&expected),
+            "{dir:?}"
+        );
+        seen += 1;
+    }
+    assert!(seen > 90, "{seen}");
+}
