@@ -325,17 +325,34 @@ fn optional_string(out: &mut Vec<u8>, key: &[u8], s: &Option<String>) {
     }
 }
 
+/// `n` in decimal, two digits at a time.
 fn number(out: &mut Vec<u8>, n: usize) {
+    const PAIRS: [u8; 200] = {
+        let mut pairs = [0u8; 200];
+        let mut i = 0;
+        while i < 100 {
+            pairs[2 * i] = b'0' + (i / 10) as u8;
+            pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+            i += 1;
+        }
+        pairs
+    };
     let mut digits = [0u8; 20];
     let mut at = digits.len();
-    let mut n = n;
-    loop {
+    let mut n = n as u64;
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        at -= 2;
+        digits[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        digits[at] = b'0' + n as u8;
     }
     out.extend_from_slice(&digits[at..]);
 }
@@ -364,11 +381,16 @@ fn string(out: &mut Vec<u8>, s: &str) {
         }
         i += 8;
     }
-    for j in i..bytes.len() {
-        if let Some(escape) = escape(bytes[j]) {
-            out.extend_from_slice(&bytes[start..j]);
-            out.extend_from_slice(escape.as_bytes());
-            start = j + 1;
+    // The last few bytes, padded with spaces (which need no escape) to eight.
+    let mut tail = [b' '; 8];
+    tail[..bytes.len() - i].copy_from_slice(&bytes[i..]);
+    if needs_escape(u64::from_le_bytes(tail)) {
+        for j in i..bytes.len() {
+            if let Some(escape) = escape(bytes[j]) {
+                out.extend_from_slice(&bytes[start..j]);
+                out.extend_from_slice(escape.as_bytes());
+                start = j + 1;
+            }
         }
     }
     out.extend_from_slice(&bytes[start..]);
@@ -573,17 +595,43 @@ mod tests {
         same_as_serde(&StaticStructure::default());
     }
 
-    /// Every byte value, at every place in an eight-byte chunk and in the tail.
+    #[test]
+    fn numbers_as_serde_writes_them() {
+        let mut samples: Vec<usize> = (0..1000).collect();
+        let mut p = 1usize;
+        while let Some(next) = p.checked_mul(10) {
+            samples.extend([p - 1, p, p + 1, next - 1]);
+            p = next;
+        }
+        samples.push(usize::MAX);
+        for n in samples {
+            let mut got = Vec::new();
+            number(&mut got, n);
+            assert_eq!(got, serde_json::to_vec(&n).unwrap(), "{n}");
+        }
+    }
+
+    /// Every ASCII byte, at every place of strings of every length up to 20 (in an eight-byte
+    /// chunk and in the tail); and the empty string.
     #[test]
     fn strings_escape_as_serde_escapes_them() {
-        for b in 0u8..0x80 {
-            for at in 0..20 {
-                let mut s = "abcdefghijklmnopqrst".to_string().into_bytes();
-                s[at] = b;
-                let s = String::from_utf8(s).unwrap();
-                let mut got = Vec::new();
-                string(&mut got, &s);
-                assert_eq!(got, serde_json::to_vec(&s).unwrap(), "{b:#x} at {at}");
+        let mut got = Vec::new();
+        string(&mut got, "");
+        assert_eq!(got, b"\"\"");
+        for len in 1..=20 {
+            for b in 0u8..0x80 {
+                for at in 0..len {
+                    let mut s = "abcdefghijklmnopqrst".as_bytes()[..len].to_vec();
+                    s[at] = b;
+                    let s = String::from_utf8(s).unwrap();
+                    let mut got = Vec::new();
+                    string(&mut got, &s);
+                    assert_eq!(
+                        got,
+                        serde_json::to_vec(&s).unwrap(),
+                        "{b:#x} at {at} of {len}"
+                    );
+                }
             }
         }
     }
