@@ -26,8 +26,31 @@ impl StaticStructure {
         out
     }
 
+    /// [`StaticStructure::to_json`], written to `w` as it is made (in pieces of about 64 KiB:
+    /// the whole text is never held at once).
+    pub fn write_json_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        const PIECE: usize = 64 * 1024;
+        let mut out = Vec::with_capacity(PIECE + 4096);
+        let mut failed = None;
+        self.write_pieces(&mut out, &mut |out| {
+            if out.len() >= PIECE && failed.is_none() {
+                failed = w.write_all(out).err();
+                out.clear();
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        w.write_all(&out)
+    }
+
     /// [`StaticStructure::to_json`], appended to `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
+        self.write_pieces(out, &mut |_| {});
+    }
+
+    /// Writes into `out`, calling `piece` after each node and edge (to take what is written).
+    fn write_pieces(&self, out: &mut Vec<u8>, piece: &mut dyn FnMut(&mut Vec<u8>)) {
         let StaticStructure {
             nodes,
             edges,
@@ -38,9 +61,15 @@ impl StaticStructure {
             diagnostics,
         } = self;
         out.extend_from_slice(b"{\"nodes\":");
-        list(out, nodes, node);
+        list(out, nodes, |out, n| {
+            node(out, n);
+            piece(out);
+        });
         out.extend_from_slice(b",\"edges\":");
-        list(out, edges, edge);
+        list(out, edges, |out, e| {
+            edge(out, e);
+            piece(out);
+        });
         out.extend_from_slice(b",\"variableBindings\":");
         map(out, variable_bindings, |out, v| string(out, v));
         out.extend_from_slice(b",\"literalBindings\":");

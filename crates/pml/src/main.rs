@@ -486,12 +486,12 @@ fn emit_structure(structure: &pml::StaticStructure, pretty: bool) {
     if pretty || stdout.is_terminal() {
         return emit(structure, true);
     }
-    let mut json = structure.to_json();
-    json.push(b'\n');
     // A closed pipe (`pml analyze f | head`) is not an error worth a panic.
     let mut out = stdout.lock();
-    let _ = out.write_all(&json);
-    let _ = out.flush();
+    let _ = structure
+        .write_json_to(&mut out)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
 }
 
 /// `pml run`.

@@ -38,3 +38,19 @@ fn every_fixture_as_serde_json_writes_it() {
     }
     assert!(seen > 90, "{seen}");
 }
+
+/// Written to a stream in pieces, a structure far over one piece is the same bytes.
+#[test]
+fn written_in_pieces_it_is_the_same_text() {
+    let step = "const f{i} = await mcp.fs.read({ path: `/d/${args.root}/{i}.txt`, n: {i} });\nif (f{i}.ok) { await mcp.fs.write({ path: \"x\", text: f{i}.text.trim() }); }\n";
+    let code: String = (0..600)
+        .map(|i| step.replace("{i}", &i.to_string()))
+        .collect();
+    let s = build_structure(&code, &BuildOptions::default()).structure;
+    let whole = s.to_json();
+    assert!(whole.len() > 4 * 64 * 1024, "{}", whole.len());
+    let mut streamed = Vec::new();
+    s.write_json_to(&mut streamed).unwrap();
+    assert!(streamed == whole);
+    assert!(whole == serde_json::to_vec(&s).unwrap());
+}
