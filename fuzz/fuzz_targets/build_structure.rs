@@ -1,8 +1,9 @@
 //! Fuzz `build_structure`: any UTF-8 input, TypeScript and JavaScript dialects, with and without
 //! a tool catalog and permissions. Besides "no panic, no hang, no stack overflow" (libFuzzer's
 //! panic hook aborts on a panic in any thread, including the builder's worker thread), every
-//! result must satisfy the structure invariants checked in `invariants.rs`, and the instrumented
-//! program (what `pml run` executes) must parse whenever the program does.
+//! result must satisfy the structure invariants checked in `invariants.rs`, the instrumented
+//! program (what `pml run` executes) must parse whenever the program does, and the structure's
+//! own JSON writer must write serde_json's bytes.
 
 #![no_main]
 
@@ -71,6 +72,8 @@ fuzz_target!(|data: &[u8]| {
             let a = serde_json::to_string(&first).expect("serialize");
             let b = serde_json::to_string(&again).expect("serialize");
             assert_eq!(a, b, "not deterministic");
+            // What `pml analyze` prints: the structure's own writer, serde_json's bytes.
+            assert!(first.to_json() == a.as_bytes(), "to_json differs from serde_json");
 
             // A catalog and a policy only add `provides` edges and `hilRequiredTools`.
             let options = BuildOptions {
