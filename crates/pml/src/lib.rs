@@ -25,6 +25,7 @@ pub mod checks;
 mod journal;
 pub mod learn;
 pub mod run;
+pub mod view;
 
 use std::path::{Path, PathBuf};
 

@@ -188,6 +188,25 @@ enum Command {
         #[command(flatten)]
         store: store_cli::StoreArg,
     },
+    /// Draw a program (a file, or a stored capability's name or hash): its Definition view,
+    /// or with --run / --runs its Invocation view (what ran, laid on).
+    View {
+        /// A program file, or a stored capability's name or hash.
+        target: String,
+        /// Lay this recorded run on (its id, or the first 6+ characters of it).
+        #[arg(long, value_name = "RUN_ID", conflicts_with = "runs")]
+        run: Option<String>,
+        /// Lay every recorded run of the program on (counts aggregated).
+        #[arg(long)]
+        runs: bool,
+        #[arg(long, value_enum, default_value = "mermaid")]
+        format: ViewFormat,
+        /// Write the view to this file instead of stdout.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
+    },
     /// List, show or remove the stored capabilities (a table, or JSON with --json).
     Capabilities {
         #[command(subcommand)]
@@ -197,6 +216,12 @@ enum Command {
         #[arg(long, global = true)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ViewFormat {
+    Mermaid,
+    Dot,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -414,6 +439,25 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             dot,
             store,
         } => Ok(store_cli::learn(capability, store, json, dot)),
+        Command::View {
+            target,
+            run,
+            runs,
+            format,
+            output,
+            store,
+        } => {
+            let request = pml::view::ViewRequest {
+                target: &target,
+                run: run.as_deref(),
+                runs,
+                format: match format {
+                    ViewFormat::Mermaid => pml_view::Format::Mermaid,
+                    ViewFormat::Dot => pml_view::Format::Dot,
+                },
+            };
+            Ok(store_cli::view(&request, store, output.as_deref()))
+        }
         Command::Parameterize { file, pretty } => {
             let code = pml::read_source(&file)?;
             let ret = pml_structure::parameterize(&code, pml::dialect_for(&file));

@@ -214,6 +214,65 @@ pub fn capabilities(action: Option<CapabilitiesAction>, store: StoreArg, json: b
     ExitCode::SUCCESS
 }
 
+/// `pml view`: the store is opened only when the view needs it (a capability, runs).
+pub fn view(
+    request: &pml::view::ViewRequest<'_>,
+    store: StoreArg,
+    output: Option<&Path>,
+) -> ExitCode {
+    let needs_store = request.run.is_some() || request.runs || !Path::new(request.target).is_file();
+    let location = match needs_store {
+        true => match location(&store) {
+            Ok(location) => Some(location),
+            Err(code) => return code,
+        },
+        false => None,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("pml: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let drawn = runtime.block_on(async {
+        let store = match &location {
+            Some(location) => Some(Store::open(location).await?),
+            None => None,
+        };
+        let drawn = pml::view::view(request, store.as_ref()).await;
+        if let Some(store) = store {
+            store.close().await;
+        }
+        drawn
+    });
+    let text = match drawn {
+        Ok(text) => text,
+        Err(pml::view::ViewError::Store(e)) => return failed(&e),
+        Err(pml::view::ViewError::Source(message)) => {
+            eprintln!("pml: {message}");
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("pml: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match output {
+        None => print!("{text}"),
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &text) {
+                eprintln!("pml: {}: cannot write the view: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 /// `pml learn`.
 pub fn learn(capability: Option<String>, store: StoreArg, json: bool, dot: bool) -> ExitCode {
     let location = match location(&store) {

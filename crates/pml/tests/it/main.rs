@@ -7,6 +7,7 @@ mod faults;
 mod learn;
 mod run;
 mod store;
+mod view;
 
 use std::process::Command;
 

@@ -1,0 +1,711 @@
+//! pml-view: pictures of a program. The *Definition* view is its static structure (tasks with
+//! their tools, decisions with their conditions and outcomes, loops and local functions as
+//! boxes around their bodies, forks and joins, capability calls; tools that need a human
+//! marked; fused groups of the optimized plan shown as groups). The *Invocation* view is the
+//! same picture with what ran laid onto it, for one run or aggregated over many ([`Overlay`]):
+//! how often each node ran, its mean duration, failures, speculative and replayed calls, the
+//! outcomes taken (with counts), loop iterations; what never ran is greyed.
+//!
+//! **Input:** a [`StaticStructure`], the fused groups of its physical plan (logical ids per
+//! physical task), and optionally an [`Overlay`] built from trace events (the JSON `pml run`
+//! prints and the store keeps). **Output:** Mermaid (`flowchart TD`) or Graphviz DOT text.
+//!
+//! **Invariants:** every node of the structure appears once, every edge once; labels are
+//! escaped for the target language (no program text can break out of a label); the output is
+//! deterministic (structure order).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use pml_structure::{EdgeKind, LoopKind, Node, NodeKind, Scope, StaticStructure};
+use serde::Deserialize;
+
+/// The text formats of a view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Mermaid,
+    Dot,
+}
+
+/// A trace that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("the trace does not parse: {0}")]
+pub struct TraceError(#[from] serde_json::Error);
+
+/// What ran, per node of the program's structure, over one run or several.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overlay {
+    /// Runs laid on.
+    pub runs: u64,
+    pub nodes: HashMap<String, Ran>,
+    /// Decision id -> outcome -> times taken.
+    pub outcomes: HashMap<String, BTreeMap<String, u64>>,
+    /// Loop id -> iterations run in all (every time the loop ran).
+    pub iterations: HashMap<String, u64>,
+}
+
+/// What one node did in the runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ran {
+    /// Times it ended (a call of a local function: times it was called).
+    pub count: u64,
+    pub failed: u64,
+    pub total_ms: f64,
+    pub speculative: u64,
+    pub replayed: u64,
+}
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(borrow)]
+    event: std::borrow::Cow<'a, str>,
+    #[serde(default, rename = "taskId", borrow)]
+    task_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    success: Option<bool>,
+    #[serde(default, rename = "durationMs")]
+    duration_ms: Option<f64>,
+    #[serde(default)]
+    outcome: Option<String>,
+    #[serde(default)]
+    iterations: Option<u64>,
+    #[serde(default)]
+    speculative: Option<bool>,
+    #[serde(default)]
+    replayed: Option<bool>,
+    /// Events of a capability the program called belong to its picture, not this one.
+    #[serde(default, borrow)]
+    capability: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl Overlay {
+    /// Lays one run's trace events (JSON text: an array of events) on.
+    pub fn add_trace(&mut self, trace: &str) -> Result<(), TraceError> {
+        let events: Vec<Event<'_>> = serde_json::from_str(trace)?;
+        for e in events.iter().filter(|e| e.capability.is_none()) {
+            let Some(id) = e.task_id.as_deref() else {
+                continue;
+            };
+            match &*e.event {
+                "tool_end" | "call" => {
+                    let ran = self.nodes.entry(id.to_owned()).or_default();
+                    ran.count += 1;
+                    ran.failed += u64::from(e.success == Some(false));
+                    ran.total_ms += e.duration_ms.unwrap_or(0.0);
+                    ran.speculative += u64::from(e.speculative == Some(true));
+                    ran.replayed += u64::from(e.replayed == Some(true));
+                }
+                "decision" => {
+                    if let Some(outcome) = &e.outcome {
+                        *self
+                            .outcomes
+                            .entry(id.to_owned())
+                            .or_default()
+                            .entry(outcome.clone())
+                            .or_default() += 1;
+                    }
+                }
+                "loop" | "function" => {
+                    *self.iterations.entry(id.to_owned()).or_default() += e.iterations.unwrap_or(0);
+                }
+                "fork" | "join" => {
+                    self.nodes.entry(id.to_owned()).or_default().count += 1;
+                }
+                _ => {}
+            }
+        }
+        self.runs += 1;
+        Ok(())
+    }
+
+    fn ran(&self, node: &Node) -> bool {
+        match node.kind {
+            NodeKind::Decision => self.outcomes.contains_key(&node.id),
+            NodeKind::Loop | NodeKind::Function => {
+                self.iterations.get(&node.id).is_some_and(|n| *n > 0)
+            }
+            _ => self.nodes.get(&node.id).is_some_and(|r| r.count > 0),
+        }
+    }
+}
+
+/// The view of `structure` in `format`: the Definition view, or with `overlay` the
+/// Invocation view. `fused`: the logical node ids of each physical task that fuses several.
+pub fn render(
+    structure: &StaticStructure,
+    fused: &[Vec<String>],
+    overlay: Option<&Overlay>,
+    format: Format,
+) -> String {
+    let view = View::new(structure, fused, overlay);
+    match format {
+        Format::Mermaid => view.mermaid(),
+        Format::Dot => view.dot(),
+    }
+}
+
+/// A box drawn around nodes: a loop's or a function's body, or a fused group.
+struct Group {
+    id: String,
+    label: String,
+    /// The group it is in (`None`: the top).
+    parent: Option<usize>,
+    /// Direct members.
+    nodes: Vec<usize>,
+    children: Vec<usize>,
+}
+
+struct View<'a> {
+    structure: &'a StaticStructure,
+    overlay: Option<&'a Overlay>,
+    groups: Vec<Group>,
+    /// Nodes at the top (in no group).
+    top: Vec<usize>,
+    top_groups: Vec<usize>,
+}
+
+/// How a node looks, whatever the format.
+enum Shape {
+    Task,
+    Decision,
+    Point,
+    Capability,
+}
+
+impl<'a> View<'a> {
+    fn new(
+        structure: &'a StaticStructure,
+        fused: &[Vec<String>],
+        overlay: Option<&'a Overlay>,
+    ) -> Self {
+        let index: HashMap<&str, usize> = (structure.nodes.iter().enumerate())
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect();
+        // The loop or function a node is in: the nearest such scope up its chain.
+        let enclosing = |node: &Node| -> Option<usize> {
+            let mut scope = node.scope.as_ref();
+            let mut guard = 0;
+            while let Some(s) = scope {
+                let i = *index.get(s.id())?;
+                if matches!(s, Scope::Loop { .. } | Scope::Function { .. }) {
+                    return Some(i);
+                }
+                scope = structure.nodes[i].scope.as_ref();
+                guard += 1;
+                if guard > structure.nodes.len() {
+                    return None;
+                }
+            }
+            None
+        };
+        let mut groups: Vec<Group> = Vec::new();
+        let mut group_of_node: HashMap<usize, usize> = HashMap::new();
+        // Loops and functions, each a group (its node is the group's label).
+        for (i, node) in structure.nodes.iter().enumerate() {
+            if matches!(node.kind, NodeKind::Loop | NodeKind::Function) {
+                group_of_node.insert(i, groups.len());
+                groups.push(Group {
+                    id: node.id.clone(),
+                    label: group_label(node, overlay),
+                    parent: None,
+                    nodes: Vec::new(),
+                    children: Vec::new(),
+                });
+            }
+        }
+        for (i, node) in structure.nodes.iter().enumerate() {
+            if let Some(&g) = group_of_node.get(&i) {
+                groups[g].parent = enclosing(node).and_then(|p| group_of_node.get(&p).copied());
+            }
+        }
+        // Fused groups: inside the group their members share, when they share one.
+        let mut fused_of: HashMap<usize, usize> = HashMap::new();
+        for members in fused.iter().filter(|m| m.len() > 1) {
+            let indices: Vec<usize> = members
+                .iter()
+                .filter_map(|m| index.get(m.as_str()).copied())
+                .collect();
+            let parents: Vec<Option<usize>> = (indices.iter())
+                .map(|&i| {
+                    enclosing(&structure.nodes[i]).and_then(|p| group_of_node.get(&p).copied())
+                })
+                .collect();
+            if indices.len() < 2 || parents.windows(2).any(|w| w[0] != w[1]) {
+                continue;
+            }
+            let g = groups.len();
+            groups.push(Group {
+                id: format!("fused_{}", members.join("_")),
+                label: format!("fused: {}", members.join(" + ")),
+                parent: parents[0],
+                nodes: Vec::new(),
+                children: Vec::new(),
+            });
+            for i in indices {
+                fused_of.insert(i, g);
+            }
+        }
+        let mut top = Vec::new();
+        for (i, node) in structure.nodes.iter().enumerate() {
+            if matches!(node.kind, NodeKind::Loop | NodeKind::Function) {
+                continue;
+            }
+            let group = fused_of
+                .get(&i)
+                .copied()
+                .or_else(|| enclosing(node).and_then(|p| group_of_node.get(&p).copied()));
+            match group {
+                Some(g) => groups[g].nodes.push(i),
+                None => top.push(i),
+            }
+        }
+        let mut top_groups = Vec::new();
+        for g in 0..groups.len() {
+            match groups[g].parent {
+                Some(p) => groups[p].children.push(g),
+                None => top_groups.push(g),
+            }
+        }
+        View {
+            structure,
+            overlay,
+            groups,
+            top,
+            top_groups,
+        }
+    }
+
+    fn shape(node: &Node) -> Shape {
+        match node.kind {
+            NodeKind::Decision => Shape::Decision,
+            NodeKind::Fork | NodeKind::Join => Shape::Point,
+            NodeKind::Capability => Shape::Capability,
+            _ => Shape::Task,
+        }
+    }
+
+    /// The node's label lines: id and what it is, then what ran.
+    fn label(&self, node: &Node) -> Vec<String> {
+        let what = match node.kind {
+            NodeKind::Decision => node.condition.clone().unwrap_or_else(|| "if".into()),
+            NodeKind::Fork => "fork".into(),
+            NodeKind::Join => "join".into(),
+            NodeKind::Capability => {
+                format!(
+                    "capability {}",
+                    node.capability_id.as_deref().unwrap_or("?")
+                )
+            }
+            NodeKind::Call => format!("call {}", node.name.as_deref().unwrap_or("function")),
+            _ => node.tool.clone().unwrap_or_default(),
+        };
+        let mut lines = vec![format!("{} · {}", node.id, shorten(&what, 60))];
+        if node
+            .tool
+            .as_ref()
+            .is_some_and(|t| self.structure.hil_required_tools.contains(t))
+        {
+            lines.push("needs approval".into());
+        }
+        if let Some(overlay) = self.overlay {
+            if let Some(ran) = overlay.nodes.get(&node.id).filter(|r| r.count > 0) {
+                let mut line = format!("ran {}", ran.count);
+                if matches!(
+                    node.kind,
+                    NodeKind::Task | NodeKind::Capability | NodeKind::Call
+                ) {
+                    let _ = write!(line, ", {:.1} ms mean", ran.total_ms / ran.count as f64);
+                }
+                if ran.failed > 0 {
+                    let _ = write!(line, ", {} failed", ran.failed);
+                }
+                if ran.speculative > 0 {
+                    let _ = write!(line, ", {} speculative", ran.speculative);
+                }
+                if ran.replayed > 0 {
+                    let _ = write!(line, ", {} replayed", ran.replayed);
+                }
+                lines.push(line);
+            } else if node.kind == NodeKind::Decision {
+                if let Some(outcomes) = overlay.outcomes.get(&node.id) {
+                    let taken: Vec<String> =
+                        outcomes.iter().map(|(o, n)| format!("{o} {n}")).collect();
+                    lines.push(format!("taken: {}", taken.join(", ")));
+                }
+            } else if !overlay.ran(node) {
+                lines.push("did not run".into());
+            }
+        }
+        lines
+    }
+
+    /// Whether the overlay says the node never ran (greyed).
+    fn greyed(&self, node: &Node) -> bool {
+        self.overlay.is_some_and(|o| !o.ran(node))
+    }
+
+    fn failed(&self, node: &Node) -> bool {
+        (self.overlay)
+            .and_then(|o| o.nodes.get(&node.id))
+            .is_some_and(|r| r.failed > 0)
+    }
+
+    /// The label of a conditional edge, and whether it was never taken.
+    fn outcome(&self, from: &str, outcome: &str) -> (String, bool) {
+        match self.overlay {
+            None => (outcome.to_owned(), false),
+            Some(overlay) => {
+                let n = (overlay.outcomes.get(from))
+                    .and_then(|o| o.get(outcome))
+                    .copied()
+                    .unwrap_or(0);
+                (format!("{outcome} ×{n}"), n == 0)
+            }
+        }
+    }
+
+    fn mermaid(&self) -> String {
+        let mut out = String::from("flowchart TD\n");
+        for &i in &self.top {
+            self.mermaid_node(&mut out, i, 1);
+        }
+        for &g in &self.top_groups {
+            self.mermaid_group(&mut out, g, 1);
+        }
+        let mut not_taken = Vec::new();
+        for (k, edge) in self.structure.edges.iter().enumerate() {
+            let (from, to) = (mermaid_id(&edge.from), mermaid_id(&edge.to));
+            let _ = match (edge.kind, &edge.outcome) {
+                (EdgeKind::Conditional, Some(outcome)) => {
+                    let (label, never) = self.outcome(&edge.from, outcome);
+                    if never {
+                        not_taken.push(k);
+                    }
+                    writeln!(out, "  {from} -->|\"{}\"| {to}", mermaid_text(&label))
+                }
+                (EdgeKind::Provides, _) => writeln!(out, "  {from} -.->|provides| {to}"),
+                _ => writeln!(out, "  {from} --> {to}"),
+            };
+        }
+        out.push_str(
+            "  classDef notrun fill:#f2f2f2,stroke:#bbbbbb,color:#999999,stroke-dasharray:4 3\n",
+        );
+        out.push_str("  classDef failed fill:#fdecea,stroke:#c62828\n");
+        out.push_str("  classDef hil stroke:#e65100,stroke-width:3px\n");
+        for node in &self.structure.nodes {
+            if matches!(node.kind, NodeKind::Loop | NodeKind::Function) {
+                continue;
+            }
+            let id = mermaid_id(&node.id);
+            if self.greyed(node) {
+                let _ = writeln!(out, "  class {id} notrun");
+            } else if self.failed(node) {
+                let _ = writeln!(out, "  class {id} failed");
+            } else if node
+                .tool
+                .as_ref()
+                .is_some_and(|t| self.structure.hil_required_tools.contains(t))
+            {
+                let _ = writeln!(out, "  class {id} hil");
+            }
+        }
+        for k in not_taken {
+            let _ = writeln!(out, "  linkStyle {k} stroke:#bbbbbb,stroke-dasharray:4 3");
+        }
+        out
+    }
+
+    fn mermaid_node(&self, out: &mut String, i: usize, depth: usize) {
+        let node = &self.structure.nodes[i];
+        let text = mermaid_text(&self.label(node).join("\n"));
+        let id = mermaid_id(&node.id);
+        let pad = "  ".repeat(depth);
+        let _ = match Self::shape(node) {
+            Shape::Task => writeln!(out, "{pad}{id}[\"{text}\"]"),
+            Shape::Decision => writeln!(out, "{pad}{id}{{\"{text}\"}}"),
+            Shape::Point => writeln!(out, "{pad}{id}((\"{text}\"))"),
+            Shape::Capability => writeln!(out, "{pad}{id}[[\"{text}\"]]"),
+        };
+    }
+
+    fn mermaid_group(&self, out: &mut String, g: usize, depth: usize) {
+        let group = &self.groups[g];
+        let pad = "  ".repeat(depth);
+        let _ = writeln!(
+            out,
+            "{pad}subgraph {}[\"{}\"]",
+            mermaid_id(&group.id),
+            mermaid_text(&group.label)
+        );
+        for &i in &group.nodes {
+            self.mermaid_node(out, i, depth + 1);
+        }
+        for &c in &group.children {
+            self.mermaid_group(out, c, depth + 1);
+        }
+        let _ = writeln!(out, "{pad}end");
+    }
+
+    fn dot(&self) -> String {
+        let mut out = String::from(
+            "digraph structure {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
+        );
+        for &i in &self.top {
+            self.dot_node(&mut out, i, 1);
+        }
+        for &g in &self.top_groups {
+            self.dot_group(&mut out, g, 1);
+        }
+        for edge in &self.structure.edges {
+            let (from, to) = (dot_text(&edge.from), dot_text(&edge.to));
+            let _ = match (edge.kind, &edge.outcome) {
+                (EdgeKind::Conditional, Some(outcome)) => {
+                    let (label, never) = self.outcome(&edge.from, outcome);
+                    let style = match never {
+                        true => ", style=dashed, color=\"#bbbbbb\", fontcolor=\"#999999\"",
+                        false => "",
+                    };
+                    writeln!(out, "  \"{from}\" -> \"{to}\" [label=\"{}\"{style}];", dot_text(&label))
+                }
+                (EdgeKind::Provides, _) => writeln!(
+                    out,
+                    "  \"{from}\" -> \"{to}\" [style=dashed, color=\"#1565c0\", label=\"provides\", constraint=false];"
+                ),
+                _ => writeln!(out, "  \"{from}\" -> \"{to}\";"),
+            };
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    fn dot_node(&self, out: &mut String, i: usize, depth: usize) {
+        let node = &self.structure.nodes[i];
+        let text = self
+            .label(node)
+            .iter()
+            .map(|l| dot_text(l))
+            .collect::<Vec<_>>()
+            .join("\\n");
+        let shape = match Self::shape(node) {
+            Shape::Task => "box",
+            Shape::Decision => "diamond",
+            Shape::Point => "circle",
+            Shape::Capability => "box3d",
+        };
+        let mut attributes = format!("label=\"{text}\", shape={shape}");
+        if self.greyed(node) {
+            attributes.push_str(", style=\"rounded,filled,dashed\", fillcolor=\"#f2f2f2\", color=\"#bbbbbb\", fontcolor=\"#999999\"");
+        } else if self.failed(node) {
+            attributes.push_str(", fillcolor=\"#fdecea\", color=\"#c62828\"");
+        } else if self.overlay.is_some() {
+            attributes.push_str(", fillcolor=\"#e8f5e9\"");
+        }
+        if node
+            .tool
+            .as_ref()
+            .is_some_and(|t| self.structure.hil_required_tools.contains(t))
+        {
+            attributes.push_str(", penwidth=2.5, color=\"#e65100\"");
+        }
+        let _ = writeln!(
+            out,
+            "{}\"{}\" [{attributes}];",
+            "  ".repeat(depth),
+            dot_text(&node.id)
+        );
+    }
+
+    fn dot_group(&self, out: &mut String, g: usize, depth: usize) {
+        let group = &self.groups[g];
+        let pad = "  ".repeat(depth);
+        let _ = writeln!(out, "{pad}subgraph \"cluster_{}\" {{", dot_text(&group.id));
+        let style = match group.id.starts_with("fused_") {
+            true => "style=\"dashed,rounded\"; color=\"#6a1b9a\";",
+            false => "style=rounded; color=\"#607d8b\";",
+        };
+        // A loop's or function's box is labelled by its own node, inside it (what edges into
+        // the box point at); a fused group's by its members.
+        let head = self.structure.nodes.iter().find(|n| n.id == group.id);
+        let label = match head {
+            Some(_) => String::new(),
+            None => dot_text(&group.label),
+        };
+        let _ = writeln!(out, "{pad}  label=\"{label}\"; {style}");
+        if let Some(head) = head {
+            let greyed = match self.greyed(head) {
+                true => ", style=dashed, color=\"#bbbbbb\", fontcolor=\"#999999\"",
+                false => "",
+            };
+            let _ = writeln!(
+                out,
+                "{pad}  \"{}\" [label=\"{}\", shape=oval{greyed}];",
+                dot_text(&head.id),
+                dot_text(&group.label)
+            );
+        }
+        for &i in &group.nodes {
+            self.dot_node(out, i, depth + 1);
+        }
+        for &c in &group.children {
+            self.dot_group(out, c, depth + 1);
+        }
+        let _ = writeln!(out, "{pad}}}");
+    }
+}
+
+/// A loop's or function's box label: what it is, and what ran.
+fn group_label(node: &Node, overlay: Option<&Overlay>) -> String {
+    let what = match node.kind {
+        NodeKind::Loop => match node.loop_kind {
+            Some(LoopKind::ForOf) => "for…of loop".to_owned(),
+            Some(LoopKind::ForIn) => "for…in loop".to_owned(),
+            Some(LoopKind::For) => "for loop".to_owned(),
+            Some(LoopKind::While) => "while loop".to_owned(),
+            Some(LoopKind::DoWhile) => "do…while loop".to_owned(),
+            Some(LoopKind::ForEach) => "forEach".to_owned(),
+            Some(LoopKind::Callback) => "callback per element".to_owned(),
+            None => "loop".to_owned(),
+        },
+        _ => format!("function {}", node.name.as_deref().unwrap_or("(anonymous)")),
+    };
+    let mut label = format!("{} · {what}", node.id);
+    if let Some(overlay) = overlay {
+        let n = overlay.iterations.get(&node.id).copied().unwrap_or(0);
+        let unit = match node.kind {
+            NodeKind::Loop => "iterations",
+            _ => "calls",
+        };
+        let _ = write!(label, " · {n} {unit} in {} runs", overlay.runs);
+    }
+    label
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+/// A Mermaid node id: the structure's ids are `[a-z]+[0-9]+`; anything else is made safe.
+fn mermaid_id(id: &str) -> String {
+    id.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Text inside a quoted Mermaid label: quotes and `#` as entity codes, line breaks as `<br>`,
+/// angle brackets as entities (labels may render as HTML).
+fn mermaid_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("#quot;"),
+            '#' => out.push_str("#35;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '\n' => out.push_str("<br>"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text inside a quoted DOT string.
+fn dot_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pml_structure::{build_structure, BuildOptions};
+
+    const PROGRAM: &str = r#"const list = await mcp.fs.list({ path: args.root });
+for (const f of list.files) {
+  const text = await mcp.fs.read({ path: f });
+  if (text.length > 3) await mcp.fs.write({ path: f + ".bak", text: "say \"hi\" # {x}" });
+}
+return list.files.length;
+"#;
+
+    #[test]
+    fn the_definition_view_has_every_node_once_and_escapes_labels() {
+        let s = build_structure(PROGRAM, &BuildOptions::default()).structure;
+        for format in [Format::Mermaid, Format::Dot] {
+            let text = render(&s, &[], None, format);
+            for node in s.nodes.iter().filter(|n| n.kind != NodeKind::Loop) {
+                let defined = match format {
+                    Format::Mermaid => format!("{}[\"{} ·", node.id, node.id),
+                    Format::Dot => format!("\"{}\" [label=\"{} ·", node.id, node.id),
+                };
+                let shapes = [
+                    defined.clone(),
+                    defined.replace('[', "{"),
+                    defined.replace('[', "(("),
+                ];
+                let count: usize = shapes
+                    .iter()
+                    .map(|d| text.matches(d.as_str()).count())
+                    .sum();
+                assert_eq!(count, 1, "{} in\n{text}", node.id);
+            }
+            assert!(!text.contains("say \"hi\""), "{text}");
+        }
+        let mermaid = render(&s, &[], None, Format::Mermaid);
+        assert!(
+            mermaid.contains("subgraph l1[\"l1 · for…of loop\"]"),
+            "{mermaid}"
+        );
+    }
+
+    #[test]
+    fn the_invocation_view_counts_and_greys() {
+        let s = build_structure(PROGRAM, &BuildOptions::default()).structure;
+        let trace = serde_json::json!([
+            { "event": "tool_end", "taskId": "n1", "tool": "fs:list", "success": true, "durationMs": 2.0, "tsMs": 1.0 },
+            { "event": "tool_end", "taskId": "n2", "tool": "fs:read", "success": true, "durationMs": 1.0, "tsMs": 2.0 },
+            { "event": "decision", "taskId": "d1", "outcome": "false", "iteration": [0], "tsMs": 3.0 },
+            { "event": "loop", "taskId": "l1", "iterations": 1, "tsMs": 4.0 },
+            { "event": "tool_end", "taskId": "n9", "tool": "x:y", "capability": "other", "tsMs": 4.0 },
+        ])
+        .to_string();
+        let mut overlay = Overlay::default();
+        overlay.add_trace(&trace).unwrap();
+        assert!(!overlay.nodes.contains_key("n9"));
+        let dot = render(&s, &[], Some(&overlay), Format::Dot);
+        assert!(dot.contains("n1 · fs:list\\nran 1, 2.0 ms mean"), "{dot}");
+        assert!(
+            dot.contains("l1 · for…of loop · 1 iterations in 1 runs"),
+            "{dot}"
+        );
+        assert!(dot.contains("label=\"true ×0\", style=dashed"), "{dot}");
+        assert!(dot.contains("d1 · n2.length > 3\\ntaken: false 1"), "{dot}");
+        let write = s
+            .nodes
+            .iter()
+            .find(|n| n.tool.as_deref() == Some("fs:write"))
+            .unwrap();
+        assert!(
+            dot.contains(&format!("{} · fs:write\\ndid not run", write.id)),
+            "{dot}"
+        );
+        let mermaid = render(&s, &[], Some(&overlay), Format::Mermaid);
+        assert!(
+            mermaid.contains(&format!("class {} notrun", write.id)),
+            "{mermaid}"
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! `pml view`: the Definition view of a program or stored capability (`pml-view`), or its
+//! Invocation view with one recorded run, or all of them, laid on.
+
+use std::path::Path;
+
+use pml_store::{Store, StoreError};
+use pml_view::{Format, Overlay};
+
+use crate::{dialect_for, AnalyzeOptions, DagOptions, Dialect, OptimizerOptions};
+
+/// What `pml view` draws.
+pub struct ViewRequest<'a> {
+    /// A program file, or else the name or hash of a stored capability.
+    pub target: &'a str,
+    /// Lay this recorded run on.
+    pub run: Option<&'a str>,
+    /// Lay every recorded run of the program on.
+    pub runs: bool,
+    pub format: Format,
+}
+
+/// Why there is no view.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    #[error(transparent)]
+    Input(#[from] crate::InputError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The program has errors: no structure to draw.
+    #[error("{0}")]
+    Source(String),
+    /// A stored document (structure, trace) that does not parse.
+    #[error("{0}")]
+    Damaged(String),
+}
+
+/// The view `request` asks for; `store` is opened only when it is needed (a capability, runs).
+pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<String, ViewError> {
+    let needs_store = || {
+        store.ok_or_else(|| {
+            ViewError::Source("this view needs the capability store (--store)".to_owned())
+        })
+    };
+    let path = Path::new(request.target);
+    let (structure, program_hash) = if path.is_file() {
+        let source = crate::read_source(path)?;
+        // The structure `pml run` builds (from the JavaScript, types blanked out): the node
+        // ids of its traces.
+        let javascript = match dialect_for(path) {
+            Dialect::JavaScript => source.clone(),
+            Dialect::TypeScript => pml_structure::strip_types(&source)
+                .map_err(|e| ViewError::Source(format!("{}:{e}", path.display())))?,
+        };
+        let options = AnalyzeOptions {
+            dialect: Dialect::JavaScript,
+            ..Default::default()
+        };
+        let structure = crate::analyze(&javascript, &options).structure;
+        if structure.has_errors() {
+            let rendered =
+                crate::render_diagnostics(&path.display().to_string(), &structure.diagnostics);
+            return Err(ViewError::Source(rendered.trim_end().to_owned()));
+        }
+        let hash = match request.runs {
+            true => crate::capability::program_hash(&source, dialect_for(path)),
+            false => None,
+        };
+        (structure, hash)
+    } else {
+        let stored = needs_store()?.capability(request.target).await?;
+        let structure: pml_structure::StaticStructure = serde_json::from_value(stored.structure)
+            .map_err(|e| {
+                ViewError::Damaged(format!(
+                    "the stored structure of capability {} does not parse: {e}",
+                    stored.code_hash
+                ))
+            })?;
+        (structure, Some(stored.code_hash))
+    };
+    let logical = crate::to_dag(&structure, &DagOptions::default());
+    let physical = crate::optimize(&logical, &OptimizerOptions::default()).physical;
+    let fused: Vec<Vec<String>> = (physical.physical_to_logical.iter())
+        .flat_map(|map| map.values())
+        .filter(|ids| ids.len() > 1)
+        .cloned()
+        .collect();
+    let damaged = |what: &str, e: pml_view::TraceError| ViewError::Damaged(format!("{what}: {e}"));
+    let overlay = match (request.run, request.runs) {
+        (Some(id), _) => {
+            let run = needs_store()?.run(id).await?;
+            let mut overlay = Overlay::default();
+            overlay
+                .add_trace(&run.trace.to_string())
+                .map_err(|e| damaged(&format!("run {}", run.id), e))?;
+            Some(overlay)
+        }
+        (None, true) => {
+            let Some(hash) = program_hash.as_deref() else {
+                return Err(ViewError::Source(format!(
+                    "{}: the program has no semantic hash, so no runs can be its",
+                    request.target
+                )));
+            };
+            let mut overlay = Overlay::default();
+            let mut n = 0;
+            needs_store()?
+                .learning_runs(Some(hash), |run| {
+                    n += 1;
+                    overlay.add_trace(run.trace)
+                })
+                .await?
+                .map_err(|e| damaged(&format!("run {n} of the program"), e))?;
+            Some(overlay)
+        }
+        (None, false) => None,
+    };
+    Ok(pml_view::render(
+        &structure,
+        &fused,
+        overlay.as_ref(),
+        request.format,
+    ))
+}
