@@ -209,7 +209,46 @@ fn execute(file: &Path, args: &serde_json::Value) -> Result<bool> {
         speculated,
         report.timings.execute_ms
     );
+    let dir = write_views(file, &output)?;
+    eprintln!(
+        "run-pipeline: the views of the run are in {}: definition.mmd / .dot (the structure), invocation.mmd / .dot (what ran, laid on it); `dot -Tsvg FILE.dot`, or paste the .mmd into any Mermaid viewer",
+        dir.display()
+    );
     Ok(report.ok)
+}
+
+/// The Definition and Invocation views of the run of `file` (Mermaid and DOT), in
+/// `target/pipeline/<stem>/`; that folder.
+fn write_views(file: &Path, output: &pml::run::RunOutput) -> Result<PathBuf> {
+    let stem = file
+        .file_stem()
+        .map_or("program".into(), |s| s.to_string_lossy());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/pipeline")
+        .join(&*stem);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let program = &output.program;
+    let fused: Vec<Vec<String>> = (program.physical.physical_to_logical.iter())
+        .flat_map(|map| map.values())
+        .filter(|ids| ids.len() > 1)
+        .cloned()
+        .collect();
+    let mut overlay = pml_view::Overlay::default();
+    overlay
+        .add_trace(&serde_json::to_string(&output.report.trace)?)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (name, overlay) in [("definition", None), ("invocation", Some(&overlay))] {
+        for (ext, format) in [
+            ("mmd", pml_view::Format::Mermaid),
+            ("dot", pml_view::Format::Dot),
+        ] {
+            let text = pml_view::render(&program.structure, &fused, overlay, format);
+            let path = dir.join(format!("{name}.{ext}"));
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(dir)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
