@@ -24,6 +24,7 @@ pub mod capability;
 pub mod checks;
 mod journal;
 pub mod learn;
+pub mod otlp;
 pub mod run;
 pub mod view;
 

@@ -124,6 +124,10 @@ enum Command {
         /// Append the trace events as JSON lines to this file.
         #[arg(long, value_name = "FILE.jsonl")]
         trace_out: Option<PathBuf>,
+        /// Export the run as OpenTelemetry spans to this OTLP/HTTP endpoint
+        /// (`http://localhost:4318`; JSON encoding).
+        #[arg(long, value_name = "URL")]
+        otlp: Option<String>,
         /// Do not record the run in the store (nor journal its calls: it cannot be resumed).
         #[arg(long, conflicts_with = "resume")]
         no_store: bool,
@@ -553,6 +557,7 @@ fn run_program(command: Command) -> ExitCode {
         no_speculate,
         read_only,
         trace_out,
+        otlp,
         no_store,
         resume,
         resume_uncertain,
@@ -632,6 +637,20 @@ fn run_program(command: Command) -> ExitCode {
         }
     };
     let report = &output.report;
+    if let Some(url) = &otlp {
+        let spans = pml::otlp::RunSpans {
+            file: display(&file),
+            started: output.executed_at,
+            duration: std::time::Duration::from_secs_f64(report.timings.execute_ms.max(0.0) / 1e3),
+            ok: report.ok,
+            error: report.error.as_ref().map(|e| e.message.clone()),
+            run_id: output.run_id.clone(),
+            trace: report.trace.clone(),
+        };
+        if let Err(e) = pml::otlp::export(url, spans) {
+            eprintln!("pml: {e}");
+        }
+    }
     if let Some(path) = &trace_out {
         if let Err(e) = append_trace(path, &report.trace) {
             eprintln!("pml: {}: cannot write the trace: {e}", path.display());

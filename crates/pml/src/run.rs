@@ -115,6 +115,8 @@ pub struct RunOutput {
     pub program: Program,
     /// The run's id in the store, when it is recorded there.
     pub run_id: Option<String>,
+    /// When the program started (the trace's `tsMs` count from here).
+    pub executed_at: std::time::SystemTime,
 }
 
 impl RunOutput {
@@ -775,6 +777,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             None => Vec::new(),
         },
     };
+    let executed_at = std::time::SystemTime::now();
     let report = execute(
         &program,
         clients.clone(),
@@ -796,6 +799,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         },
         program,
         run_id: None,
+        executed_at,
     };
     // The servers stop while the run is written down.
     let stopping = async {

@@ -5,6 +5,7 @@ mod capabilities;
 mod equivalence;
 mod faults;
 mod learn;
+mod otlp;
 mod run;
 mod store;
 mod view;
