@@ -5,11 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The reference MCP servers for pml-mcp's integration tests (pinned in mcp-servers/).
 npm ci --prefix mcp-servers --no-audit --no-fund
-# Graphviz, which the view tests check the DOT views with (`dot -Tsvg`), from the distribution.
-if ! command -v dot >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "test.sh: installing graphviz (apt-get)" >&2
+# Graphviz (the view tests check the DOT views with `dot -Tsvg`) and Chromium (they screenshot
+# the HTML view headless), from the distribution.
+missing=""
+command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "test.sh: installing$missing (apt-get)" >&2
   apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends graphviz >&2
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2
 fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

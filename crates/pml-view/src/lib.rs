@@ -8,11 +8,14 @@
 //!
 //! **Input:** a [`StaticStructure`], the fused groups of its physical plan (logical ids per
 //! physical task), and optionally an [`Overlay`] built from trace events (the JSON `pml run`
-//! prints and the store keeps). **Output:** Mermaid (`flowchart TD`) or Graphviz DOT text.
+//! prints and the store keeps). **Output:** Mermaid (`flowchart TD`), Graphviz DOT, or one
+//! self-contained HTML page (module `html`: inline SVG laid out here, node details on selection).
 //!
 //! **Invariants:** every node of the structure appears once, every edge once; labels are
 //! escaped for the target language (no program text can break out of a label); the output is
 //! deterministic (structure order).
+
+mod html;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -25,6 +28,9 @@ use serde::Deserialize;
 pub enum Format {
     Mermaid,
     Dot,
+    /// One self-contained HTML file (inline SVG, style and script; nothing fetched), whose
+    /// nodes show their details when selected.
+    Html,
 }
 
 /// A trace that cannot be read.
@@ -137,10 +143,22 @@ pub fn render(
     overlay: Option<&Overlay>,
     format: Format,
 ) -> String {
+    render_titled(structure, fused, overlay, format, "pml view")
+}
+
+/// [`render`], the HTML page titled `title` (the other formats have no title).
+pub fn render_titled(
+    structure: &StaticStructure,
+    fused: &[Vec<String>],
+    overlay: Option<&Overlay>,
+    format: Format,
+    title: &str,
+) -> String {
     let view = View::new(structure, fused, overlay);
     match format {
         Format::Mermaid => view.mermaid(),
         Format::Dot => view.dot(),
+        Format::Html => view.html(title),
     }
 }
 
@@ -650,6 +668,7 @@ return list.files.length;
                 let defined = match format {
                     Format::Mermaid => format!("{}[\"{} ·", node.id, node.id),
                     Format::Dot => format!("\"{}\" [label=\"{} ·", node.id, node.id),
+                    Format::Html => unreachable!("only the text formats here"),
                 };
                 let shapes = [
                     defined.clone(),
@@ -668,6 +687,26 @@ return list.files.length;
         assert!(
             mermaid.contains("subgraph l1[\"l1 · for…of loop\"]"),
             "{mermaid}"
+        );
+    }
+
+    #[test]
+    fn the_html_page_keeps_program_text_inside_its_labels_and_data() {
+        let code = r#"const x = await mcp.fs.read({ path: "</script><script>alert(1)</script>" });
+if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
+"#;
+        let s = build_structure(code, &BuildOptions::default()).structure;
+        let html = render_titled(&s, &[], None, Format::Html, "<b>title</b>");
+        assert_eq!(html.matches("<script").count(), 2, "{html}");
+        assert_eq!(html.matches("</script>").count(), 2, "{html}");
+        assert!(!html.contains("<b>title"), "{html}");
+        assert!(!html.contains("<!--"), "{html}");
+        let start = html.find("id=\"nodes\">").unwrap() + "id=\"nodes\">".len();
+        let end = start + html[start..].find("</script>").unwrap();
+        let nodes: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+        assert_eq!(
+            nodes[0]["arguments"]["path"]["value"],
+            "</script><script>alert(1)</script>"
         );
     }
 

@@ -226,6 +226,8 @@ enum Command {
 enum ViewFormat {
     Mermaid,
     Dot,
+    /// One self-contained HTML page.
+    Html,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -458,6 +460,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 format: match format {
                     ViewFormat::Mermaid => pml_view::Format::Mermaid,
                     ViewFormat::Dot => pml_view::Format::Dot,
+                    ViewFormat::Html => pml_view::Format::Html,
                 },
             };
             Ok(store_cli::view(&request, store, output.as_deref()))

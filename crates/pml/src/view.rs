@@ -114,10 +114,16 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         }
         (None, false) => None,
     };
-    Ok(pml_view::render(
+    let title = match (request.run, request.runs) {
+        (Some(id), _) => format!("{} · run {id}", request.target),
+        (None, true) => format!("{} · all recorded runs", request.target),
+        (None, false) => request.target.to_owned(),
+    };
+    Ok(pml_view::render_titled(
         &structure,
         &fused,
         overlay.as_ref(),
         request.format,
+        &title,
     ))
 }

@@ -100,6 +100,53 @@ fn the_invocation_view_lays_runs_on_the_definition() {
         all.contains("n1 · filesystem:read_text_file\\nran 2, "),
         "{all}"
     );
+    // As one self-contained HTML page, screenshotted in headless Chromium.
+    let page = dir.path().join("view.html");
+    let (code, _, err) = pml_in(
+        &store,
+        &[
+            "view",
+            file,
+            "--runs",
+            "--format",
+            "html",
+            "-o",
+            &page.display().to_string(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    for outside in ["http:", "https:", "<link", " src=", "@import"] {
+        assert!(
+            !html.contains(outside),
+            "the page reaches outside: {outside}"
+        );
+    }
+    assert!(
+        html.contains("n1 · filesystem:read_text_file</text>"),
+        "{html}"
+    );
+    let shot = dir.path().join("view.png");
+    let chromium = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+        ])
+        .arg("--window-size=1300,1500")
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}#d1", page.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("cannot run chromium (scripts/test.sh installs it)");
+    assert!(chromium.success());
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // A picture, not a blank page (a blank one compresses to a few KiB).
+    assert!(png.len() > 20_000, "{} bytes", png.len());
     // Saved, the capability has the same views by name, written to a file.
     assert_eq!(pml_in(&store, &["save", file, "--name", "branches"]).0, 0);
     let out = dir.path().join("view.mmd");

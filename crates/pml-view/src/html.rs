@@ -1,0 +1,334 @@
+//! The view as one self-contained HTML file: the picture as inline SVG (laid out here: nodes
+//! in rows by their longest path from the start, boxes behind loops, functions and fused
+//! groups), styled and scripted inline, nothing fetched. Selecting a node shows its details
+//! (kind, tool, where it is, its code or condition, its arguments, what ran) beside the
+//! picture; the node data travels as a JSON block the script reads.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use pml_structure::{EdgeKind, NodeKind};
+use serde_json::json;
+
+use crate::{Shape, View};
+
+const WIDTH: f64 = 230.0;
+const HEIGHT: f64 = 50.0;
+const GAP_X: f64 = 40.0;
+const GAP_Y: f64 = 46.0;
+const MARGIN: f64 = 30.0;
+
+impl View<'_> {
+    pub(crate) fn html(&self, title: &str) -> String {
+        let nodes = &self.structure.nodes;
+        let index: HashMap<&str, usize> = (nodes.iter().enumerate())
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect();
+        // Rows: the longest path from a node without predecessors (bounded: a structure is
+        // acyclic, but a picture must not hang if one were not).
+        let flow: Vec<(usize, usize)> = (self.structure.edges.iter())
+            .filter(|e| e.kind != EdgeKind::Provides)
+            .filter_map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?)))
+            .collect();
+        let mut row = vec![0usize; nodes.len()];
+        for _ in 0..nodes.len().min(10_000) {
+            let mut changed = false;
+            for &(from, to) in &flow {
+                if row[to] < row[from] + 1 && row[from] < nodes.len() {
+                    row[to] = row[from] + 1;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Nodes of the same row side by side, in the structure's order.
+        let mut column = vec![0usize; nodes.len()];
+        let mut used: HashMap<usize, usize> = HashMap::new();
+        for i in 0..nodes.len() {
+            let next = used.entry(row[i]).or_default();
+            column[i] = *next;
+            *next += 1;
+        }
+        let at = |i: usize| {
+            (
+                MARGIN + column[i] as f64 * (WIDTH + GAP_X),
+                MARGIN + row[i] as f64 * (HEIGHT + GAP_Y),
+            )
+        };
+        let columns = used.values().copied().max().unwrap_or(1) as f64;
+        let rows = row.iter().copied().max().map_or(1, |r| r + 1) as f64;
+        let (width, height) = (
+            2.0 * MARGIN + columns * (WIDTH + GAP_X),
+            2.0 * MARGIN + rows * (HEIGHT + GAP_Y),
+        );
+
+        let mut svg = String::new();
+        let _ = write!(
+            svg,
+            "<svg viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\">"
+        );
+        svg.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555\"/></marker></defs>");
+        // Boxes behind their members (outer boxes first: they are drawn larger).
+        let mut boxes: Vec<(usize, f64, f64, f64, f64)> = Vec::new();
+        for g in 0..self.groups.len() {
+            let members = self.members(g, &index);
+            if members.is_empty() {
+                continue;
+            }
+            let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+            for &i in &members {
+                let (x, y) = at(i);
+                x0 = x0.min(x);
+                y0 = y0.min(y);
+                x1 = x1.max(x + WIDTH);
+                y1 = y1.max(y + HEIGHT);
+            }
+            let depth = self.depth(g) as f64;
+            let pad = 14.0 - 3.0 * depth.min(3.0);
+            boxes.push((g, x0 - pad, y0 - pad - 12.0, x1 + pad, y1 + pad));
+        }
+        boxes.sort_by_key(|b| self.depth(b.0));
+        for (g, x0, y0, x1, y1) in &boxes {
+            let group = &self.groups[*g];
+            let class = match group.id.starts_with("fused_") {
+                true => "group fused",
+                false => "group",
+            };
+            let _ = write!(
+                svg,
+                "<g class=\"{class}\"><rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" rx=\"10\"/><text x=\"{}\" y=\"{}\">{}</text></g>",
+                x1 - x0,
+                y1 - y0,
+                x0 + 8.0,
+                y0 + 12.0,
+                escape(&group.label)
+            );
+        }
+        for edge in &self.structure.edges {
+            let (Some(&from), Some(&to)) =
+                (index.get(edge.from.as_str()), index.get(edge.to.as_str()))
+            else {
+                continue;
+            };
+            let ((fx, fy), (tx, ty)) = (at(from), at(to));
+            let (x1, y1, x2, y2) = (fx + WIDTH / 2.0, fy + HEIGHT, tx + WIDTH / 2.0, ty);
+            let mid = (y1 + y2) / 2.0;
+            let (class, label) = match (edge.kind, &edge.outcome) {
+                (EdgeKind::Conditional, Some(outcome)) => {
+                    let (label, never) = self.outcome(&edge.from, outcome);
+                    (if never { "edge never" } else { "edge" }, Some(label))
+                }
+                (EdgeKind::Provides, _) => ("edge provides", Some("provides".to_owned())),
+                _ => ("edge", None),
+            };
+            let _ = write!(
+                svg,
+                "<path class=\"{class}\" d=\"M{x1},{y1} C{x1},{mid} {x2},{mid} {x2},{}\" marker-end=\"url(#arrow)\"/>",
+                y2 - 1.0
+            );
+            if let Some(label) = label {
+                let _ = write!(
+                    svg,
+                    "<text class=\"edge-label\" x=\"{}\" y=\"{}\">{}</text>",
+                    (x1 + x2) / 2.0 + 4.0,
+                    mid,
+                    escape(&label)
+                );
+            }
+        }
+        let mut data = Vec::new();
+        for (i, node) in nodes.iter().enumerate() {
+            let (x, y) = at(i);
+            let mut class = String::from("node");
+            match Self::shape(node) {
+                Shape::Decision => class.push_str(" decision"),
+                Shape::Point => class.push_str(" point"),
+                Shape::Capability => class.push_str(" capability"),
+                Shape::Task => {}
+            }
+            if matches!(node.kind, NodeKind::Loop | NodeKind::Function) {
+                class.push_str(" head");
+            }
+            if self.greyed(node) {
+                class.push_str(" notrun");
+            } else if self.failed(node) {
+                class.push_str(" failed");
+            } else if self.overlay.is_some() {
+                class.push_str(" ran");
+            }
+            if node
+                .tool
+                .as_ref()
+                .is_some_and(|t| self.structure.hil_required_tools.contains(t))
+            {
+                class.push_str(" hil");
+            }
+            let lines = match node.kind {
+                NodeKind::Loop | NodeKind::Function => vec![crate::group_label(node, self.overlay)],
+                _ => self.label(node),
+            };
+            let _ = write!(
+                svg,
+                "<g class=\"{class}\" data-node=\"{i}\" tabindex=\"0\"><rect x=\"{x}\" y=\"{y}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" rx=\"{}\"/>",
+                if matches!(node.kind, NodeKind::Decision) { 22 } else { 8 }
+            );
+            for (k, line) in lines.iter().take(3).enumerate() {
+                let _ = write!(
+                    svg,
+                    "<text x=\"{}\" y=\"{}\"{}>{}</text>",
+                    x + 10.0,
+                    y + 19.0 + 15.0 * k as f64,
+                    if k == 0 { "" } else { " class=\"sub\"" },
+                    escape(&crate::shorten(line, 34))
+                );
+            }
+            svg.push_str("</g>");
+            let ran = (self.overlay).and_then(|o| o.nodes.get(&node.id)).map(|r| {
+                json!({
+                    "times": r.count,
+                    "failed": r.failed,
+                    "meanMs": if r.count > 0 { r.total_ms / r.count as f64 } else { 0.0 },
+                    "speculative": r.speculative,
+                    "replayed": r.replayed,
+                })
+            });
+            data.push(json!({
+                "id": node.id,
+                "kind": node.kind,
+                "tool": node.tool,
+                "capability": node.capability_id,
+                "at": format!("{}:{}", node.span.line, node.span.column),
+                "code": node.code.as_ref().or(node.condition.as_ref()),
+                "arguments": node.arguments,
+                "lines": self.label(node),
+                "ran": ran,
+                "outcomes": self.overlay.and_then(|o| o.outcomes.get(&node.id)),
+                "iterations": self.overlay.and_then(|o| o.iterations.get(&node.id)),
+            }));
+        }
+        svg.push_str("</svg>");
+        // JSON inside <script>: no `<` (which could close it or open a comment), no `>` or
+        // `&`; as JSON escapes, the same strings.
+        let data = serde_json::to_string(&data)
+            .unwrap_or_else(|_| "[]".into())
+            .replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026");
+        let what = match self.overlay {
+            Some(o) => format!("Invocation view: {} run(s) laid on the structure", o.runs),
+            None => "Definition view: the static structure".to_owned(),
+        };
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title><style>{STYLE}</style></head><body><header><h1>{title}</h1><p>{what}. Select a node for its details.</p></header><main><div class=\"picture\">{svg}</div><aside id=\"details\"><p class=\"hint\">No node selected.</p></aside></main><script type=\"application/json\" id=\"nodes\">{data}</script><script>{SCRIPT}</script></body></html>\n",
+            title = escape(title),
+        )
+    }
+
+    /// Every node drawn inside group `g` (its own head, its members, its subgroups').
+    fn members(&self, g: usize, index: &HashMap<&str, usize>) -> Vec<usize> {
+        let group = &self.groups[g];
+        let mut out: Vec<usize> = group.nodes.clone();
+        if let Some(&head) = index.get(group.id.as_str()) {
+            out.push(head);
+        }
+        for &c in &group.children {
+            out.extend(self.members(c, index));
+        }
+        out
+    }
+
+    fn depth(&self, mut g: usize) -> usize {
+        let mut depth = 0;
+        while let Some(p) = self.groups[g].parent {
+            g = p;
+            depth += 1;
+            if depth > self.groups.len() {
+                break;
+            }
+        }
+        depth
+    }
+}
+
+/// Text for HTML (element content and attribute values).
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "
+body{margin:0;font:14px/1.4 system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;color:#222;background:#fafafa}
+header{padding:12px 20px;border-bottom:1px solid #ddd;background:#fff}
+h1{font-size:18px;margin:0 0 4px}header p{margin:0;color:#555}
+main{display:flex;align-items:flex-start;gap:16px;padding:16px}
+.picture{flex:1;overflow:auto;background:#fff;border:1px solid #ddd;border-radius:8px}
+aside{width:360px;flex:none;background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px 16px;position:sticky;top:16px;max-height:90vh;overflow:auto}
+aside h2{font-size:16px;margin:0 0 8px}aside pre{background:#f4f4f4;padding:8px;border-radius:6px;white-space:pre-wrap;word-break:break-word;font-size:12px}
+aside dt{font-weight:600;margin-top:6px}aside dd{margin:0 0 0 8px}.hint{color:#777}
+svg text{font-size:12px;fill:#222;pointer-events:none}svg text.sub{fill:#555;font-size:11px}
+.node rect{fill:#fff;stroke:#546e7a;stroke-width:1.2}.node{cursor:pointer}
+.node:hover rect,.node:focus rect,.node.selected rect{stroke:#1565c0;stroke-width:2.5}
+.node.decision rect{fill:#fff8e1}.node.capability rect{stroke-width:2.5;stroke-dasharray:2 2}
+.node.point rect{fill:#eceff1}.node.head rect{fill:#eef3f6}
+.node.ran rect{fill:#e8f5e9}.node.failed rect{fill:#fdecea;stroke:#c62828}
+.node.notrun rect{fill:#f2f2f2;stroke:#bbb;stroke-dasharray:4 3}.node.notrun text{fill:#999}
+.node.hil rect{stroke:#e65100;stroke-width:3}
+.group rect{fill:none;stroke:#90a4ae;stroke-width:1.2}.group.fused rect{stroke:#6a1b9a;stroke-dasharray:6 4}
+.group text{font-size:11px;fill:#607d8b}
+.edge{fill:none;stroke:#555;stroke-width:1.2}.edge.never{stroke:#bbb;stroke-dasharray:4 3}
+.edge.provides{stroke:#1565c0;stroke-dasharray:5 4}.edge-label{font-size:11px;fill:#444}
+";
+
+const SCRIPT: &str = r#"
+(function () {
+  var nodes = JSON.parse(document.getElementById('nodes').textContent);
+  var aside = document.getElementById('details');
+  function el(tag, text) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; return e; }
+  function show(i) {
+    var n = nodes[i];
+    document.querySelectorAll('.node.selected').forEach(function (g) { g.classList.remove('selected'); });
+    var g = document.querySelector('.node[data-node="' + i + '"]');
+    if (g) g.classList.add('selected');
+    aside.textContent = '';
+    aside.appendChild(el('h2', n.id + ' · ' + (n.tool || n.capability || n.kind)));
+    var dl = el('dl');
+    function row(k, v) { if (v === null || v === undefined) return; dl.appendChild(el('dt', k)); dl.appendChild(el('dd', v)); }
+    row('kind', n.kind);
+    row('at (line:column)', n.at);
+    n.lines.slice(1).forEach(function (l) { row('run', l); });
+    if (n.ran) {
+      row('times', String(n.ran.times));
+      row('mean duration', n.ran.meanMs.toFixed(2) + ' ms');
+      if (n.ran.failed) row('failed', String(n.ran.failed));
+      if (n.ran.speculative) row('speculative', String(n.ran.speculative));
+      if (n.ran.replayed) row('replayed', String(n.ran.replayed));
+    }
+    if (n.outcomes) row('outcomes taken', Object.keys(n.outcomes).map(function (k) { return k + ' ×' + n.outcomes[k]; }).join(', '));
+    if (n.iterations !== null && n.iterations !== undefined) row('iterations', String(n.iterations));
+    aside.appendChild(dl);
+    if (n.code) { aside.appendChild(el('h3', 'code')); aside.appendChild(el('pre', n.code)); }
+    if (n.arguments) { aside.appendChild(el('h3', 'arguments')); aside.appendChild(el('pre', JSON.stringify(n.arguments, null, 2))); }
+  }
+  document.querySelectorAll('.node').forEach(function (g) {
+    var i = Number(g.getAttribute('data-node'));
+    g.addEventListener('click', function () { show(i); });
+    g.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') show(i); });
+  });
+  if (location.hash.length > 1) {
+    var wanted = decodeURIComponent(location.hash.slice(1));
+    nodes.forEach(function (n, i) { if (n.id === wanted) show(i); });
+  }
+})();
+"#;
