@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The reference MCP servers for pml-mcp's integration tests (pinned in mcp-servers/).
 npm ci --prefix mcp-servers --no-audit --no-fund
+# Mermaid's own parser, which the view tests check the Mermaid views with.
+npm ci --prefix crates/pml/tests/mermaid --no-audit --no-fund
 # Graphviz (the view tests check the DOT views with `dot -Tsvg`) and Chromium (they screenshot
 # the HTML view headless), from the distribution.
 missing=""

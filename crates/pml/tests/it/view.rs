@@ -26,6 +26,36 @@ fn dot_accepts(text: &str) -> Result<(), String> {
     }
 }
 
+/// A screenshot of the HTML page `page` in headless Chromium (from the distribution:
+/// scripts/test.sh installs it), `node` selected: checks it is a picture, not a blank page.
+fn screenshot(page: &std::path::Path, node: &str) {
+    let shot = page.with_extension("png");
+    let chromium = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+        ])
+        .arg("--window-size=1300,1500")
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}#{node}", page.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("cannot run chromium (scripts/test.sh installs it)");
+    assert!(chromium.success(), "{}", page.display());
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // A picture, not a blank page (a blank one compresses to a few KiB).
+    assert!(
+        png.len() > 20_000,
+        "{}: {} bytes",
+        page.display(),
+        png.len()
+    );
+}
+
 fn examples() -> Vec<String> {
     let dir = format!("{}/../../examples", env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<String> = std::fs::read_dir(dir)
@@ -44,7 +74,7 @@ fn the_definition_view_of_every_example_renders() {
     let store = dir.path().join("store.sqlite").display().to_string();
     let examples = examples();
     assert!(examples.len() >= 5);
-    for file in &examples {
+    for (i, file) in examples.iter().enumerate() {
         let (code, dot, err) = pml_in(&store, &["view", file, "--format", "dot"]);
         assert_eq!(code, 0, "{file}: {err}");
         dot_accepts(&dot).unwrap_or_else(|e| panic!("{file}: dot refused it: {e}\n{dot}"));
@@ -57,6 +87,20 @@ fn the_definition_view_of_every_example_renders() {
             .count();
         let closed = mermaid.lines().filter(|l| l.trim() == "end").count();
         assert_eq!(opened, closed, "{file}:\n{mermaid}");
+        let page = dir.path().join(format!("example-{i}.html"));
+        let (code, _, err) = pml_in(
+            &store,
+            &[
+                "view",
+                file,
+                "--format",
+                "html",
+                "-o",
+                &page.display().to_string(),
+            ],
+        );
+        assert_eq!(code, 0, "{file}: {err}");
+        screenshot(&page, "n1");
     }
     // No store needed for a file's definition; a name that is neither a file nor stored: 1.
     let (code, _, err) = pml_in(&store, &["view", "no_such_capability"]);
@@ -127,26 +171,7 @@ fn the_invocation_view_lays_runs_on_the_definition() {
         html.contains("n1 · filesystem:read_text_file</text>"),
         "{html}"
     );
-    let shot = dir.path().join("view.png");
-    let chromium = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-        ])
-        .arg("--window-size=1300,1500")
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}#d1", page.display()))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("cannot run chromium (scripts/test.sh installs it)");
-    assert!(chromium.success());
-    let png = std::fs::read(&shot).unwrap();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    // A picture, not a blank page (a blank one compresses to a few KiB).
-    assert!(png.len() > 20_000, "{} bytes", png.len());
+    screenshot(&page, "d1");
     // Saved, the capability has the same views by name, written to a file.
     assert_eq!(pml_in(&store, &["save", file, "--name", "branches"]).0, 0);
     let out = dir.path().join("view.mmd");
@@ -165,5 +190,70 @@ fn the_invocation_view_lays_runs_on_the_definition() {
     assert!(
         mermaid.contains("n1[\"n1 · filesystem:read_text_file<br>ran 2, "),
         "{mermaid}"
+    );
+}
+
+/// Every Mermaid view, of the examples (their runs laid on too) and of every fixture, parses
+/// with Mermaid's own parser (`crates/pml/tests/mermaid`, installed by scripts/test.sh).
+#[test]
+fn the_mermaid_views_parse_with_mermaid() {
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let checker = format!("{root}/crates/pml/tests/mermaid");
+    assert!(
+        std::path::Path::new(&format!("{checker}/node_modules/mermaid")).is_dir(),
+        "Mermaid is not installed: npm ci --prefix {checker} (scripts/test.sh does)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let mut programs = examples();
+    for entry in std::fs::read_dir(format!("{root}/fixtures")).unwrap() {
+        let fixture = entry.unwrap().path();
+        for input in ["input.ts", "input.js"] {
+            if fixture.join(input).is_file() {
+                programs.push(fixture.join(input).display().to_string());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for (i, program) in programs.iter().enumerate() {
+        // A fixture with syntax errors has no structure to draw.
+        if pml_in(&store, &["check", program]).0 == 1 {
+            continue;
+        }
+        let (code, mermaid, err) = pml_in(&store, &["view", program]);
+        assert_eq!(code, 0, "{program}: {err}");
+        let file = dir.path().join(format!("{i}.mmd"));
+        std::fs::write(&file, mermaid).unwrap();
+        files.push(file.display().to_string());
+    }
+    assert!(files.len() > 90, "{}", files.len());
+    let branches = programs
+        .iter()
+        .find(|f| f.ends_with("/branches.ts"))
+        .unwrap();
+    assert_eq!(pml_in(&store, &["run", branches]).0, 0);
+    let (code, mermaid, err) = pml_in(&store, &["view", branches, "--runs"]);
+    assert_eq!(code, 0, "{err}");
+    let file = dir.path().join("branches-runs.mmd");
+    std::fs::write(&file, mermaid).unwrap();
+    files.push(file.display().to_string());
+    let out = Command::new("node")
+        .arg(format!("{checker}/check.mjs"))
+        .args(&files)
+        .output()
+        .expect("run node");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        report
+            .lines()
+            .filter(|l| !l.ends_with(": ok"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(
+        report.lines().filter(|l| l.ends_with(": ok")).count(),
+        files.len()
     );
 }
