@@ -397,6 +397,55 @@ async fn runs_are_kept_whole() {
     }
 }
 
+/// Numbers come back as the very same floats (a resumed run replays `Math.random()` values
+/// and results bit for bit; serde_json's default parse is off by one ulp for some).
+#[tokio::test]
+async fn journaled_numbers_come_back_bit_for_bit() {
+    use pml_store::{CallState, JournalEntry, RunStart};
+    let (_dir, locations) = locations().await;
+    let tricky: [f64; 4] = [
+        0.119_550_282_737_505_45,
+        0.1 + 0.2,
+        1e-310,
+        1.797_693_134_862_315_7e308,
+    ];
+    for location in locations {
+        let store = Store::open(&location).await.unwrap();
+        let id = pml_store::new_run_id();
+        let start = RunStart {
+            program_hash: None,
+            file: None,
+            source: "return Math.random();".into(),
+            args: json!({}),
+            given_args: json!({}),
+            resumed_from: None,
+            started_at: 1,
+            capabilities: json!({}),
+        };
+        store.start_run(&id, &start).await.unwrap();
+        let entries: Vec<JournalEntry> = (tricky.iter().enumerate())
+            .map(|(i, x)| JournalEntry {
+                seq: i as i64 + 1,
+                node: None,
+                iteration: Vec::new(),
+                tool: "Math.random".into(),
+                arguments: serde_json::Value::Null,
+                state: CallState::Done,
+                result: Some(json!(x)),
+                error: None,
+            })
+            .collect();
+        store.journal_write(&id, &entries).await.unwrap();
+        let back = store.journal(&id).await.unwrap();
+        let floats: Vec<u64> = (back.iter())
+            .map(|e| e.result.as_ref().unwrap().as_f64().unwrap().to_bits())
+            .collect();
+        let expected: Vec<u64> = tricky.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(floats, expected, "{location}");
+        store.close().await;
+    }
+}
+
 #[tokio::test]
 async fn a_run_is_written_as_it_goes() {
     use pml_store::{CallState, JournalEntry, RunStart};
