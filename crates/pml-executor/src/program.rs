@@ -275,6 +275,21 @@ impl NodeMap {
         Some((probe.kind, node))
     }
 
+    /// The node of a call's site, if it has one, and where the call is (the node's line and
+    /// column, or for a call without a site, its stack's first frame in the program).
+    fn site(&self, call: &HostCall) -> (Option<String>, Option<(usize, usize)>) {
+        let node = match call.site {
+            0 => None,
+            site => self.probe(site, &call.iteration).map(|(_, n)| n.id.clone()),
+        };
+        let at = match (&node, &call.stack) {
+            (None, Some(stack)) => self.location(stack),
+            (Some(id), _) => self.node(id).map(|n| (n.span.line, n.span.column)),
+            _ => None,
+        };
+        (node, at)
+    }
+
     /// Where in the program (1-based line, column) a stack's first frame in it is.
     fn location(&self, stack: &str) -> Option<(usize, usize)> {
         let marker = format!("({NAME}:");
@@ -564,15 +579,7 @@ async fn answer(
     seq: u64,
 ) -> Result<Value, String> {
     let tool = format!("{}:{}", call.server, call.tool);
-    let node = match call.site {
-        0 => None,
-        site => map.probe(site, &call.iteration).map(|(_, n)| n.id.clone()),
-    };
-    let at = match (&node, &call.stack) {
-        (None, Some(stack)) => map.location(stack),
-        (Some(id), _) => map.node(id).map(|n| (n.span.line, n.span.column)),
-        _ => None,
-    };
+    let (node, at) = map.site(&call);
     let op = Op {
         task_id: node.as_deref(),
         tool: &tool,
@@ -732,17 +739,9 @@ fn capability<'a>(
     limits: Limits,
 ) -> crate::BoxFuture<'a, Result<Value, String>> {
     Box::pin(async move {
+        let (node, at) = map.site(&call);
         let name = call.tool;
         let tool = format!("capability:{name}");
-        let node = match call.site {
-            0 => None,
-            site => map.probe(site, &call.iteration).map(|(_, n)| n.id.clone()),
-        };
-        let at = match (&node, &call.stack) {
-            (None, Some(stack)) => map.location(stack),
-            (Some(id), _) => map.node(id).map(|n| (n.span.line, n.span.column)),
-            _ => None,
-        };
         let op = Op {
             task_id: node.as_deref(),
             tool: &tool,
