@@ -314,6 +314,8 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
                     &unresolved,
                 ),
                 task: Some(task.id.clone()),
+                line: Some(s.nodes[i].span.line),
+                column: Some(s.nodes[i].span.column),
             });
             task.metadata.unresolved = unresolved;
         }
@@ -333,6 +335,8 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
                 code: diagnostics::UNRESOLVED.into(),
                 message: unresolved_message("the program's result", &unresolved),
                 task: None,
+                line: s.result_span.map(|span| span.line),
+                column: s.result_span.map(|span| span.column),
             });
         }
         dag.result = Some(DagResult {
@@ -495,6 +499,8 @@ pub(crate) fn finish(dag: &mut Dag) {
             code: diagnostics::INTERNAL.into(),
             message,
             task: None,
+            line: None,
+            column: None,
         }),
     }
 }

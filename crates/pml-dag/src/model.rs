@@ -151,4 +151,9 @@ pub struct DagDiagnostic {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub task: Option<String>,
+    /// Where in the program (1-based line and column) the task or the result it is about is.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub column: Option<usize>,
 }

@@ -375,9 +375,9 @@ impl NodeMap {
             _ => "",
         });
         RunError {
-            message: format!(
-                "{} ({what}): {message} (at {}:{})",
-                node.id, node.span.line, node.span.column
+            message: placed(
+                &format!("{} ({what}): {message}", node.id),
+                Some((node.span.line, node.span.column)),
             ),
             task_id: Some(node.id.clone()),
             tool: node.tool.clone(),
@@ -510,7 +510,7 @@ impl NodeMap {
     /// The error of a program that failed: the uncaught call failure (its node, tool and
     /// where), else the exception and the operation it came from.
     fn error(&self, e: SandboxError, shared: &Shared) -> RunError {
-        let message = e.to_string();
+        let message = program_message(&e);
         let failures = shared.failures.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = failures
             .iter()
@@ -520,11 +520,8 @@ impl NodeMap {
                 Some(id) => id.clone(),
                 None => "a call".to_owned(),
             };
-            let at =
-                f.at.map(|(line, column)| format!(" (at {line}:{column})"))
-                    .unwrap_or_default();
             return RunError {
-                message: format!("{what} ({}): {}{at}", f.tool, f.detail),
+                message: placed(&format!("{what} ({}): {}", f.tool, f.detail), f.at),
                 task_id: f.task_id.clone(),
                 tool: Some(f.tool.clone()),
             };
@@ -564,8 +561,36 @@ impl NodeMap {
         match self.task_at(at) {
             // Where the operation is: its own line and column.
             Some(node) => Self::node_error(node, &message),
-            None => RunError::internal(format!("{message} (at {}:{})", at.0, at.1)),
+            None => RunError::internal(placed(&message, Some(at))),
         }
+    }
+}
+
+/// `message` with where it happened (` (at line:column)`) at the end of its first line: before
+/// the lines that follow it (a server's stderr tail, a stack).
+fn placed(message: &str, at: Option<(usize, usize)>) -> String {
+    let Some((line, column)) = at else {
+        return message.to_owned();
+    };
+    match message.split_once('\n') {
+        Some((first, rest)) => format!("{first} (at {line}:{column})\n{rest}"),
+        None => format!("{message} (at {line}:{column})"),
+    }
+}
+
+/// The sandbox's message about the program, with the program called what users call it.
+fn program_message(e: &SandboxError) -> String {
+    let message = e.to_string();
+    if let SandboxError::Timeout { limit_ms, tool, .. } = e {
+        if tool.is_empty() {
+            return format!(
+                "the program's own JavaScript exceeded {limit_ms} ms (time waiting for tools not counted)"
+            );
+        }
+    }
+    match message.strip_prefix(&format!("program {NAME} ")) {
+        Some(rest) => format!("the program {rest}"),
+        None => message,
     }
 }
 

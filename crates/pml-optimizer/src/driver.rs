@@ -79,6 +79,8 @@ pub fn optimize(logical: &Dag, options: &OptimizerOptions) -> OptimizeReturn {
                     code: pml_dag::diagnostics::INTERNAL.into(),
                     message: format!("after rule {}: {message}", rule.name()),
                     task: None,
+                    line: None,
+                    column: None,
                 });
                 return OptimizeReturn {
                     physical: dag,

@@ -132,6 +132,7 @@ pub(crate) struct Builder<'a> {
     live: bool,
     /// The value of the program's own `return` statement (a direct statement of the program).
     result: Option<ArgumentValue>,
+    result_span: Option<Span>,
     scopes: Vec<Scope>,
     /// Lexical environment: each name's stack of bindings (innermost last), and per scope the
     /// names it declared, so entering/leaving a scope and looking up a name are O(1) whatever
@@ -201,6 +202,7 @@ impl<'a> Builder<'a> {
             frontier: Vec::new(),
             live: true,
             result: None,
+            result_span: None,
             scopes: Vec::new(),
             env: HashMap::default(),
             env_scopes: vec![Vec::new()],
@@ -242,6 +244,7 @@ impl<'a> Builder<'a> {
             literal_bindings: self.literal_bindings,
             hil_required_tools: Vec::new(),
             result: self.result,
+            result_span: self.result_span,
             diagnostics: self.diagnostics,
         }
     }
@@ -521,6 +524,7 @@ impl<'a> Builder<'a> {
             match stmt {
                 // A `return` of the program itself: its value is the program's result.
                 Stmt::Return(r) => {
+                    self.result_span = Some(self.span(r.span));
                     self.result = Some(match &r.arg {
                         Some(arg) => {
                             self.expr(arg, Position::Statement);

@@ -58,6 +58,7 @@ impl StaticStructure {
             literal_bindings,
             hil_required_tools,
             result,
+            result_span: _,
             diagnostics,
         } = self;
         out.extend_from_slice(b"{\"nodes\":");
@@ -618,6 +619,7 @@ mod tests {
                 literal_bindings: literal_bindings.clone(),
                 hil_required_tools: vec!["fs:write".into(), tricky.into()],
                 result,
+                result_span: None,
                 diagnostics: diagnostics.clone(),
             });
         }

@@ -25,6 +25,9 @@ pub struct StaticStructure {
     /// `return` at the top level (its result is then `undefined`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub result: Option<ArgumentValue>,
+    /// Where that `return` is (for messages about the result; not part of the JSON).
+    #[serde(skip)]
+    pub result_span: Option<Span>,
     pub diagnostics: Vec<Diagnostic>,
 }
 

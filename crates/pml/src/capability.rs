@@ -157,14 +157,11 @@ fn visit<'a>(
             .filter(|n| n.kind == NodeKind::Capability)
             .filter_map(|n| Some((n.capability_id.clone()?, n.span.line, n.span.column)));
         for (name, line, column) in calls {
+            // A usage error (exit 2), not an error of the program.
             let Some(store) = store else {
-                return Err(error(
-                    line,
-                    column,
-                    format!(
-                        "capabilities.{name}: calling a capability needs the capability store (this run has --no-store)"
-                    ),
-                ));
+                return Err(crate::run::RunSetupError::Setup(format!(
+                    "{place}:{line}:{column}: capabilities.{name}: calling a capability needs the capability store (this run has --no-store)"
+                )));
             };
             if let Some(at) = chain.iter().position(|n| *n == name) {
                 let mut cycle = chain[at..].to_vec();

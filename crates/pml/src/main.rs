@@ -59,7 +59,7 @@ enum Command {
         #[arg(long)]
         optimized: bool,
         /// With --optimized: also print the DAG after each optimizer rule (to stderr).
-        #[arg(long)]
+        #[arg(long, requires = "optimized")]
         explain: bool,
         /// Most logical operations per fused task.
         #[arg(long, default_value_t = 10)]
@@ -366,12 +366,20 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 logical
             };
             for d in &dag.diagnostics {
-                let task = d
-                    .task
-                    .as_deref()
-                    .map(|t| format!(" {t}"))
-                    .unwrap_or_default();
-                eprintln!("{}:{task}: {} [{}]", display(&file), d.message, d.code);
+                let at = match (d.line, d.column) {
+                    (Some(line), Some(column)) => format!("{line}:{column}:"),
+                    _ => String::new(),
+                };
+                let level = match d.severity {
+                    pml::Severity::Error => "",
+                    pml::Severity::Warning => "warning: ",
+                };
+                eprintln!(
+                    "{}:{at} {level}{} [{}]",
+                    display(&file),
+                    d.message,
+                    d.code
+                );
             }
             emit(&dag, pretty);
             let failed = dag
@@ -634,6 +642,12 @@ fn run_program(command: Command) -> ExitCode {
             }
             return ExitCode::from(1);
         }
+        // The program has errors (syntax, an unknown or cyclic capability): exit 1, as for
+        // every other command.
+        Err(e @ pml::run::RunSetupError::Source { .. }) => {
+            eprintln!("pml: {e}");
+            return ExitCode::from(1);
+        }
         Err(e) => {
             eprintln!("pml: {e}");
             return ExitCode::from(2);
@@ -655,7 +669,10 @@ fn run_program(command: Command) -> ExitCode {
         }
     }
     if let Some(path) = &trace_out {
-        if let Err(e) = append_trace(path, &report.trace) {
+        // Each line says which run it is from (runs append to the same file); an unrecorded
+        // run gets an id of its own.
+        let run_id = (output.run_id.clone()).unwrap_or_else(pml_store::new_run_id);
+        if let Err(e) = append_trace(path, &run_id, &report.trace) {
             eprintln!("pml: {}: cannot write the trace: {e}", path.display());
         }
     }
@@ -675,7 +692,11 @@ fn run_program(command: Command) -> ExitCode {
     }
 }
 
-fn append_trace(path: &Path, events: &[pml_executor::TraceEvent]) -> std::io::Result<()> {
+fn append_trace(
+    path: &Path,
+    run_id: &str,
+    events: &[pml_executor::TraceEvent],
+) -> std::io::Result<()> {
     use std::io::Write;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -683,7 +704,12 @@ fn append_trace(path: &Path, events: &[pml_executor::TraceEvent]) -> std::io::Re
         .open(path)?;
     let mut text = String::new();
     for e in events {
-        text.push_str(&serde_json::to_string(e).unwrap_or_default());
+        let mut line = serde_json::Map::new();
+        line.insert("runId".into(), run_id.into());
+        if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(e) {
+            line.extend(fields);
+        }
+        text.push_str(&serde_json::Value::Object(line).to_string());
         text.push('\n');
     }
     file.write_all(text.as_bytes())

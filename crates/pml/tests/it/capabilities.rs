@@ -175,7 +175,7 @@ fn capability_calls_are_checked_before_anything_runs() {
         &format!("{write_first}return await capabilities.nowhere({{}});\n"),
     );
     let (code, _, err) = pml_in(&store, &["run", &unknown]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         err.contains(&format!(
             "{unknown}:2:14: capabilities.nowhere: there is no capability named `nowhere`"
@@ -194,7 +194,7 @@ fn capability_calls_are_checked_before_anything_runs() {
         &format!("{write_first}return await capabilities.ping({{}});\n"),
     );
     let (code, _, err) = pml_in(&store, &["run", &cycle]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         err.contains("capability pong:2:14: capabilities.ping: the capabilities call each other in a cycle (ping -> pong -> ping)"),
         "{err}"

@@ -142,7 +142,31 @@ fn input_and_usage_errors_exit_2() {
     assert!(stderr.contains("tools.json"), "{stderr}");
     assert_eq!(pml(&["analyze"]).0, 2);
     assert_eq!(pml(&["frobnicate"]).0, 2);
+    // A flag that means nothing without another is a usage error, not silently ignored.
+    let (code, _, stderr) = pml(&["dag", "--explain", &fixture("example-mission")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--optimized"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn dag_diagnostics_say_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("unresolved.ts");
+    std::fs::write(
+        &file,
+        "const r = await mcp.filesystem.list_directory({ path: args.root });\nreturn missing.foo;\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let (code, _, stderr) = pml(&["dag", file]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "{file}:2:1: warning: the program's result reads `missing` which no earlier task or constant provides (a variable changed in place, a loop variable...): its dependencies are everything before it [unresolved-name]\n"
+        )
+    );
 }
 
 #[test]

@@ -263,9 +263,10 @@ return f.content;
 
 #[test]
 fn bad_input_exits_2_with_a_clear_message() {
+    // TypeScript that cannot run as JavaScript is an error of the program (exit 1).
     let p = TempProgram::new("bad", "bad.ts", "enum Color { Red }\nreturn 1;\n");
     let (code, _, stderr) = pml(&["run", p.path()]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         stderr.contains("bad.ts:1:1") && stderr.contains("enum"),
         "{stderr}"
@@ -288,11 +289,12 @@ fn bad_input_exits_2_with_a_clear_message() {
         "{stderr}"
     );
 
-    // A syntax error in the program is also bad input, with its position.
+    // A syntax error is an error of the program (exit 1, as for every command), with its
+    // position; nothing starts.
     let syntax = TempProgram::new("syntax", "s.js", "const x = ;\n");
     let (code, _, stderr) = pml(&["run", syntax.path()]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("s.js:1:"), "{stderr}");
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr, format!("pml: {}:1:11: expression expected\n", syntax.path()));
 }
 
 #[test]
@@ -355,13 +357,13 @@ fn trace_out_appends_json_lines() {
         r#"return await mcp.everything.echo({ message: "hi" });"#,
     );
     let out = p.dir.join("trace.jsonl");
+    let mut run_ids = Vec::new();
     for _ in 0..2 {
         let (code, stdout, _) = pml(&["run", p.path(), "--trace-out", out.to_str().unwrap()]);
         assert_eq!(code, 0);
-        assert_eq!(
-            serde_json::from_str::<Value>(&stdout).unwrap()["result"],
-            "Echo: hi"
-        );
+        let v = serde_json::from_str::<Value>(&stdout).unwrap();
+        assert_eq!(v["result"], "Echo: hi");
+        run_ids.push(v["runId"].clone());
     }
     let text = std::fs::read_to_string(&out).unwrap();
     let events: Vec<Value> = text
@@ -373,6 +375,10 @@ fn trace_out_appends_json_lines() {
     assert_eq!(events[1]["event"], "tool_end");
     assert_eq!(events[1]["tool"], "everything:echo");
     assert_eq!(events[1]["success"], true);
+    // Each line says which run it is from: the id the run's JSON gave.
+    assert!(run_ids[0].is_string() && run_ids[0] != run_ids[1]);
+    let ids: Vec<&Value> = events.iter().map(|e| &e["runId"]).collect();
+    assert_eq!(ids, [&run_ids[0], &run_ids[0], &run_ids[1], &run_ids[1]]);
 }
 
 #[test]
@@ -514,7 +520,7 @@ fn hostile_programs_end_with_clear_errors() {
         (
             "loop.js",
             "while (true) {}",
-            "program agent exceeded 300 ms",
+            "the program's own JavaScript exceeded 300 ms",
         ),
         (
             "task.js",
