@@ -22,7 +22,7 @@ const graph = await mcp.memory.read_graph({});
 const names = graph.entities.map(e => e.name).sort();
 const known = names.filter(n => people.includes(n));
 return {
-  created: created.length,
+  created: created.entities.length,
   entities: names,
   people: known.length,
   relations: graph.relations.map(r => r.from + " " + r.relationType + " " + r.to),

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 npm ci --prefix mcp-servers --no-audit --no-fund
 # Mermaid's own parser, which the view tests check the Mermaid views with.
 npm ci --prefix crates/pml/tests/mermaid --no-audit --no-fund
+# The TypeScript compiler, which the tests type-check `pml types` output with.
+npm ci --prefix crates/pml/tests/typescript --no-audit --no-fund
 # Graphviz (the view tests check the DOT views with `dot -Tsvg`) and Chromium (they screenshot
 # the HTML view headless), from the distribution.
 missing=""

@@ -106,7 +106,7 @@ pub fn run(args: &[String]) -> Result<()> {
     std::fs::write(&program, TWENTY_CALLS)?;
     let location = scratch.join("runs.sqlite").display().to_string();
     // The memory server with its file in the bench's folder (resuming reuses what it holds).
-    let server = pml::run::mcp_servers_dir()
+    let server = pml::servers::mcp_servers_dir()
         .join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
     let config = scratch.join("mcp.json");
     let memory = scratch.join("memory.jsonl");

@@ -118,23 +118,63 @@ impl McpConfig {
     /// filesystem server may touch), `MCP_SERVERS` (the `node_modules` folder of
     /// `mcp-servers/`) and `SCRATCH` (a writable directory for server state).
     pub fn expand(&mut self, vars: &[(&str, &str)]) -> Result<(), ConfigError> {
+        self.substitute_all(&|name: &str| match vars.iter().find(|(k, _)| *k == name) {
+            Some((_, value)) => Ok((*value).to_owned()),
+            None => {
+                let known: Vec<&str> = vars.iter().map(|(k, _)| *k).collect();
+                Err(format!(
+                    "unknown placeholder `${{{name}}}` (known: {})",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            }
+        })
+    }
+
+    /// Replace `${VAR}` and `${VAR:-default}` by environment variables, as MCP clients do in
+    /// their config files (`"env": {"TOKEN": "${GITHUB_TOKEN}"}`), in every command,
+    /// argument, environment value and working directory. `env` looks a variable up; an unset
+    /// one without a default is an error naming the field.
+    pub fn expand_env(&mut self, env: &dyn Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        self.substitute_all(&|name: &str| {
+            let (name, default) = match name.split_once(":-") {
+                Some((name, default)) => (name, Some(default)),
+                None => (name, None),
+            };
+            match (env(name), default) {
+                (Some(value), _) => Ok(value),
+                (None, Some(default)) => Ok(default.to_owned()),
+                (None, None) => Err(format!(
+                    "`${{{name}}}` names an environment variable that is not set (`${{{name}:-default}}` gives a default)"
+                )),
+            }
+        })
+    }
+
+    fn substitute_all(&mut self, value_of: &Resolve) -> Result<(), ConfigError> {
         for (name, server) in &mut self.servers {
             let path = format!("mcpServers.{name}");
-            server.command = substitute(&server.command, vars, &format!("{path}.command"))?;
+            server.command = substitute(&server.command, value_of, &format!("{path}.command"))?;
             for (i, arg) in server.args.iter_mut().enumerate() {
-                *arg = substitute(arg, vars, &format!("{path}.args[{i}]"))?;
+                *arg = substitute(arg, value_of, &format!("{path}.args[{i}]"))?;
             }
             for (key, value) in &mut server.env {
-                *value = substitute(value, vars, &format!("{path}.env.{key}"))?;
+                *value = substitute(value, value_of, &format!("{path}.env.{key}"))?;
             }
             if let Some(cwd) = &mut server.cwd {
                 let text = cwd.to_string_lossy().into_owned();
-                *cwd = substitute(&text, vars, &format!("{path}.cwd"))?.into();
+                *cwd = substitute(&text, value_of, &format!("{path}.cwd"))?.into();
             }
         }
         Ok(())
     }
 }
+
+/// The value of a placeholder's name (`VAR`, or `VAR:-default`), or why there is none.
+type Resolve<'a> = dyn Fn(&str) -> Result<String, String> + 'a;
 
 fn parse_server(
     v: &Value,
@@ -213,8 +253,9 @@ fn parse_server(
     Ok(server)
 }
 
-/// `${NAME}` with NAME made of ASCII letters, digits and `_`; anything else is literal.
-fn substitute(text: &str, vars: &[(&str, &str)], path: &str) -> Result<String, ConfigError> {
+/// `${NAME}` (NAME made of ASCII letters, digits and `_`, optionally followed by `:-` and a
+/// default without `}`); anything else is literal.
+fn substitute(text: &str, value_of: &Resolve, path: &str) -> Result<String, ConfigError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -223,28 +264,24 @@ fn substitute(text: &str, vars: &[(&str, &str)], path: &str) -> Result<String, C
         let name_len = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(after.len());
-        if name_len == 0 || !after[name_len..].starts_with('}') {
+        let default_len = match after[name_len..].strip_prefix(":-") {
+            Some(default) => default.find('}').map(|end| end + 2),
+            None => Some(0),
+        };
+        let Some(default_len) = default_len else {
+            out.push_str("${");
+            rest = after;
+            continue;
+        };
+        let end = name_len + default_len;
+        if name_len == 0 || !after[end..].starts_with('}') {
             out.push_str("${");
             rest = after;
             continue;
         }
-        let name = &after[..name_len];
-        let Some((_, value)) = vars.iter().find(|(k, _)| *k == name) else {
-            let known: Vec<&str> = vars.iter().map(|(k, _)| *k).collect();
-            return Err(field(
-                path,
-                format!(
-                    "unknown placeholder `${{{name}}}` (known: {})",
-                    if known.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                ),
-            ));
-        };
-        out.push_str(value);
-        rest = &after[name_len + 1..];
+        let value = value_of(&after[..end]).map_err(|message| field(path, message))?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
     }
     out.push_str(rest);
     Ok(out)
@@ -318,9 +355,34 @@ mod tests {
             e,
             "invalid mcp config: `mcpServers.filesystem.args[1]`: unknown placeholder `${ROOT}` (known: MCP_SERVERS)"
         );
+        let none = |name: &str| Err(format!("asked for {name}"));
         assert_eq!(
-            substitute("a${b c $ ${}x", &[], "p").unwrap(),
-            "a${b c $ ${}x"
+            substitute("a${b c $ ${}x ${:-y}", &none, "p").unwrap(),
+            "a${b c $ ${}x ${:-y}"
+        );
+    }
+
+    #[test]
+    fn expands_environment_variables_with_defaults() {
+        let mut c = McpConfig::from_json(
+            r#"{"mcpServers": {"gh": {"command": "${BIN:-npx}", "args": ["--token=${TOKEN}"],
+                "env": {"URL": "${API_URL:-https://api.example.org}", "K": "$HOME ${}"}}}}"#,
+        )
+        .unwrap();
+        let env = |name: &str| (name == "TOKEN").then(|| "t0k".to_owned());
+        c.expand_env(&env).unwrap();
+        let gh = &c.servers["gh"];
+        assert_eq!(gh.command, "npx");
+        assert_eq!(gh.args, ["--token=t0k"]);
+        assert_eq!(gh.env["URL"], "https://api.example.org");
+        assert_eq!(gh.env["K"], "$HOME ${}");
+        let mut c = McpConfig::from_json(
+            r#"{"mcpServers": {"gh": {"command": "x", "env": {"T": "${GH_TOKEN}"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c.expand_env(&|_| None).unwrap_err().to_string(),
+            "invalid mcp config: `mcpServers.gh.env.T`: `${GH_TOKEN}` names an environment variable that is not set (`${GH_TOKEN:-default}` gives a default)"
         );
     }
 }

@@ -240,9 +240,9 @@ fn classify(backend: Backend, location: &str, e: sqlx::Error) -> StoreError {
 /// The advisory lock key of pml's writers on PostgreSQL (`"pml"` as bytes).
 const PG_LOCK_KEY: i64 = 0x706d6c;
 
-/// The default store: `$XDG_DATA_HOME/pml/store.sqlite`, else
-/// `$HOME/.local/share/pml/store.sqlite`. `None` when neither variable is set.
-pub fn default_location() -> Option<PathBuf> {
+/// pml's per-user data folder: `$XDG_DATA_HOME/pml`, else `$HOME/.local/share/pml`. `None`
+/// when neither variable is set.
+pub fn data_dir() -> Option<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
@@ -251,7 +251,12 @@ pub fn default_location() -> Option<PathBuf> {
                 .filter(|h| !h.is_empty())
                 .map(|h| Path::new(&h).join(".local").join("share"))
         })?;
-    Some(data.join("pml").join("store.sqlite"))
+    Some(data.join("pml"))
+}
+
+/// The default store: `store.sqlite` in [`data_dir`].
+pub fn default_location() -> Option<PathBuf> {
+    Some(data_dir()?.join("store.sqlite"))
 }
 
 /// The backend and the `sqlx` URL of a location.

@@ -26,6 +26,8 @@ mod journal;
 pub mod learn;
 pub mod otlp;
 pub mod run;
+pub mod servers;
+pub mod types;
 pub mod view;
 
 use std::path::{Path, PathBuf};

@@ -44,13 +44,51 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
-    /// Check an agent program's syntax only (no analysis): diagnostics on stderr, exit 0 when
-    /// it parses, 1 when it does not.
+    /// Check an agent program: its syntax (diagnostics on stderr); with --mcp-config or
+    /// --servers, also what `pml run` checks before anything runs (every call names a
+    /// configured server and one of its tools, literal arguments fit the tool's input schema),
+    /// against the servers, without running the program. Exit 0 when it passes, 1 when not.
     Check {
         file: PathBuf,
+        /// Check the calls against these MCP servers (`{"mcpServers": {...}}`).
+        #[arg(long, value_name = "CONFIG.json")]
+        mcp_config: Option<PathBuf>,
+        /// Check the calls against the servers `pml run` would use (the project's .mcp.json,
+        /// else the reference servers).
+        #[arg(long, conflicts_with = "mcp_config")]
+        servers: bool,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
         /// Write one JSON line with timings to stderr (`parse_ms`: the bare, one-thread parse).
         #[arg(long)]
         timings: bool,
+    },
+    /// Print the tools of the MCP servers (names, descriptions, annotations, schemas) as the
+    /// catalog JSON that `--tools` reads.
+    Tools {
+        /// The servers (`{"mcpServers": {...}}`) [default: the project's .mcp.json, else the
+        /// reference servers].
+        #[arg(long, value_name = "CONFIG.json")]
+        mcp_config: Option<PathBuf>,
+        /// Only this server (repeatable).
+        #[arg(long, value_name = "NAME")]
+        server: Vec<String>,
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Print TypeScript declarations of the `mcp` API (each tool typed from its schemas, its
+    /// description as a doc comment): the file to give a model so that its code type-checks.
+    Types {
+        /// The servers (`{"mcpServers": {...}}`) [default: the project's .mcp.json, else the
+        /// reference servers].
+        #[arg(long, value_name = "CONFIG.json")]
+        mcp_config: Option<PathBuf>,
+        /// Only this server (repeatable).
+        #[arg(long, value_name = "NAME")]
+        server: Vec<String>,
+        /// Write the declarations to this file instead of stdout.
+        #[arg(short = 'o', long, value_name = "FILE.d.ts")]
+        output: Option<PathBuf>,
     },
     /// Print the logical DAG (tasks, dependencies, conditions) of an agent program as JSON.
     Dag {
@@ -316,7 +354,13 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             std::mem::forget(ret);
             Ok(status)
         }
-        Command::Check { file, timings } => {
+        Command::Check {
+            file,
+            mcp_config,
+            servers,
+            store,
+            timings,
+        } => {
             let started = std::time::Instant::now();
             let code = pml::read_source(&file)?;
             let (diagnostics, phases) = pml::check_syntax(&code, pml::dialect_for(&file));
@@ -330,8 +374,37 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 });
                 eprintln!("{line}");
             }
-            Ok(exit_status(&diagnostics))
+            let status = exit_status(&diagnostics);
+            if status != ExitCode::SUCCESS || !(servers || mcp_config.is_some()) {
+                return Ok(status);
+            }
+            Ok(check_calls(&file, mcp_config.as_deref(), &store))
         }
+        Command::Tools {
+            mcp_config,
+            server,
+            pretty,
+        } => Ok(match listings(mcp_config.as_deref(), &server) {
+            Ok((listed, status)) => {
+                emit(&pml::servers::catalog_json(&listed), pretty);
+                status
+            }
+            Err(code) => code,
+        }),
+        Command::Types {
+            mcp_config,
+            server,
+            output,
+        } => Ok(match listings(mcp_config.as_deref(), &server) {
+            Ok((listed, status)) => {
+                let text = pml::types::declarations(&listed);
+                match write_output(output.as_deref(), &text) {
+                    Ok(()) => status,
+                    Err(code) => code,
+                }
+            }
+            Err(code) => code,
+        }),
         Command::Dag {
             file,
             optimized,
@@ -374,12 +447,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                     pml::Severity::Error => "",
                     pml::Severity::Warning => "warning: ",
                 };
-                eprintln!(
-                    "{}:{at} {level}{} [{}]",
-                    display(&file),
-                    d.message,
-                    d.code
-                );
+                eprintln!("{}:{at} {level}{} [{}]", display(&file), d.message, d.code);
             }
             emit(&dag, pretty);
             let failed = dag
@@ -553,6 +621,85 @@ fn emit_structure(structure: &pml::StaticStructure, pretty: bool) {
         .and_then(|()| out.flush());
 }
 
+/// A runtime for the commands that talk to servers.
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("pml: cannot start the async runtime: {e}");
+            ExitCode::from(2)
+        })
+}
+
+/// `pml check --mcp-config|--servers`: the program's calls against the servers.
+fn check_calls(file: &Path, mcp_config: Option<&Path>, store: &store_cli::StoreArg) -> ExitCode {
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    // A store only matters for the capabilities the program calls; none is not an error.
+    let store = store_cli::location(store).ok();
+    match runtime.block_on(pml::run::check_file(file, mcp_config, store)) {
+        Ok(problems) if problems.is_empty() => ExitCode::SUCCESS,
+        Ok(problems) => {
+            for problem in problems {
+                eprintln!("pml: {problem}");
+            }
+            ExitCode::from(1)
+        }
+        Err(e @ pml::run::RunSetupError::Source { .. }) => {
+            eprintln!("pml: {e}");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("pml: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The servers' tool listings for `pml tools` and `pml types`, and the exit status: 1 when a
+/// server gave none (said on stderr; the others are still listed).
+fn listings(
+    mcp_config: Option<&Path>,
+    only: &[String],
+) -> Result<(pml::servers::Listings, ExitCode), ExitCode> {
+    let runtime = runtime()?;
+    match runtime.block_on(pml::servers::catalog(mcp_config, only)) {
+        Ok((listed, failed)) => {
+            for why in &failed {
+                eprintln!("pml: {why}");
+            }
+            let status = match failed.is_empty() {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::from(1),
+            };
+            Ok((listed, status))
+        }
+        Err(e) => {
+            eprintln!("pml: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// `text` to `path`, or to stdout.
+fn write_output(path: Option<&Path>, text: &str) -> Result<(), ExitCode> {
+    match path {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            eprintln!("pml: {}: cannot write: {e}", path.display());
+            ExitCode::from(2)
+        }),
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`pml types | head`) is not an error.
+            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+            Ok(())
+        }
+    }
+}
+
 /// `pml run`.
 fn run_program(command: Command) -> ExitCode {
     let Command::Run {
@@ -623,15 +770,9 @@ fn run_program(command: Command) -> ExitCode {
         store,
         resume,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("pml: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let output = match runtime.block_on(pml::run::run_file(&file, &options)) {
         Ok(output) => output,

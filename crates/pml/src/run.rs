@@ -4,14 +4,14 @@
 //! it names are started concurrently and asked for their tools -> structure again with their
 //! schemas -> logical DAG (with `readOnlyHint`s) -> physical DAG -> execution.
 //!
-//! With no config file the embedded default is used: the reference servers from npm
-//! (`mcp-servers/`, installed with `npm ci` on first use), the filesystem server rooted in a
+//! With no config file (neither `--mcp-config` nor a project's `.mcp.json`: [`crate::servers`])
+//! the reference servers run, the filesystem server rooted in a
 //! scratch copy of the program's data folder (`<stem>/` beside the file, if there is one),
 //! whose path the program gets as `args.root` unless it passes its own.
 
 use std::collections::{BTreeSet, HashMap};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -19,11 +19,12 @@ use pml_executor::{
     execute, ApprovalPolicy, Approver, AutoApprove, CapabilityProgram, DenyAll, ExecuteOptions,
     Program, RunReport, SideEffect, ToolHost,
 };
-use pml_mcp::{ClientOptions, McpClients, McpConfig, DEFAULT_CONFIG_TEMPLATE};
+use pml_mcp::{ClientOptions, McpClients, McpConfig};
 use pml_sandbox::{Sandbox, SandboxOptions};
 use serde_json::Value;
 
 pub use crate::journal::Uncertain;
+use crate::servers::ServerSource;
 use crate::{
     dialect_for, load_permissions, read_source, to_dag, AnalyzeOptions, DagOptions, Dialect,
     InputError, OptimizerOptions, ToolCatalog,
@@ -175,53 +176,13 @@ pub enum RunSetupError {
     Resume { run: String, why: String },
 }
 
-/// Where the default config's servers live: `PML_MCP_SERVERS`, else the project's
-/// `mcp-servers/` folder.
-pub fn mcp_servers_dir() -> PathBuf {
-    match std::env::var_os("PML_MCP_SERVERS") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../mcp-servers");
-            dir.canonicalize().unwrap_or(dir)
-        }
-    }
-}
-
-/// Installs the reference servers (`npm ci` from the committed lock file) unless present.
-pub fn ensure_servers_installed(dir: &Path) -> Result<(), RunSetupError> {
-    let marker = dir.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-    if marker.exists() {
-        return Ok(());
-    }
-    eprintln!(
-        "pml: installing the reference MCP servers into {} (npm ci, first use only)",
-        dir.display()
-    );
-    let status = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--prefix"])
-        .arg(dir)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .map_err(|e| {
-            RunSetupError::Setup(format!("cannot run npm to install the MCP servers: {e}"))
-        })?;
-    if !status.success() || !marker.exists() {
-        return Err(RunSetupError::Setup(format!(
-            "npm ci in {} failed ({status}); install the servers by hand with `npm ci --prefix {}`",
-            dir.display(),
-            dir.display()
-        )));
-    }
-    Ok(())
-}
-
 /// A scratch directory removed on drop.
 pub struct Scratch {
     pub dir: PathBuf,
 }
 
 impl Scratch {
-    fn new() -> Result<Self, RunSetupError> {
+    pub(crate) fn new() -> Result<Self, RunSetupError> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -293,16 +254,13 @@ fn load_config_reusing(
     file: &Path,
     reuse: Option<&Path>,
 ) -> Result<(McpConfig, Option<Scratch>), RunSetupError> {
-    if let Some(path) = &options.mcp_config {
-        let text = read_source(path)?;
-        let config = McpConfig::from_json(&text).map_err(|e| InputError::BadConfig {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        return Ok((config, None));
+    if let ServerSource::File { path, found } = ServerSource::choose(options.mcp_config.as_deref())
+    {
+        if found && std::io::stderr().is_terminal() {
+            eprintln!("pml: the MCP servers of {}", path.display());
+        }
+        return Ok((crate::servers::read_config(&path)?, None));
     }
-    let servers = mcp_servers_dir();
-    ensure_servers_installed(&servers)?;
     let scratch = match reuse {
         Some(root) => Scratch::reuse(root)?,
         None => Scratch::new()?,
@@ -315,17 +273,7 @@ fn load_config_reusing(
             ))
         })?;
     }
-    let mut config = McpConfig::from_json(DEFAULT_CONFIG_TEMPLATE)
-        .map_err(|e| RunSetupError::Setup(format!("the embedded default config: {e}")))?;
-    let modules = servers.join("node_modules");
-    let modules = modules.canonicalize().unwrap_or(modules);
-    config
-        .expand(&[
-            ("ROOT", &scratch.root().to_string_lossy()),
-            ("MCP_SERVERS", &modules.to_string_lossy()),
-            ("SCRATCH", &scratch.dir.to_string_lossy()),
-        ])
-        .map_err(|e| RunSetupError::Setup(format!("the embedded default config: {e}")))?;
+    let config = crate::servers::reference_config(&scratch.root(), &scratch.dir)?;
     Ok((config, Some(scratch)))
 }
 
@@ -688,16 +636,13 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         listed: &listed,
         catalog: &catalog,
     };
-    let mut problems: Vec<String> = crate::checks::check_calls(&program.structure, &offered)
-        .iter()
-        .map(|p| format!("{}{p}", file.display()))
-        .collect();
-    for c in &called {
-        let structure = &capabilities[&c.name].program.structure;
-        for p in crate::checks::check_calls(structure, &offered) {
-            problems.push(format!("capability {}{p}", c.name));
-        }
-    }
+    let structures = std::iter::once((file.display().to_string(), &program.structure)).chain(
+        called.iter().map(|c| {
+            let structure = &capabilities[&c.name].program.structure;
+            (format!("capability {}", c.name), structure)
+        }),
+    );
+    let problems = problems_of(structures, &offered);
     if !problems.is_empty() {
         clients.shutdown().await;
         if let Some((store, id, writer, _)) = recorded {
@@ -846,6 +791,77 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         None => {}
     }
     Ok(output)
+}
+
+/// The problems of each `(place, structure)`'s calls, as `place:line:col: why`.
+fn problems_of<'a>(
+    structures: impl Iterator<Item = (String, &'a pml_structure::StaticStructure)>,
+    offered: &crate::checks::Offered<'_>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (place, structure) in structures {
+        for p in crate::checks::check_calls(structure, offered) {
+            problems.push(format!("{place}{p}"));
+        }
+    }
+    problems
+}
+
+/// `pml check --mcp-config`: the checks `pml run` makes before anything runs (every call names
+/// a configured server and one of its tools, literal arguments fit its input schema, and the
+/// same for the capabilities it calls when `store` has them), made against the servers
+/// (started, listed, stopped), without running anything. The problems, `place:line:col: why`
+/// each; an `Err` for a program with errors (exit 1) or servers that cannot be set up (2).
+pub async fn check_file(
+    file: &Path,
+    mcp_config: Option<&Path>,
+    store: Option<String>,
+) -> Result<Vec<String>, RunSetupError> {
+    let source = read_source(file)?;
+    let javascript = javascript_of(file, &source)?;
+    let calls_capabilities = check_syntax(file, &javascript)?;
+    let store = match (calls_capabilities, store) {
+        (true, Some(location)) => Some(pml_store::Store::open(&location).await?),
+        _ => None,
+    };
+    let called = match calls_capabilities {
+        true => {
+            let place = file.display().to_string();
+            crate::capability::resolve_called(store.as_ref(), &place, &javascript).await?
+        }
+        false => Vec::new(),
+    };
+    let options = RunOptions {
+        mcp_config: mcp_config.map(Path::to_path_buf),
+        ..RunOptions::default()
+    };
+    let (config, scratch) = load_config(&options, file)?;
+    let clients = Arc::new(McpClients::new(config, ClientOptions::default()));
+    let sources: Vec<&str> = std::iter::once(javascript.as_str())
+        .chain(called.iter().map(|c| c.javascript.as_str()))
+        .collect();
+    let (catalog, _, _, listed) = tool_catalog(&sources, clients.clone()).await;
+    clients.shutdown().await;
+    drop(scratch);
+    let configured: Vec<String> = clients.server_names().map(str::to_owned).collect();
+    let offered = crate::checks::Offered {
+        configured: &configured,
+        listed: &listed,
+        catalog: &catalog,
+    };
+    let structures: Vec<(String, pml_structure::StaticStructure)> =
+        std::iter::once((file.display().to_string(), javascript.as_str()))
+            .chain(
+                called
+                    .iter()
+                    .map(|c| (format!("capability {}", c.name), c.javascript.as_str())),
+            )
+            .map(|(place, source)| (place, program_of(source, &catalog, None, false).structure))
+            .collect();
+    Ok(problems_of(
+        structures.iter().map(|(place, s)| (place.clone(), s)),
+        &offered,
+    ))
 }
 
 /// The first 12 characters of a hash (as `pml capabilities` shows them).

@@ -7,6 +7,7 @@ mod faults;
 mod learn;
 mod otlp;
 mod run;
+mod servers;
 mod store;
 mod view;
 

@@ -87,6 +87,7 @@ fn examples_give_their_results() {
 
     let r = run(&example("knowledge-graph"), RunOptions::default());
     assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.result["created"], 4);
     assert_eq!(r.result["people"], 3);
     assert_eq!(
         r.result["relations"],
@@ -294,7 +295,10 @@ fn bad_input_exits_2_with_a_clear_message() {
     let syntax = TempProgram::new("syntax", "s.js", "const x = ;\n");
     let (code, _, stderr) = pml(&["run", syntax.path()]);
     assert_eq!(code, 1, "{stderr}");
-    assert_eq!(stderr, format!("pml: {}:1:11: expression expected\n", syntax.path()));
+    assert_eq!(
+        stderr,
+        format!("pml: {}:1:11: expression expected\n", syntax.path())
+    );
 }
 
 #[test]

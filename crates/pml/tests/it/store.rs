@@ -292,7 +292,7 @@ impl Steps {
         let data = data.canonicalize().unwrap();
         let program = dir.path().join("steps.ts");
         std::fs::write(&program, program_text).unwrap();
-        let server = pml::run::mcp_servers_dir()
+        let server = pml::servers::mcp_servers_dir()
             .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
         let config = dir.path().join("mcp.json");
         let json = serde_json::json!({ "mcpServers": { "filesystem": {

@@ -1,0 +1,276 @@
+//! The servers a command talks to and what they offer: `pml tools`, `pml types` (checked with
+//! the TypeScript compiler), `pml check` against the servers, a project's `.mcp.json` with
+//! `${VAR}`s, and the reference servers installed into a folder of their own on first use.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::pml;
+
+/// `pml` run in `dir` with `env` added.
+fn pml_at(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pml"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("PML_STORE", super::test_store());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().expect("run pml");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A config with the reference filesystem server serving `root`.
+fn filesystem_config(root: &Path) -> Value {
+    let server = pml::servers::mcp_servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    serde_json::json!({"mcpServers": {"filesystem": {
+        "command": "node", "args": [server, root]
+    }}})
+}
+
+#[test]
+fn tools_prints_the_catalog_that_tools_reads() {
+    let (code, out, err) = pml(&["tools"]);
+    assert_eq!(code, 0, "{err}");
+    let catalog: Value = serde_json::from_str(&out).unwrap();
+    let tools = catalog["tools"].as_array().unwrap();
+    let read = tools
+        .iter()
+        .find(|t| t["name"] == "filesystem:read_text_file")
+        .unwrap();
+    assert_eq!(read["annotations"]["readOnlyHint"], true);
+    assert_eq!(read["inputSchema"]["required"], serde_json::json!(["path"]));
+    for server in ["filesystem", "memory", "everything"] {
+        assert!(
+            tools.iter().any(|t| t["name"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{server}:"))),
+            "{server}"
+        );
+    }
+    // What `--tools` reads: the structure then knows the tools' schemas.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tools.json");
+    std::fs::write(&file, &out).unwrap();
+    let example = format!("{}/../../examples/etl-files.ts", env!("CARGO_MANIFEST_DIR"));
+    let (code, structure, err) = pml(&["analyze", &example, "--tools", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(structure.contains("\"provides\""), "{structure}");
+
+    let (code, out, _) = pml(&["tools", "--server", "memory"]);
+    assert_eq!(code, 0);
+    let catalog: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = (catalog["tools"].as_array().unwrap().iter())
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.iter().all(|n| n.starts_with("memory:")), "{names:?}");
+    assert!(names.contains(&"memory:create_entities"), "{names:?}");
+
+    let (code, _, err) = pml(&["tools", "--server", "memroy"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "pml: no server `memroy` is configured (configured: filesystem, memory, everything)\n"
+    );
+}
+
+/// `pml types`, then `tsc --noEmit` over the declarations and each example as the
+/// body of an async function: every example type-checks, and a program calling a tool that
+/// does not exist, or with an argument of the wrong type, does not.
+#[test]
+fn types_type_check_the_examples_with_tsc() {
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let tsc = format!("{root}/crates/pml/tests/typescript/node_modules/typescript/bin/tsc");
+    assert!(
+        Path::new(&tsc).is_file(),
+        "TypeScript is not installed: npm ci --prefix crates/pml/tests/typescript (scripts/test.sh does)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let declarations = dir.path().join("mcp.d.ts");
+    let (code, _, err) = pml(&["types", "-o", declarations.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&declarations).unwrap();
+    assert!(text.contains("declare const mcp: {"), "{text}");
+    assert!(text.contains("    read_text_file(args: {"), "{text}");
+
+    let as_function =
+        |code: &str| format!("export {{}};\nasync function program() {{\n{code}\n}}\n");
+    let mut sources = vec![declarations.display().to_string()];
+    let mut examples: Vec<_> = std::fs::read_dir(format!("{root}/examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ts"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 5);
+    for example in &examples {
+        let code = std::fs::read_to_string(example).unwrap();
+        let file = dir.path().join(example.file_name().unwrap());
+        std::fs::write(&file, as_function(&code)).unwrap();
+        sources.push(file.display().to_string());
+    }
+    let tsc_over = |files: &[String]| {
+        let out = Command::new("node")
+            .arg(&tsc)
+            .args([
+                "--noEmit",
+                // Not `--strict`: agents' `const found = []` and callbacks over parsed JSON
+                // (`xs.map(u => u.name)`) are fine JavaScript that strict mode refuses.
+                "--target", "es2022", "--lib", "es2023", "--pretty", "false",
+            ])
+            .args(files)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (ok, out) = tsc_over(&sources);
+    assert!(ok, "{out}");
+
+    let wrong = dir.path().join("wrong.ts");
+    std::fs::write(
+        &wrong,
+        as_function(
+            "const f = await mcp.filesystem.read_txt_file({ path: args.root + \"/a\" });\n\
+             const g = await mcp.filesystem.read_text_file({ path: 42 });\n\
+             return [f, g.content];",
+        ),
+    )
+    .unwrap();
+    let (ok, out) = tsc_over(&[
+        declarations.display().to_string(),
+        wrong.display().to_string(),
+    ]);
+    assert!(!ok);
+    assert!(
+        out.contains("wrong.ts(3,32): error TS2551: Property 'read_txt_file' does not exist"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "wrong.ts(4,49): error TS2322: Type 'number' is not assignable to type 'string'"
+        ),
+        "{out}"
+    );
+}
+
+/// `pml check --mcp-config` says what `pml run` would refuse, without running anything.
+#[test]
+fn check_against_the_servers_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let config = dir.path().join("config.json");
+    std::fs::write(&config, filesystem_config(&data).to_string()).unwrap();
+    let config = config.to_str().unwrap();
+    let program = dir.path().join("p.js");
+    let write_then = |call: &str| {
+        format!(
+            "await mcp.filesystem.write_file({{ path: {:?}, content: \"x\" }});\n{call}\n",
+            data.join("x.txt")
+        )
+    };
+    std::fs::write(
+        &program,
+        write_then("return await mcp.filesystem.read_txt_file({ path: \"a\" });"),
+    )
+    .unwrap();
+    let p = program.to_str().unwrap();
+    let (code, out, err) = pml(&["check", p, "--mcp-config", config]);
+    assert_eq!(code, 1);
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        format!("pml: {p}:2:14: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`; did you mean `read_text_file`?\n")
+    );
+    assert!(!data.join("x.txt").exists(), "the check ran the program");
+
+    std::fs::write(
+        &program,
+        write_then("return await mcp.filesystem.read_text_file({ path: 7 });"),
+    )
+    .unwrap();
+    let (code, _, err) = pml(&["check", p, "--mcp-config", config]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with(&format!("pml: {p}:2:14: ")), "{err}");
+    assert!(err.contains("`path`"), "{err}");
+
+    std::fs::write(
+        &program,
+        write_then("return await mcp.filesystem.read_text_file({ path: \"a\" });"),
+    )
+    .unwrap();
+    let (code, _, err) = pml(&["check", p, "--mcp-config", config]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!data.join("x.txt").exists(), "the check ran the program");
+    // Only the syntax without a config; flags that need one are usage errors.
+    assert_eq!(pml(&["check", p]).0, 0);
+    assert_eq!(pml(&["check", p, "--servers", "--mcp-config", config]).0, 2);
+}
+
+/// Without `--mcp-config`, the nearest `.mcp.json` names the servers; its `${VAR}`s come from
+/// the environment.
+#[test]
+fn a_projects_mcp_json_is_used_with_its_variables() {
+    let project = tempfile::tempdir().unwrap();
+    let data = project.path().join("data");
+    let work = project.path().join("src/deep");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(data.join("hello.txt"), "hello from the project").unwrap();
+    let mut config = filesystem_config(Path::new("${PROJECT_DATA}"));
+    config["mcpServers"]["filesystem"]["env"] =
+        serde_json::json!({"LABEL": "${LABEL:-default label}"});
+    std::fs::write(project.path().join(".mcp.json"), config.to_string()).unwrap();
+    std::fs::write(
+        work.join("read.js"),
+        "const f = await mcp.filesystem.read_text_file({ path: args.dir + \"/hello.txt\" });\nreturn f.content;\n",
+    )
+    .unwrap();
+    let data = data.canonicalize().unwrap();
+    let args = format!("{{\"dir\": {:?}}}", data.to_str().unwrap());
+    let run = ["run", "read.js", "--no-store", "--args", &args];
+    let (code, out, err) = pml_at(&work, &[("PROJECT_DATA", data.to_str().unwrap())], &run);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["result"], "hello from the project");
+    // The same program does not see the project's servers from elsewhere.
+    let (code, _, err) = pml_at(&work, &[], &run);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(".mcp.json: invalid mcp config: `mcpServers.filesystem.args[1]`: `${PROJECT_DATA}` names an environment variable that is not set"),
+        "{err}"
+    );
+}
+
+/// With no source tree to find them in (`PML_MCP_SERVERS` names an empty folder here), the
+/// reference servers are installed there from the lock file in the binary, on first use.
+#[test]
+fn the_reference_servers_install_themselves_where_told() {
+    let home = tempfile::tempdir().unwrap();
+    let servers = home.path().join("servers");
+    let env = [("PML_MCP_SERVERS", servers.to_str().unwrap())];
+    let (code, out, err) = pml_at(home.path(), &env, &["tools", "--server", "everything"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("installing the reference MCP servers"),
+        "{err}"
+    );
+    assert!(out.contains("\"everything:echo\""), "{out}");
+    assert!(servers.join("package-lock.json").is_file());
+    // Once.
+    let (code, _, err) = pml_at(home.path(), &env, &["tools", "--server", "everything"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("installing"), "{err}");
+}
