@@ -99,7 +99,16 @@ pub struct ExecuteOptions {
     /// Names of the program's `args` that capability calls get too, unless they give their own
     /// (e.g. `root`, the folder the default config's filesystem server serves).
     pub inherited_args: Vec<String>,
+    /// Turns `true` to interrupt the run (Ctrl-C): no new call starts, calls in flight get
+    /// [`INTERRUPT_GRACE`] to finish and are then cancelled, and the run ends with the error
+    /// [`INTERRUPTED`] and the trace so far.
+    pub interrupt: Option<tokio::sync::watch::Receiver<bool>>,
 }
+
+/// The error message of an interrupted run.
+pub const INTERRUPTED: &str = "interrupted";
+/// How long calls in flight may still take once a run is interrupted.
+pub const INTERRUPT_GRACE: Duration = Duration::from_millis(1000);
 
 /// Default of [`ExecuteOptions::run_timeout`].
 pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
@@ -119,6 +128,7 @@ impl Default for ExecuteOptions {
             journal: None,
             capabilities: HashMap::new(),
             inherited_args: Vec::new(),
+            interrupt: None,
         }
     }
 }
@@ -214,6 +224,8 @@ pub(crate) struct Services {
     /// In a capability's run: its name (`outer/inner` when nested), which prefixes its node
     /// ids where approvals name them.
     pub scope: Option<Arc<str>>,
+    /// [`ExecuteOptions::interrupt`].
+    pub interrupt: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// What the executor knows about tools.
@@ -310,6 +322,7 @@ pub async fn execute(
             &options.args,
         )),
         scope: None,
+        interrupt: options.interrupt.clone(),
     };
     let limits = program::Limits {
         wall: options.run_timeout,

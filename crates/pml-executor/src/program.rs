@@ -96,6 +96,13 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             reads: reads.as_ref(),
         };
         let mut on_call = |call: HostCall, answers: Answers| {
+            // Interrupted: no new call starts.
+            if cx2.interrupt.as_ref().is_some_and(|i| *i.borrow()) {
+                shared2.limit(crate::INTERRUPTED.to_owned());
+                answers.answer(call.id, Err(crate::INTERRUPTED.to_owned()));
+                answers.abort();
+                return;
+            }
             let made = cx2.made.fetch_add(1, Ordering::AcqRel) + 1;
             if made > limits.calls {
                 shared2.limit(format!(
@@ -138,6 +145,27 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
     tokio::pin!(blocking);
     let outcome = tokio::select! {
         outcome = &mut blocking => outcome,
+        () = interrupted(cx.interrupt.clone()) => {
+            shared.limit(crate::INTERRUPTED.to_owned());
+            // The program ends the next time it waits for an answer; the calls in flight get
+            // a short grace, then are cancelled (dropping a call sends the server
+            // `notifications/cancelled`).
+            if let Some(answers) = shared.keeper.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                answers.abort();
+            }
+            let mut running: Vec<_> =
+                std::mem::take(&mut *shared.running.lock().unwrap_or_else(|p| p.into_inner()));
+            let graced = tokio::time::timeout(crate::INTERRUPT_GRACE, async {
+                for handle in running.iter_mut() {
+                    let _ = handle.await;
+                }
+            });
+            let _ = graced.await;
+            for handle in &running {
+                handle.abort();
+            }
+            blocking.await
+        }
         _ = tokio::time::sleep(limits.wall) => {
             shared.limit(format!(
                 "the run stopped: it ran longer than {} ms (the wall-clock limit)",
@@ -203,6 +231,39 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         console,
         speculation,
         thrown,
+    }
+}
+
+/// A task aborted when this is dropped before it ended.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> std::future::Future for AbortOnDrop<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Resolves once `interrupt` turns `true`; never without one.
+async fn interrupted(interrupt: Option<tokio::sync::watch::Receiver<bool>>) {
+    match interrupt {
+        Some(mut interrupt) => {
+            if interrupt.wait_for(|on| *on).await.is_err() {
+                // The sender is gone: nothing can interrupt the run any more.
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
     }
 }
 
@@ -704,39 +765,36 @@ async fn answer(
     if let Some((journal, entry)) = &journaled {
         journal.started(entry).await;
     }
-    let (since, outcome) = match ahead {
-        Some(started) => {
-            op.speculative = true;
-            let since = cx.tracer.start(&op);
-            match started.await {
-                Ok(Ok(value)) => {
-                    if let Some(s) = &shared.speculation {
-                        s.taken(true);
-                    }
-                    (since, Ok(value))
+    op.speculative = ahead.is_some();
+    let since = cx.tracer.start(&op);
+    // Ended as cancelled if this call is dropped before its answer (an interrupt, a limit).
+    let pending = cx.tracer.pending(&op, since);
+    let outcome = match ahead {
+        // Cancelled with the program's call: cancelled too.
+        Some(started) => match AbortOnDrop(started).await {
+            Ok(Ok(value)) => {
+                if let Some(s) = &shared.speculation {
+                    s.taken(true);
                 }
-                // A speculative call that failed is never the answer: call afresh.
-                _ => {
-                    if let Some(s) = &shared.speculation {
-                        s.taken(false);
-                    }
-                    let outcome = cx
-                        .host
-                        .call(&call.server, &call.tool, call.arguments.clone())
-                        .await;
-                    (since, outcome)
-                }
+                Ok(value)
             }
-        }
+            // A speculative call that failed is never the answer: call afresh.
+            _ => {
+                if let Some(s) = &shared.speculation {
+                    s.taken(false);
+                }
+                cx.host
+                    .call(&call.server, &call.tool, call.arguments.clone())
+                    .await
+            }
+        },
         None => {
-            let since = cx.tracer.start(&op);
-            let outcome = cx
-                .host
+            cx.host
                 .call(&call.server, &call.tool, call.arguments.clone())
-                .await;
-            (since, outcome)
+                .await
         }
     };
+    pending.answered();
     if let Some(s) = &shared.speculation {
         let outcome = match &outcome {
             Ok(value) => Ok(Some(value).filter(|_| call.iteration.is_empty())),

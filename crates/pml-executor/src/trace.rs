@@ -139,6 +139,36 @@ impl TraceEvent {
     }
 }
 
+/// See [`Tracer::pending`].
+pub(crate) struct Pending<'t> {
+    tracer: &'t Tracer,
+    /// The end to record if the answer never comes (its `ts_ms`: the start).
+    ended: Option<TraceEvent>,
+}
+
+impl Pending<'_> {
+    /// The answer came: the caller ends the operation.
+    pub(crate) fn answered(mut self) {
+        self.ended = None;
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        let Some(mut event) = self.ended.take() else {
+            return;
+        };
+        let since = event.ts_ms;
+        let until = self.tracer.elapsed_ms();
+        event.ts_ms = until;
+        event.duration_ms = Some(until - since);
+        event.success = Some(false);
+        event.error = Some("cancelled: the run stopped before its answer".to_owned());
+        // Not in the executed path: it did not run to its end.
+        self.tracer.push(event);
+    }
+}
+
 impl Tracer {
     pub(crate) fn new(started: Instant) -> Self {
         Tracer {
@@ -218,6 +248,16 @@ impl Tracer {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         inner.events.push(event);
         inner.path.push((until, op.tool.to_owned()));
+    }
+
+    /// A guard for the operation `op` started at `since`: dropped before
+    /// [`Pending::answered`], it ends the operation as cancelled (its call was dropped: the
+    /// run was interrupted or stopped at a limit).
+    pub(crate) fn pending(&self, op: &Op<'_>, since: f64) -> Pending<'_> {
+        Pending {
+            tracer: self,
+            ended: Some(TraceEvent::of("tool_end", op, since)),
+        }
     }
 
     /// Records `event` as it is.

@@ -240,7 +240,30 @@ struct Server {
     process: Process,
     closing: AtomicBool,
     clients_closed: Arc<AtomicBool>,
+    /// A call was given up before its answer (timed out, or cancelled by dropping it): the
+    /// server may be stuck in it, so closing does not wait on it.
+    abandoned: AtomicBool,
 }
+
+/// Marks the server's call abandoned unless the answer came ([`Answered::answered`]).
+struct Answered<'a>(Option<&'a AtomicBool>);
+
+impl Answered<'_> {
+    fn answered(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Answered<'_> {
+    fn drop(&mut self) {
+        if let Some(abandoned) = self.0 {
+            abandoned.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// How long a server that has a call it may be stuck in gets, at each step of closing.
+const ABANDONED_GRACE: Duration = Duration::from_millis(100);
 
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
@@ -323,6 +346,7 @@ async fn start(
         tools_changed,
         process,
         closing: AtomicBool::new(false),
+        abandoned: AtomicBool::new(false),
         clients_closed,
     }))
 }
@@ -425,12 +449,14 @@ impl Server {
                 })
             }
         }
+        let pending = Answered(Some(&self.abandoned));
         let response = tokio::select! {
             biased;
             r = self.peer.call_tool_once(params) => r,
             _ = self.process.faulted() => return Err(self.failure(tool).await),
             _ = tokio::time::sleep(timeout) => return Err(self.timeout(tool, timeout)),
         };
+        pending.answered();
         match response {
             Ok(CallToolResponse::Complete(result)) => serde_json::to_value(&result)
                 .map(CallOutcome::from_result)
@@ -519,6 +545,11 @@ impl Server {
 
     async fn close(&self, grace: Duration) {
         self.closing.store(true, Ordering::SeqCst);
+        // A server still busy with a call pml gave up on is not waited for.
+        let grace = match self.abandoned.load(Ordering::SeqCst) {
+            true => grace.min(ABANDONED_GRACE),
+            false => grace,
+        };
         if let Some(mut service) = self.service.lock().await.take() {
             // Cancels the client loop, which closes the server's stdin.
             let _ = service.close_with_timeout(grace).await;

@@ -169,6 +169,10 @@ enum Command {
         /// Do not record the run in the store (nor journal its calls: it cannot be resumed).
         #[arg(long, conflicts_with = "resume")]
         no_store: bool,
+        /// Keep the scratch folder the reference servers work in (its path is said on stderr);
+        /// it is removed after the run otherwise, interrupted or not.
+        #[arg(long)]
+        keep_scratch: bool,
         /// Run an interrupted run again: the calls it completed are answered from its journal,
         /// the rest run live.
         #[arg(long, value_name = "RUN_ID")]
@@ -717,6 +721,7 @@ fn run_program(command: Command) -> ExitCode {
         trace_out,
         otlp,
         no_store,
+        keep_scratch,
         resume,
         resume_uncertain,
         store,
@@ -769,11 +774,19 @@ fn run_program(command: Command) -> ExitCode {
         permissions,
         store,
         resume,
+        interrupt: None,
+        keep_scratch,
     };
     let runtime = match runtime() {
         Ok(r) => r,
         Err(code) => return code,
     };
+    let (interrupt, interrupted) = tokio::sync::watch::channel(false);
+    let options = pml::run::RunOptions {
+        interrupt: Some(interrupted.clone()),
+        ..options
+    };
+    runtime.spawn(on_signals(interrupt));
     let output = match runtime.block_on(pml::run::run_file(&file, &options)) {
         Ok(output) => output,
         // The program's calls do not fit the servers: a "no", like a syntax error.
@@ -828,9 +841,36 @@ fn run_program(command: Command) -> ExitCode {
     emit(&json, pretty);
     if report.ok {
         ExitCode::SUCCESS
+    } else if *interrupted.borrow() {
+        // As a shell reports a process SIGINT ended.
+        ExitCode::from(130)
     } else {
         ExitCode::from(1)
     }
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM: the run is interrupted (no new call, the calls in flight
+/// cancelled after a short grace, servers stopped, the scratch folder removed, the report so
+/// far printed); a second one ends the process at once.
+async fn on_signals(interrupt: tokio::sync::watch::Sender<bool>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+    }
+    eprintln!("pml: interrupted: stopping the run (again to quit at once)");
+    interrupt.send_replace(true);
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+    }
+    std::process::exit(130);
 }
 
 fn append_trace(

@@ -62,6 +62,11 @@ pub struct RunOptions {
     pub store: Option<String>,
     /// Resume an interrupted run (needs `store`).
     pub resume: Option<ResumeOptions>,
+    /// Turns `true` to interrupt the run (`pml run` sets it on SIGINT/SIGTERM):
+    /// [`ExecuteOptions::interrupt`].
+    pub interrupt: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Keep the default config's scratch folder after the run (said on stderr).
+    pub keep_scratch: bool,
 }
 
 /// `pml run --resume RUN_ID`.
@@ -90,6 +95,8 @@ impl Default for RunOptions {
             permissions: None,
             store: None,
             resume: None,
+            interrupt: None,
+            keep_scratch: false,
         }
     }
 }
@@ -210,6 +217,13 @@ impl Scratch {
 
     pub fn root(&self) -> PathBuf {
         self.dir.join("root")
+    }
+
+    /// The folder, left in place.
+    pub fn keep(self) -> PathBuf {
+        let dir = self.dir.clone();
+        std::mem::forget(self);
+        dir
     }
 }
 
@@ -721,6 +735,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             Some(_) => vec!["root".to_owned()],
             None => Vec::new(),
         },
+        interrupt: options.interrupt.clone(),
     };
     let executed_at = std::time::SystemTime::now();
     let report = execute(
@@ -778,7 +793,15 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     };
     let ended = Instant::now();
     let (shutdown, recorded) = tokio::join!(stopping, recording);
-    drop(scratch);
+    match scratch {
+        Some(scratch) if options.keep_scratch => {
+            eprintln!(
+                "pml: the scratch folder is kept: {}",
+                scratch.keep().display()
+            );
+        }
+        scratch => drop(scratch),
+    }
     match recorded {
         Some(Ok(id)) => {
             output.run_id = Some(id);

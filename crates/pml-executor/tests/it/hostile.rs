@@ -285,3 +285,66 @@ async fn a_limit_names_the_operation_it_stopped_in() {
     );
     still_works(&host, &sandbox).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_starts_no_new_call_and_cancels_those_in_flight() {
+    // The slow call (10 s) is in flight when the interrupt comes: it gets the grace, then is
+    // cancelled (its future dropped); the program's `catch` and the call after it never run.
+    let host = FakeHost::kv()
+        .tool(
+            "t:ro",
+            ToolSpec::compute(|_| Ok(json!({"v": 1}))).read_only(),
+        )
+        .tool(
+            "t:slow",
+            ToolSpec::compute(|_| Ok(json!({"v": 2}))).latency_ms(10_000),
+        )
+        .into_arc();
+    let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
+    let p = program(
+        "const a = await mcp.t.ro({});\ntry { await mcp.t.slow({}); } catch (e) {}\nawait mcp.kv.put({ key: \"after\", value: 1 });\nreturn a;",
+        &host.catalog(),
+    );
+    let (interrupt, interrupted) = tokio::sync::watch::channel(false);
+    let options = ExecuteOptions {
+        interrupt: Some(interrupted),
+        ..host.options()
+    };
+    let started = Instant::now();
+    let run = go(&p, &host, &sandbox, &options);
+    let stop = async {
+        while host.in_flight() == 0 || host.calls().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        interrupt.send_replace(true);
+    };
+    let (report, ()) = tokio::join!(run, stop);
+    let took = started.elapsed();
+    assert!(
+        took < pml_executor::INTERRUPT_GRACE + Duration::from_millis(1500),
+        "{took:?}"
+    );
+    assert!(!report.ok);
+    assert_eq!(report.error.unwrap().message, pml_executor::INTERRUPTED);
+    assert_eq!(host.in_flight(), 0, "the slow call was not cancelled");
+    let tools: Vec<String> = host.calls().iter().map(|c| c.tool.clone()).collect();
+    assert_eq!(tools, ["t:ro"], "only the first call completed");
+    assert_eq!(host.stored("after"), None);
+    // The trace so far: the first call, and the slow one ended as cancelled.
+    let ends: Vec<(&str, Option<bool>, Option<&str>)> = (report.trace.iter())
+        .filter(|e| e.event == "tool_end")
+        .map(|e| (e.tool.as_str(), e.success, e.error.as_deref()))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("t:ro", Some(true), None),
+            (
+                "t:slow",
+                Some(false),
+                Some("cancelled: the run stopped before its answer")
+            )
+        ]
+    );
+    still_works(&host, &sandbox).await;
+}

@@ -29,6 +29,7 @@ impl Setup {
             "bad": {"command": "node", "args": [server]},
             "slow": {"command": "node", "args": [server, "--slow-start=1500"]},
             "dead": {"command": "node", "args": [server, "--exit-on-start=3"]},
+            "stubborn": {"command": "node", "args": [server, "--stubborn"]},
         }});
         std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
         Setup { dir }
@@ -102,6 +103,35 @@ fn a_hanging_call_times_out() {
     assert!(
         started.elapsed().as_secs() < 30,
         "the timeout did not end the run"
+    );
+}
+
+/// A server stuck in a call that timed out is not waited for: `pml` exits within 0.5 s of the
+/// timeout even when the server ignores its stdin closing and SIGTERM.
+#[test]
+fn a_run_whose_call_timed_out_exits_at_once() {
+    let s = Setup::new("stubborn");
+    let started = std::time::Instant::now();
+    let (code, v, stderr) = s.run(
+        "await mcp.stubborn.hang({});\nreturn 1;",
+        &["--timeout-ms", "500", "--no-store"],
+    );
+    let elapsed = started.elapsed().as_secs_f64() * 1e3;
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        error(&v).contains("timed out after 500 ms"),
+        "{}",
+        error(&v)
+    );
+    let timings = &v["timings"];
+    let before_end: f64 = ["analyzeMs", "serversMs", "executeMs"]
+        .iter()
+        .map(|k| timings[k].as_f64().unwrap())
+        .sum();
+    assert!(
+        elapsed - before_end < 500.0,
+        "{:.0} ms after the run ended ({elapsed:.0} ms in all)",
+        elapsed - before_end
     );
 }
 

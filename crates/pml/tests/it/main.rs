@@ -4,6 +4,7 @@ mod agents;
 mod capabilities;
 mod equivalence;
 mod faults;
+mod interrupt;
 mod learn;
 mod otlp;
 mod run;

@@ -1,0 +1,138 @@
+//! Ctrl-C (SIGINT) and SIGTERM during `pml run`: no new call starts, the call in flight is
+//! cancelled after a short grace, the servers are stopped, the scratch folder is removed
+//! (unless `--keep-scratch`), the report so far is printed (`ok: false`, `error:
+//! "interrupted"`), exit status 130.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The processes (other than this test's) whose environment has `TMPDIR=tmp`: `pml` and the
+/// servers it started.
+fn processes_under(tmp: &Path) -> Vec<u32> {
+    let marker = format!("TMPDIR={}", tmp.display());
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat.contains(") Z ");
+        if !zombie && environ.split(|b| *b == 0).any(|v| v == marker.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Runs a program whose second call takes 30 s, signals `pml` once that call is in flight,
+/// and returns what it printed.
+fn interrupted_run(
+    signal: i32,
+    extra: &[&str],
+) -> (i32, Value, String, tempfile::TempDir, Duration) {
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("slow.js");
+    std::fs::write(
+        &program,
+        "await mcp.filesystem.write_file({ path: args.root + \"/a.txt\", content: \"a\" });\n\
+         const r = await mcp.everything[\"trigger-long-running-operation\"]({ duration: 30, steps: 3 });\n\
+         await mcp.filesystem.write_file({ path: args.root + \"/b.txt\", content: \"b\" });\n\
+         return r;\n",
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["run", program.to_str().unwrap(), "--no-store"])
+        .args(extra)
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first call has written `a.txt` into the scratch folder, the second call is in
+    // flight (the servers run in process groups of their own, which a terminal's Ctrl-C does
+    // not reach: only pml gets the signal).
+    let started = Instant::now();
+    let written = || {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .any(|e| e.path().join("root/a.txt").exists())
+    };
+    while !written() && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on the child we spawned.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+    let signalled = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let took = signalled.elapsed();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or(-1), report, stderr, tmp, took)
+}
+
+#[test]
+fn ctrl_c_mid_run_reports_cleans_up_and_exits_130() {
+    let (code, report, stderr, tmp, took) = interrupted_run(libc::SIGINT, &[]);
+    assert_eq!(code, 130, "{stderr}\n{report}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["error"], "interrupted");
+    let ends: Vec<(&str, &Value)> = (report["trace"].as_array().unwrap().iter())
+        .filter(|e| e["event"] == "tool_end")
+        .map(|e| (e["tool"].as_str().unwrap(), &e["success"]))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("filesystem:write_file", &Value::Bool(true)),
+            (
+                "everything:trigger-long-running-operation",
+                &Value::Bool(false)
+            ),
+        ],
+        "{report}"
+    );
+    assert_eq!(
+        report["executedPath"],
+        serde_json::json!(["filesystem:write_file"])
+    );
+    assert!(stderr.contains("pml: interrupted"), "{stderr}");
+    // No scratch folder, no server left.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "slow.js")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
+}
+
+#[test]
+fn sigterm_too_and_keep_scratch_says_where() {
+    let (code, report, stderr, tmp, _) = interrupted_run(libc::SIGTERM, &["--keep-scratch"]);
+    assert_eq!(code, 130, "{stderr}");
+    assert_eq!(report["error"], "interrupted");
+    let kept = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("pml: the scratch folder is kept: "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let kept = Path::new(kept);
+    assert!(kept.starts_with(tmp.path()), "{kept:?}");
+    // What the run did before the interrupt, and nothing after it.
+    assert_eq!(
+        std::fs::read_to_string(kept.join("root/a.txt")).unwrap(),
+        "a"
+    );
+    assert!(!kept.join("root/b.txt").exists());
+    assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
+}
