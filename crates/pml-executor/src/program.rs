@@ -155,14 +155,20 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             }
             let mut running: Vec<_> =
                 std::mem::take(&mut *shared.running.lock().unwrap_or_else(|p| p.into_inner()));
+            // Each handle leaves the list once it has ended (an ended one is not awaited again).
             let graced = tokio::time::timeout(crate::INTERRUPT_GRACE, async {
-                for handle in running.iter_mut() {
+                while let Some(handle) = running.last_mut() {
                     let _ = handle.await;
+                    running.pop();
                 }
             });
             let _ = graced.await;
             for handle in &running {
                 handle.abort();
+            }
+            // Gone (the server told) before the run ends.
+            for handle in running {
+                let _ = handle.await;
             }
             blocking.await
         }
