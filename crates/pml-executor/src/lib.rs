@@ -52,7 +52,9 @@ use pml_structure::{Instrumented, Severity, StaticStructure};
 use serde::Serialize;
 use serde_json::Value;
 
-pub use approval::{ApprovalPolicy, Approver, AutoApprove, DenyAll, Recording, SideEffect};
+pub use approval::{
+    ApprovalPolicy, ApprovedPlan, Approver, AutoApprove, DenyAll, Recording, SideEffect, COMPUTED,
+};
 pub use capability::CapabilityProgram;
 pub use host::{BoxFuture, ToolFailure, ToolHost};
 pub use journal::{Journal, JournalCall, Replay};
@@ -295,13 +297,15 @@ pub async fn execute(
     }
     // The hook sees every side effect the program may have before anything runs, the
     // capabilities' it calls included.
-    let mut planned = planned_side_effects(program, &facts, &options.policy, None);
+    let mut planned = planned_side_effects(program, &facts, &options.policy, None, &options.args);
     for (name, capability) in capability::distinct(&options.capabilities) {
         planned.extend(planned_side_effects(
             &capability.program,
             &facts,
             &options.policy,
             Some(name),
+            // Its args are what the caller computes.
+            &Value::Null,
         ));
     }
     if !approver.review(&planned).await {
@@ -340,27 +344,80 @@ fn planned_side_effects(
     facts: &ToolFacts,
     policy: &ApprovalPolicy,
     capability: Option<&str>,
+    args: &Value,
 ) -> Vec<SideEffect> {
-    program
-        .structure
-        .nodes
-        .iter()
-        .filter(|n| n.is_mcp())
-        .filter_map(|n| {
-            let tool = n.tool.clone()?;
-            let read_only = facts
-                .annotations
-                .get(&tool)
-                .is_some_and(ToolAnnotations::read_only);
-            (!read_only).then(|| SideEffect {
-                task_id: match capability {
-                    Some(name) => format!("{name}/{}", n.id),
-                    None => n.id.clone(),
-                },
-                needs_approval: policy.needs_approval(&tool, facts.destructive(&tool)),
-                tool,
-                arguments: None,
-            })
-        })
-        .collect()
+    let structure = &program.structure;
+    let mut reads: Vec<String> = Vec::new();
+    let mut planned = Vec::new();
+    for n in structure.nodes.iter().filter(|n| n.is_mcp()) {
+        let Some(tool) = n.tool.clone() else { continue };
+        if facts.tool_read_only(&tool) {
+            if !reads.contains(&tool) {
+                reads.push(tool);
+            }
+            continue;
+        }
+        let arguments = (n.arguments.as_ref()).map(|a| {
+            Value::Object(
+                a.iter()
+                    .map(|(k, v)| (k.clone(), planned_value(v, args)))
+                    .collect(),
+            )
+        });
+        planned.push(SideEffect {
+            task_id: match capability {
+                Some(name) => format!("{name}/{}", n.id),
+                None => n.id.clone(),
+            },
+            needs_approval: policy.needs_approval(&tool, facts.destructive(&tool)),
+            tool,
+            arguments,
+            may_run: may_run(structure, n),
+            line: Some(n.span.line),
+            column: Some(n.span.column),
+            reads_before: reads.clone(),
+        });
+    }
+    planned
+}
+
+/// An argument as far as it is known before the run: literals, `args.x` as given; the rest
+/// `{"$computed": expression}`.
+fn planned_value(value: &pml_structure::ArgumentValue, args: &Value) -> Value {
+    use pml_structure::ArgumentValue as A;
+    let computed = |what: String| serde_json::json!({ approval::COMPUTED: what });
+    match value {
+        A::Literal { value, .. } => value.clone(),
+        A::Parameter { parameter_name } => {
+            let found = (parameter_name.split('.')).try_fold(args, |v, key| v.get(key));
+            match found {
+                Some(v) => v.clone(),
+                None => computed(format!("args.{parameter_name}")),
+            }
+        }
+        A::Reference { expression, .. } => computed(expression.clone()),
+        A::Object { properties } => Value::Object(
+            properties
+                .iter()
+                .map(|(k, v)| (k.clone(), planned_value(v, args)))
+                .collect(),
+        ),
+        A::Array { items } => Value::Array(items.iter().map(|v| planned_value(v, args)).collect()),
+    }
+}
+
+/// Whether node `n` is in a branch, a loop or a local function (it may run several times, or
+/// not at all).
+fn may_run(structure: &pml_structure::StaticStructure, n: &pml_structure::Node) -> bool {
+    use pml_structure::Scope;
+    let mut scope = n.scope.as_ref();
+    // Scopes only point outwards: a chain ends.
+    for _ in 0..structure.nodes.len() {
+        match scope {
+            None => return false,
+            Some(Scope::Fork { id }) => scope = structure.node(id).and_then(|p| p.scope.as_ref()),
+            Some(_) => return true,
+        }
+    }
+    true
 }

@@ -736,15 +736,11 @@ async fn answer(
     }
     if cx.policy.needs_approval(&tool, cx.facts.destructive(&tool)) {
         let node = node.clone().unwrap_or_default();
-        let effect = SideEffect {
-            task_id: match &cx.scope {
-                Some(scope) => format!("{scope}/{node}"),
-                None => node,
-            },
-            tool: tool.clone(),
-            arguments: Some(call.arguments.clone()),
-            needs_approval: true,
+        let task_id = match &cx.scope {
+            Some(scope) => format!("{scope}/{node}"),
+            None => node,
         };
+        let effect = SideEffect::call(task_id, tool.clone(), call.arguments.clone(), true);
         if !cx.approver.approve(&effect).await {
             let message = format!("the call to {tool} was not approved");
             let since = cx.tracer.start(&op);

@@ -449,34 +449,124 @@ fn check_syntax(file: &Path, javascript: &str) -> Result<bool, RunSetupError> {
     }
 }
 
-/// Asks on the terminal.
-struct Prompt;
+/// Asks on the terminal: the plan of side effects once, before anything runs; then only about
+/// a call the plan did not foresee, or foresaw with other arguments.
+#[derive(Default)]
+struct Prompt {
+    plan: pml_executor::ApprovedPlan,
+}
+
+/// Asks `question` on stderr and reads a yes or no from stdin (no answer is a no).
+async fn ask(question: String) -> bool {
+    tokio::task::spawn_blocking(move || {
+        use std::io::{BufRead, Write};
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(question.as_bytes());
+        let _ = err.flush();
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(n) if n > 0 => matches!(line.trim(), "y" | "Y" | "yes"),
+            _ => false,
+        }
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// The plan of side effects as the prompt shows it, one call per line (and its notes).
+pub fn describe_plan(planned: &[SideEffect]) -> String {
+    let mut out = String::new();
+    for effect in planned.iter().filter(|e| e.needs_approval) {
+        let at = match (effect.line, effect.column) {
+            (Some(line), Some(column)) => format!(" (at {line}:{column})"),
+            _ => String::new(),
+        };
+        let arguments = (effect.arguments.as_ref())
+            .map(|a| format!(" {}", planned_arguments(a)))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {} {}{arguments}{at}\n",
+            effect.task_id, effect.tool
+        ));
+        let mut notes = Vec::new();
+        if effect.may_run {
+            notes.push(
+                "may run (in a branch, a loop or a function: maybe not, maybe several times)"
+                    .to_owned(),
+            );
+        }
+        if !effect.reads_before.is_empty() {
+            notes.push(format!(
+                "after reading with {}",
+                effect.reads_before.join(", ")
+            ));
+        }
+        if !notes.is_empty() {
+            out.push_str(&format!("      {}\n", notes.join("; ")));
+        }
+    }
+    out
+}
+
+/// Planned arguments as JSON, computed parts as `<expression>`.
+fn planned_arguments(value: &Value) -> String {
+    match value {
+        Value::Object(map) if map.len() == 1 && map.contains_key(pml_executor::COMPUTED) => {
+            format!("<{}>", map[pml_executor::COMPUTED].as_str().unwrap_or("?"))
+        }
+        Value::Object(map) => {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), planned_arguments(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(planned_arguments).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
 
 impl Approver for Prompt {
-    fn approve<'a>(&'a self, call: &'a SideEffect) -> pml_executor::BoxFuture<'a, bool> {
-        let question = format!(
-            "pml: run {} ({}) with {}? [y/N] ",
-            call.tool,
-            call.task_id,
-            call.arguments
-                .as_ref()
-                .map(pml_executor::preview)
-                .unwrap_or_default()
-        );
+    fn review<'a>(&'a self, planned: &'a [SideEffect]) -> pml_executor::BoxFuture<'a, bool> {
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || {
-                use std::io::{BufRead, Write};
-                let mut err = std::io::stderr().lock();
-                let _ = err.write_all(question.as_bytes());
-                let _ = err.flush();
-                let mut line = String::new();
-                match std::io::stdin().lock().read_line(&mut line) {
-                    Ok(n) if n > 0 => matches!(line.trim(), "y" | "Y" | "yes"),
-                    _ => false,
-                }
-            })
-            .await
-            .unwrap_or(false)
+            let asked: Vec<SideEffect> = planned
+                .iter()
+                .filter(|e| e.needs_approval)
+                .cloned()
+                .collect();
+            if asked.is_empty() {
+                return true;
+            }
+            let question = format!(
+                "pml: the program may make these calls, which need approval:\n{}pml: run it? [y/N] ",
+                describe_plan(&asked)
+            );
+            let yes = ask(question).await;
+            if yes {
+                self.plan.approve(&asked);
+            }
+            yes
+        })
+    }
+
+    fn approve<'a>(&'a self, call: &'a SideEffect) -> pml_executor::BoxFuture<'a, bool> {
+        Box::pin(async move {
+            if self.plan.covers(call) {
+                return true;
+            }
+            let question = format!(
+                "pml: a call the approved plan does not cover: {} ({}) with {}? [y/N] ",
+                call.tool,
+                call.task_id,
+                call.arguments
+                    .as_ref()
+                    .map(pml_executor::preview)
+                    .unwrap_or_default()
+            );
+            ask(question).await
         })
     }
 }
@@ -717,7 +807,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     let approver: Arc<dyn Approver> = match options.approve {
         ApproveMode::Auto => Arc::new(AutoApprove),
         ApproveMode::Deny => Arc::new(DenyAll),
-        ApproveMode::Prompt => Arc::new(Prompt),
+        ApproveMode::Prompt => Arc::new(Prompt::default()),
     };
     let execute_options = ExecuteOptions {
         args: args.clone(),

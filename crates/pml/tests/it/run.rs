@@ -573,9 +573,35 @@ fn hostile_programs_end_with_clear_errors() {
     }
 }
 
+/// `pml run --approve prompt` of `program` with `answers` on stdin: the report and stderr.
+fn prompted(program: &str, perms: &str, answers: &str) -> (Value, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pml"))
+        .env("PML_STORE", super::test_store())
+        .args([
+            "run",
+            program,
+            "--approve",
+            "prompt",
+            "--permissions",
+            perms,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(answers.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (report, stderr)
+}
+
 #[test]
 fn approve_prompt_asks_on_the_terminal() {
-    use std::io::Write;
     let p = TempProgram::new(
         "prompt",
         "prompt.js",
@@ -588,41 +614,67 @@ return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
         r#"{"permissions": {"memory:create_*": "hil"}}"#,
     );
     for (answer, ok) in [("y\n", true), ("n\n", false), ("", false)] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pml"))
-            .env("PML_STORE", super::test_store())
-            .args([
-                "run",
-                p.path(),
-                "--approve",
-                "prompt",
-                "--permissions",
-                perms.path(),
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(answer.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (v, stderr) = prompted(p.path(), perms.path(), answer);
         assert!(
-            stderr.contains("run memory:create_entities"),
+            stderr.starts_with(
+                "pml: the program may make these calls, which need approval:\n  n1 memory:create_entities {\"entities\": [{\"name\": \"p\", \"entityType\": \"x\", \"observations\": []}]} (at 1:7)\npml: run it? [y/N] "
+            ),
             "{answer:?}: {stderr}"
         );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["ok"], ok, "{answer:?}: {v}");
         if ok {
             assert_eq!(v["result"], json!(["p"]));
         } else {
-            assert!(v["error"].as_str().unwrap().contains("not approved"), "{v}");
+            // Refused before anything ran.
+            assert_eq!(v["error"], "the run was not approved", "{v}");
+            assert_eq!(v["executedPath"], json!([]), "{v}");
         }
     }
+}
+
+/// The plan is approved once: its calls (in a loop, with arguments computed at run time) run
+/// without asking again; a call the plan did not foresee (made where the structure does not
+/// see it, in an object's method) is asked about.
+#[test]
+fn approve_prompt_asks_once_for_the_plan() {
+    let p = TempProgram::new(
+        "approve-once",
+        "once.js",
+        r#"const before = await mcp.memory.read_graph({});
+for (const name of ["a", "b", "c"]) {
+  await mcp.memory.create_entities({ entities: [{ name, entityType: "x", observations: [] }] });
+}
+const helper = { async more() { return mcp.memory.create_entities({ entities: [{ name: "d", entityType: "x", observations: [] }] }); } };
+await helper.more();
+return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
+    );
+    let perms = TempProgram::new(
+        "approve-once-perms",
+        "perms.json",
+        r#"{"permissions": {"memory:create_*": "hil"}}"#,
+    );
+    let (v, stderr) = prompted(p.path(), perms.path(), "y\ny\n");
+    assert_eq!(v["ok"], true, "{v}\n{stderr}");
+    assert_eq!(v["result"], json!(["a", "b", "c", "d"]));
+    assert!(
+        stderr.starts_with(
+            "pml: the program may make these calls, which need approval:\n  n2 memory:create_entities {\"entities\": [{\"name\": <[\"a\", \"b\", \"c\"][*]>, \"entityType\": \"x\", \"observations\": []}]} (at 3:9)\n      may run (in a branch, a loop or a function: maybe not, maybe several times); after reading with memory:read_graph\npml: run it? [y/N] "
+        ),
+        "{stderr}"
+    );
+    // Asked once for the loop's three calls, once more for the unforeseen one.
+    assert_eq!(stderr.matches("[y/N]").count(), 2, "{stderr}");
+    assert!(
+        stderr.contains("pml: a call the approved plan does not cover: memory:create_entities"),
+        "{stderr}"
+    );
+    // Refused the second time: the plan's calls ran, the unforeseen one did not.
+    let (v, _) = prompted(p.path(), perms.path(), "y\nn\n");
+    assert_eq!(v["ok"], false);
+    assert!(
+        v["error"].as_str().unwrap().contains("was not approved"),
+        "{v}"
+    );
 }
 
 #[test]
