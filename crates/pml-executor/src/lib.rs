@@ -60,7 +60,7 @@ pub use host::{BoxFuture, ToolFailure, ToolHost};
 pub use journal::{Journal, JournalCall, Replay};
 pub use pml_sandbox::Unrepeatable;
 pub use speculate::SpeculationReport;
-pub use trace::{preview, TraceEvent, PREVIEW_CHARS};
+pub use trace::{preview, Observer, TraceEvent, PREVIEW_CHARS};
 
 /// A program ready to run: all stages built from the same (JavaScript) source.
 #[derive(Debug, Clone)]
@@ -105,6 +105,8 @@ pub struct ExecuteOptions {
     /// [`INTERRUPT_GRACE`] to finish and are then cancelled, and the run ends with the error
     /// [`INTERRUPTED`] and the trace so far.
     pub interrupt: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Told of each trace event as it happens (live progress); the report has them all anyway.
+    pub on_event: Option<trace::Observer>,
 }
 
 /// The error message of an interrupted run.
@@ -131,6 +133,7 @@ impl Default for ExecuteOptions {
             capabilities: HashMap::new(),
             inherited_args: Vec::new(),
             interrupt: None,
+            on_event: None,
         }
     }
 }
@@ -261,7 +264,7 @@ pub async fn execute(
     options: &ExecuteOptions,
 ) -> RunReport {
     let started = Instant::now();
-    let tracer = Arc::new(trace::Tracer::new(started));
+    let tracer = Arc::new(trace::Tracer::new(started).observed(options.on_event.clone()));
     let facts = Arc::new(ToolFacts {
         annotations: options.annotations.clone(),
         read_only: options.read_only.clone(),

@@ -76,7 +76,12 @@ pub struct TraceEvent {
 pub(crate) struct Tracer {
     started: Instant,
     inner: Mutex<Inner>,
+    /// Told of each event as it is recorded ([`crate::ExecuteOptions::on_event`]).
+    observer: Option<Observer>,
 }
+
+/// See [`crate::ExecuteOptions::on_event`].
+pub type Observer = std::sync::Arc<dyn Fn(&TraceEvent) + Send + Sync>;
 
 #[derive(Default)]
 struct Inner {
@@ -174,12 +179,27 @@ impl Tracer {
         Tracer {
             started,
             inner: Mutex::new(Inner::default()),
+            observer: None,
         }
     }
 
     /// A tracer for a nested run (a capability call): the same clock, events of its own.
     pub(crate) fn child(&self) -> Self {
-        Tracer::new(self.started)
+        Tracer {
+            observer: self.observer.clone(),
+            ..Tracer::new(self.started)
+        }
+    }
+
+    /// With `observer` told of each event as it is recorded.
+    pub(crate) fn observed(self, observer: Option<Observer>) -> Self {
+        Tracer { observer, ..self }
+    }
+
+    fn observe(&self, event: &TraceEvent) {
+        if let Some(observer) = &self.observer {
+            observer(event);
+        }
     }
 
     /// Takes in what `child` traced, its events marked as the capability `name`'s, under the
@@ -245,6 +265,7 @@ impl Tracer {
             error,
             ..TraceEvent::of("tool_end", op, until)
         };
+        self.observe(&event);
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         inner.events.push(event);
         inner.path.push((until, op.tool.to_owned()));
@@ -262,6 +283,7 @@ impl Tracer {
 
     /// Records `event` as it is.
     pub(crate) fn push(&self, event: TraceEvent) {
+        self.observe(&event);
         self.inner
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -27,6 +27,7 @@ pub mod learn;
 pub mod otlp;
 pub mod run;
 pub mod servers;
+pub mod summary;
 pub mod types;
 pub mod view;
 

@@ -40,9 +40,12 @@ enum Command {
         /// Write one JSON line with phase timings to stderr.
         #[arg(long)]
         timings: bool,
-        /// Pretty-print (the default when stdout is a terminal).
+        /// Pretty-printed JSON (on a terminal the default is a summary).
         #[arg(long)]
         pretty: bool,
+        /// The JSON document even on a terminal (piped, it is always JSON).
+        #[arg(long)]
+        json: bool,
     },
     /// Check an agent program: its syntax (diagnostics on stderr); with --mcp-config or
     /// --servers, also what `pml run` checks before anything runs (every call names a
@@ -104,8 +107,12 @@ enum Command {
         max_fused: usize,
         #[arg(long, value_name = "CATALOG.json")]
         tools: Option<PathBuf>,
+        /// Pretty-printed JSON (on a terminal the default is a summary).
         #[arg(long)]
         pretty: bool,
+        /// The JSON document even on a terminal (piped, it is always JSON).
+        #[arg(long)]
+        json: bool,
     },
     /// Print the semantic hash of an agent program (one line, lowercase hex SHA-256).
     Hash {
@@ -183,8 +190,12 @@ enum Command {
         resume_uncertain: Option<ResumeUncertain>,
         #[command(flatten)]
         store: store_cli::StoreArg,
+        /// Pretty-printed JSON (on a terminal the default is a summary).
         #[arg(long)]
         pretty: bool,
+        /// The JSON document even on a terminal (piped, it is always JSON).
+        #[arg(long)]
+        json: bool,
     },
     /// Save an agent program as a capability: analysed, hashed, its names normalized and its
     /// literals parameterized, stored once per semantic hash (saving the same program again
@@ -317,6 +328,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             permissions,
             timings,
             pretty,
+            json,
         } => {
             let started = std::time::Instant::now();
             let code = pml::read_source(&file)?;
@@ -332,7 +344,10 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             let read_ms = started.elapsed().as_secs_f64() * 1e3;
             let ret = pml::analyze(&code, &options);
             let json_started = std::time::Instant::now();
-            emit_structure(&ret.structure, pretty);
+            match summary_wanted(pretty, json) {
+                true => print_text(&pml::summary::structure(&display(&file), &ret.structure)),
+                false => emit_structure(&ret.structure, pretty),
+            }
             let diagnostics = pml::render_diagnostics(&display(&file), &ret.structure.diagnostics);
             eprint!("{diagnostics}");
             if timings {
@@ -416,6 +431,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             max_fused,
             tools,
             pretty,
+            json,
         } => {
             let catalog = tools.as_deref().map(pml::load_catalog).transpose()?;
             let Some((_, structure)) = structure_of(&file, catalog.clone())? else {
@@ -453,7 +469,10 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 };
                 eprintln!("{}:{at} {level}{} [{}]", display(&file), d.message, d.code);
             }
-            emit(&dag, pretty);
+            match summary_wanted(pretty, json) {
+                true => print_text(&pml::summary::dag(&display(&file), &dag)),
+                false => emit(&dag, pretty),
+            }
             let failed = dag
                 .diagnostics
                 .iter()
@@ -594,6 +613,17 @@ fn exit_status(diagnostics: &[pml::Diagnostic]) -> ExitCode {
     }
 }
 
+/// A summary for a person: stdout is a terminal and no JSON was asked for.
+fn summary_wanted(pretty: bool, json: bool) -> bool {
+    !pretty && !json && std::io::stdout().is_terminal()
+}
+
+fn print_text(text: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe is not an error worth a panic.
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
     let stdout = std::io::stdout();
     let pretty = pretty || stdout.is_terminal();
@@ -726,6 +756,7 @@ fn run_program(command: Command) -> ExitCode {
         resume_uncertain,
         store,
         pretty,
+        json,
     } = command
     else {
         return ExitCode::from(2);
@@ -776,6 +807,7 @@ fn run_program(command: Command) -> ExitCode {
         resume,
         interrupt: None,
         keep_scratch,
+        on_event: None,
     };
     let runtime = match runtime() {
         Ok(r) => r,
@@ -787,7 +819,21 @@ fn run_program(command: Command) -> ExitCode {
         ..options
     };
     runtime.spawn(on_signals(interrupt));
-    let output = match runtime.block_on(pml::run::run_file(&file, &options)) {
+    // Live progress on a terminal (not while asking for approvals there).
+    let progress = (std::io::stderr().is_terminal() && !matches!(approve, Approve::Prompt))
+        .then(|| std::sync::Arc::new(pml::summary::Progress::default()));
+    let options = pml::run::RunOptions {
+        on_event: progress.clone().map(|p| {
+            std::sync::Arc::new(move |e: &pml_executor::TraceEvent| p.event(e))
+                as pml_executor::Observer
+        }),
+        ..options
+    };
+    let output = runtime.block_on(pml::run::run_file(&file, &options));
+    if let Some(progress) = &progress {
+        progress.finish();
+    }
+    let output = match output {
         Ok(output) => output,
         // The program's calls do not fit the servers: a "no", like a syntax error.
         Err(pml::run::RunSetupError::Checks { problems }) => {
@@ -830,7 +876,6 @@ fn run_program(command: Command) -> ExitCode {
             eprintln!("pml: {}: cannot write the trace: {e}", path.display());
         }
     }
-    let json = output.to_json();
     // The program's console output goes to stderr, never into stdout's JSON.
     for line in &report.console {
         eprintln!("{}", line.text);
@@ -838,7 +883,10 @@ fn run_program(command: Command) -> ExitCode {
     if let Some(error) = &report.error {
         eprintln!("pml: {}: {}", display(&file), error.message);
     }
-    emit(&json, pretty);
+    match summary_wanted(pretty, json) {
+        true => print_text(&pml::summary::run(&display(&file), &output)),
+        false => emit(&output.to_json(), pretty),
+    }
     if report.ok {
         ExitCode::SUCCESS
     } else if *interrupted.borrow() {

@@ -40,7 +40,7 @@ pub enum ApproveMode {
 }
 
 /// Options of `pml run`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RunOptions {
     pub mcp_config: Option<PathBuf>,
     pub args: Value,
@@ -67,6 +67,8 @@ pub struct RunOptions {
     pub interrupt: Option<tokio::sync::watch::Receiver<bool>>,
     /// Keep the default config's scratch folder after the run (said on stderr).
     pub keep_scratch: bool,
+    /// Told of each trace event as it happens ([`ExecuteOptions::on_event`]).
+    pub on_event: Option<pml_executor::Observer>,
 }
 
 /// `pml run --resume RUN_ID`.
@@ -97,6 +99,7 @@ impl Default for RunOptions {
             resume: None,
             interrupt: None,
             keep_scratch: false,
+            on_event: None,
         }
     }
 }
@@ -826,6 +829,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             None => Vec::new(),
         },
         interrupt: options.interrupt.clone(),
+        on_event: options.on_event.clone(),
     };
     let executed_at = std::time::SystemTime::now();
     let report = execute(

@@ -10,6 +10,7 @@ mod otlp;
 mod run;
 mod servers;
 mod store;
+mod terminal;
 mod view;
 
 use std::process::Command;
