@@ -177,10 +177,59 @@ pub fn discover(root: &Path) -> Result<Vec<Fixture>> {
     Ok(out)
 }
 
-/// The execution stage: runs `file` (default MCP config) and prints the report; false when
-/// the program failed.
-fn execute(file: &Path, args: &serde_json::Value) -> Result<bool> {
-    println!("== {} :: execute", file.display());
+/// The static stages of `fx` as `pml` summarises them on a terminal: the structure, the
+/// logical and physical DAGs, the hash.
+fn summarise(fx: &Fixture) -> Result<String> {
+    let code = pml::read_source(&fx.input)?;
+    let options = options(fx)?;
+    let ret = pml::analyze(&code, &options);
+    let name = fx.input.display().to_string();
+    let mut out = format!(
+        "== structure\n{}",
+        pml::summary::structure(&name, &ret.structure)
+    );
+    let diagnostics = pml::render_diagnostics(&name, &ret.structure.diagnostics);
+    out.push_str(&diagnostics);
+    if ret.structure.has_errors() {
+        return Ok(out);
+    }
+    let logical = pml::to_dag(
+        &ret.structure,
+        &pml::DagOptions {
+            catalog: options.catalog,
+        },
+    );
+    let physical = pml::optimize(&logical, &Default::default()).physical;
+    out.push_str(&format!(
+        "== logical DAG\n{}",
+        pml::summary::dag(&name, &logical)
+    ));
+    out.push_str(&format!(
+        "== physical DAG\n{}",
+        pml::summary::dag(&name, &physical)
+    ));
+    if let Ok(digest) = pml::semantic_hash(&ret.structure) {
+        out.push_str(&format!("== semantic hash\n{digest}\n"));
+    }
+    Ok(out)
+}
+
+/// `target/pipeline/<stem>/` for `file`, created.
+fn output_dir(file: &Path) -> Result<PathBuf> {
+    let stem = file
+        .file_stem()
+        .map_or("program".into(), |s| s.to_string_lossy());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/pipeline")
+        .join(&*stem);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir.canonicalize().unwrap_or(dir))
+}
+
+/// The execution stage: runs `file` (default MCP config), prints its summary, writes the
+/// report (`run.json`) and the views into `out`; false when the program failed.
+fn execute(file: &Path, args: &serde_json::Value, out: &Path) -> Result<bool> {
+    println!("== execute (the reference MCP servers)");
     let options = pml::run::RunOptions {
         args: args.clone(),
         ..Default::default()
@@ -192,42 +241,22 @@ fn execute(file: &Path, args: &serde_json::Value) -> Result<bool> {
     let output = runtime
         .block_on(pml::run::run_file(file, &options))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let report = &output.report;
-    let json = output.to_json();
-    println!("{}", serde_json::to_string_pretty(&json)?);
-    let calls = report
-        .trace
-        .iter()
-        .filter(|e| e.event == "tool_end")
-        .count();
-    let speculated = report.speculation.map_or(0, |s| s.served);
-    eprintln!(
-        "run-pipeline: {} ran: {} ({} operations traced, {} calls served by speculation, {:.1} ms executing)",
-        file.display(),
-        if report.ok { "ok" } else { "FAILED" },
-        calls,
-        speculated,
-        report.timings.execute_ms
+    print!(
+        "{}",
+        pml::summary::run(&file.display().to_string(), &output)
     );
-    let dir = write_views(file, &output)?;
-    eprintln!(
-        "run-pipeline: the views of the run are in {}: definition.mmd / .dot (the structure), invocation.mmd / .dot (what ran, laid on it); `dot -Tsvg FILE.dot`, or paste the .mmd into any Mermaid viewer",
-        dir.display()
-    );
-    Ok(report.ok)
+    let path = out.join("run.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&output.to_json())? + "\n",
+    )
+    .with_context(|| format!("writing {}", path.display()))?;
+    write_views(out, &output)?;
+    Ok(output.report.ok)
 }
 
-/// The Definition and Invocation views of the run of `file` (Mermaid and DOT), in
-/// `target/pipeline/<stem>/`; that folder.
-fn write_views(file: &Path, output: &pml::run::RunOutput) -> Result<PathBuf> {
-    let stem = file
-        .file_stem()
-        .map_or("program".into(), |s| s.to_string_lossy());
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/pipeline")
-        .join(&*stem);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let dir = dir.canonicalize().unwrap_or(dir);
+/// The Definition and Invocation views of a run (Mermaid and DOT), into `dir`.
+fn write_views(dir: &Path, output: &pml::run::RunOutput) -> Result<()> {
     let program = &output.program;
     let fused: Vec<Vec<String>> = (program.physical.physical_to_logical.iter())
         .flat_map(|map| map.values())
@@ -248,7 +277,7 @@ fn write_views(file: &Path, output: &pml::run::RunOutput) -> Result<PathBuf> {
             std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
         }
     }
-    Ok(dir)
+    Ok(())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -352,7 +381,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
                     print!("{}", (stage.render)(fx)?);
                 }
             }
-            // Single files go all the way: the static stages, then execution.
+            // Single files go all the way: the static stages, then execution, each summarised
+            // here and written in full to target/pipeline/<name>/.
             let mut status = ExitCode::SUCCESS;
             for file in &files {
                 let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
@@ -360,13 +390,20 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
                     dir,
                     input: file.clone(),
                 };
+                let out = output_dir(file)?;
                 for stage in STAGES {
-                    println!("== {} :: {}", fx.input.display(), stage.file);
-                    print!("{}", (stage.render)(&fx)?);
+                    let path = out.join(stage.file);
+                    std::fs::write(&path, (stage.render)(&fx)?)
+                        .with_context(|| format!("writing {}", path.display()))?;
                 }
-                if !execute(file, &run_args)? {
+                print!("{}", summarise(&fx)?);
+                if !execute(file, &run_args, &out)? {
                     status = ExitCode::from(1);
                 }
+                eprintln!(
+                    "run-pipeline: every stage in full is in {}: structure.json, logical.json, physical.json, hash (with its canonical form), instrumented.js, run.json; the views: definition.mmd / .dot (the structure), invocation.mmd / .dot (what ran, laid on it): `dot -Tsvg FILE.dot`, or paste the .mmd into any Mermaid viewer",
+                    out.display()
+                );
             }
             Ok(status)
         }
