@@ -9,11 +9,13 @@ npm ci --prefix mcp-servers --no-audit --no-fund
 npm ci --prefix crates/pml/tests/mermaid --no-audit --no-fund
 # The TypeScript compiler, which the tests type-check `pml types` output with.
 npm ci --prefix crates/pml/tests/typescript --no-audit --no-fund
-# Graphviz (the view tests check the DOT views with `dot -Tsvg`) and Chromium (they screenshot
-# the HTML view headless), from the distribution.
+# Graphviz (the view tests check the DOT views with `dot -Tsvg`), Chromium (they screenshot
+# the HTML view headless) and tmux, from the distribution.
 missing=""
 command -v dot >/dev/null 2>&1 || missing="$missing graphviz"
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+# tmux: the interrupt tests type Ctrl-C into a terminal.
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "test.sh: installing$missing (apt-get)" >&2
   apt-get update -qq >&2

@@ -30,12 +30,8 @@ fn processes_under(tmp: &Path) -> Vec<u32> {
     found
 }
 
-/// Runs a program whose second call takes 30 s, signals `pml` once that call is in flight,
-/// and returns what it printed.
-fn interrupted_run(
-    signal: i32,
-    extra: &[&str],
-) -> (i32, Value, String, tempfile::TempDir, Duration) {
+/// A program whose second call takes 30 s, in a new folder (also the `TMPDIR` of the run).
+fn slow_program() -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let program = tmp.path().join("slow.js");
     std::fs::write(
@@ -46,20 +42,15 @@ fn interrupted_run(
          return r;\n",
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_pml"))
-        .args(["run", program.to_str().unwrap(), "--no-store"])
-        .args(extra)
-        .env("TMPDIR", tmp.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Once the first call has written `a.txt` into the scratch folder, the second call is in
-    // flight (the servers run in process groups of their own, which a terminal's Ctrl-C does
-    // not reach: only pml gets the signal).
+    (tmp, program)
+}
+
+/// Waits until the program's first call has written `a.txt` into the scratch folder under
+/// `tmp`, and a moment more: the second call is in flight.
+fn wait_for_the_slow_call(tmp: &Path) {
     let started = Instant::now();
     let written = || {
-        std::fs::read_dir(tmp.path())
+        std::fs::read_dir(tmp)
             .unwrap()
             .flatten()
             .any(|e| e.path().join("root/a.txt").exists())
@@ -68,6 +59,26 @@ fn interrupted_run(
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(300));
+}
+
+/// Runs the slow program, signals `pml` once its second call is in flight, and returns what
+/// it printed.
+fn interrupted_run(
+    signal: i32,
+    extra: &[&str],
+) -> (i32, Value, String, tempfile::TempDir, Duration) {
+    let (tmp, program) = slow_program();
+    let child = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["run", program.to_str().unwrap(), "--no-store"])
+        .args(extra)
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The servers run in process groups of their own, which a terminal's Ctrl-C does not
+    // reach: only pml gets the signal.
+    wait_for_the_slow_call(tmp.path());
     // SAFETY: kill(2) on the child we spawned.
     unsafe {
         libc::kill(child.id() as i32, signal);
@@ -135,4 +146,77 @@ fn sigterm_too_and_keep_scratch_says_where() {
     );
     assert!(!kept.join("root/b.txt").exists());
     assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
+}
+
+/// Ctrl-C typed on a real terminal (a tmux pane): the same as SIGINT from `kill`.
+#[test]
+fn ctrl_c_typed_in_a_terminal() {
+    let (tmp, program) = slow_program();
+    let dir = tmp.path().display().to_string();
+    let socket = format!("pml-test-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(["-L", &socket])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    };
+    // The shell survives the Ctrl-C (its trap) to write pml's exit status.
+    let line = format!(
+        "trap 'true' INT; cd '{dir}' && TMPDIR='{dir}' '{}' run '{}' --no-store --json > out.json 2> err.txt; echo $? > status",
+        env!("CARGO_BIN_EXE_pml"),
+        program.display()
+    );
+    let started = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "pml",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "sh",
+        "-c",
+        &line,
+    ]);
+    assert!(
+        started.status.success(),
+        "{}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    wait_for_the_slow_call(tmp.path());
+    tmux(&["send-keys", "-t", "pml", "C-c"]);
+    let status = tmp.path().join("status");
+    let waited = Instant::now();
+    while !status.exists() && waited.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = tmux(&["kill-server"]);
+    let err = std::fs::read_to_string(tmp.path().join("err.txt")).unwrap_or_default();
+    assert_eq!(
+        std::fs::read_to_string(&status).unwrap_or_default().trim(),
+        "130",
+        "{err}"
+    );
+    assert!(
+        waited.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        waited.elapsed()
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("out.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["error"], "interrupted");
+    assert_eq!(
+        report["executedPath"],
+        serde_json::json!(["filesystem:write_file"])
+    );
+    assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
+    let scratch = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("pml-run-"))
+        .count();
+    assert_eq!(scratch, 0);
 }

@@ -274,3 +274,55 @@ fn the_reference_servers_install_themselves_where_told() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("installing"), "{err}");
 }
+
+/// `cargo install --path crates/pml` into a temporary root (reusing this build's artifacts),
+/// then `pml run` of an example copied into another directory, run from there.
+#[test]
+fn an_installed_pml_runs_an_example_from_anywhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let home = tempfile::tempdir().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| root.join("target"));
+    let out = Command::new(cargo)
+        .args(["install", "--debug", "--locked", "--quiet", "--path"])
+        .arg(root.join("crates/pml"))
+        .arg("--root")
+        .arg(home.path().join("install"))
+        .arg("--target-dir")
+        .arg(target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pml = home.path().join("install/bin/pml");
+    let work = home.path().join("elsewhere");
+    std::fs::create_dir_all(&work).unwrap();
+    let copied = Command::new("cp")
+        .arg("-r")
+        .args([
+            root.join("examples/etl-files.ts"),
+            root.join("examples/etl-files"),
+        ])
+        .arg(&work)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let out = Command::new(&pml)
+        .args(["run", "etl-files.ts"])
+        .current_dir(&work)
+        .env("PML_STORE", home.path().join("store.sqlite"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"]["written"], 3, "{v}");
+    assert_eq!(v["result"]["reportHasSize"], true, "{v}");
+    // The run was recorded in the store it was given.
+    assert!(v["runId"].is_string());
+}
