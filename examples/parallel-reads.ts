@@ -1,6 +1,6 @@
-// Parallel reads: four files read with Promise.all, and four more awaited one after another.
-// All eight reads are read-only: pml starts the awaited ones ahead of the program, with the
-// Promise.all pair (the trace marks them `speculative`).
+// Parallel reads: two files read with Promise.all, two more and a directory listing awaited
+// one after another. All five calls are read-only: pml starts the awaited ones ahead of the
+// program, together with the Promise.all pair (the trace marks them `speculative`).
 const [a, b] = await Promise.all([
   mcp.filesystem.read_text_file({ path: args.root + "/a.md" }),
   mcp.filesystem.read_text_file({ path: args.root + "/b.md" }),
