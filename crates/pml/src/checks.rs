@@ -105,7 +105,7 @@ pub fn missing_args(structure: &StaticStructure, args: &Value) -> Vec<Problem> {
         }
     }
     if let Some(result) = &structure.result {
-        check(result, None);
+        check(result, structure.result_span.map(|s| (s.line, s.column)));
     }
     out
 }

@@ -178,7 +178,7 @@ enum Command {
         no_store: bool,
         /// Keep the scratch folder the reference servers work in (its path is said on stderr);
         /// it is removed after the run otherwise, interrupted or not.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "mcp_config")]
         keep_scratch: bool,
         /// Run an interrupted run again: the calls it completed are answered from its journal,
         /// the rest run live.

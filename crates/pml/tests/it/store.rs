@@ -553,7 +553,7 @@ return [a, b, c, d];
     assert_eq!(
         err.trim(),
         format!(
-            "pml: {}: args.limit is read but not given (--args): it is undefined (a warning)",
+            "pml: {}:2:1: args.limit is read but not given (--args): it is undefined (a warning)",
             warned.program
         )
     );
