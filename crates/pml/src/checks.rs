@@ -262,6 +262,28 @@ mod tests {
     }
 
     #[test]
+    fn arguments_a_closed_schema_does_not_take_are_named() {
+        let source =
+            "await mcp.fs.read({ pth: \"a\", head: 2 });\nawait mcp.fs.read({ ...rest, head: 2 });";
+        let structure = crate::analyze(source, &crate::AnalyzeOptions::default()).structure;
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "head": {"type": "number"}},
+            "required": ["path"],
+            "additionalProperties": false
+        });
+        assert_eq!(
+            misfits(&structure.nodes[0], &schema),
+            [
+                "the required argument `path` is missing",
+                "the argument `pth` is not one the tool takes; did you mean `path`?",
+            ]
+        );
+        // A spread may hold `path`: nothing is said of what it may hold.
+        assert_eq!(misfits(&structure.nodes[1], &schema), Vec::<String>::new());
+    }
+
+    #[test]
     fn types_fit_their_schemas() {
         let schema = serde_json::json!({ "type": "number" });
         assert!(type_fits(&schema, "integer"));
