@@ -92,6 +92,9 @@ enum Command {
         /// Write the declarations to this file instead of stdout.
         #[arg(short = 'o', long, value_name = "FILE.d.ts")]
         output: Option<PathBuf>,
+        /// The capabilities stored here are declared by name (when the store exists).
+        #[command(flatten)]
+        store: store_cli::StoreArg,
     },
     /// Print the logical DAG (tasks, dependencies, conditions) of an agent program as JSON.
     Dag {
@@ -414,9 +417,14 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             mcp_config,
             server,
             output,
+            store,
         } => Ok(match listings(mcp_config.as_deref(), &server) {
             Ok((listed, status)) => {
-                let text = pml::types::declarations(&listed);
+                let capabilities = match store_cli::capability_types(&store) {
+                    Ok(capabilities) => capabilities,
+                    Err(code) => return Ok(code),
+                };
+                let text = pml::types::declarations(&listed, capabilities.as_deref());
                 match write_output(output.as_deref(), &text) {
                     Ok(()) => status,
                     Err(code) => code,

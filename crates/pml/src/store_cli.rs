@@ -62,6 +62,36 @@ pub fn location(arg: &StoreArg) -> Result<String, ExitCode> {
     }
 }
 
+/// The stored capabilities as `pml types` declares them; `None` when there is no store yet
+/// (none is created for this).
+pub fn capability_types(
+    arg: &StoreArg,
+) -> Result<Option<Vec<pml::types::CapabilityType>>, ExitCode> {
+    let Ok(location) = location(arg) else {
+        return Ok(None);
+    };
+    let remote = location.starts_with("postgres://") || location.starts_with("postgresql://");
+    let file = location.strip_prefix("sqlite:").unwrap_or(&location);
+    if !remote && !Path::new(file).exists() {
+        return Ok(None);
+    }
+    with_store(arg, async |store: &Store| {
+        let mut out = Vec::new();
+        for summary in store.capabilities().await? {
+            let stored = store.capability(&summary.code_hash).await?;
+            for name in &summary.names {
+                out.push(pml::types::CapabilityType {
+                    name: name.clone(),
+                    description: stored.description.clone(),
+                    parameters: stored.parameter_schema.clone(),
+                });
+            }
+        }
+        Ok(out)
+    })
+    .map(Some)
+}
+
 /// Open the store and run `work` on it, on a small runtime.
 fn with_store<T>(
     arg: &StoreArg,

@@ -96,7 +96,31 @@ fn types_type_check_the_examples_with_tsc() {
     );
     let dir = tempfile::tempdir().unwrap();
     let declarations = dir.path().join("mcp.d.ts");
-    let (code, _, err) = pml(&["types", "-o", declarations.to_str().unwrap()]);
+    // A store with one capability: it is declared by name, with its parameters.
+    let store = dir.path().join("store.sqlite");
+    let store = store.to_str().unwrap();
+    let capability = dir.path().join("greet.ts");
+    std::fs::write(
+        &capability,
+        "const r = await mcp.everything.echo({ message: \"hello\" });\nreturn r;\n",
+    )
+    .unwrap();
+    let saved = pml(&[
+        "save",
+        capability.to_str().unwrap(),
+        "--name",
+        "greet",
+        "--store",
+        store,
+    ]);
+    assert_eq!(saved.0, 0, "{}", saved.2);
+    let (code, _, err) = pml(&[
+        "types",
+        "-o",
+        declarations.to_str().unwrap(),
+        "--store",
+        store,
+    ]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&declarations).unwrap();
     assert!(text.contains("declare const mcp: {"), "{text}");
@@ -144,7 +168,9 @@ fn types_type_check_the_examples_with_tsc() {
         as_function(
             "const f = await mcp.filesystem.read_txt_file({ path: args.root + \"/a\" });\n\
              const g = await mcp.filesystem.read_text_file({ path: 42 });\n\
-             return [f, g.content];",
+             const h = await capabilities.greet({ message: \"hi\" });\n\
+             const i = await capabilities.gret({ message: 3 });\n\
+             return [f, g.content, h, i];",
         ),
     )
     .unwrap();
@@ -161,6 +187,12 @@ fn types_type_check_the_examples_with_tsc() {
         out.contains(
             "wrong.ts(4,49): error TS2322: Type 'number' is not assignable to type 'string'"
         ),
+        "{out}"
+    );
+    // The stored capability type-checks, with its parameter; a misspelt one does not.
+    assert!(!out.contains("wrong.ts(5,"), "{out}");
+    assert!(
+        out.contains("wrong.ts(6,30): error TS2551: Property 'gret' does not exist"),
         "{out}"
     );
 }
