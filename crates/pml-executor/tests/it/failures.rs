@@ -459,7 +459,23 @@ return text;
             ],
             "speculate {speculate}: {reviewed:?}"
         );
-        assert!(reviewed.iter().all(|s| s.arguments.is_none()));
+        // The plan: arguments as far as known (the computed ones as `$computed`), both in a
+        // branch (they may run), after the read.
+        let drop = reviewed.iter().find(|s| s.tool == "danger:drop").unwrap();
+        let put = reviewed.iter().find(|s| s.tool == "kv:put").unwrap();
+        assert_eq!(
+            drop.arguments,
+            Some(serde_json::json!({"table": {"$computed": "n2"}})),
+            "{drop:?}"
+        );
+        assert_eq!(
+            put.arguments,
+            Some(serde_json::json!({"key": "b", "value": {"$computed": "n2"}})),
+            "{put:?}"
+        );
+        assert!(drop.may_run && put.may_run);
+        assert_eq!(drop.reads_before, ["kv:get"]);
+        assert_eq!((drop.line, drop.column), (Some(5), Some(9)));
         // Only the branch taken (flag is null: the put) ran; it needs no approval: nobody asked.
         assert!(probe.inner.asked.lock().unwrap().is_empty());
         assert_eq!(host.calls_to("kv:put").len(), 1);
