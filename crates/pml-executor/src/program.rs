@@ -120,6 +120,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 }
             }
             let (cx, map, shared) = (cx2.clone(), map2.clone(), shared2.clone());
+            let nested = call.capability;
             let handle = runtime.spawn(async move {
                 let id = call.id;
                 let answer = match call.capability {
@@ -132,7 +133,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 .running
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push(handle);
+                .push((handle, nested));
         };
         let mut on_report = |reports: Vec<Report>| {
             for report in reports {
@@ -157,17 +158,21 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 std::mem::take(&mut *shared.running.lock().unwrap_or_else(|p| p.into_inner()));
             // Each handle leaves the list once it has ended (an ended one is not awaited again).
             let graced = tokio::time::timeout(crate::INTERRUPT_GRACE, async {
-                while let Some(handle) = running.last_mut() {
+                while let Some((handle, _)) = running.last_mut() {
                     let _ = handle.await;
                     running.pop();
                 }
             });
             let _ = graced.await;
-            for handle in &running {
-                handle.abort();
+            // A capability's nested run sees the interrupt too and ends its own calls (its
+            // trace then kept): it is waited for, not cut short.
+            for (handle, nested) in &running {
+                if !nested {
+                    handle.abort();
+                }
             }
             // Gone (the server told) before the run ends.
-            for handle in running {
+            for (handle, _) in running {
                 let _ = handle.await;
             }
             blocking.await
@@ -182,7 +187,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             if let Some(answers) = shared.keeper.lock().unwrap_or_else(|p| p.into_inner()).take() {
                 answers.abort();
             }
-            for handle in shared.running.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            for (handle, _) in shared.running.lock().unwrap_or_else(|p| p.into_inner()).iter() {
                 handle.abort();
             }
             blocking.await
@@ -204,7 +209,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
     // would when running the program directly: the run waits for them. Not after a limit.
     let still_running =
         std::mem::take(&mut *shared.running.lock().unwrap_or_else(|p| p.into_inner()));
-    for handle in still_running {
+    for (handle, _) in still_running {
         if limited.is_some() {
             handle.abort();
         }
@@ -280,7 +285,8 @@ struct Shared {
     /// The calls that failed, to name the one the program did not catch.
     failures: Mutex<Vec<Failed>>,
     console: Mutex<Vec<ConsoleLine>>,
-    running: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The calls in flight, each with whether it is a capability's (a nested run).
+    running: Mutex<Vec<(tokio::task::JoinHandle<()>, bool)>>,
     /// A handle to end the run with (wall-clock limit).
     keeper: Mutex<Option<Answers>>,
     /// Why a limit ended the run.

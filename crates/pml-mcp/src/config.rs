@@ -144,7 +144,13 @@ impl McpConfig {
                 Some((name, default)) => (name, Some(default)),
                 None => (name, None),
             };
-            match (env(name), default) {
+            if default.is_some_and(|d| d.contains("${")) {
+                return Err(format!(
+                    "`${{{name}:-...}}`: a default cannot hold another placeholder"
+                ));
+            }
+            // As in a shell, `:-` also replaces a variable that is set but empty.
+            match (env(name).filter(|v| !v.is_empty() || default.is_none()), default) {
                 (Some(value), _) => Ok(value),
                 (None, Some(default)) => Ok(default.to_owned()),
                 (None, None) => Err(format!(
@@ -264,8 +270,9 @@ fn substitute(text: &str, value_of: &Resolve, path: &str) -> Result<String, Conf
         let name_len = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(after.len());
+        // The default runs to the `}` that closes the placeholder (braces inside nest).
         let default_len = match after[name_len..].strip_prefix(":-") {
-            Some(default) => default.find('}').map(|end| end + 2),
+            Some(default) => closing_brace(default).map(|end| end + 2),
             None => Some(0),
         };
         let Some(default_len) = default_len else {
@@ -285,6 +292,20 @@ fn substitute(text: &str, value_of: &Resolve, path: &str) -> Result<String, Conf
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// The byte index of the `}` that closes an already open `{` in `text`.
+fn closing_brace(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return Some(i),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -383,6 +404,28 @@ mod tests {
         assert_eq!(
             c.expand_env(&|_| None).unwrap_err().to_string(),
             "invalid mcp config: `mcpServers.gh.env.T`: `${GH_TOKEN}` names an environment variable that is not set (`${GH_TOKEN:-default}` gives a default)"
+        );
+    }
+
+    #[test]
+    fn defaults_replace_empty_variables_and_hold_no_placeholder() {
+        let config = |env: &str| {
+            McpConfig::from_json(&format!(
+                r#"{{"mcpServers": {{"s": {{"command": "x", "env": {{"A": "{env}"}}}}}}}}"#
+            ))
+            .unwrap()
+        };
+        let empty = |name: &str| (name == "E").then(String::new);
+        let mut c = config("${E:-fallback}");
+        c.expand_env(&empty).unwrap();
+        assert_eq!(c.servers["s"].env["A"], "fallback");
+        let mut c = config("${E}");
+        c.expand_env(&empty).unwrap();
+        assert_eq!(c.servers["s"].env["A"], "");
+        let mut c = config("${A:-${B}}");
+        assert_eq!(
+            c.expand_env(&empty).unwrap_err().to_string(),
+            "invalid mcp config: `mcpServers.s.env.A`: `${A:-...}`: a default cannot hold another placeholder"
         );
     }
 }

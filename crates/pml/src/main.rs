@@ -838,6 +838,8 @@ fn run_program(command: Command) -> ExitCode {
         ..options
     };
     let output = runtime.block_on(pml::run::run_file(&file, &options));
+    // Not waiting for a question still reading stdin (an interrupted approval prompt).
+    runtime.shutdown_background();
     if let Some(progress) = &progress {
         progress.finish();
     }
@@ -898,8 +900,8 @@ fn run_program(command: Command) -> ExitCode {
     if report.ok {
         ExitCode::SUCCESS
     } else if *interrupted.borrow() {
-        // As a shell reports a process SIGINT ended.
-        ExitCode::from(130)
+        // As a shell reports a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+        ExitCode::from(128 + SIGNALLED.load(std::sync::atomic::Ordering::SeqCst))
     } else {
         ExitCode::from(1)
     }
@@ -909,6 +911,7 @@ fn run_program(command: Command) -> ExitCode {
 /// cancelled after a short grace, servers stopped, the scratch folder removed, the report so
 /// far printed); a second one ends the process at once.
 async fn on_signals(interrupt: tokio::sync::watch::Sender<bool>) {
+    use std::sync::atomic::Ordering;
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut int), Ok(mut term)) = (
         signal(SignalKind::interrupt()),
@@ -916,17 +919,27 @@ async fn on_signals(interrupt: tokio::sync::watch::Sender<bool>) {
     ) else {
         return;
     };
-    tokio::select! {
-        _ = int.recv() => {}
-        _ = term.recv() => {}
-    }
+    let signo = tokio::select! {
+        _ = int.recv() => libc_signal::SIGINT,
+        _ = term.recv() => libc_signal::SIGTERM,
+    };
+    SIGNALLED.store(signo, Ordering::SeqCst);
     eprintln!("pml: interrupted: stopping the run (again to quit at once)");
     interrupt.send_replace(true);
-    tokio::select! {
-        _ = int.recv() => {}
-        _ = term.recv() => {}
-    }
-    std::process::exit(130);
+    let signo = tokio::select! {
+        _ = int.recv() => libc_signal::SIGINT,
+        _ = term.recv() => libc_signal::SIGTERM,
+    };
+    std::process::exit(128 + i32::from(signo));
+}
+
+/// The signal that interrupted the run (its number).
+static SIGNALLED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// The numbers of the signals `pml run` handles (the same on every Unix).
+mod libc_signal {
+    pub const SIGINT: u8 = 2;
+    pub const SIGTERM: u8 = 15;
 }
 
 fn append_trace(

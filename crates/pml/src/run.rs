@@ -457,15 +457,35 @@ fn check_syntax(file: &Path, javascript: &str) -> Result<bool, RunSetupError> {
 #[derive(Default)]
 struct Prompt {
     plan: pml_executor::ApprovedPlan,
+    /// An interrupt answers the question no.
+    interrupt: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+impl Prompt {
+    /// Asks `question` on stderr and reads a yes or no from stdin (no answer is a no; an
+    /// interrupt too, without waiting for the answer).
+    async fn ask(&self, question: String) -> bool {
+        let answer = read_answer(question);
+        match self.interrupt.clone() {
+            Some(mut interrupt) => tokio::select! {
+                yes = answer => yes,
+                _ = interrupt.wait_for(|on| *on) => false,
+            },
+            None => answer.await,
+        }
+    }
 }
 
 /// Asks `question` on stderr and reads a yes or no from stdin (no answer is a no).
-async fn ask(question: String) -> bool {
+async fn read_answer(question: String) -> bool {
     tokio::task::spawn_blocking(move || {
         use std::io::{BufRead, Write};
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(question.as_bytes());
-        let _ = err.flush();
+        {
+            // Not held while waiting for the answer: others (Ctrl-C's notice) write to stderr.
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(question.as_bytes());
+            let _ = err.flush();
+        }
         let mut line = String::new();
         match std::io::stdin().lock().read_line(&mut line) {
             Ok(n) if n > 0 => matches!(line.trim(), "y" | "Y" | "yes"),
@@ -547,7 +567,7 @@ impl Approver for Prompt {
                 "pml: the program may make these calls, which need approval:\n{}pml: run it? [y/N] ",
                 describe_plan(&asked)
             );
-            let yes = ask(question).await;
+            let yes = self.ask(question).await;
             if yes {
                 self.plan.approve(&asked);
             }
@@ -569,7 +589,7 @@ impl Approver for Prompt {
                     .map(pml_executor::preview)
                     .unwrap_or_default()
             );
-            ask(question).await
+            self.ask(question).await
         })
     }
 }
@@ -810,7 +830,10 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     let approver: Arc<dyn Approver> = match options.approve {
         ApproveMode::Auto => Arc::new(AutoApprove),
         ApproveMode::Deny => Arc::new(DenyAll),
-        ApproveMode::Prompt => Arc::new(Prompt::default()),
+        ApproveMode::Prompt => Arc::new(Prompt {
+            interrupt: options.interrupt.clone(),
+            ..Prompt::default()
+        }),
     };
     let execute_options = ExecuteOptions {
         args: args.clone(),

@@ -88,16 +88,28 @@ pub fn mcp_servers_dir() -> PathBuf {
     if tree.join("package-lock.json").is_file() {
         return tree.canonicalize().unwrap_or(tree);
     }
-    pml_store::data_dir()
-        .unwrap_or_else(|| std::env::temp_dir().join("pml"))
-        .join("mcp-servers")
+    match pml_store::data_dir() {
+        Some(data) => data.join("mcp-servers"),
+        // Not a shared temporary folder (another user could plant servers there): a folder
+        // that does not exist, which the install then says it cannot create.
+        None => PathBuf::from("/nonexistent/pml-needs-HOME-or-PML_MCP_SERVERS"),
+    }
 }
 
 /// Installs the reference servers into `dir` (`npm ci` from the lock file pml was built with)
 /// unless they are there. Several processes installing at once take turns.
 pub fn ensure_servers_installed(dir: &Path) -> Result<(), RunSetupError> {
-    let marker = dir.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-    if marker.exists() {
+    // Installed from this lock file, to the end: npm writes `node_modules/.package-lock.json`
+    // when an install completes (`npm ci` removes `node_modules` first). A half-done or failed
+    // install, or one from another lock file (an older pml), is installed again.
+    let tree = dir.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let current = || {
+        tree.exists()
+            && dir.join("node_modules/.package-lock.json").exists()
+            && std::fs::read_to_string(dir.join("package-lock.json"))
+                .is_ok_and(|lock| lock == PACKAGE_LOCK)
+    };
+    if current() {
         return Ok(());
     }
     let setup = |what: &str, e: std::io::Error| {
@@ -108,17 +120,14 @@ pub fn ensure_servers_installed(dir: &Path) -> Result<(), RunSetupError> {
         .map_err(|e| setup("create .install.lock", e))?;
     lock.lock().map_err(|e| setup("lock .install.lock", e))?;
     // Installed by another process while this one waited.
-    if marker.exists() {
+    if current() {
         return Ok(());
     }
     for (name, text) in [
         ("package.json", PACKAGE_JSON),
         ("package-lock.json", PACKAGE_LOCK),
     ] {
-        let path = dir.join(name);
-        if !path.exists() {
-            std::fs::write(&path, text).map_err(|e| setup(&format!("write {name}"), e))?;
-        }
+        std::fs::write(dir.join(name), text).map_err(|e| setup(&format!("write {name}"), e))?;
     }
     eprintln!(
         "pml: installing the reference MCP servers into {} (npm ci, first use only)",
@@ -132,7 +141,7 @@ pub fn ensure_servers_installed(dir: &Path) -> Result<(), RunSetupError> {
         .map_err(|e| {
             RunSetupError::Setup(format!("cannot run npm to install the MCP servers: {e}"))
         })?;
-    if !status.success() || !marker.exists() {
+    if !status.success() || !current() {
         return Err(RunSetupError::Setup(format!(
             "npm ci in {} failed ({status}); install the servers by hand with `npm ci --prefix {}`",
             dir.display(),
@@ -217,8 +226,10 @@ pub async fn list_tools(
         });
     }
     let mut found = BTreeMap::new();
-    while let Some(Ok((i, tools))) = listing.join_next().await {
-        found.insert(i, tools);
+    while let Some(joined) = listing.join_next().await {
+        if let Ok((i, tools)) = joined {
+            found.insert(i, tools);
+        }
     }
     clients.shutdown().await;
     names

@@ -17,6 +17,9 @@ use serde_json::{Map, Value};
 
 /// How deep schemas are followed (nesting and `$ref`s); deeper is `any`.
 const MAX_DEPTH: usize = 24;
+/// How many `$ref`s one path through a schema follows; further ones are `any` (a recursive
+/// schema would otherwise be copied into itself, exponentially when it branches).
+const MAX_REFS: usize = 2;
 
 /// A stored capability as programs call it: `capabilities.<name>(args)`.
 pub struct CapabilityType {
@@ -44,7 +47,12 @@ pub fn declarations(
         for tool in tools {
             doc(&mut out, "    ", tool_doc(tool).as_deref());
             let root = &tool.input_schema;
-            let input = Schema { root, depth: 0 }.ts(root, "    ");
+            let input = Schema {
+                root,
+                depth: 0,
+                refs: 0,
+            }
+            .ts(root, "    ");
             let optional = match root.get("required").and_then(Value::as_array) {
                 Some(required) => required.is_empty(),
                 None => true,
@@ -53,6 +61,7 @@ pub fn declarations(
                 Some(schema) => Schema {
                     root: schema,
                     depth: 0,
+                    refs: 0,
                 }
                 .ts(schema, "    "),
                 None => "any".to_owned(),
@@ -106,6 +115,7 @@ fn capability_declarations(capabilities: Option<&[CapabilityType]>) -> String {
         let input = Schema {
             root: &schema,
             depth: 0,
+            refs: 0,
         }
         .ts(&schema, "  ");
         let _ = writeln!(out, "  {}(args?: {input}): Promise<any>;", key(&c.name));
@@ -184,6 +194,8 @@ fn key(name: &str) -> String {
 struct Schema<'a> {
     root: &'a Value,
     depth: usize,
+    /// `$ref`s followed on the way here.
+    refs: usize,
 }
 
 impl<'a> Schema<'a> {
@@ -207,8 +219,12 @@ impl<'a> Schema<'a> {
         };
         if let Some(target) = obj.get("$ref").and_then(Value::as_str) {
             return match self.resolve(target) {
-                Some(target) => self.deeper().ts(target, indent),
-                None => "any".into(),
+                Some(target) if self.refs < MAX_REFS => Schema {
+                    refs: self.refs + 1,
+                    ..self.deeper()
+                }
+                .ts(target, indent),
+                _ => "any".into(),
             };
         }
         if let Some(value) = obj.get("const") {
@@ -426,5 +442,19 @@ mod tests {
         let input = json!({"$ref": "#", "type": "object"});
         let text = declarations(&[("s".into(), vec![tool("t", input, None)])], None);
         assert!(text.contains("t(args?: any): Promise<any>;"), "{text}");
+        // A branching recursive filter: a bounded number of copies, not 3^depth.
+        let filter = json!({
+            "$ref": "#/$defs/f",
+            "$defs": {"f": {"type": "object", "properties": {
+                "and": {"type": "array", "items": {"$ref": "#/$defs/f"}},
+                "or": {"type": "array", "items": {"$ref": "#/$defs/f"}},
+                "not": {"$ref": "#/$defs/f"},
+                "eq": {"type": "string"}
+            }}}
+        });
+        let text = declarations(&[("s".into(), vec![tool("t", filter, None)])], None);
+        assert!(text.len() < 20_000, "{} bytes", text.len());
+        assert!(text.contains("and?: Array<{"), "{text}");
+        assert!(text.contains("not?: any;"), "{text}");
     }
 }

@@ -129,9 +129,9 @@ fn ctrl_c_mid_run_reports_cleans_up_and_exits_130() {
 }
 
 #[test]
-fn sigterm_too_and_keep_scratch_says_where() {
+fn sigterm_exits_143_and_keep_scratch_says_where() {
     let (code, report, stderr, tmp, _) = interrupted_run(libc::SIGTERM, &["--keep-scratch"]);
-    assert_eq!(code, 130, "{stderr}");
+    assert_eq!(code, 143, "{stderr}");
     assert_eq!(report["error"], "interrupted");
     let kept = stderr
         .lines()
@@ -219,4 +219,88 @@ fn ctrl_c_typed_in_a_terminal() {
         .filter(|e| e.file_name().to_string_lossy().starts_with("pml-run-"))
         .count();
     assert_eq!(scratch, 0);
+}
+
+/// Ctrl-C while `--approve prompt` waits for an answer: the question is answered no at once,
+/// nothing runs, pml ends (it does not wait for the unread answer).
+#[test]
+fn ctrl_c_at_the_approval_prompt() {
+    use std::io::Read;
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("write.js");
+    std::fs::write(
+        &program,
+        "await mcp.filesystem.write_file({ path: args.root + \"/w.txt\", content: \"w\" });\nreturn 1;\n",
+    )
+    .unwrap();
+    let perms = tmp.path().join("perms.json");
+    std::fs::write(
+        &perms,
+        r#"{"permissions": {"filesystem:write_file": "hil"}}"#,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args([
+            "run",
+            program.to_str().unwrap(),
+            "--no-store",
+            "--approve",
+            "prompt",
+        ])
+        .arg("--permissions")
+        .arg(&perms)
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // stdin stays open: the question waits.
+    let _stdin = child.stdin.take();
+    let mut stderr = child.stderr.take().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        })
+    };
+    let started = Instant::now();
+    while !seen.lock().unwrap().contains("run it? [y/N]")
+        && started.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the child we spawned.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let signalled = Instant::now();
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    assert!(
+        signalled.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(status.code(), Some(130), "{}", seen.lock().unwrap());
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["error"], "the run was not approved");
+    assert_eq!(report["executedPath"], serde_json::json!([]));
+    assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
 }
