@@ -227,31 +227,39 @@ mod tests {
             json!({"path": "/r/a", "mode": "w", "tags": [1, {"any": 1}]})
         )));
         // Another literal, another shape, another node or tool: not covered.
-        assert!(!plan.covers(&call(
-            "n2",
-            "fs:write",
-            json!({"path": "/r/a", "mode": "a", "tags": [1, 2]})
-        )));
-        assert!(!plan.covers(&call(
-            "n2",
-            "fs:write",
-            json!({"path": "/r/a", "mode": "w", "tags": [1]})
-        )));
-        assert!(!plan.covers(&call(
-            "n2",
-            "fs:write",
-            json!({"path": "/r/a", "mode": "w", "tags": [1, 2], "more": 1})
-        )));
-        assert!(!plan.covers(&call(
-            "n3",
-            "fs:write",
-            json!({"path": "/r/a", "mode": "w", "tags": [1, 2]})
-        )));
-        assert!(!plan.covers(&call(
-            "n2",
-            "fs:delete",
-            json!({"path": "/r/a", "mode": "w", "tags": [1, 2]})
-        )));
+        let tags = json!([1, 2]);
+        for (task, tool, arguments) in [
+            (
+                "n2",
+                "fs:write",
+                json!({"path": "/r/a", "mode": "a", "tags": tags}),
+            ),
+            (
+                "n2",
+                "fs:write",
+                json!({"path": "/r/a", "mode": "w", "tags": [1]}),
+            ),
+            (
+                "n2",
+                "fs:write",
+                json!({"path": "/r/a", "mode": "w", "tags": tags, "more": 1}),
+            ),
+            (
+                "n3",
+                "fs:write",
+                json!({"path": "/r/a", "mode": "w", "tags": tags}),
+            ),
+            (
+                "n2",
+                "fs:delete",
+                json!({"path": "/r/a", "mode": "w", "tags": tags}),
+            ),
+        ] {
+            assert!(
+                !plan.covers(&call(task, tool, arguments.clone())),
+                "{task} {tool} {arguments}"
+            );
+        }
         let approved = ApprovedPlan::default();
         let ok = call(
             "n2",

@@ -22,11 +22,22 @@ fn test_store() -> String {
 }
 
 fn pml(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pml"))
-        .args(args)
-        .env("PML_STORE", test_store())
-        .output()
-        .expect("run pml");
+    pml_with(None, &[], args)
+}
+
+/// `pml args` (in `dir` when given, with `env` added): exit status, stdout, stderr.
+fn pml_with(
+    dir: Option<&std::path::Path>,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pml"));
+    command.args(args).env("PML_STORE", test_store());
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    command.envs(env.iter().copied());
+    let out = command.output().expect("run pml");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -11,20 +11,7 @@ use super::pml;
 
 /// `pml` run in `dir` with `env` added.
 fn pml_at(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_pml"));
-    command
-        .args(args)
-        .current_dir(dir)
-        .env("PML_STORE", super::test_store());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let out = command.output().expect("run pml");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    super::pml_with(Some(dir), env, args)
 }
 
 /// A config with the reference filesystem server serving `root`.
