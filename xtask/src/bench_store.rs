@@ -12,6 +12,10 @@
 //!    servers' stop). Goal: <= 5 ms (median). Beside it, the medians of the whole recorded and
 //!    unrecorded runs, alternating (their difference is blurred by the servers' start).
 //!
+//!    Then durable journal writes: the ms a call that is not read-only waits for the journal
+//!    (median over runs of 10 idempotent writes of the filesystem server, each followed by a
+//!    read). Goal on SQLite: <= 2 ms per call.
+//!
 //! 3. Resume overhead: the same run resumed from its whole journal (every call answered from
 //!    it) against the run made live without a store.
 //!
@@ -37,6 +41,16 @@ for (let i = 0; i < 10; i++) {
   made.push(found.entities.length);
 }
 return made;
+"#;
+
+/// 10 idempotent writes of the filesystem server, each followed by a read of what it wrote.
+const TEN_WRITES: &str = r#"const seen = [];
+for (let i = 0; i < 10; i++) {
+  await mcp.filesystem.write_file({ path: `${args.dir}/f${i}.txt`, content: `${i} ${seen.length}` });
+  const back = await mcp.filesystem.read_text_file({ path: `${args.dir}/f${i}.txt` });
+  seen.push(back.content);
+}
+return seen;
 "#;
 
 fn median(xs: &mut [f64]) -> f64 {
@@ -169,6 +183,67 @@ pub fn run(args: &[String]) -> Result<()> {
     println!(
         "  whole runs: recorded {recorded_ms:.1} ms, unrecorded {unrecorded_ms:.1} ms (medians; the servers' start included)"
     );
+    // 2b. Durable writes: what the journal makes each call that is not read-only wait for
+    // (everything journaled before it and its start committed before it goes out, its end
+    // before the program sees it), with idempotent writes of the filesystem server between
+    // reads, on SQLite and (under `scripts/with-postgres.sh`) PostgreSQL.
+    let files = scratch.join("files");
+    std::fs::create_dir_all(&files)?;
+    let writes_program = scratch.join("ten-writes.ts");
+    std::fs::write(&writes_program, TEN_WRITES)?;
+    let fs_server = pml::servers::mcp_servers_dir()
+        .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let fs_config = scratch.join("fs.json");
+    std::fs::write(
+        &fs_config,
+        json!({ "mcpServers": { "filesystem": { "command": "node",
+            "args": [fs_server, files.canonicalize()?] } } })
+        .to_string(),
+    )?;
+    let mut durable = serde_json::Map::new();
+    let mut durable_locations = vec![(
+        "sqlite",
+        scratch.join("durable.sqlite").display().to_string(),
+    )];
+    if let Ok(url) = std::env::var("PML_TEST_POSTGRES_URL") {
+        if !url.is_empty() {
+            durable_locations.push(("postgres", url));
+        }
+    }
+    let mut sqlite_per_write = f64::NAN;
+    for (backend, location) in durable_locations {
+        let options = RunOptions {
+            mcp_config: Some(fs_config.clone()),
+            store: Some(location),
+            args: json!({ "dir": files.canonicalize()? }),
+            ..RunOptions::default()
+        };
+        let mut per_write = Vec::new();
+        for _ in 0..records {
+            let out = rt.block_on(run_file(&writes_program, &options))?;
+            anyhow::ensure!(
+                out.report.ok,
+                "the ten-writes run failed: {:?}",
+                out.report.error
+            );
+            per_write.push(out.stages.journal_ms.context("no journalMs")? / 10.0);
+        }
+        let per_write = median(&mut per_write);
+        println!(
+            "durable journal writes, {backend}: {per_write:.3} ms per call that is not read-only (median of {records} runs of 10 writes and 10 reads){}",
+            match backend {
+                "sqlite" => format!(
+                    " - goal <= 2 ms: {}",
+                    if per_write <= 2.0 { "met" } else { "MISSED" }
+                ),
+                _ => String::new(),
+            }
+        );
+        if backend == "sqlite" {
+            sqlite_per_write = per_write;
+        }
+        durable.insert(backend.into(), json!(per_write));
+    }
     // 3. Resume: the same 20-call run resumed from a complete journal (every call answered
     // from it) against running it live without a store, in alternating rounds.
     let rounds = if quick { 3 } else { 9 };
@@ -257,6 +332,7 @@ pub fn run(args: &[String]) -> Result<()> {
         "recordedRunMs": recorded_ms,
         "unrecordedRunMs": unrecorded_ms,
         "recordCalls": calls,
+        "durableWriteMsPerCall": durable,
         "records": records,
     });
     std::fs::write(
@@ -266,6 +342,10 @@ pub fn run(args: &[String]) -> Result<()> {
     anyhow::ensure!(
         learn < 1000.0,
         "bench-store: learning over {stored} runs took {learn:.0} ms (goal < 1 s)"
+    );
+    anyhow::ensure!(
+        sqlite_per_write <= 2.0,
+        "bench-store: durable journal writes took {sqlite_per_write:.3} ms per call (goal <= 2 ms)"
     );
     anyhow::ensure!(
         total <= 5.0,

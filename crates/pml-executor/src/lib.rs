@@ -60,7 +60,7 @@ pub use host::{BoxFuture, ToolFailure, ToolHost};
 pub use journal::{Journal, JournalCall, Replay};
 pub use pml_sandbox::Unrepeatable;
 pub use speculate::SpeculationReport;
-pub use trace::{preview, Observer, TraceEvent, PREVIEW_CHARS};
+pub use trace::{preview, Observer, TraceEvent, MAX_EVENTS, PREVIEW_CHARS};
 
 /// A program ready to run: all stages built from the same (JavaScript) source.
 #[derive(Debug, Clone)]
@@ -111,6 +111,9 @@ pub struct ExecuteOptions {
 
 /// The error message of an interrupted run.
 pub const INTERRUPTED: &str = "interrupted";
+/// What a call gets when the instrumentation reported something no probe reports (the run
+/// ends: [`RunReport::error`] says what).
+pub(crate) const INVALID: &str = "the run stopped: its instrumentation cannot be trusted";
 /// How long calls in flight may still take once a run is interrupted.
 pub const INTERRUPT_GRACE: Duration = Duration::from_millis(1000);
 
@@ -173,6 +176,10 @@ pub struct Call {
     pub arguments: Value,
 }
 
+/// What a run keeps of its program's `console` output at most (the text of its lines); the
+/// lines past it are counted in a last line.
+pub const MAX_CONSOLE_BYTES: usize = 1 << 20;
+
 /// One line the program wrote with `console.<level>(...)`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -190,6 +197,10 @@ pub struct RunTimings {
     pub execute_ms: f64,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// What a run did. `ok` is false when the program failed (`error` says why).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -201,6 +212,9 @@ pub struct RunReport {
     pub error: Option<RunError>,
     pub executed_path: Vec<String>,
     pub trace: Vec<TraceEvent>,
+    /// Trace events past [`MAX_EVENTS`], not kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped_events: u64,
     /// The MCP calls the program made, in completion order.
     pub calls: Vec<Call>,
     /// What the program wrote to `console`, in order.
@@ -271,7 +285,7 @@ pub async fn execute(
     });
     let finish = |ran: program::Ran, tracer: Arc<trace::Tracer>| {
         // Every call and probe has reported before the run ends: the trace is complete here.
-        let (trace, executed_path) = tracer.take();
+        let (trace, executed_path, dropped_events) = tracer.take();
         let (ok, result, error) = match ran.result {
             Ok(v) => (true, v, None),
             Err(e) => (false, Value::Null, Some(e)),
@@ -282,6 +296,7 @@ pub async fn execute(
             error,
             executed_path,
             trace,
+            dropped_events,
             calls: ran.calls,
             console: ran.console,
             speculation: ran.speculation,

@@ -60,6 +60,15 @@ impl Ran {
     }
 }
 
+/// What `Function.prototype.toString` shows the program of its own functions: their text as
+/// written, without the probes.
+impl pml_sandbox::OriginalText for NodeMap {
+    fn original(&self, text: &str) -> Option<String> {
+        let instrumented = self.instrumented.as_ref()?;
+        (instrumented.original_text(&self.source, text)).map(str::to_owned)
+    }
+}
+
 /// Runs the program with `args`.
 pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: Limits) -> Ran {
     let runtime = tokio::runtime::Handle::current();
@@ -82,6 +91,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         None => (program.source.clone(), None),
     };
     let args = args.clone();
+    let originals: Arc<dyn pml_sandbox::OriginalText> = map.clone();
     let reads: Option<Arc<dyn pml_sandbox::Reads>> = (cx.journal.clone())
         .map(|j| Arc::new(crate::journal::JournalReads(j)) as Arc<dyn pml_sandbox::Reads>);
     let cx = Arc::new(cx);
@@ -94,6 +104,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             probes: probes.as_deref(),
             values: &wanted,
             reads: reads.as_ref(),
+            originals: Some(&originals),
         };
         let mut on_call = |call: HostCall, answers: Answers| {
             // Interrupted: no new call starts.
@@ -102,6 +113,14 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 answers.answer(call.id, Err(crate::INTERRUPTED.to_owned()));
                 answers.abort();
                 return;
+            }
+            if call.site != 0 {
+                if let Err(why) = map2.check_probe(call.site, &call.iteration, &[ProbeKind::Call]) {
+                    shared2.invalid(&why);
+                    answers.answer(call.id, Err(crate::INVALID.to_owned()));
+                    answers.abort();
+                    return;
+                }
             }
             let made = cx2.made.fetch_add(1, Ordering::AcqRel) + 1;
             if made > limits.calls {
@@ -222,8 +241,25 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
     if let Some(driver) = driver {
         let _ = driver.await;
     }
+    if shared.forged.load(Ordering::Acquire) {
+        // Nothing the instrumentation reported can be trusted: no event of it is kept.
+        cx.tracer.clear();
+    }
     let calls = std::mem::take(&mut *shared.calls.lock().unwrap_or_else(|p| p.into_inner()));
-    let console = std::mem::take(&mut *shared.console.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut console =
+        std::mem::take(&mut *shared.console.lock().unwrap_or_else(|p| p.into_inner()));
+    let cut = shared.console_cut.load(Ordering::Relaxed);
+    if cut > 0 {
+        console.push(ConsoleLine {
+            level: "warn",
+            text: format!(
+                "pml: {cut} more console line{} not kept (at most {} bytes per run)",
+                if cut == 1 { "" } else { "s" },
+                crate::MAX_CONSOLE_BYTES
+            ),
+            ts_ms: cx.tracer.elapsed_ms(),
+        });
+    }
     let thrown = match &outcome {
         Ok(Err(SandboxError::Exception { message, .. })) => {
             Some(crate::capability::thrown_message(message))
@@ -296,12 +332,29 @@ struct Shared {
     /// The loop body a stopped program entered last.
     last_loop: Mutex<Option<String>>,
     speculation: Option<Arc<Speculation>>,
+    /// Set when the instrumentation reported something no probe reports.
+    forged: std::sync::atomic::AtomicBool,
+    /// Bytes of console text reported, and lines not kept ([`crate::MAX_CONSOLE_BYTES`]).
+    console_bytes: std::sync::atomic::AtomicUsize,
+    console_cut: std::sync::atomic::AtomicUsize,
 }
 
 impl Shared {
     fn limit(&self, message: String) {
         let mut limited = self.limited.lock().unwrap_or_else(|p| p.into_inner());
         limited.get_or_insert(message);
+    }
+
+    /// The instrumentation reported something no probe reports (`why`): its trace cannot be
+    /// trusted, so the run ends (the next time the program waits, at the latest when it ends).
+    fn invalid(&self, why: &str) {
+        self.forged.store(true, Ordering::Release);
+        self.limit(format!(
+            "the run stopped: its instrumentation reported {why}; nothing it reported is kept"
+        ));
+        if let Some(answers) = self.keeper.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            answers.abort();
+        }
     }
 }
 
@@ -457,8 +510,71 @@ impl NodeMap {
         }
     }
 
+    /// Whether `what` is a report some probe of the program makes: the probe exists, is of a
+    /// kind that reports it, and the iteration vector is as deep as the bodies around the
+    /// probe. Else why not.
+    fn check(&self, what: &Reported) -> Result<(), String> {
+        use ProbeKind as K;
+        let (probe, iteration, kinds): (u32, &[u32], &[ProbeKind]) = match what {
+            Reported::Operation {
+                probe, iteration, ..
+            } => (*probe, iteration, &[K::Operation, K::Invoke]),
+            Reported::Value {
+                probe, iteration, ..
+            }
+            | Reported::Unfinished {
+                probe, iteration, ..
+            } => (*probe, iteration, &[K::Operation]),
+            Reported::Outcome {
+                probe, iteration, ..
+            } => (*probe, iteration, &[K::Decision, K::Nullish, K::Switch]),
+            Reported::Fork { probe, iteration } => (*probe, iteration, &[K::Fork]),
+            Reported::Join {
+                probe, iteration, ..
+            } => (*probe, iteration, &[K::Join]),
+            Reported::Iterations {
+                probe, iteration, ..
+            }
+            | Reported::LastLoop { probe, iteration } => {
+                (*probe, iteration, &[K::Loop, K::ForkCallback, K::Function])
+            }
+            Reported::Console { .. } => return Ok(()),
+            Reported::Invalid { why } => return Err(why.clone()),
+        };
+        self.check_probe(probe, iteration, kinds)
+    }
+
+    /// Whether probe `k` exists, is one of `kinds`, and reports iteration vectors as deep as
+    /// `iteration`.
+    fn check_probe(&self, k: u32, iteration: &[u32], kinds: &[ProbeKind]) -> Result<(), String> {
+        let Some(probe) = self.instrumented.as_ref().and_then(|i| i.probe(k)) else {
+            return Err(format!("probe {k}, which the program does not have"));
+        };
+        if !kinds.contains(&probe.kind) {
+            return Err(format!(
+                "probe {k} ({:?}) reporting what it does not report",
+                probe.kind
+            ));
+        }
+        if iteration.len() != probe.depth as usize {
+            return Err(format!(
+                "probe {k} with an iteration vector of {} entries (its depth is {})",
+                iteration.len(),
+                probe.depth
+            ));
+        }
+        if probe.node(iteration).is_none() {
+            return Err(format!("probe {k} for an element it has no node for"));
+        }
+        Ok(())
+    }
+
     /// Turns one report of the program's probes into trace events (or console output).
     fn record(&self, tracer: &Tracer, shared: &Shared, report: Report) {
+        if let Err(why) = self.check(&report.what) {
+            shared.invalid(&why);
+            return;
+        }
         let ts = tracer.ms_at(report.at);
         match report.what {
             Reported::Operation {
@@ -566,16 +682,21 @@ impl NodeMap {
                     s.value(probe, &iteration, value);
                 }
             }
+            Reported::Invalid { .. } => {}
             Reported::Console { level, text } => {
-                shared
-                    .console
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(ConsoleLine {
-                        level: level.as_str(),
-                        text,
-                        ts_ms: ts,
-                    });
+                let kept = shared
+                    .console_bytes
+                    .fetch_add(text.len(), Ordering::Relaxed);
+                if kept + text.len() > crate::MAX_CONSOLE_BYTES {
+                    shared.console_cut.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                let mut console = shared.console.lock().unwrap_or_else(|p| p.into_inner());
+                console.push(ConsoleLine {
+                    level: level.as_str(),
+                    text,
+                    ts_ms: ts,
+                });
             }
         }
     }

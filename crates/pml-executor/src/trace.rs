@@ -10,6 +10,11 @@ use serde_json::Value;
 /// How many characters of a result a trace event keeps.
 pub const PREVIEW_CHARS: usize = 200;
 
+/// How many events a run's trace keeps at most (with the executed path, the host's memory of a
+/// run that loops for long). Past it, events are counted, not kept: the report says how many
+/// (`droppedEvents`); the executed path still gets every MCP and capability call.
+pub const MAX_EVENTS: usize = 250_000;
+
 /// One trace event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -88,6 +93,25 @@ struct Inner {
     events: Vec<TraceEvent>,
     /// (end time, tool) of each operation that ended.
     path: Vec<(f64, String)>,
+    /// Events past [`MAX_EVENTS`], not kept.
+    dropped: u64,
+}
+
+impl Inner {
+    fn push(&mut self, event: TraceEvent) {
+        match self.events.len() < MAX_EVENTS {
+            true => self.events.push(event),
+            false => self.dropped += 1,
+        }
+    }
+
+    /// Adds `tool` to the executed path: every call, and operations while the trace keeps
+    /// events.
+    fn path(&mut self, until: f64, tool: &str) {
+        if self.events.len() < MAX_EVENTS || !tool.starts_with("code:") {
+            self.path.push((until, tool.to_owned()));
+        }
+    }
 }
 
 /// One logical operation being traced.
@@ -169,8 +193,11 @@ impl Drop for Pending<'_> {
         event.duration_ms = Some(until - since);
         event.success = Some(false);
         event.error = Some("cancelled: the run stopped before its answer".to_owned());
-        // Not in the executed path: it did not run to its end.
-        self.tracer.push(event);
+        // In the executed path: the call went out (the server may have acted on it).
+        self.tracer.observe(&event);
+        let mut inner = self.tracer.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.path(until, &event.tool);
+        inner.push(event);
     }
 }
 
@@ -213,9 +240,12 @@ impl Tracer {
                 None => parent.to_owned(),
             });
             event.capability.get_or_insert_with(|| name.to_owned());
-            inner.events.push(event);
+            inner.push(event);
         }
-        inner.path.extend(taken.path);
+        inner.dropped += taken.dropped;
+        for (until, tool) in taken.path {
+            inner.path(until, &tool);
+        }
     }
 
     pub(crate) fn elapsed_ms(&self) -> f64 {
@@ -267,8 +297,8 @@ impl Tracer {
         };
         self.observe(&event);
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.events.push(event);
-        inner.path.push((until, op.tool.to_owned()));
+        inner.path(until, op.tool);
+        inner.push(event);
     }
 
     /// A guard for the operation `op` started at `since`: dropped before
@@ -284,22 +314,25 @@ impl Tracer {
     /// Records `event` as it is.
     pub(crate) fn push(&self, event: TraceEvent) {
         self.observe(&event);
-        self.inner
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .events
-            .push(event);
+        (self.inner.lock().unwrap_or_else(|p| p.into_inner())).push(event);
     }
 
-    /// Takes the events (by time) and the executed path (by completion time) so far.
-    pub(crate) fn take(&self) -> (Vec<TraceEvent>, Vec<String>) {
+    /// Forgets the events and the executed path so far (what an instrumentation that cannot be
+    /// trusted reported).
+    pub(crate) fn clear(&self) {
+        *self.inner.lock().unwrap_or_else(|p| p.into_inner()) = Inner::default();
+    }
+
+    /// Takes the events (by time), the executed path (by completion time) and the number of
+    /// events not kept ([`MAX_EVENTS`]) so far.
+    pub(crate) fn take(&self) -> (Vec<TraceEvent>, Vec<String>, u64) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let mut inner = std::mem::take(&mut *inner);
         // Stable: events recorded at the same time keep their order (a start before its end).
         inner.events.sort_by(|a, b| a.ts_ms.total_cmp(&b.ts_ms));
         inner.path.sort_by(|a, b| a.0.total_cmp(&b.0));
         let path = inner.path.into_iter().map(|(_, tool)| tool).collect();
-        (inner.events, path)
+        (inner.events, path, inner.dropped)
     }
 }
 

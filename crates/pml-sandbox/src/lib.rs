@@ -124,6 +124,7 @@
 //!     probes: None,
 //!     values: &[],
 //!     reads: None,
+//!     originals: None,
 //! };
 //! let result = sandbox.run_program(&task, &mut on_call);
 //! assert_eq!(result.unwrap(), json!(["/tmp/a.txt", "/tmp/b.txt"]));
@@ -189,11 +190,16 @@ pub use error::SandboxError;
 use error::Subject;
 use program::{AnswerLine, Event};
 pub use program::{
-    Answers, ConsoleLevel, HostAnswer, HostCall, ProgramTask, Reads, Report, Reported, Unrepeatable,
+    Answers, ConsoleLevel, HostAnswer, HostCall, OriginalText, ProgramTask, Reads, Report,
+    Reported, Unrepeatable,
 };
 use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker};
 
-/// How many columns the wrapper a program is compiled in (`(async function (P) {`) adds
+/// The longest iteration vector a probe report may hold: as deep as programs may nest
+/// (`pml_structure`'s `MAX_NESTING`).
+pub const MAX_ITERATION_DEPTH: usize = 100_000;
+
+/// How many columns the wrapper a program is compiled in (`(function (P) { return async function () {`) adds
 /// before the program's first line: a column on line 1 of a stack trace minus this is the
 /// program's own. `probes` as in [`ProgramTask::probes`].
 pub fn first_line_shift(probes: Option<&str>) -> usize {
@@ -432,6 +438,7 @@ impl Sandbox {
                 probes: task.probes.map(str::to_owned),
                 values: task.values.to_vec(),
                 reads: task.reads.cloned(),
+                originals: task.originals.cloned(),
             },
             link: Link {
                 line: line.clone(),

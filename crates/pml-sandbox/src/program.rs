@@ -57,8 +57,9 @@ pub struct ProgramTask<'a> {
     /// The value of the global `args`.
     pub args: &'a serde_json::Value,
     /// An instrumented program: the name of the probe object its source reads (see
-    /// [`Report`]), passed to it as a parameter of the wrapper function. `None`: a plain
-    /// program.
+    /// [`Report`]), a parameter of an outer function around the program's (never one of the
+    /// program's arguments, nor a global). The name must be a secret of the run: a program
+    /// that knew it could reach the probes through `eval`. `None`: a plain program.
     pub probes: Option<&'a str>,
     /// Probes of operations whose whole value the host wants (reported as
     /// [`Reported::Value`] when it is plain data).
@@ -66,6 +67,23 @@ pub struct ProgramTask<'a> {
     /// Sees (and may answer) each read of the clock and of `Math.random()` the program makes
     /// (a journal: what a resumed run reads again). `None`: the program reads them as usual.
     pub reads: Option<&'a Arc<dyn Reads>>,
+    /// With [`ProgramTask::probes`]: what `Function.prototype.toString` shows for a function of
+    /// the program (its text as written, without the probes). `None`: such functions show as
+    /// native code (never the probes, nor the probe object's name).
+    pub originals: Option<&'a Arc<dyn OriginalText>>,
+}
+
+/// The program as written, for the text of one of its functions in the instrumented source.
+pub trait OriginalText: Send + Sync {
+    /// `text` (a slice of the instrumented source: a function's text) as the program has it;
+    /// `None` if it is not one.
+    fn original(&self, text: &str) -> Option<String>;
+}
+
+impl fmt::Debug for dyn OriginalText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OriginalText")
+    }
 }
 
 /// What a program reads that differs from one run to the next.
@@ -165,6 +183,9 @@ pub enum Reported {
     },
     /// `console.<level>(...)`: the arguments formatted and joined by spaces.
     Console { level: ConsoleLevel, text: String },
+    /// Something reached the reporting functions that no probe reports (an iteration vector
+    /// that is not one, too deep...): the instrumentation cannot be trusted any more.
+    Invalid { why: String },
 }
 
 /// The `console` method called.

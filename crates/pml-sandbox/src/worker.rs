@@ -63,6 +63,8 @@ pub(crate) struct ProgramRequest {
     pub values: Vec<u32>,
     /// Hears the program's reads of the clock and `Math.random()`.
     pub reads: Option<std::sync::Arc<dyn crate::Reads>>,
+    /// The text as written of the instrumented program's functions.
+    pub originals: Option<std::sync::Arc<dyn crate::OriginalText>>,
 }
 
 /// How a task ended when it did not produce a value. The pool adds the task id and tool.
@@ -279,10 +281,15 @@ const REPLACER: &str = r#"(function (key, value) {
 /// Compiled wrappers kept per worker; the cache is emptied when full.
 const CACHE_ENTRIES: usize = 256;
 
-/// A program is compiled as `WRAPPER_OPEN + probes + WRAPPER_PARAMETERS_END + source + "\n})"`,
-/// all on the source's first line.
-pub(crate) const WRAPPER_OPEN: &str = "(async function (";
-pub(crate) const WRAPPER_PARAMETERS_END: &str = ") {";
+/// A program is compiled as `WRAPPER_OPEN + probes + WRAPPER_PARAMETERS_END + source +
+/// WRAPPER_CLOSE`, the wrapper all on the source's first line: an outer function whose only
+/// parameter is the probe object, returning the program's async function. The probe object is
+/// a binding of the outer function's scope, never an argument of the program's own function
+/// (its `arguments` is empty), nor a global: only its name reaches it, and that name is a
+/// secret of the run.
+pub(crate) const WRAPPER_OPEN: &str = "(function (";
+pub(crate) const WRAPPER_PARAMETERS_END: &str = ") { return async function () {";
+pub(crate) const WRAPPER_CLOSE: &str = "\n}})";
 
 /// A context ready for a task: its replacer is loaded.
 struct Warm {
@@ -489,7 +496,7 @@ impl Engine {
         }
         source.push_str(WRAPPER_PARAMETERS_END);
         source.push_str(&request.source);
-        source.push_str("\n})");
+        source.push_str(WRAPPER_CLOSE);
         let wrapper = self.compiler.with(|ctx| {
             bytecode::compile(&ctx, &source, &request.name).map_err(|e| match e {
                 // With where it is: a program is long enough for that to matter.
@@ -519,7 +526,8 @@ impl Engine {
                 setup: &self.setup,
                 wrapper: &wrapper,
                 args: &request.args,
-                probes: request.probes.is_some(),
+                probes: request.probes.as_deref(),
+                originals: request.originals.clone(),
                 values: &request.values,
                 reads: request.reads.clone(),
                 link,

@@ -165,6 +165,8 @@ pub(crate) struct Builder<'a> {
     /// Spans of expressions whose value is a node's result, in the order they were walked: an
     /// operation takes those among its operands (see [`Builder::code_node`]).
     results: Vec<(u32, u32)>,
+    /// `try` blocks and `catch` handlers being walked (their nodes are [`Node::guarded`]).
+    guarded: usize,
 }
 
 impl Env for Builder<'_> {
@@ -220,12 +222,14 @@ impl<'a> Builder<'a> {
             hoisted: HashMap::default(),
             functions: Vec::new(),
             results: Vec::new(),
+            guarded: 0,
         }
     }
 
     /// Also record where each node sits, for [`Builder::finish_instrumented`].
-    pub(crate) fn instrument(&mut self) {
+    pub(crate) fn instrument(&mut self, secret: Option<u64>) {
         self.probes = Recorder::new(true);
+        self.probes.secret = secret;
     }
 
     /// The structure and, when [`Builder::instrument`] was called, the instrumented program.
@@ -409,6 +413,7 @@ impl<'a> Builder<'a> {
     /// Create a node after the current frontier, which it then becomes.
     fn add_node(&mut self, mut node: Node) -> String {
         node.scope = self.scopes.last().cloned();
+        node.guarded = self.guarded > 0;
         let id = node.id.clone();
         let mut frontier = std::mem::take(&mut self.frontier);
         if frontier.len() > 1 {
@@ -840,7 +845,9 @@ impl<'a> Builder<'a> {
         let start = self.frontier.clone();
         let first = self.nodes.len();
         let scope = self.scopes.last().cloned();
+        self.guarded += 1;
         self.block(&t.block.stmts);
+        self.guarded -= 1;
         let mut any_live = self.live;
         let mut exits = if self.live {
             std::mem::take(&mut self.frontier)
@@ -865,7 +872,9 @@ impl<'a> Builder<'a> {
                 self.bind_opaque(param);
             }
             self.probes.enter_handler();
+            self.guarded += 1;
             self.stmts(&handler.body.stmts);
+            self.guarded -= 1;
             self.probes.leave_handler();
             self.pop_env();
             if self.live {
@@ -2035,8 +2044,15 @@ impl<'a> Builder<'a> {
             Position::Argument
         };
         let mark = self.results.len();
+        let first_node = self.nodes.len();
         let recv = self.expr(&m.obj, receiver_pos);
         let chained = recv.value.is_some() && is_call_based(&m.obj);
+        // `p.catch(f)`, `p.then(ok, failed)`: what rejects `p` is handled.
+        if method == "catch" || (method == "then" && call.args.len() >= 2) {
+            for node in &mut self.nodes[first_node..] {
+                node.guarded = true;
+            }
+        }
 
         if matches!(method, "then" | "catch" | "finally")
             && call.args.iter().any(|a| is_function(&a.expr))
@@ -2359,6 +2375,18 @@ impl<'a> Builder<'a> {
     // ----- Promise.all --------------------------------------------------------------------
 
     fn fork(&mut self, call: &CallExpr) -> Out {
+        // `Promise.allSettled`: a rejection of one of its promises is a value, not a throw.
+        let settled = matches!(&call.callee, Callee::Expr(callee)
+            if matches!(strip(callee), Expr::Member(m)
+                if matches!(&m.prop, MemberProp::Ident(p) if &*p.sym == "allSettled")));
+        self.guarded += usize::from(settled);
+        let out = self.fork_of(call);
+        self.guarded -= usize::from(settled);
+        out
+    }
+
+    /// [`Builder::fork`].
+    fn fork_of(&mut self, call: &CallExpr) -> Out {
         let Some(arg) = call.args.first() else {
             return Out::default();
         };

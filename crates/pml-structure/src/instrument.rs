@@ -71,6 +71,11 @@ pub struct Probe {
     /// Inside a `catch` handler: it runs only if something before it threw.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guarded: bool,
+    /// The length of the iteration vector `it` it reports with: how many loop bodies, fork
+    /// callbacks and local function bodies are around it (what the executor checks every
+    /// report against).
+    #[serde(default)]
+    pub depth: u32,
     /// The node ids it reports for. One, except where the builder unrolled a callback over a
     /// literal array (one node per element): then the last index of the iteration vector
     /// (the element) picks the node.
@@ -110,6 +115,33 @@ impl Instrumented {
     /// The probe with number `k` (1-based).
     pub fn probe(&self, k: u32) -> Option<&Probe> {
         (k as usize).checked_sub(1).and_then(|i| self.probes.get(i))
+    }
+
+    /// The text `program` (the original source) has where the instrumented source has `text`
+    /// (a function's text, as the engine shows it): the same code without the probes. `None`
+    /// when `text` is not part of the instrumented source. A text holding probes occurs once
+    /// (their numbers differ), so the first occurrence is the one.
+    pub fn original_text<'p>(&self, program: &'p str, text: &str) -> Option<&'p str> {
+        let start = self.source.find(text)?;
+        let end = start + text.len();
+        program.get(self.to_original(start)..self.to_original(end))
+    }
+
+    /// The offset in the original program of offset `offset` of the instrumented source: the
+    /// text inserted before it taken out (a position inside inserted text maps to where it was
+    /// inserted).
+    fn to_original(&self, offset: usize) -> usize {
+        let mut shift = 0;
+        for &(at, len) in &self.insertions {
+            if offset <= at + shift {
+                break;
+            }
+            if offset < at + shift + len {
+                return at;
+            }
+            shift += len;
+        }
+        offset - shift
     }
 
     /// The program's 1-based column for a 1-based (`line`, `column`) of the instrumented
@@ -222,6 +254,8 @@ struct Recorded {
     site: Site,
     /// The iteration variable in scope (the key of its body), if any.
     iteration: Option<usize>,
+    /// How many bodies with an iteration variable are around it.
+    depth: usize,
     /// Inside a `catch` handler.
     guarded: bool,
 }
@@ -236,6 +270,8 @@ pub(crate) struct Recorder {
     observes_timing: bool,
     /// `catch` handlers being walked.
     handlers: usize,
+    /// Part of the probe object's name (`BuildOptions::probe_secret`).
+    pub(crate) secret: Option<u64>,
 }
 
 impl Recorder {
@@ -254,6 +290,7 @@ impl Recorder {
                 node,
                 site,
                 iteration: self.bodies.last().copied(),
+                depth: self.bodies.len(),
                 guarded: self.handlers > 0,
             });
         }
@@ -295,7 +332,7 @@ impl Recorder {
         if !self.on {
             return None;
         }
-        let namespace = free_name(program);
+        let namespace = free_name(program, self.secret);
         // Probes at the same place (a callback unrolled once per element) are one probe.
         let mut probes: Vec<Probe> = Vec::new();
         let mut sites: Vec<(ProbeKind, Site, Option<usize>)> = Vec::new();
@@ -314,6 +351,7 @@ impl Recorder {
                         kind: r.kind,
                         awaited,
                         guarded: r.guarded,
+                        depth: r.depth as u32,
                         nodes: vec![(*id).to_owned()],
                     });
                 }
@@ -387,14 +425,19 @@ impl Recorder {
     }
 }
 
-/// `__pml`, or `__pml1`, `__pml2`... : the first that does not occur in the program at all, so
-/// neither it nor a name it starts (`__pmli12`) can be one of the program's.
-fn free_name(program: &str) -> String {
-    let mut name = "__pml".to_owned();
+/// `__pml` (with a secret: `__pml_<secret as 16 hex digits>`), or that followed by `1`, `2`...:
+/// the first that does not occur in the program at all, so neither it nor a name it starts
+/// (`__pmli12`) can be one of the program's.
+fn free_name(program: &str, secret: Option<u64>) -> String {
+    let base = match secret {
+        Some(secret) => format!("__pml_{secret:016x}"),
+        None => "__pml".to_owned(),
+    };
+    let mut name = base.clone();
     let mut n = 0;
     while program.contains(&name) {
         n += 1;
-        name = format!("__pml{n}");
+        name = format!("{base}{n}");
     }
     name
 }
@@ -484,7 +527,15 @@ mod tests {
 
     #[test]
     fn the_namespace_is_not_in_the_program() {
-        assert_eq!(free_name("const x = 1;"), "__pml");
-        assert_eq!(free_name("const __pml = 1; __pml1;"), "__pml2");
+        assert_eq!(free_name("const x = 1;", None), "__pml");
+        assert_eq!(free_name("const __pml = 1; __pml1;", None), "__pml2");
+        assert_eq!(
+            free_name("const x = 1;", Some(0xab)),
+            "__pml_00000000000000ab"
+        );
+        assert_eq!(
+            free_name("__pml_00000000000000ab;", Some(0xab)),
+            "__pml_00000000000000ab1"
+        );
     }
 }

@@ -104,6 +104,8 @@ fn node(out: &mut Vec<u8>, n: &Node) {
         impure,
         scope,
         span,
+        // Not part of the JSON (as `#[serde(skip)]` says).
+        guarded: _,
     } = n;
     out.extend_from_slice(b"{\"id\":");
     string(out, id);

@@ -85,6 +85,10 @@ pub struct BuildOptions {
     /// Also produce [`BuildReturn::instrumented`]: the program rewritten so that every node
     /// reports when it runs (what the executor runs).
     pub instrument: bool,
+    /// A secret in the name of the probe object (`__pml_<16 hex digits>`), so that no program
+    /// can name it, not even by building the name at run time for `eval`; without it the name
+    /// is `__pml` (readable, stable: the goldens). The executor's runs always give one.
+    pub probe_secret: Option<u64>,
 }
 
 /// Wall-clock cost of the phases, in milliseconds.
@@ -242,7 +246,7 @@ fn build_on_this_thread(
                             b.mutated_names_from(mutated_rx);
                         }
                         if options.instrument {
-                            b.instrument();
+                            b.instrument(options.probe_secret);
                         }
                         b.program(&parsed.body);
                         b.finish_instrumented()

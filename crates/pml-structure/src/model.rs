@@ -123,6 +123,11 @@ pub struct Node {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub scope: Option<Scope>,
     pub span: Span,
+    /// A failure here may be caught by the program: made inside a `try` block or a `catch`
+    /// handler, or the promise of a call whose rejection is handled (`.catch(...)`,
+    /// `.then(ok, failed)`, `Promise.allSettled`). Not part of the JSON (nor the hash).
+    #[serde(skip)]
+    pub guarded: bool,
 }
 
 impl Node {
@@ -143,6 +148,7 @@ impl Node {
             impure: None,
             scope: None,
             span,
+            guarded: false,
         }
     }
 

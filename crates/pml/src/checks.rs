@@ -16,6 +16,11 @@ use serde_json::Value;
 pub struct Problem {
     pub at: Option<(usize, usize)>,
     pub message: String,
+    /// The program is certain to make the call, outside anything that catches its failure:
+    /// it would fail there. Otherwise (a branch, a loop, a local function, after an early
+    /// exit, in a `try`, a `.catch`ed promise) running it directly could go on, so the run
+    /// does too: a warning.
+    pub certain: bool,
 }
 
 impl std::fmt::Display for Problem {
@@ -40,6 +45,7 @@ pub struct Offered<'a> {
 /// arguments do not fit the tool's input schema (errors), in source order.
 pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
+    let certain = certain_nodes(structure);
     for node in structure.nodes.iter().filter(|n| n.is_mcp()) {
         let Some((server, tool)) = node.tool.as_deref().and_then(|t| t.split_once(':')) else {
             continue;
@@ -47,6 +53,7 @@ pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Pr
         let at = |message: String| Problem {
             at: Some((node.span.line, node.span.column)),
             message,
+            certain: certain.contains(node.id.as_str()),
         };
         if !offered.configured.iter().any(|s| s == server) {
             problems.push(at(format!(
@@ -83,6 +90,36 @@ pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Pr
     problems
 }
 
+/// The nodes the program is certain to reach with nothing around them that catches a failure:
+/// at the top level (no branch, loop, fork or local function around them), not
+/// [`Node::guarded`], and after no decision (a node an outcome leads to, and every node after
+/// it, may not run: the code after `if (!x) return;`).
+pub fn certain_nodes(structure: &StaticStructure) -> std::collections::HashSet<&str> {
+    use pml_structure::EdgeKind;
+    let mut after_decision: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut next: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    let mut todo = Vec::new();
+    for edge in &structure.edges {
+        match edge.kind {
+            EdgeKind::Conditional => todo.push(edge.to.as_str()),
+            EdgeKind::Sequence => next
+                .entry(edge.from.as_str())
+                .or_default()
+                .push(edge.to.as_str()),
+            EdgeKind::Provides => {}
+        }
+    }
+    while let Some(id) = todo.pop() {
+        if after_decision.insert(id) {
+            todo.extend(next.get(id).into_iter().flatten().copied());
+        }
+    }
+    (structure.nodes.iter())
+        .filter(|n| n.scope.is_none() && !n.guarded && !after_decision.contains(n.id.as_str()))
+        .map(|n| n.id.as_str())
+        .collect()
+}
+
 /// The `args.<name>` the program passes to a call or returns that `args` does not give:
 /// warnings, in source order.
 pub fn missing_args(structure: &StaticStructure, args: &Value) -> Vec<Problem> {
@@ -95,6 +132,7 @@ pub fn missing_args(structure: &StaticStructure, args: &Value) -> Vec<Problem> {
                 out.push(Problem {
                     at,
                     message: format!("args.{root} is read but not given (--args): it is undefined"),
+                    certain: false,
                 });
             }
         });

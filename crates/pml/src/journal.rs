@@ -2,12 +2,18 @@
 //! and as it ends; on `pml run --resume`, the calls the interrupted run completed answered from
 //! its journal, in the order the program makes them, checked by tool and arguments.
 //!
-//! What must be on disk when: a call that may change something (neither read-only nor
-//! idempotent by its annotations or `--read-only`) is written as started before it goes out and
-//! as ended before the program sees its answer, so that a run killed at any point knows which
-//! of them happened. A read-only call that was in flight is simply run again on resume, so its
-//! end is queued and written with the next write (or at the end of the run): the journal stays
-//! in program order, and a read is never missing before a write that came after it.
+//! What must be on disk when: before a call that is not read-only (by its annotations or
+//! `--read-only`) goes out, everything journaled before it (the answers of reads, the program's
+//! reads of the clock and `Math.random()`) and the call itself as started are committed in one
+//! statement; its end is committed before the program sees its answer. So a run killed at any
+//! instant knows every change it made, and the reads that decided each of them. An idempotent
+//! call is no exception: run again after a kill, it would not be alone again, since the reads
+//! before it, answered live, would see what it changed. `idempotentHint` only decides what a
+//! resume does with such a call found started and not ended (run it again without asking:
+//! `check_uncertain` in `run.rs`). A read-only call changes nothing: its end is queued and
+//! written with the next write or at the end of the run, and a read found in flight, or not
+//! written at all, is run again on resume; the journal stays in program order, and a read is
+//! never missing before a write that came after it.
 
 use std::sync::{Arc, Mutex};
 
@@ -53,8 +59,8 @@ impl Faults {
 pub(crate) struct StoreJournal {
     store: Arc<Store>,
     run_id: String,
-    /// Tools whose calls can run again: read-only or idempotent.
-    repeatable: std::collections::HashSet<String>,
+    /// Read-only tools: what they answer is queued, not written before the next write.
+    read_only: std::collections::HashSet<String>,
     /// Entries not written yet (ends of read-only calls), in program order, and the
     /// connection the journal is written on (taken at the first write).
     queue: tokio::sync::Mutex<(Vec<JournalEntry>, Option<pml_store::JournalWriter>)>,
@@ -87,14 +93,14 @@ impl StoreJournal {
         store: Arc<Store>,
         run_id: String,
         writer: Option<pml_store::JournalWriter>,
-        repeatable: std::collections::HashSet<String>,
+        read_only: std::collections::HashSet<String>,
         earlier: Vec<JournalEntry>,
         uncertain: Option<Uncertain>,
     ) -> StoreJournal {
         StoreJournal {
             store,
             run_id,
-            repeatable,
+            read_only,
             queue: tokio::sync::Mutex::new((Vec::new(), writer)),
             earlier: Mutex::new(earlier.into_iter().map(|e| (e, false)).collect()),
             uncertain,
@@ -211,7 +217,7 @@ impl Journal for StoreJournal {
     fn started<'a>(&'a self, call: &'a JournalCall) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             // A read in flight at a kill is run again: nothing to write before it goes out.
-            if !self.repeatable.contains(&call.tool) {
+            if !self.read_only.contains(&call.tool) {
                 self.write_waited(Some(entry(call))).await;
             }
         })
@@ -237,7 +243,7 @@ impl Journal for StoreJournal {
                     e.error = Some((failure.message.clone(), failure.detail.clone()));
                 }
             }
-            if self.repeatable.contains(&call.tool) && self.faults.after != Some(call.seq) {
+            if self.read_only.contains(&call.tool) && self.faults.after != Some(call.seq) {
                 let mut queue = self.queue.lock().await;
                 queue
                     .0

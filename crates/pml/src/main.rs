@@ -683,12 +683,14 @@ fn check_calls(file: &Path, mcp_config: Option<&Path>, store: &store_cli::StoreA
     // A store only matters for the capabilities the program calls; none is not an error.
     let store = store_cli::location(store).ok();
     match runtime.block_on(pml::run::check_file(file, mcp_config, store)) {
-        Ok(problems) if problems.is_empty() => ExitCode::SUCCESS,
         Ok(problems) => {
-            for problem in problems {
+            for problem in problems.certain.iter().chain(&problems.warnings) {
                 eprintln!("pml: {problem}");
             }
-            ExitCode::from(1)
+            match problems.certain.is_empty() {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::from(1),
+            }
         }
         Err(e @ pml::run::RunSetupError::Source { .. }) => {
             eprintln!("pml: {e}");

@@ -116,6 +116,9 @@ pub struct StageTimings {
     /// the servers' start, the journal writes calls waited for, writing the run and closing
     /// beyond the servers' stop): what recording the run cost.
     pub store_ms: Option<f64>,
+    /// With a store: the part of `store_ms` the program's calls waited for journal writes
+    /// (before and after each call that is not read-only).
+    pub journal_ms: Option<f64>,
 }
 
 /// What `pml run` prints: the executor's report plus the stages' timings.
@@ -131,8 +134,8 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
-    /// What `pml run` prints: `{ok, result, error?, executedPath, trace, console?,
-    /// speculation?, timings}` (`docs/formats.md`).
+    /// What `pml run` prints: `{ok, result, error?, executedPath, trace, droppedEvents?,
+    /// console?, speculation?, timings}` (`docs/formats.md`).
     pub fn to_json(&self) -> Value {
         let report = &self.report;
         let mut json = serde_json::json!({
@@ -149,6 +152,9 @@ impl RunOutput {
         if let Some(error) = &report.error {
             json["error"] = Value::String(error.message.clone());
         }
+        if report.dropped_events > 0 {
+            json["droppedEvents"] = serde_json::json!(report.dropped_events);
+        }
         if !report.console.is_empty() {
             json["console"] = serde_json::json!(report.console);
         }
@@ -160,6 +166,9 @@ impl RunOutput {
         }
         if let Some(ms) = self.stages.store_ms {
             json["timings"]["storeMs"] = serde_json::json!(ms);
+        }
+        if let Some(ms) = self.stages.journal_ms {
+            json["timings"]["journalMs"] = serde_json::json!(ms);
         }
         json
     }
@@ -391,8 +400,23 @@ pub async fn tool_catalog(
     (catalog, annotations, warnings, listed)
 }
 
+/// A secret for the name of a run's probe object: 64 bits from the operating system's random
+/// source (else from the standard library's hasher keys, which come from it too).
+fn probe_secret() -> u64 {
+    getrandom::u64().unwrap_or_else(|_| {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(
+            (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH))
+                .map_or(0, |d| d.as_nanos()),
+        );
+        hasher.finish()
+    })
+}
+
 /// The program `source` ready to run: structure (with the tools of `catalog`), instrumented
-/// source, logical DAG, physical DAG (`optimize`d or the logical one).
+/// source (its probe object named with a secret of this run), logical DAG, physical DAG
+/// (`optimize`d or the logical one).
 pub fn program_of(
     source: &str,
     catalog: &ToolCatalog,
@@ -404,6 +428,7 @@ pub fn program_of(
         catalog: Some(catalog.clone()),
         permissions,
         instrument: true,
+        probe_secret: Some(probe_secret()),
         ..Default::default()
     };
     let built = crate::analyze(source, &options);
@@ -769,8 +794,12 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             (format!("capability {}", c.name), structure)
         }),
     );
-    let problems = problems_of(structures, &offered);
+    let CallProblems {
+        certain: problems,
+        warnings,
+    } = problems_of(structures, &offered);
     if !problems.is_empty() {
+        let problems = problems.into_iter().chain(warnings).collect();
         clients.shutdown().await;
         if let Some((store, id, writer, _)) = recorded {
             drop(writer);
@@ -779,6 +808,9 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             }
         }
         return Err(RunSetupError::Checks { problems });
+    }
+    for warning in warnings {
+        eprintln!("pml: {warning}");
     }
     if resumed.is_none() {
         for p in crate::checks::missing_args(&program.structure, &args) {
@@ -792,10 +824,10 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
                 options.read_only.iter().any(|t| t == tool)
                     || annotations.get(tool).is_some_and(|a| a.read_only())
             };
-            // Calls that can run again if they were in flight at a kill.
-            let repeatable = (annotations.iter())
-                .filter(|(tool, a)| read_only(tool) || a.idempotent_hint == Some(true))
-                .map(|(tool, _)| tool.clone())
+            // Calls whose answers may wait for the next write to reach the disk.
+            let read_only_tools = (annotations.keys())
+                .filter(|tool| read_only(tool))
+                .cloned()
                 .chain(options.read_only.iter().cloned())
                 .collect();
             let earlier = match &resumed {
@@ -814,7 +846,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
                 store.clone(),
                 id.clone(),
                 Some(writer),
-                repeatable,
+                read_only_tools,
                 earlier,
                 uncertain,
             ));
@@ -864,15 +896,15 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     )
     .await;
     drop(execute_options);
-    if let Some(journal) = &journal {
-        store_ms += journal.waited_ms();
-    }
+    let journal_ms = journal.as_ref().map(|j| j.waited_ms());
+    store_ms += journal_ms.unwrap_or(0.0);
     let mut output = RunOutput {
         report,
         stages: StageTimings {
             analyze_ms,
             servers_ms,
             store_ms: store.as_ref().map(|_| store_ms),
+            journal_ms,
         },
         program,
         run_id: None,
@@ -934,29 +966,65 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
 }
 
 /// The problems of each `(place, structure)`'s calls, as `place:line:col: why`.
+/// What [`problems_of`] finds: `place:line:col: why` per call the program is certain to make
+/// and that would fail (the run is refused), and per call it may not make or whose failure it
+/// may catch (warnings: the run goes on, as running it directly would).
+#[derive(Debug, Default)]
+pub struct CallProblems {
+    pub certain: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// The calls of the program (the first structure) and of the capabilities it calls (the others,
+/// placed `capability NAME`) that do not fit the servers. A capability's problem is certain
+/// when it is certain in the capability and the program certainly calls the capability.
 fn problems_of<'a>(
-    structures: impl Iterator<Item = (String, &'a pml_structure::StaticStructure)>,
+    mut structures: impl Iterator<Item = (String, &'a pml_structure::StaticStructure)>,
     offered: &crate::checks::Offered<'_>,
-) -> Vec<String> {
-    let mut problems = Vec::new();
+) -> CallProblems {
+    let mut out = CallProblems::default();
+    let Some((place, main)) = structures.next() else {
+        return out;
+    };
+    let certain = crate::checks::certain_nodes(main);
+    let certainly_called: std::collections::HashSet<&str> = (main.nodes.iter())
+        .filter(|n| certain.contains(n.id.as_str()))
+        .filter_map(|n| n.capability_id.as_deref())
+        .collect();
+    let mut add = |place: &str, problem: crate::checks::Problem, certain: bool| {
+        match certain {
+        true => out.certain.push(format!("{place}{problem}")),
+        false => out.warnings.push(format!(
+            "{place}{problem} (a warning: the program may not make this call, or may catch its failure)"
+        )),
+    }
+    };
+    for p in crate::checks::check_calls(main, offered) {
+        let certain = p.certain;
+        add(&place, p, certain);
+    }
     for (place, structure) in structures {
+        let called =
+            (place.strip_prefix("capability ")).is_some_and(|name| certainly_called.contains(name));
         for p in crate::checks::check_calls(structure, offered) {
-            problems.push(format!("{place}{p}"));
+            let certain = p.certain && called;
+            add(&place, p, certain);
         }
     }
-    problems
+    out
 }
 
 /// `pml check --mcp-config`: the checks `pml run` makes before anything runs (every call names
 /// a configured server and one of its tools, literal arguments fit its input schema, and the
 /// same for the capabilities it calls when `store` has them), made against the servers
 /// (started, listed, stopped), without running anything. The problems, `place:line:col: why`
-/// each; an `Err` for a program with errors (exit 1) or servers that cannot be set up (2).
+/// each: those that would refuse the run, and warnings; an `Err` for a program with errors
+/// (exit 1) or servers that cannot be set up (2).
 pub async fn check_file(
     file: &Path,
     mcp_config: Option<&Path>,
     store: Option<String>,
-) -> Result<Vec<String>, RunSetupError> {
+) -> Result<CallProblems, RunSetupError> {
     let source = read_source(file)?;
     let javascript = javascript_of(file, &source)?;
     let calls_capabilities = check_syntax(file, &javascript)?;

@@ -2,6 +2,7 @@
 
 mod conditions;
 mod failures;
+mod forgery;
 mod hostile;
 mod modes;
 mod prop;

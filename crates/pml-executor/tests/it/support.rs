@@ -373,6 +373,12 @@ fn stages(source: &str, catalog: &ToolCatalog) -> (String, Program) {
         dialect: Dialect::JavaScript,
         catalog: Some(catalog.clone()),
         instrument: true,
+        // As `pml run` names the probe object: with a secret of the run.
+        probe_secret: Some(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(7, |d| d.as_nanos() as u64),
+        ),
         ..Default::default()
     };
     let built = build_structure(&js, &options);

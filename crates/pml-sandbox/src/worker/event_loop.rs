@@ -34,7 +34,7 @@ use crate::program::{
 /// key listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
 /// that are not JSON make a rejected promise (a `TypeError`). The error a call rejects with is
 /// made when the call is, so its stack points at the program's line that made the call.
-pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wanted) {
+pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, isPromise, wanted) {
   const Err = Error;
   const TypeErr = TypeError;
   const capture = typeof Err.captureStackTrace === "function" ? Err.captureStackTrace : undefined;
@@ -49,6 +49,10 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
   const hasOwn = Object.hasOwn;
   const isArray = Array.isArray;
   const apply = Reflect.apply;
+  const setProto = Object.setPrototypeOf;
+  // Arrays the probes fill: no prototype, so no setter a program puts on `Array.prototype`
+  // sees (or changes) what they hold.
+  const list = () => setProto([], null);
   const then = P.prototype.then;
   const sliceText = String.prototype.slice;
   const Str = String;
@@ -69,7 +73,7 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
   // captured above (a program that replaces them changes nothing here).
   const show = (value, limit, raw) => {
     let out = "";
-    const seen = [];
+    const seen = list();
     const put = (text) => {
       out += text;
       return out.length < limit;
@@ -226,13 +230,23 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
   // its last argument, or for `s` a function that calls it.
   const switches = create(null);
   const counts = create(null);
-  const loops = [];
+  const loops = list();
   // The loop body entered last: [probe, iteration vector around it].
   let lastLoop = 0;
   // Calls of local functions made so far (each call's token).
   let invocations = 0;
+  // Calls `resolved` or `rejected` when promise `p` settles; false if that cannot be known
+  // (a program that made its promises' species throw).
+  const settles = (p, resolved, rejected) => {
+    try {
+      apply(then, p, [resolved, rejected]);
+      return true;
+    } catch (e) {
+      return false;
+    }
+  };
   const extend = (it, n) => {
-    const out = [];
+    const out = list();
     if (it !== 0) for (let i = 0; i < it.length; i++) out[i] = it[i];
     out[out.length] = n;
     return out;
@@ -300,25 +314,21 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
         record(10, token, 0, 0);
         throw e;
       }
-      if (v instanceof P) {
-        apply(then, v, [() => { record(10, token, 0, 1); }, () => { record(10, token, 0, 0); }]);
-      } else {
+      if (!isPromise(v) || !settles(v, () => { record(10, token, 0, 1); }, () => { record(10, token, 0, 0); })) {
         record(10, token, 0, 1);
       }
       return v;
     },
     f: (k, it, p) => { record(5, k, it); return p; },
     j: (k, it, p) => {
-      if (p instanceof P) {
-        apply(then, p, [() => { record(6, k, it, 1); }, () => { record(6, k, it, 0); }]);
-      }
+      if (isPromise(p)) settles(p, () => { record(6, k, it, 1); }, () => { record(6, k, it, 0); });
       return p;
     },
   });
   // At the end: [[probe, iteration, count] per loop body and iteration vector around it,
   // the loop body entered last].
   const iterations = () => {
-    const out = [];
+    const out = list();
     for (let i = 0; i < loops.length; i++) {
       const loop = loops[i];
       out[i] = [loop[0], loop[1], counts[loop[2]]];
@@ -368,6 +378,29 @@ pub(super) const READS: &str = r#"(function (read) {
   define(globalThis, "Date", method(Replaced));
   const random = { random() { return read(1, realRandom()); } }.random;
   define(Math, "random", method(random));
+})"#;
+
+/// What `Function.prototype.toString` gives for a function whose text cannot be shown.
+const NATIVE_CODE: &str = "function () { [native code] }";
+
+/// Replaces `Function.prototype.toString` with one that shows the program's functions as they
+/// are written: a text holding the probe object's name (`namespace`) goes through the native
+/// `original(text)`; any other text is the engine's. The replacement passes for the original:
+/// same name, length and property attributes, and its own text is native code's.
+const TO_STRING: &str = r#"(function (original, namespace) {
+  const real = Function.prototype.toString;
+  const apply = Reflect.apply;
+  const includes = String.prototype.includes;
+  const shown = {
+    toString() {
+      if (this === shown) return "function toString() { [native code] }";
+      const text = apply(real, this, []);
+      return apply(includes, text, [namespace]) ? original(text) : text;
+    },
+  }.toString;
+  Object.defineProperty(Function.prototype, "toString", {
+    __proto__: null, value: shown, writable: true, enumerable: false, configurable: true,
+  });
 })"#;
 
 /// One program's connection to its caller and its host.
@@ -425,6 +458,11 @@ impl Budget {
 
 /// Reports are sent to the caller in batches of at most this many (and before each call).
 const BATCH: usize = 4096;
+
+/// Operations started and not ended, and calls of local functions under way, the worker keeps
+/// track of at most (each: past it, the oldest operation is reported failed; a new call is not
+/// traced).
+const MAX_OPEN: usize = 10_000;
 
 /// The state behind the native functions: the calls made and where they go, and what the
 /// probes of an instrumented program reported.
@@ -497,7 +535,27 @@ impl Calls {
         let at = Instant::now();
         let what = match (code, extra) {
             (1, _) => {
-                self.started.borrow_mut().push((probe, iteration, at));
+                let mut started = self.started.borrow_mut();
+                // Bounded: the oldest of too many operations that started and never ended
+                // (each threw) is reported as failed now.
+                let oldest = match started.len() >= MAX_OPEN {
+                    true => Some(started.remove(0)),
+                    false => None,
+                };
+                started.push((probe, iteration, at));
+                drop(started);
+                if let Some((probe, iteration, started)) = oldest {
+                    self.push(Report {
+                        at,
+                        what: Reported::Operation {
+                            probe,
+                            iteration,
+                            started,
+                            ok: false,
+                            preview: None,
+                        },
+                    });
+                }
                 return;
             }
             (2, _) => {
@@ -546,7 +604,11 @@ impl Calls {
                 Err(_) => return,
             },
             (9, Some(Extra::Number(token))) => {
-                (self.invoked.borrow_mut()).insert(token as u64, (probe, iteration, at));
+                let mut invoked = self.invoked.borrow_mut();
+                // Bounded: past that many calls under way, a call is not traced.
+                if invoked.len() < MAX_OPEN {
+                    invoked.insert(token as u64, (probe, iteration, at));
+                }
                 return;
             }
             (10, Some(Extra::Number(ok))) => {
@@ -570,6 +632,14 @@ impl Calls {
             _ => return,
         };
         self.push(Report { at, what });
+    }
+
+    /// A report that does not hold what a probe reports: said to the host, which ends the run.
+    fn invalid(&self, why: String) {
+        self.push(Report {
+            at: Instant::now(),
+            what: Reported::Invalid { why },
+        });
     }
 
     /// Operations above the last start of `probe` never ended: they threw.
@@ -647,15 +717,35 @@ enum Extra {
     Text(String),
 }
 
-/// An iteration vector from JavaScript: `0` (none) or an array of indices.
-fn iteration_of(value: &Value<'_>) -> Vec<u32> {
-    match value.as_array() {
-        Some(array) => array
-            .iter::<f64>()
-            .map(|n| n.map_or(0, |n| n as u32))
-            .collect(),
-        None => Vec::new(),
+/// An iteration vector from JavaScript: `0` (none) or an array of at most
+/// [`crate::MAX_ITERATION_DEPTH`] indices (integers from 0 to 2^32 - 1), read as plain data
+/// (own elements only). Anything else is an error saying why (the caller reports it as
+/// [`Reported::Invalid`]).
+fn iteration_of(value: &Value<'_>) -> Result<Vec<u32>, String> {
+    if value.as_int() == Some(0) || value.as_float() == Some(0.0) {
+        return Ok(Vec::new());
     }
+    let Some(array) = value.as_array() else {
+        return Err("an iteration vector that is not an array".to_owned());
+    };
+    if array.len() > crate::MAX_ITERATION_DEPTH {
+        return Err(format!(
+            "an iteration vector of {} entries (at most {})",
+            array.len(),
+            crate::MAX_ITERATION_DEPTH
+        ));
+    }
+    let mut out = Vec::with_capacity(array.len());
+    for n in array.iter::<Value>() {
+        let n = n.ok().and_then(|n| n.as_number());
+        match n {
+            Some(n) if n >= 0.0 && n <= f64::from(u32::MAX) && n.fract() == 0.0 => {
+                out.push(n as u32)
+            }
+            _ => return Err("an iteration vector holding something else than an index".into()),
+        }
+    }
+    Ok(out)
 }
 
 /// The compiled scripts a program run needs, and its limits' state.
@@ -666,8 +756,10 @@ pub(crate) struct Program<'a> {
     pub wrapper: &'a [u8],
     /// `args` as JSON text.
     pub args: &'a str,
-    /// An instrumented program: the wrapper takes the probe object.
-    pub probes: bool,
+    /// An instrumented program: the name of the probe object, which the wrapper takes.
+    pub probes: Option<&'a str>,
+    /// The text as written of the instrumented program's functions.
+    pub originals: Option<Arc<dyn crate::OriginalText>>,
     /// Probes whose values the host wants.
     pub values: &'a [u32],
     /// Hears the reads of the clock and `Math.random()` ([`READS`]).
@@ -704,13 +796,12 @@ pub(crate) fn run_in<'js>(
         if outcome.is_err() {
             if let Ok(last) = summary.get::<Array>(1) {
                 if let (Ok(probe), Ok(iteration)) = (last.get::<u32>(0), last.get::<Value>(1)) {
-                    calls.push(Report {
-                        at,
-                        what: Reported::LastLoop {
-                            probe,
-                            iteration: iteration_of(&iteration),
-                        },
-                    });
+                    if let Ok(iteration) = iteration_of(&iteration) {
+                        calls.push(Report {
+                            at,
+                            what: Reported::LastLoop { probe, iteration },
+                        });
+                    }
                 }
             }
         }
@@ -723,14 +814,17 @@ pub(crate) fn run_in<'js>(
             ) else {
                 continue;
             };
-            calls.push(Report {
-                at,
-                what: Reported::Iterations {
-                    probe,
-                    iteration: iteration_of(&iteration),
-                    count,
-                },
-            });
+            match iteration_of(&iteration) {
+                Ok(iteration) => calls.push(Report {
+                    at,
+                    what: Reported::Iterations {
+                        probe,
+                        iteration,
+                        count,
+                    },
+                }),
+                Err(why) => calls.invalid(why),
+            }
         }
     }
     calls.unwind_all(Instant::now());
@@ -750,6 +844,7 @@ fn run_with<'js>(
         wrapper,
         args,
         probes,
+        originals,
         values,
         reads,
         link,
@@ -768,7 +863,14 @@ fn run_with<'js>(
                   site: Opt<u32>,
                   iteration: Opt<Value<'js>>,
                   stack: Opt<Value<'js>>| {
-                let iteration = iteration.0.as_ref().map(iteration_of).unwrap_or_default();
+                let iteration = match iteration.0.as_ref().map(iteration_of) {
+                    Some(Ok(iteration)) => iteration,
+                    None => Vec::new(),
+                    Some(Err(why)) => {
+                        calls.invalid(why);
+                        Vec::new()
+                    }
+                };
                 let stack = stack
                     .0
                     .and_then(|s| s.as_string().and_then(|s| s.to_string().ok()));
@@ -797,15 +899,28 @@ fn run_with<'js>(
                             .map(Extra::Text)
                     }
                 });
-                calls.record(code, probe, iteration_of(&iteration), extra);
+                match iteration_of(&iteration) {
+                    Ok(iteration) => calls.record(code, probe, iteration, extra),
+                    Err(why) => calls.invalid(why),
+                }
             },
         )
         .map_err(run)?
     };
     let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy()).map_err(run)?;
+    let is_promise = Function::new(ctx.clone(), |v: Value<'js>| v.is_promise()).map_err(run)?;
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
-        .and_then(|setup| setup.call((native, replacer.clone(), record, is_proxy, values.to_vec())))
+        .and_then(|setup| {
+            setup.call((
+                native,
+                replacer.clone(),
+                record,
+                is_proxy,
+                is_promise,
+                values.to_vec(),
+            ))
+        })
         .map_err(run)?;
     let mcp: Value = made.get(0).map_err(run)?;
     let settle: Function = made.get(1).map_err(run)?;
@@ -835,15 +950,29 @@ fn run_with<'js>(
         install.call::<_, ()>((read,)).map_err(run)?;
     }
 
-    let program = bytecode::run(ctx, wrapper)
+    if let Some(namespace) = probes {
+        // The program's functions read as it wrote them: their text without the probes (and
+        // so without the probe object's name).
+        let original = Function::new(ctx.clone(), move |text: String| match &originals {
+            Some(originals) => originals
+                .original(&text)
+                .unwrap_or_else(|| NATIVE_CODE.to_owned()),
+            None => NATIVE_CODE.to_owned(),
+        })
+        .map_err(run)?;
+        let install: Function = ctx.eval(TO_STRING).map_err(run)?;
+        install.call::<_, ()>((original, namespace)).map_err(run)?;
+    }
+    let outer = bytecode::run(ctx, wrapper)
         .and_then(|v| Function::from_js(ctx, v))
         .map_err(run)?;
-    let result: Value = if probes {
-        program.call((probe_object,))
+    let program: Function = if probes.is_some() {
+        outer.call((probe_object,))
     } else {
-        program.call(())
+        outer.call(())
     }
     .map_err(run)?;
+    let result: Value = program.call(()).map_err(run)?;
     // Not a promise only if the source closed the wrapper and made it something else.
     let Some(promise) = result.as_promise().cloned() else {
         return to_json(ctx, result, replacer);

@@ -18,6 +18,7 @@ fn probed(source: &str) -> (Result<Value, SandboxError>, Vec<HostCall>, Vec<Repo
         probes: Some("P"),
         values: &[1, 3],
         reads: None,
+        originals: None,
     };
     let result = shared().run_observed(
         &task,
@@ -263,6 +264,7 @@ fn the_host_can_abort_a_run_that_waits() {
         probes: None,
         values: &[],
         reads: None,
+        originals: None,
     };
     let mut made = 0;
     let result = shared().run_program(&task, &mut |call, answers| {
@@ -278,4 +280,67 @@ fn the_host_can_abort_a_run_that_waits() {
         "{result:?}"
     );
     assert_eq!(made, 3);
+}
+
+/// What the host gets when something that is not an iteration vector reaches the probes: an
+/// `Invalid` report, read without walking what it was given (a 2^27-slot array is refused by
+/// its length).
+#[test]
+fn reports_that_no_probe_makes_are_invalid_and_cheap() {
+    let started = std::time::Instant::now();
+    let (result, _, reports) = probed(
+        "const huge = []; huge.length = 2 ** 27;\n\
+         P.d(1, huge, true);\n\
+         P.d(1, [1.5], true);\n\
+         P.d(1, [-1], true);\n\
+         P.d(1, 'x', true);\n\
+         P.d(1, [0, 2], true);\n\
+         return 1;",
+    );
+    assert_eq!(result.unwrap(), json!(1));
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    let invalid: Vec<&str> = (reports.iter())
+        .filter_map(|r| match &r.what {
+            Reported::Invalid { why } => Some(why.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(invalid.len(), 4, "{invalid:?}");
+    assert!(invalid[0].contains("134217728 entries"), "{invalid:?}");
+    // The well-formed one is reported as it is (the host checks it against the probe).
+    assert!(reports.iter().any(|r| matches!(
+        &r.what,
+        Reported::Outcome { probe: 1, iteration, outcome: 1 } if iteration == &[0, 2]
+    )));
+}
+
+/// The probe object is a parameter of a function around the program's, not an argument of it;
+/// the program's functions show their text without the probes.
+#[test]
+fn the_program_cannot_reach_the_probe_object() {
+    let (result, _, _) = probed(
+        "const f = (x) => P.e(2, 0, x + 1);\n\
+         let leaked = [];\n\
+         try { leaked.push(typeof arguments[0]); } catch (e) { leaked.push('threw'); }\n\
+         leaked.push(arguments.length);\n\
+         leaked.push(typeof globalThis.P);\n\
+         leaked.push(Function('return typeof P')());\n\
+         leaked.push(f.toString());\n\
+         leaked.push(Function.prototype.toString.call(f));\n\
+         leaked.push(String(Function.prototype.toString));\n\
+         return leaked;",
+    );
+    assert_eq!(
+        result.unwrap(),
+        json!([
+            "undefined",
+            0,
+            "undefined",
+            "undefined",
+            // No `originals` given: a text holding the probes shows as native code.
+            "function () { [native code] }",
+            "function () { [native code] }",
+            "function toString() { [native code] }"
+        ])
+    );
 }

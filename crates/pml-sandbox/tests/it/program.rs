@@ -29,6 +29,7 @@ fn run_answering(
         probes: None,
         values: &[],
         reads: None,
+        originals: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         answers.answer(call.id, answer(&call));
@@ -58,6 +59,7 @@ fn run_hosted<T: Send + 'static>(
         probes: None,
         values: &[],
         reads: None,
+        originals: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         // A host that has returned answers nothing: the run fails when the handle is dropped.
@@ -518,6 +520,7 @@ fn stray_answers_are_ignored() {
         probes: None,
         values: &[],
         reads: None,
+        originals: None,
     };
     let result = shared().run_program(&task, &mut |call, answers| {
         answers.answer(99, Ok(json!("unknown id")));
@@ -547,6 +550,7 @@ fn dropping_every_answer_handle_fails_the_run() {
         probes: None,
         values: &[],
         reads: None,
+        originals: None,
     };
     let error = shared()
         .run_program(&task, &mut |_call, answers| drop(answers))
@@ -817,6 +821,7 @@ fn a_panicking_on_call_frees_the_worker() {
         probes: None,
         values: &[],
         reads: None,
+        originals: None,
     };
     let unwound = panic::catch_unwind(AssertUnwindSafe(|| {
         sandbox.run_program(&task, &mut |_, _| panic!("the host failed"))
@@ -904,6 +909,7 @@ return [a, b, r, s instanceof Date, s instanceof Stamp, s.getTime(), typeof call
         probes: None,
         values: &[],
         reads: Some(&reads),
+        originals: None,
     };
     let result = shared().run_program(&task, &mut |_, _| {}).unwrap();
     assert_eq!(

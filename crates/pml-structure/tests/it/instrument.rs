@@ -108,3 +108,44 @@ fn instrumentation_is_off_unless_asked_for() {
     let ret = build_structure("await mcp.s.t({});", &BuildOptions::default());
     assert!(ret.instrumented.is_none());
 }
+
+/// The text of a function of the instrumented program maps back to its text as written (what
+/// `Function.prototype.toString` shows a program): over every fixture, the whole source, and
+/// each line that holds probes, as far as it holds whole code.
+#[test]
+fn function_texts_map_back_to_the_program() {
+    let code = "const load = async (name) => {\n  if (name) { return await mcp.fs.read({ name }); }\n  return [1, 2].map((x) => x + 1);\n};\nfor (const n of args.names) await load(n);\n";
+    let i = instrumented(code);
+    assert_eq!(i.original_text(code, &i.source), Some(code));
+    // The arrow function, as the engine would cut it out of the instrumented source.
+    let start = i.source.find("async (name)").unwrap();
+    let end = i.source.find("\n};").unwrap() + 2;
+    assert_eq!(
+        i.original_text(code, &i.source[start..end]),
+        Some(&code[code.find("async (name)").unwrap()..code.find("\n};").unwrap() + 2])
+    );
+    assert_eq!(i.original_text(code, "not in it"), None);
+}
+
+/// Nodes whose failure the program may catch are marked `guarded` (not in the JSON).
+#[test]
+fn nodes_in_try_blocks_and_caught_promises_are_guarded() {
+    let code = "const a = await mcp.s.one({});\ntry { await mcp.s.two({}); } catch (e) { await mcp.s.three({}); }\nconst b = await mcp.s.four({}).catch(() => null);\nconst c = await mcp.s.five({}).then((v) => v, () => 0);\nconst d = await Promise.allSettled([mcp.s.six({})]);\nawait mcp.s.seven({});\n";
+    let built = build_structure(code, &BuildOptions::default());
+    let guarded: Vec<(&str, bool)> = (built.structure.nodes.iter())
+        .filter(|n| n.is_mcp())
+        .map(|n| (n.tool.as_deref().unwrap(), n.guarded))
+        .collect();
+    assert_eq!(
+        guarded,
+        [
+            ("s:one", false),
+            ("s:two", true),
+            ("s:three", true),
+            ("s:four", true),
+            ("s:five", true),
+            ("s:six", true),
+            ("s:seven", false),
+        ]
+    );
+}

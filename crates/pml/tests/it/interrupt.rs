@@ -113,9 +113,13 @@ fn ctrl_c_mid_run_reports_cleans_up_and_exits_130() {
         ],
         "{report}"
     );
+    // The cancelled call went out: it is part of what the run did.
     assert_eq!(
         report["executedPath"],
-        serde_json::json!(["filesystem:write_file"])
+        serde_json::json!([
+            "filesystem:write_file",
+            "everything:trigger-long-running-operation"
+        ])
     );
     assert!(stderr.contains("pml: interrupted"), "{stderr}");
     // No scratch folder, no server left.
@@ -208,9 +212,13 @@ fn ctrl_c_typed_in_a_terminal() {
         serde_json::from_str(&std::fs::read_to_string(tmp.path().join("out.json")).unwrap())
             .unwrap();
     assert_eq!(report["error"], "interrupted");
+    // The cancelled call went out: it is part of what the run did.
     assert_eq!(
         report["executedPath"],
-        serde_json::json!(["filesystem:write_file"])
+        serde_json::json!([
+            "filesystem:write_file",
+            "everything:trigger-long-running-operation"
+        ])
     );
     assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
     let scratch = std::fs::read_dir(tmp.path())

@@ -558,3 +558,71 @@ return [a, b, c, d];
         )
     );
 }
+
+/// A call that would fail but that the program may not make, or whose failure it catches, does
+/// not stop the run: running it directly would go on (the fallback), so pml does, with a
+/// warning. Only calls it is certain to make with nothing to catch their failure are refused.
+#[test]
+fn calls_that_may_not_fit_are_warnings_and_the_program_runs() {
+    let steps = Steps::with(
+        r#"let text;
+try {
+  text = (await mcp.filesystem.read_txt_file({ path: `${args.dir}/a.txt` })).content;
+} catch (e) {
+  text = "fallback";
+}
+const listed = await mcp.filesystem.list_dir({ path: args.dir }).catch(() => null);
+if (args.never) await mcp.filesytem.read_text_file({ path: "x" });
+await mcp.filesystem.write_file({ path: `${args.dir}/out.txt`, content: text });
+return { text, listed };
+"#,
+    );
+    let (code, out, err) = pml_in(
+        &steps.store,
+        &[
+            "run",
+            &steps.program,
+            "--mcp-config",
+            &steps.config,
+            "--args",
+            &steps.args,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let out: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        out["result"],
+        serde_json::json!({"text": "fallback", "listed": null})
+    );
+    assert_eq!(
+        steps.data(),
+        [("out.txt".to_owned(), "fallback".to_owned())]
+    );
+    let warnings: Vec<&str> = err.lines().collect();
+    assert_eq!(warnings.len(), 3, "{err}");
+    assert!(
+        (warnings.iter()).all(|w| w.ends_with(
+            "(a warning: the program may not make this call, or may catch its failure)"
+        )),
+        "{err}"
+    );
+    // The same call outside the `try`: certain, refused, nothing ran.
+    let refused = Steps::with(
+        "await mcp.filesystem.write_file({ path: `${args.dir}/out.txt`, content: \"x\" });\nreturn await mcp.filesystem.read_txt_file({ path: args.dir });\n",
+    );
+    let (code, _, err) = pml_in(
+        &refused.store,
+        &[
+            "run",
+            &refused.program,
+            "--mcp-config",
+            &refused.config,
+            "--args",
+            &refused.args,
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("has no tool `read_txt_file`"), "{err}");
+    assert!(!err.contains("a warning"), "{err}");
+    assert_eq!(refused.data(), []);
+}

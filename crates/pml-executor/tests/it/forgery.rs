@@ -1,0 +1,185 @@
+//! Programs that try to reach their own instrumentation: the probe object is out of reach by
+//! every route a program has (`arguments`, `eval` of a built name, `Function`, `globalThis`,
+//! stack traces, function texts), builtins the probes use replaced by the program change
+//! nothing they report, and what the host keeps of a run is bounded.
+
+use serde_json::{json, Value};
+
+use pml_executor::{ExecuteOptions, RunReport, MAX_CONSOLE_BYTES, MAX_EVENTS};
+
+use crate::support::*;
+
+async fn ran(source: &str, args: Value) -> RunReport {
+    let host = FakeHost::new()
+        .tool("t:check", ToolSpec::new(Behavior::Echo).read_only())
+        .into_arc();
+    let p = program(source, &host.catalog());
+    let options = ExecuteOptions {
+        args,
+        ..host.options()
+    };
+    run(&p, host, &options).await
+}
+
+fn decisions(report: &RunReport) -> Vec<(String, String)> {
+    (report.trace.iter())
+        .filter(|e| e.event == "decision")
+        .map(|e| {
+            let id = e.task_id.clone().unwrap_or_default();
+            (id, e.outcome.clone().unwrap_or_default())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_route_reaches_the_probes() {
+    // The issue's attack: the probe object as the program's first argument, then a decision
+    // reported taken that was not.
+    let report = ran(
+        r#"const tries = [];
+const attempt = (f) => { try { tries.push(f()); } catch (e) { tries.push(e.constructor.name); } };
+attempt(() => typeof arguments[0]);
+attempt(() => arguments.length);
+attempt(() => arguments[0].d(1, 0, true));
+attempt(() => eval("__pml"));
+attempt(() => eval(["__", "pml"].join("")).d);
+attempt(() => Object.getOwnPropertyNames(globalThis).filter((n) => n.includes("pml")).length);
+attempt(() => Function("return typeof __pml")());
+attempt(() => String(new Error("x").stack).includes("pml"));
+const inner = async (x) => { if (x) { await mcp.t.check({ x }); } return [1, 2].map((y) => y + 1); };
+attempt(() => inner.toString());
+attempt(() => Function.prototype.toString.call(inner).includes("pml"));
+attempt(() => `${inner}`.includes("pml"));
+if (args.never) {
+  await mcp.t.check({ never: true });
+}
+await inner(false);
+return tries;
+"#,
+        json!({ "never": false }),
+    )
+    .await;
+    assert_ok(&report);
+    assert_eq!(
+        report.result,
+        json!([
+            "undefined",
+            0,
+            "TypeError",
+            "ReferenceError",
+            "ReferenceError",
+            0,
+            "undefined",
+            false,
+            "async (x) => { if (x) { await mcp.t.check({ x }); } return [1, 2].map((y) => y + 1); }",
+            false,
+            false,
+        ])
+    );
+    // Only the decisions the program took, as it took them.
+    let taken = decisions(&report);
+    assert!(
+        taken.iter().all(|(_, outcome)| outcome == "false"),
+        "{taken:?}"
+    );
+    assert!(!taken.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn builtins_the_program_replaces_change_nothing_reported() {
+    // Setters on `Array.prototype` indices (the probes' own arrays would hit them) and
+    // `instanceof Promise` answering false: the trace is the same as without them (a helper
+    // that rejects still ends failed), and the program's count of setter calls stays as in
+    // Node: none (it only fills arrays by literals and spreads, which define; its calls take
+    // no arguments: QuickJS's own `JSON.stringify` sets elements of arrays of its own).
+    let clean = r#"let hits = 0;
+const helper = async (n) => {
+  await mcp.t.check();
+  if (n === 2) throw new Error("two");
+  return n * 2;
+};
+let out = [];
+for (let i = 0; i < 3; i++) {
+  try {
+    out = [...out, await helper(i)];
+  } catch (e) {
+    out = [...out, e.message];
+  }
+}
+const all = await Promise.all([mcp.t.check(), mcp.t.check()]);
+return { out, all: all.length, hits };
+"#;
+    let hostile = clean.replace(
+        "let hits = 0;",
+        r#"let hits = 0;
+const count = { set(v) { hits++; }, configurable: true };
+Object.defineProperty(Array.prototype, "0", count);
+Object.defineProperty(Array.prototype, "1", count);
+Object.defineProperty(Array.prototype, "2", count);
+Object.defineProperty(Promise, Symbol.hasInstance, { value: () => false });"#,
+    );
+    type Shape = (
+        String,
+        Option<String>,
+        Vec<u32>,
+        Option<String>,
+        Option<bool>,
+    );
+    let shape = |r: &RunReport| -> Vec<Shape> {
+        let mut out: Vec<Shape> = (r.trace.iter())
+            .filter(|e| !e.tool.starts_with("code:"))
+            .map(|e| {
+                let outcome = e.outcome.clone();
+                (
+                    e.event.to_owned(),
+                    e.task_id.clone(),
+                    e.iteration.clone(),
+                    outcome,
+                    e.success,
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let a = ran(clean, json!({})).await;
+    let b = ran(&hostile, json!({})).await;
+    assert_ok(&a);
+    assert_ok(&b);
+    assert_eq!(a.result, json!({"out": [0, 2, "two"], "all": 2, "hits": 0}));
+    assert_eq!(b.result, a.result);
+    assert_eq!(shape(&a), shape(&b));
+    let failed_calls = (b.trace.iter())
+        .filter(|e| e.event == "call" && e.success == Some(false))
+        .count();
+    assert_eq!(failed_calls, 1, "{:?}", shape(&b));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_the_host_keeps_of_a_run_is_bounded() {
+    // More operations than the trace keeps, and more console output than is kept.
+    let report = ran(
+        r#"let total = 0;
+for (let i = 0; i < 200000; i++) {
+  total += [i].map((x) => x + 1).length;
+}
+const line = "x".repeat(4096);
+for (let i = 0; i < 400; i++) console.log(line);
+return total;
+"#,
+        json!({}),
+    )
+    .await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!(200000));
+    assert_eq!(report.trace.len(), MAX_EVENTS);
+    assert!(report.dropped_events > 0);
+    let kept: usize = report.console.iter().map(|l| l.text.len()).sum();
+    assert!(kept <= MAX_CONSOLE_BYTES + 200, "{kept}");
+    let last = report.console.last().unwrap();
+    assert!(
+        last.text.contains("more console lines not kept"),
+        "{}",
+        last.text
+    );
+}
