@@ -3,9 +3,11 @@
 //! 1. Four 1-second read-only calls of the real `everything` server
 //!    (`trigger-long-running-operation`, annotated `readOnlyHint`) written five ways: (a)
 //!    `Promise.all`, (b) four sequential `await`s, (c) four `JSON.stringify(await ...)`, (d) a
-//!    `for ... of` over a literal list, (e) a loop over a list computed from an earlier call;
+//!    `for ... of` over a literal list, (e) a loop over a list computed from an earlier call,
+//!    (f) a helper awaited in a loop, (g) a helper over a mapped list, (h) a recursive walk;
 //!    each with speculation and without, against one call measured in the same rounds. Goals:
-//!    each <= 1.5x one call with speculation, (a) and (b) <= 1.3x.
+//!    each <= 1.5x one call with speculation, (a) and (b) <= 1.3x; (h) is measured, not yet
+//!    reached (its next level's arguments come from inside the function).
 //! 2. Instrumentation overhead: a pure-heavy program (100k array elements through filter, map,
 //!    reduce, sort), instrumented vs its own text without probes. Goal <= 1.3x.
 //! 3. Per-call host overhead: 1,000 sequential calls of an in-process no-op tool (pml's own
@@ -90,6 +92,27 @@ fn call_programs() -> Vec<(&'static str, String, &'static str)> {
                 "{OP}const echoed = await mcp.everything.echo({{ message: \"1,1,1,1\" }});\nconst list = echoed.slice(6).split(\",\").map(Number);\nconst out = [];\nfor (const steps of list) {{\n  out.push(await mcp.everything[OP]({{ duration: 1, steps }}));\n}}\nreturn out.length;"
             ),
             "<= 1.5x",
+        ),
+        (
+            "(f) a helper awaited in a loop",
+            format!(
+                "{OP}const op = async (steps) => await mcp.everything[OP]({{ duration: 1, steps }});\nconst out = [];\nfor (const steps of [1, 1, 1, 1]) out.push(await op(steps));\nreturn out.length;"
+            ),
+            "<= 1.5x",
+        ),
+        (
+            "(g) a helper over a mapped list",
+            format!(
+                "{OP}async function op(steps) {{\n  return await mcp.everything[OP]({{ duration: 1, steps }});\n}}\nconst out = [];\nfor (const steps of [2, 4, 6, 8].map((n) => n / n)) {{\n  out.push(await op(steps));\n}}\nreturn out.length;"
+            ),
+            "<= 1.5x",
+        ),
+        (
+            "(h) a recursive walk, four levels",
+            format!(
+                "{OP}async function walk(depth) {{\n  const r = await mcp.everything[OP]({{ duration: 1, steps: 1 }});\n  return depth < 3 ? [r, ...(await walk(depth + 1))] : [r];\n}}\nreturn (await walk(0)).length;"
+            ),
+            "(not reached)",
         ),
     ]
 }

@@ -73,7 +73,13 @@ impl pml_sandbox::OriginalText for NodeMap {
 pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: Limits) -> Ran {
     let runtime = tokio::runtime::Handle::current();
     let speculation = match limits.speculate {
-        true => Speculation::plan(program, &cx, args, &|tool| cx.facts.tool_read_only(tool)),
+        true => Speculation::plan(
+            program,
+            &cx,
+            args,
+            &|tool| cx.facts.tool_read_only(tool),
+            limits.calls,
+        ),
         false => None,
     };
     let driver = speculation.as_ref().map(|s| s.drive());
@@ -123,7 +129,14 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 }
             }
             let made = cx2.made.fetch_add(1, Ordering::AcqRel) + 1;
-            if made > limits.calls {
+            // Calls started ahead and not taken went to the servers too: they count.
+            let ahead = match (&shared2.speculation, call.capability) {
+                (Some(s), false) => {
+                    s.untaken_besides(&format!("{}:{}", call.server, call.tool), &call.arguments)
+                }
+                _ => 0,
+            };
+            if made + ahead > limits.calls {
                 shared2.limit(format!(
                     "the run stopped: it made more than {} tool calls (the limit)",
                     limits.calls
@@ -586,7 +599,10 @@ impl NodeMap {
             } => {
                 let error = (!ok).then(|| "threw".to_owned());
                 let span = (tracer.ms_at(started), ts);
-                self.operation(tracer, probe, &iteration, span, preview, error);
+                let node = self.operation(tracer, probe, &iteration, span, preview, error);
+                if let (Some(s), Some(node)) = (&shared.speculation, node) {
+                    s.operation_ended(&node, &iteration, ok);
+                }
             }
             Reported::Outcome {
                 probe,
@@ -899,16 +915,17 @@ async fn answer(
     // Ended as cancelled if this call is dropped before its answer (an interrupt, a limit).
     let pending = cx.tracer.pending(&op, since);
     let outcome = match ahead {
-        // Cancelled with the program's call: cancelled too.
+        // Cancelled with the program's call: cancelled too. Its answer, a failure as well as
+        // a success, is the program's: a call is never made twice for one program call.
         Some(started) => match AbortOnDrop(started).await {
-            Ok(Ok(value)) => {
+            Ok(outcome) => {
                 if let Some(s) = &shared.speculation {
                     s.taken(true);
                 }
-                Ok(value)
+                outcome
             }
-            // A speculative call that failed is never the answer: call afresh.
-            _ => {
+            // The speculative call itself was cancelled (never answered): call afresh.
+            Err(_) => {
                 if let Some(s) = &shared.speculation {
                     s.taken(false);
                 }

@@ -1,30 +1,41 @@
 //! Speculation: read-only calls started ahead of the program, taken when the program makes
-//! the same call.
+//! the same call. It never shows: the servers receive exactly the calls the program makes.
 //!
 //! **Plan.** A *target* is an MCP call node of the structure whose tool is read-only (annotated
 //! `readOnlyHint`, or in [`crate::ExecuteOptions::read_only`]) and needs no approval, that the
 //! program awaits directly (`await mcp.s.t(...)`: it cannot tell when the call completed, only
 //! that it did), not in a `catch` handler (it runs only after a throw), not in a `Promise.all`
 //! (the program starts those together anyway), outside any loop or directly in a `for ... of`
-//! loop (one call per element of the iterable). Nothing is speculated in a program that races promises, keeps a call
-//! un-awaited, or may call tools where the structure cannot see (a local function, a computed
-//! name, a capability): there, when a call completes could change what it computes.
+//! loop (one call per element of the iterable) whose body cannot leave it early (`break`,
+//! `return`, `throw`: [`pml_structure::Node::leaves`]) and outside any `try`. Nothing is
+//! speculated in a program that races promises, keeps a call un-awaited, or may call tools
+//! where the structure cannot see (a local function, a computed name, a capability): there,
+//! when a call completes could change what it computes.
 //!
-//! **When.** A target starts as soon as (1) its arguments can be computed: from `args`,
+//! **When.** A target starts only once the program is certain to make it, given what has
+//! been decided so far, and as soon as (1) its arguments can be computed: from `args`,
 //! literals and the values known so far: results of the program's calls, values of the
 //! operations the arguments read (reported by the instrumented program, or computed here
 //! first, in a side sandbox context, from the pure operations of the logical DAG whose inputs
 //! are known); for a loop, once its iterable is known, one call per element; (2) the program
-//! has taken the branch it is in (each decision around it reported that outcome); (3) every
-//! call that is not read-only and comes before it in program order (or shares its loop) has
-//! finished, at most once (not inside a loop); (4) no call that is not read-only is running.
+//! took an outcome leading to it at every decision it depends on (control dependence over the
+//! structure's edges: the branch it is in, and the code after an early `return`, `throw`,
+//! `break` or `continue` waits for the decision that could end the path first); (3) the
+//! program got past every loop before it that may leave early (a node after the loop
+//! reported); (4) in a `try`, every node before it there that may throw (calls, operations,
+//! calls of local functions) ended without throwing; (5) every call that is not read-only and
+//! comes before it in program order (or shares its loop) has finished, at most once (not
+//! inside a loop); no call that is not read-only is running; (6) no read before it failed
+//! ahead that the program has not got past yet; (7) the run's call limit leaves room: the
+//! program's calls so far plus the speculative calls not taken yet count against
+//! `--max-calls`.
 //!
 //! **Taking.** When the program makes a read-only call, it takes a speculative call with the
 //! same tool and the same arguments (canonical JSON) if the program has made no call that is
 //! not read-only since that speculative call started (the *write epoch*); a speculative call
-//! serves one program call at most; one that failed serves none (the program calls afresh).
-//! So a wrong guess costs one unused read and is never visible in the result. Speculative
-//! calls nobody took are counted as wasted and never traced.
+//! serves one program call at most, with its answer or its failure (a call is never made
+//! twice for one program call). Calls nobody took (the program stopped before them: an
+//! uncaught failure, a limit) are counted as wasted and traced with `"taken": false`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -71,8 +82,169 @@ struct Target {
     reads: Vec<String>,
     /// Where the call is in the program (byte offset).
     at: usize,
-    /// The decisions around it and the outcome that leads to it.
-    branches: Vec<(String, String)>,
+    /// The decisions it depends on (control dependence: around it, or before it with an
+    /// outcome that leaves, like `if (!x) return;`) and the outcomes that lead to it.
+    branches: Vec<(String, Vec<String>)>,
+    /// Nodes that must have ended without throwing first: before it in the `try` it is in
+    /// (a throw there skips it).
+    ended: Vec<String>,
+    /// Offsets the program must have got past first: the ends of loops before it that may
+    /// leave early (`return`, `throw`, `break` out of them): what follows runs only if they
+    /// did not.
+    past: Vec<usize>,
+    /// For a call inside a local function: the call of the function it is made for (the
+    /// site the rest describes).
+    via: Option<Via>,
+}
+
+impl Target {
+    /// What tells it from the other targets: its node, and the call it is made for.
+    fn key(&self) -> String {
+        match &self.via {
+            None => self.node.clone(),
+            Some(via) => format!("{}@{}", self.node, via.call),
+        }
+    }
+}
+
+/// A call of a local function a target inside that function is speculated for.
+struct Via {
+    /// The call node.
+    call: String,
+    /// The function's parameters, and the call's arguments by position (`"0"`, `"1"`...).
+    params: Vec<String>,
+    arguments: IndexMap<String, ArgumentValue>,
+}
+
+/// Where a call is made in the program (the call itself, or the call of the local function it
+/// is in) and what must hold before it is certain there: see [`Target`].
+struct Site {
+    each: Option<(String, String, Vec<String>)>,
+    after: Vec<String>,
+    at: usize,
+    branches: Vec<(String, Vec<String>)>,
+    ended: Vec<String>,
+    past: Vec<usize>,
+}
+
+impl Site {
+    /// The site `node` (outside local functions), or `None` when a call there cannot be
+    /// known certain ahead of the program.
+    fn of(
+        structure: &StaticStructure,
+        node: &pml_structure::Node,
+        deps: &ControlDeps<'_>,
+        writes: &[&pml_structure::Node],
+    ) -> Option<Site> {
+        let loops = enclosing_loops(structure, &node.id);
+        // Only what the program is certain to reach given the decisions it took: no decision
+        // inside a loop or a function (its outcome changes from one run of it to the next).
+        let branches = deps.of(&node.id);
+        if (branches.iter()).any(|(d, _)| in_loop(structure, d) || in_function(structure, d)) {
+            return None;
+        }
+        let each = match loops.as_slice() {
+            [] => None,
+            [l] => {
+                let l = structure.node(l)?;
+                // The next element's call is certain only if no iteration can leave the loop,
+                // and no throw inside a `try` can skip the rest of one.
+                if l.leaves || node.guarded {
+                    return None;
+                }
+                match (l.loop_kind, &l.condition) {
+                    (Some(LoopKind::ForOf), Some(iterable)) => {
+                        Some((l.id.clone(), iterable.clone(), l.reads.clone()))
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        // In a `try`: after every node before it that may throw there (conservatively, in any
+        // `try` before it), once they ended without a throw.
+        let ended: Vec<String> = match node.guarded {
+            false => Vec::new(),
+            true => (structure.nodes.iter())
+                .filter(|n| n.guarded && n.span.start < node.span.start)
+                .filter(|n| {
+                    matches!(
+                        n.kind,
+                        NodeKind::Task | NodeKind::Capability | NodeKind::Call
+                    )
+                })
+                .filter(|n| !in_function(structure, &n.id))
+                .map(|n| n.id.clone())
+                .collect(),
+        };
+        if ended.iter().any(|n| in_loop(structure, n)) {
+            return None;
+        }
+        let past: Vec<usize> = (structure.nodes.iter())
+            .filter(|l| l.kind == NodeKind::Loop && l.leaves)
+            .filter(|l| l.span.end <= node.span.start && !in_function(structure, &l.id))
+            .map(|l| l.span.end)
+            .collect();
+        // Writes before it in the program, or in its loop, must have finished, once.
+        let mut after = Vec::new();
+        for w in writes {
+            let shares_loop = enclosing_loops(structure, &w.id)
+                .iter()
+                .any(|l| loops.contains(l));
+            if shares_loop || (w.span.start < node.span.start && in_loop(structure, &w.id)) {
+                return None;
+            }
+            if w.span.start < node.span.start {
+                after.push(w.id.clone());
+            }
+        }
+        Some(Site {
+            each,
+            after,
+            at: node.span.start,
+            branches,
+            ended,
+            past,
+        })
+    }
+
+    /// The target `node` (the call, with `arguments`) made at this site (`via` the call of
+    /// the local function it is in, if it is in one).
+    fn target(
+        self,
+        structure: &StaticStructure,
+        node: &pml_structure::Node,
+        server: &str,
+        tool: &str,
+        arguments: IndexMap<String, ArgumentValue>,
+        via: Option<Via>,
+    ) -> Target {
+        let mut reads: Vec<String> = Vec::new();
+        let iterable = (self.each.iter()).flat_map(|(_, _, r)| r.iter().map(String::as_str));
+        let passed = (via.iter()).flat_map(|v| v.arguments.values().flat_map(|a| a.reads()));
+        let names = (arguments.values().flat_map(|v| v.reads()))
+            .chain(iterable)
+            .chain(passed);
+        for name in names {
+            if structure.node(name).is_some() && !reads.iter().any(|r| r == name) {
+                reads.push(name.to_owned());
+            }
+        }
+        Target {
+            node: node.id.clone(),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            arguments,
+            each: self.each,
+            after: self.after,
+            reads,
+            at: self.at,
+            branches: self.branches,
+            ended: self.ended,
+            past: self.past,
+            via,
+        }
+    }
 }
 
 /// A pure operation of the logical DAG whose value a target needs, computed ahead of the
@@ -89,6 +261,13 @@ struct Computable {
 struct Entry {
     epoch: u64,
     call: JoinHandle<Result<Value, ToolFailure>>,
+    /// Its node, and element of its loop.
+    node: String,
+    element: Option<usize>,
+    tool: String,
+    /// When it started and ended (ms of the run; the end's bits, 0 while running).
+    since: f64,
+    until: Arc<std::sync::atomic::AtomicU64>,
 }
 
 #[derive(Default)]
@@ -107,10 +286,26 @@ struct State {
     failed: HashMap<String, usize>,
     /// (node, element) already started, by speculation or by the program.
     started: HashSet<(String, Option<usize>)>,
+    /// (tool, canonical arguments) -> how many read-only calls the program made with them.
+    made: HashMap<(String, String), usize>,
+    /// Calls inside local functions, by (tool, canonical arguments): how many the program is
+    /// certain to make (the calls of the functions known so far), and how many were started
+    /// ahead. Calls alike are one another's: the program makes as many as there are.
+    via_total: HashMap<(String, String), usize>,
+    via_started: HashMap<(String, String), usize>,
+    /// The (target, element) counted in `via_total` already.
+    via_known: HashSet<(String, Option<usize>)>,
     /// Targets with nothing left to start (every element of a loop's).
     done: HashSet<String>,
+    /// Nodes outside loops and functions the program ended without a throw.
+    ended: HashSet<String>,
+    /// How far the program got: the largest offset of a node outside local functions it
+    /// reached (called, decided, computed).
+    reached: usize,
     /// (tool, canonical arguments) -> speculative calls not taken yet.
     entries: HashMap<(String, String), Vec<Entry>>,
+    /// Speculative calls started and not taken (what they add to the program's calls).
+    untaken: usize,
     running: usize,
     report: SpeculationReport,
     over: bool,
@@ -129,6 +324,11 @@ pub(crate) struct Speculation {
     wanted: Vec<u32>,
     /// Probe number -> node id, for those.
     wanted_nodes: HashMap<u32, String>,
+    /// Where the nodes outside local functions are (byte offset): what tells how far the
+    /// program got.
+    positions: HashMap<String, usize>,
+    /// The run's call limit (`--max-calls`): speculative calls count against it.
+    max_calls: usize,
 }
 
 impl Speculation {
@@ -138,6 +338,7 @@ impl Speculation {
         services: &Services,
         args: &Value,
         read_only: &dyn Fn(&str) -> bool,
+        max_calls: usize,
     ) -> Option<Arc<Speculation>> {
         let instrumented = program.instrumented.as_ref()?;
         let structure = &program.structure;
@@ -177,6 +378,7 @@ impl Speculation {
         if writes.iter().any(|w| in_function(structure, &w.id)) {
             return None;
         }
+        let deps = ControlDeps::new(structure);
         let mut targets = Vec::new();
         for node in structure.nodes.iter().filter(|n| n.is_mcp()) {
             let Some(tool) = node.tool.as_deref() else {
@@ -188,75 +390,72 @@ impl Speculation {
             // Calls of a fork run together anyway: the program starts them all at once.
             let in_fork = in_fork(structure, &node.id);
             // A call inside a local function runs once per call of it, with its arguments.
-            let in_function = in_function(structure, &node.id);
-            if !read_only(tool)
-                || approval
-                || !awaited.contains(node.id.as_str())
-                || in_fork
-                || in_function
-            {
-                continue;
-            }
-            let loops = enclosing_loops(structure, &node.id);
-            let Some(branches) = branches(structure, &node.id) else {
-                continue;
-            };
-            let each = match loops.as_slice() {
-                [] => None,
-                [l] => {
-                    let l = structure.node(l)?;
-                    match (l.loop_kind, &l.condition) {
-                        (Some(LoopKind::ForOf), Some(iterable)) => {
-                            Some((l.id.clone(), iterable.clone(), l.reads.clone()))
-                        }
-                        _ => continue,
-                    }
-                }
-                _ => continue,
-            };
-            // Writes before it in the program, or in its loop, must have finished, once.
-            let mut after = Vec::new();
-            let mut blocked = false;
-            for w in &writes {
-                let shares_loop = enclosing_loops(structure, &w.id)
-                    .iter()
-                    .any(|l| loops.contains(l));
-                if shares_loop || (w.span.start < node.span.start && in_loop(structure, &w.id)) {
-                    blocked = true;
-                    break;
-                }
-                if w.span.start < node.span.start {
-                    after.push(w.id.clone());
-                }
-            }
-            if blocked {
+            let in_helper = in_function(structure, &node.id);
+            if !read_only(tool) || approval || !awaited.contains(node.id.as_str()) || in_fork {
                 continue;
             }
             let Some(arguments) = node.arguments.clone() else {
                 continue;
             };
-            let mut reads: Vec<String> = Vec::new();
-            let iterable = each
-                .iter()
-                .flat_map(|(_, _, r)| r.iter().map(String::as_str));
-            let names = arguments.values().flat_map(|v| v.reads()).chain(iterable);
-            for name in names {
-                if structure.node(name).is_some() && !reads.iter().any(|r| r == name) {
-                    reads.push(name.to_owned());
+            let (server, tool) = crate::host::split_tool(tool);
+            match in_helper {
+                // Directly in the program: certain where it is.
+                false => {
+                    let Some(site) = Site::of(structure, node, &deps, &writes) else {
+                        continue;
+                    };
+                    targets.push(site.target(structure, node, server, tool, arguments, None));
+                }
+                // Directly in the body of a local function, on no path of its own that could
+                // skip it: once per call of the function, certain where each call is, with
+                // the call's arguments as the parameters.
+                true => {
+                    let Some(Scope::Function { id: function }) = &node.scope else {
+                        continue;
+                    };
+                    let Some(params) = structure.node(function).and_then(|f| f.params.clone())
+                    else {
+                        continue;
+                    };
+                    if node.guarded || !deps.of(&node.id).is_empty() {
+                        continue;
+                    }
+                    // It reads the parameters, `args`, constants and results outside local
+                    // functions only.
+                    let reads_inside = (arguments.values()).flat_map(|v| v.reads()).any(|r| {
+                        structure
+                            .node(r)
+                            .is_some_and(|n| in_function(structure, &n.id))
+                    });
+                    if reads_inside {
+                        continue;
+                    }
+                    let calls = (structure.nodes.iter()).filter(|c| {
+                        c.kind == NodeKind::Call
+                            && c.function.as_deref() == Some(function.as_str())
+                            && !in_function(structure, &c.id)
+                    });
+                    for call in calls {
+                        let Some(site) = Site::of(structure, call, &deps, &writes) else {
+                            continue;
+                        };
+                        let via = Via {
+                            call: call.id.clone(),
+                            params: params.clone(),
+                            arguments: call.arguments.clone().unwrap_or_default(),
+                        };
+                        let target = site.target(
+                            structure,
+                            node,
+                            server,
+                            tool,
+                            arguments.clone(),
+                            Some(via),
+                        );
+                        targets.push(target);
+                    }
                 }
             }
-            let (server, tool) = crate::host::split_tool(tool);
-            targets.push(Target {
-                node: node.id.clone(),
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-                arguments,
-                each,
-                after,
-                reads,
-                at: node.span.start,
-                branches,
-            });
         }
         if targets.is_empty() {
             return None;
@@ -318,7 +517,19 @@ impl Speculation {
             literals: structure.literal_bindings.clone(),
             wanted,
             wanted_nodes,
+            positions: (structure.nodes.iter())
+                .filter(|n| !in_function(structure, &n.id))
+                .map(|n| (n.id.clone(), n.span.start))
+                .collect(),
+            max_calls,
         }))
+    }
+
+    /// The program got to node `id`.
+    fn reached(&self, state: &mut State, id: &str) {
+        if let Some(&at) = self.positions.get(id) {
+            state.reached = state.reached.max(at);
+        }
     }
 
     /// Probes whose values the program should report.
@@ -407,42 +618,109 @@ impl Speculation {
             };
             let mut all_started = true;
             for element in elements {
-                let key = (target.node.clone(), element);
+                // A call in a local function is started once per call of the function.
+                let key = (target.key(), element);
                 if self.lock().started.contains(&key) {
                     continue;
                 }
                 all_started = false;
-                let arguments = match element {
-                    None => target.arguments.clone(),
-                    Some(i) => (target.arguments.iter())
-                        .map(|(k, v)| (k.clone(), at_element(v, i)))
-                        .collect(),
+                let arguments = match &target.via {
+                    None => {
+                        let arguments = match element {
+                            None => target.arguments.clone(),
+                            Some(i) => (target.arguments.iter())
+                                .map(|(k, v)| (k.clone(), at_element(v, i)))
+                                .collect(),
+                        };
+                        known.object(&arguments, &self.services.sandbox, &reader)
+                    }
+                    Some(via) => {
+                        // The parameters hold what the call passes (at this element).
+                        let mut literals = self.literals.clone();
+                        let mut passed = true;
+                        for (i, param) in via.params.iter().enumerate() {
+                            let argument = via.arguments.get(&i.to_string());
+                            let value = argument.map(|a| match element {
+                                None => a.clone(),
+                                Some(e) => at_element(a, e),
+                            });
+                            let value =
+                                value.map(|a| known.argument(&a, &self.services.sandbox, &reader));
+                            match value {
+                                Some(Ok(Some(v))) => {
+                                    literals.insert(param.clone(), v);
+                                }
+                                _ => passed = false,
+                            }
+                        }
+                        if !passed || via.arguments.keys().any(|k| k.starts_with("...")) {
+                            continue;
+                        }
+                        let inside = Values {
+                            literals: &literals,
+                            ..known
+                        };
+                        inside.object(&target.arguments, &self.services.sandbox, &reader)
+                    }
                 };
-                let Ok(arguments) = known.object(&arguments, &self.services.sandbox, &reader)
-                else {
+                let Ok(arguments) = arguments else {
                     continue;
                 };
                 let arguments = Value::Object(arguments);
                 let mut state = self.lock();
-                // The program may have moved on meanwhile.
+                // A call in a local function: counted among those the program will make.
+                let same = (
+                    format!("{}:{}", target.server, target.tool),
+                    canonical(&arguments),
+                );
+                if target.via.is_some() && state.via_known.insert(key.clone()) {
+                    *state.via_total.entry(same.clone()).or_default() += 1;
+                }
+                // The program may have moved on meanwhile. And no call beyond the run's limit:
+                // the program's calls so far and those started ahead count.
+                let made = self
+                    .services
+                    .made
+                    .load(std::sync::atomic::Ordering::Acquire);
                 if state.over
                     || state.epoch != epoch
                     || state.writes_running > 0
                     || state.running >= IN_FLIGHT
+                    || made + state.untaken + 1 > self.max_calls
                 {
                     return;
                 }
-                if !state.started.insert(key) {
+                if state.started.contains(&key) {
                     continue;
                 }
+                // In a local function, never more started than the program will make beyond
+                // those it made already (it may have made this one itself): calls alike are
+                // one another's.
+                if target.via.is_some() {
+                    let made = state.made.get(&same).copied().unwrap_or(0);
+                    let started = state.via_started.get(&same).copied().unwrap_or(0);
+                    let total = state.via_total.get(&same).copied().unwrap_or(0);
+                    if made + started >= total {
+                        continue;
+                    }
+                    *state.via_started.entry(same).or_default() += 1;
+                }
+                state.started.insert(key);
                 let tool = format!("{}:{}", target.server, target.tool);
                 let host = self.services.host.clone();
                 let (server, name) = (target.server.clone(), target.tool.clone());
                 let sent = arguments.clone();
                 let this = self.clone();
                 let (node, at) = (target.node.clone(), target.at);
+                // A call in a local function has a value per call of it: none to keep by node.
+                let keep = element.is_none() && target.via.is_none();
+                let until = Arc::new(std::sync::atomic::AtomicU64::new(0));
+                let ended = until.clone();
+                let since = self.services.tracer.elapsed_ms();
                 let call = tokio::spawn(async move {
                     let outcome = host.call(&server, &name, sent).await;
+                    let at_end = this.services.tracer.elapsed_ms();
+                    ended.store(at_end.to_bits(), std::sync::atomic::Ordering::Release);
                     let mut state = this.lock();
                     state.running -= 1;
                     match &outcome {
@@ -451,7 +729,7 @@ impl Speculation {
                         }
                         // A guess for what reads it, until the program's own answer comes (a
                         // wrong guess only makes reads nobody takes).
-                        Ok(value) if element.is_none() => {
+                        Ok(value) if keep => {
                             state
                                 .values
                                 .entry(node)
@@ -464,15 +742,24 @@ impl Speculation {
                     outcome
                 });
                 state.running += 1;
+                state.untaken += 1;
                 state.report.planned += 1;
                 state
                     .entries
-                    .entry((tool, canonical(&arguments)))
+                    .entry((tool.clone(), canonical(&arguments)))
                     .or_default()
-                    .push(Entry { epoch, call });
+                    .push(Entry {
+                        epoch,
+                        call,
+                        node: target.node.clone(),
+                        element,
+                        tool,
+                        since,
+                        until,
+                    });
             }
             if all_started {
-                self.lock().done.insert(target.node.clone());
+                self.lock().done.insert(target.key());
             }
         }
     }
@@ -480,10 +767,19 @@ impl Speculation {
     /// Whether `target` may start now, but for its data: not done, the writes before it
     /// finished, its branch taken, no failed read before it.
     fn may_start(target: &Target, state: &State) -> bool {
-        !state.done.contains(&target.node)
+        !state.done.contains(&target.key())
             && target.after.iter().all(|w| state.finished.contains(w))
-            && !state.failed.values().any(|at| *at < target.at)
-            && (target.branches.iter()).all(|(d, outcome)| state.decided.get(d) == Some(outcome))
+            && target.ended.iter().all(|n| state.ended.contains(n))
+            && target.past.iter().all(|at| state.reached >= *at)
+            // A read that failed ahead: what follows waits until the program got past it (it
+            // caught the failure), if it does.
+            && !(state.failed.values()).any(|at| *at < target.at && state.reached <= *at)
+            && (target.branches.iter()).all(|(d, outcomes)| {
+                state
+                    .decided
+                    .get(d)
+                    .is_some_and(|taken| outcomes.contains(taken))
+            })
     }
 
     /// Computes the pure operations whose inputs are known and whose values are not (in a
@@ -531,12 +827,24 @@ impl Speculation {
 
     /// The program took `outcome` at decision `id` (outside loops).
     pub(crate) fn decided(&self, id: &str, iteration: &[u32], outcome: &str) {
-        if !iteration.is_empty() {
-            return;
+        let mut state = self.lock();
+        self.reached(&mut state, id);
+        if iteration.is_empty() {
+            state.decided.insert(id.to_owned(), outcome.to_owned());
         }
-        self.lock()
-            .decided
-            .insert(id.to_owned(), outcome.to_owned());
+        drop(state);
+        self.wake.notify_one();
+    }
+
+    /// The program's operation `id` (a code operation, a call of a local function) ended,
+    /// `ok` unless it threw.
+    pub(crate) fn operation_ended(&self, id: &str, iteration: &[u32], ok: bool) {
+        let mut state = self.lock();
+        self.reached(&mut state, id);
+        if ok && iteration.is_empty() {
+            state.ended.insert(id.to_owned());
+        }
+        drop(state);
         self.wake.notify_one();
     }
 
@@ -552,6 +860,7 @@ impl Speculation {
     ) -> Option<JoinHandle<Result<Value, ToolFailure>>> {
         let mut state = self.lock();
         if let Some((node, element)) = node {
+            self.reached(&mut state, node);
             state.started.insert((node.to_owned(), element));
         }
         if !read_only {
@@ -561,10 +870,28 @@ impl Speculation {
         }
         let epoch = state.epoch;
         let key = (tool.to_owned(), canonical(arguments));
-        let entries = state.entries.get_mut(&key)?;
-        let i = entries.iter().position(|e| e.epoch == epoch)?;
-        let entry = entries.swap_remove(i);
-        Some(entry.call)
+        *state.made.entry(key.clone()).or_default() += 1;
+        let taken = (state.entries.get_mut(&key)).and_then(|entries| {
+            let i = entries.iter().position(|e| e.epoch == epoch)?;
+            Some(entries.swap_remove(i))
+        });
+        if taken.is_some() {
+            state.untaken -= 1;
+        }
+        drop(state);
+        // The program got further: what follows may be certain now.
+        self.wake.notify_one();
+        taken.map(|entry| entry.call)
+    }
+
+    /// Speculative calls started and not taken, but one the program's call to `tool` with
+    /// `arguments` would take: what that call's count must be added to, against the limit.
+    pub(crate) fn untaken_besides(&self, tool: &str, arguments: &Value) -> usize {
+        let state = self.lock();
+        let key = (tool.to_owned(), canonical(arguments));
+        let epoch = state.epoch;
+        let takes = (state.entries.get(&key)).is_some_and(|e| e.iter().any(|e| e.epoch == epoch));
+        state.untaken - usize::from(takes)
     }
 
     /// A speculative call was taken: `served` when it answered, else the program calls afresh.
@@ -593,6 +920,7 @@ impl Speculation {
             if !read_only {
                 state.finished.insert(node.to_owned());
             }
+            state.ended.insert(node.to_owned());
             state.failed.remove(node);
             if let Some(value) = value {
                 state.values.insert(node.to_owned(), Some(value.clone()));
@@ -614,20 +942,41 @@ impl Speculation {
         self.wake.notify_one();
     }
 
-    /// Ends speculation: calls nobody took are dropped (and counted as wasted).
+    /// Ends speculation: calls nobody took are dropped (and counted as wasted), and traced as
+    /// such (`"speculative": true, "taken": false`): the servers received them.
     pub(crate) async fn finish(&self) -> SpeculationReport {
         let left: Vec<Entry> = {
             let mut state = self.lock();
             state.over = true;
             let left: Vec<Entry> = state.entries.drain().flat_map(|(_, v)| v).collect();
             state.report.wasted += left.len();
+            state.untaken = 0;
             left
         };
         self.wake.notify_one();
         // Calls nobody took are cancelled, and gone (with what they hold) before the run ends.
         for entry in left {
             entry.call.abort();
-            let _ = entry.call.await;
+            let outcome = entry.call.await;
+            let until = f64::from_bits(entry.until.load(std::sync::atomic::Ordering::Acquire));
+            let (until, outcome) = match outcome {
+                Ok(outcome) if until > 0.0 => (until, outcome.map(|_| ())),
+                _ => (
+                    self.services.tracer.elapsed_ms(),
+                    Err(ToolFailure::new("cancelled: not taken by the program")),
+                ),
+            };
+            let iteration: Vec<u32> = entry.element.map(|e| e as u32).into_iter().collect();
+            let op = crate::trace::Op {
+                task_id: Some(&entry.node),
+                tool: &entry.tool,
+                iteration: &iteration,
+                speculative: true,
+                ..Default::default()
+            };
+            self.services
+                .tracer
+                .untaken(&op, entry.since, until, outcome.err());
         }
         self.lock().report
     }
@@ -652,26 +1001,87 @@ fn enclosing_loops(structure: &StaticStructure, id: &str) -> Vec<String> {
     out
 }
 
-/// The decisions around node `id` with the outcome leading to it, outermost last; `None` when
-/// one of them is inside a loop (its outcome changes per iteration).
-fn branches(structure: &StaticStructure, id: &str) -> Option<Vec<(String, String)>> {
-    let mut out = Vec::new();
-    let mut at = structure.node(id).and_then(|n| n.scope.clone());
-    for _ in 0..structure.nodes.len() {
-        let Some(scope) = at else { break };
-        let id = match scope {
-            Scope::Decision { id, outcome } => {
-                if in_loop(structure, &id) {
-                    return None;
-                }
-                out.push((id.clone(), outcome));
-                id
+/// Control dependence over the structure's edges: a node depends on decision `d` when only
+/// some of `d`'s outcomes lead to it (it is inside one branch, or after a branch that ends the
+/// path: `if (!x) return;`).
+struct ControlDeps<'s> {
+    /// Per decision: its outcomes, each with the nodes its edges lead to (transitively).
+    reach: Vec<(&'s str, Vec<Leads<'s>>)>,
+}
+
+/// An outcome of a decision and the nodes it leads to.
+type Leads<'s> = (String, HashSet<&'s str>);
+
+impl<'s> ControlDeps<'s> {
+    fn new(structure: &'s StaticStructure) -> Self {
+        let mut next: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut first: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+        for edge in &structure.edges {
+            match (edge.kind, &edge.outcome) {
+                (pml_structure::EdgeKind::Conditional, Some(outcome)) => first
+                    .entry((edge.from.as_str(), outcome.as_str()))
+                    .or_default()
+                    .push(edge.to.as_str()),
+                (pml_structure::EdgeKind::Provides, _) => {}
+                _ => next
+                    .entry(edge.from.as_str())
+                    .or_default()
+                    .push(edge.to.as_str()),
             }
-            Scope::Loop { id } | Scope::Fork { id } | Scope::Function { id } => id,
-        };
-        at = structure.node(&id).and_then(|n| n.scope.clone());
+        }
+        let mut reach = Vec::new();
+        for d in structure
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Decision)
+        {
+            // Every outcome it may take, those that lead nowhere included.
+            let mut outcomes: Vec<String> = match d.outcomes.is_empty() {
+                true => vec!["true".into(), "false".into()],
+                false => d.outcomes.clone(),
+            };
+            if !d.outcomes.is_empty() && !outcomes.iter().any(|o| o == "default") {
+                outcomes.push("default".into());
+            }
+            let mut per = Vec::new();
+            for outcome in outcomes {
+                let mut seen: HashSet<&str> = HashSet::new();
+                let mut todo: Vec<&str> = (first.get(&(d.id.as_str(), outcome.as_str())))
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .collect();
+                while let Some(id) = todo.pop() {
+                    if seen.insert(id) {
+                        todo.extend(next.get(id).into_iter().flatten().copied());
+                        todo.extend(
+                            (first.iter())
+                                .filter(|((from, _), _)| *from == id)
+                                .flat_map(|(_, to)| to.iter().copied()),
+                        );
+                    }
+                }
+                per.push((outcome, seen));
+            }
+            reach.push((d.id.as_str(), per));
+        }
+        ControlDeps { reach }
     }
-    Some(out)
+
+    /// The decisions `id` depends on, each with the outcomes that lead to it.
+    fn of(&self, id: &str) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        for (d, per) in &self.reach {
+            let leading: Vec<String> = (per.iter())
+                .filter(|(_, nodes)| nodes.contains(id))
+                .map(|(o, _)| o.clone())
+                .collect();
+            if !leading.is_empty() && leading.len() < per.len() {
+                out.push(((*d).to_owned(), leading));
+            }
+        }
+        out
+    }
 }
 
 /// Whether node `id` is inside a `Promise.all` (a fork), at any depth.

@@ -47,9 +47,13 @@ pub struct TraceEvent {
     /// `loop`: how many times the body ran; `function`: how many times it was called.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u32>,
-    /// An MCP call answered by a call started ahead of the program (speculation).
+    /// An MCP call started ahead of the program (speculation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speculative: Option<bool>,
+    /// With `speculative`: whether the program took it (made the same call, which it
+    /// answered). A call not taken was still received by the server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken: Option<bool>,
     /// An MCP call answered from the journal of the run being resumed (not run again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replayed: Option<bool>,
@@ -143,6 +147,7 @@ impl TraceEvent {
             outcome: None,
             iterations: None,
             speculative: None,
+            taken: None,
             replayed: None,
             capability: None,
             parent: None,
@@ -162,6 +167,7 @@ impl TraceEvent {
             line: op.at.map(|(line, _)| line),
             column: op.at.map(|(_, column)| column),
             speculative: op.speculative.then_some(true),
+            taken: op.speculative.then_some(true),
             replayed: op.replayed.then_some(true),
             ..TraceEvent::new(event, op.task_id, ts_ms)
         }
@@ -299,6 +305,31 @@ impl Tracer {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         inner.path(until, op.tool);
         inner.push(event);
+    }
+
+    /// A speculative call `op` the program did not take, from `since` to `until` (ms), failed
+    /// with `error` if it did: traced (`"taken": false`), not in the executed path (the
+    /// program did not make it).
+    pub(crate) fn untaken(
+        &self,
+        op: &Op<'_>,
+        since: f64,
+        until: f64,
+        error: Option<crate::ToolFailure>,
+    ) {
+        let start = TraceEvent {
+            taken: Some(false),
+            ..TraceEvent::of("tool_start", op, since)
+        };
+        let end = TraceEvent {
+            taken: Some(false),
+            duration_ms: Some(until - since),
+            success: Some(error.is_none()),
+            error: error.map(|e| e.detail),
+            ..TraceEvent::of("tool_end", op, until)
+        };
+        self.push(start);
+        self.push(end);
     }
 
     /// A guard for the operation `op` started at `since`: dropped before

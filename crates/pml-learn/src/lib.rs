@@ -151,6 +151,9 @@ struct Event<'a> {
     success: Option<bool>,
     #[serde(default, rename = "durationMs")]
     duration_ms: Option<f64>,
+    /// `false` for a speculative call the program did not make: not part of what it did.
+    #[serde(default)]
+    taken: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -250,7 +253,7 @@ impl Learner {
         // The operations in the order they ended (the trace is sorted by time): the executed
         // path, and each one after the one before it.
         let mut path: Vec<NodeIndex> = Vec::new();
-        for e in events.iter().filter(|e| e.event == "tool_end") {
+        for e in (events.iter()).filter(|e| e.event == "tool_end" && e.taken != Some(false)) {
             let Some(tool) = e.tool.as_deref() else {
                 continue;
             };

@@ -619,14 +619,26 @@ impl<'a> Builder<'a> {
                 if let Some(arg) = &r.arg {
                     self.expr(arg, Position::Statement);
                 }
+                self.leave_loops(false);
                 self.end_path();
             }
             Stmt::Throw(t) => {
                 self.expr(&t.arg, Position::Nested);
+                self.leave_loops(false);
                 self.end_path();
             }
             Stmt::Break(b) => {
                 let label = b.label.as_ref().map(|l| l.sym.as_str().to_owned());
+                // Out of the innermost loop, unless the innermost `break` target is a switch;
+                // with a label, possibly out of every loop around it.
+                let switch = (self.breaks.iter().rev())
+                    .find(|t| t.breakable)
+                    .is_some_and(|t| t.exits.is_some());
+                match (&label, switch) {
+                    (Some(_), _) => self.leave_loops(false),
+                    (None, false) => self.leave_loops(true),
+                    (None, true) => {}
+                }
                 let target = self.breaks.iter_mut().rev().find(|t| match &label {
                     Some(l) => t.label.as_deref() == Some(l.as_str()),
                     None => t.breakable,
@@ -639,7 +651,12 @@ impl<'a> Builder<'a> {
                 }
                 self.end_path();
             }
-            Stmt::Continue(_) => self.end_path(),
+            Stmt::Continue(c) => {
+                if c.label.is_some() {
+                    self.leave_loops(false);
+                }
+                self.end_path()
+            }
             Stmt::If(i) => self.if_stmt(i),
             Stmt::Switch(s) => self.switch_stmt(s),
             Stmt::Labeled(l) => {
@@ -896,6 +913,22 @@ impl<'a> Builder<'a> {
             None => {
                 self.frontier = exits;
                 self.live = any_live;
+            }
+        }
+    }
+
+    /// A `return`, `throw` or `break` may leave the loops being walked (in the function being
+    /// walked): the innermost one only, or all of them; they are marked [`Node::leaves`].
+    fn leave_loops(&mut self, innermost: bool) {
+        let function = self.functions.last().copied();
+        let mut loops = (self.loops.iter().rev()).filter(|&&l| function.is_none_or(|f| l > f));
+        let marked: Vec<usize> = match innermost {
+            true => loops.next().copied().into_iter().collect(),
+            false => loops.copied().collect(),
+        };
+        for l in marked {
+            if let Some(node) = self.nodes.get_mut(l) {
+                node.leaves = true;
             }
         }
     }
@@ -2675,6 +2708,18 @@ impl<'a> Builder<'a> {
                 _ => self.bind_opaque(p),
             }
         }
+        let params: Option<Vec<String>> = (f.params.iter())
+            .map(|p| match p {
+                Pat::Ident(ident) => Some(ident.id.sym.to_string()),
+                _ => None,
+            })
+            .collect();
+        let params = params.filter(|names| {
+            self.mutations().is_some_and(|m| {
+                (names.iter()).all(|n| !m.names.contains(n) && !m.reassigned.contains_key(n))
+            })
+        });
+        self.nodes[index].params = params;
         let start = self.callback_start(f);
         self.probes.enter(ProbeKind::Function, index, start);
         match f.body {

@@ -106,6 +106,8 @@ fn node(out: &mut Vec<u8>, n: &Node) {
         span,
         // Not part of the JSON (as `#[serde(skip)]` says).
         guarded: _,
+        leaves: _,
+        params: _,
     } = n;
     out.extend_from_slice(b"{\"id\":");
     string(out, id);

@@ -128,6 +128,16 @@ pub struct Node {
     /// `.then(ok, failed)`, `Promise.allSettled`). Not part of the JSON (nor the hash).
     #[serde(skip)]
     pub guarded: bool,
+    /// Loops: the body may leave the loop before its iterable's end (`break` out of it,
+    /// `return`, `throw`, a labelled `continue` of an outer loop), so what comes after an
+    /// iteration is not certain to run. Not part of the JSON (nor the hash).
+    #[serde(skip)]
+    pub leaves: bool,
+    /// Functions: the names of their parameters, when each is a plain name the program never
+    /// assigns or changes in place (so in the body it always holds what the call passed).
+    /// Not part of the JSON (nor the hash).
+    #[serde(skip)]
+    pub params: Option<Vec<String>>,
 }
 
 impl Node {
@@ -149,6 +159,8 @@ impl Node {
             scope: None,
             span,
             guarded: false,
+            leaves: false,
+            params: None,
         }
     }
 

@@ -79,6 +79,9 @@ struct Event<'a> {
     speculative: Option<bool>,
     #[serde(default)]
     replayed: Option<bool>,
+    /// `false`: a speculative call the program did not make (not drawn as run).
+    #[serde(default)]
+    taken: Option<bool>,
     /// Events of a capability the program called belong to its picture, not this one.
     #[serde(default, borrow)]
     capability: Option<std::borrow::Cow<'a, str>>,
@@ -88,7 +91,7 @@ impl Overlay {
     /// Lays one run's trace events (JSON text: an array of events) on.
     pub fn add_trace(&mut self, trace: &str) -> Result<(), TraceError> {
         let events: Vec<Event<'_>> = serde_json::from_str(trace)?;
-        for e in events.iter().filter(|e| e.capability.is_none()) {
+        for e in (events.iter()).filter(|e| e.capability.is_none() && e.taken != Some(false)) {
             let Some(id) = e.task_id.as_deref() else {
                 continue;
             };

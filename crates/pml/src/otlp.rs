@@ -110,6 +110,9 @@ fn send(endpoint: &str, spans: RunSpans) -> Result<(), String> {
             "pml.speculative",
             e.speculative.unwrap_or(false),
         ));
+        if let Some(taken) = e.taken {
+            attributes.push(KeyValue::new("pml.speculative_taken", taken));
+        }
         if e.replayed == Some(true) {
             attributes.push(KeyValue::new("pml.replayed", true));
         }

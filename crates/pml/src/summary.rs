@@ -268,8 +268,10 @@ fn timeline(ops: &[&TraceEvent]) -> String {
                     .unwrap_or_default()
             ));
         }
-        if e.speculative == Some(true) {
-            notes.push("speculative".to_owned());
+        match (e.speculative, e.taken) {
+            (Some(true), Some(false)) => notes.push("speculative, not taken".to_owned()),
+            (Some(true), _) => notes.push("speculative".to_owned()),
+            _ => {}
         }
         if e.replayed == Some(true) {
             notes.push("from the journal".to_owned());

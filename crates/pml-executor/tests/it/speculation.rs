@@ -59,6 +59,8 @@ async fn both(source: &str) -> (RunReport, RunReport, FakeHost, FakeHost) {
     assert_eq!(plain.ok, fast.ok, "{:?} / {:?}", plain.error, fast.error);
     assert_eq!(plain.result, fast.result);
     assert_eq!(call_multiset(&plain), call_multiset(&fast));
+    // The servers receive exactly the calls the program makes: speculation never shows.
+    assert_eq!(received(&plain_host), received(&fast_host));
     assert!(plain.speculation.is_none());
     let unwrap = |h: std::sync::Arc<FakeHost>| {
         std::sync::Arc::try_unwrap(h).unwrap_or_else(|_| panic!("host still shared"))
@@ -202,10 +204,10 @@ return [first.id, later.v];
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn wrong_guesses_and_failures_are_invisible() {
-    // The guard makes the loop stop early: the reads started for later elements are wasted.
-    // The flaky read fails when speculated and when the program calls it: the program's own
-    // failure is what it catches.
+async fn loops_that_break_and_reads_that_fail_cost_no_extra_call() {
+    // The guard makes the loop stop early: no read is started for an element the program
+    // never reaches. The flaky read fails ahead: the program's call takes that failure (it
+    // is not made twice), which it catches.
     let source = "
 const list = await mcp.t.list({});
 const out = [];
@@ -217,11 +219,12 @@ let caught = null;
 try { await mcp.t.flaky({}); } catch (e) { caught = e.message; }
 return [out, caught];
 ";
-    let (_, fast, _, _) = both(source).await;
+    let (_, fast, _, fast_host) = both(source).await;
     assert_eq!(fast.result, json!([[10], "flaky"]));
     let s = fast.speculation.unwrap();
-    assert!(s.wasted >= 1, "{s:?}");
-    assert_eq!(s.planned, s.served + s.wasted, "{s:?}");
+    assert_eq!(s.wasted, 0, "{s:?}");
+    assert_eq!(s.planned, s.served, "{s:?}");
+    assert_eq!(fast_host.calls_to("t:flaky").len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -246,4 +249,136 @@ return v;
         "{:?}",
         fast_host.calls()
     );
+}
+
+/// Reads the direct run never makes are never started: after an early `return` or `throw`, in
+/// a branch not taken, after a `continue` or a `break`, after a loop that may return, after a
+/// read or an operation that throws inside a `try`. (`both` checks that the host receives
+/// exactly the calls of the run without speculation.)
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_the_program_may_not_make_are_not_started() {
+    let programs = [
+        // An early return, taken.
+        "const a = await mcp.t.read({ id: 1 });\nif (a.v > 5) return a.v;\nconst b = await mcp.t.read({ id: 2 });\nreturn b.v;",
+        // An early throw, taken (the run fails in both).
+        "if (!args.ok) throw new Error('not ok');\nconst b = await mcp.t.read({ id: 2 });\nreturn b.v;",
+        // The branch not taken.
+        "const a = await mcp.t.read({ id: 1 });\nlet v = 0;\nif (a.v < 5) { v = (await mcp.t.read({ id: 3 })).v; } else { v = 1; }\nreturn v;",
+        // `continue` skips a read, `break` ends the loop.
+        "const out = [];\nfor (const id of [1, 2, 3, 4]) {\n  if (id === 2) continue;\n  if (id === 4) break;\n  out.push((await mcp.t.read({ id })).v);\n}\nreturn out;",
+        // A loop that may return: what follows it waits.
+        "const list = await mcp.t.list({});\nfor (const id of list.ids) {\n  const r = await mcp.t.read({ id });\n  if (r.v === 20) return r.v;\n}\nconst after = await mcp.t.read({ id: 9 });\nreturn after.v;",
+        // A read that fails inside a `try`: the next read there is skipped.
+        "let v = 'none';\ntry {\n  await mcp.t.flaky({});\n  v = (await mcp.t.read({ id: 5 })).v;\n} catch (e) {\n  v = e.message;\n}\nreturn v;",
+        // An operation that throws inside a `try`.
+        "let v = 'none';\ntry {\n  const cfg = JSON.parse('{oops');\n  v = (await mcp.t.read({ id: 6 })).v;\n} catch (e) {\n  v = 'bad json';\n}\nreturn v;",
+    ];
+    for source in programs {
+        let (plain, fast, plain_host, _) = both(source).await;
+        assert_eq!(plain.result, fast.result, "{source}");
+        let wasted = fast.speculation.map_or(0, |s| s.wasted);
+        assert_eq!(wasted, 0, "{source}: {:?}", received(&plain_host));
+    }
+}
+
+/// What is certain is still started ahead: the reads after a decision that cannot end the
+/// path, after a `try` that caught, and after a loop that may return once the program is past
+/// it overlap.
+#[tokio::test(flavor = "multi_thread")]
+async fn certain_reads_still_overlap() {
+    let source = "
+let note = null;
+try { await mcp.t.flaky({}); } catch (e) { note = e.message; }
+const a = await mcp.t.read({ id: 1 });
+const b = await mcp.t.read({ id: 2 });
+const c = await mcp.t.read({ id: 3 });
+return [note, a.v, b.v, c.v];
+";
+    let (_, fast, _, fast_host) = both(source).await;
+    assert_eq!(fast.result, json!(["flaky", 10, 20, 30]));
+    assert_eq!(fast_host.max_in_flight(), 3, "{:?}", fast.speculation);
+    let taken = (fast.trace.iter())
+        .filter(|e| e.event == "tool_end" && e.taken == Some(true))
+        .count();
+    assert!(taken >= 2, "{:?}", fast.trace);
+}
+
+/// Speculative calls count against the call limit: with room for three calls, a program
+/// making three reads runs, and no fourth call reaches the host.
+#[tokio::test(flavor = "multi_thread")]
+async fn speculative_calls_count_against_the_limit() {
+    let source = "
+const a = await mcp.t.read({ id: 1 });
+const b = await mcp.t.read({ id: 2 });
+const c = await mcp.t.read({ id: 3 });
+return [a.v, b.v, c.v];
+";
+    let host = host().into_arc();
+    let p = program(source, &host.catalog());
+    let opts = ExecuteOptions {
+        max_calls: 3,
+        ..options(&host, true)
+    };
+    let report = run(&p, host.clone(), &opts).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!([10, 20, 30]));
+    assert_eq!(host.calls().len(), 3);
+}
+
+/// Reads inside local functions are started ahead once per call of the function, where each
+/// call is certain: a helper awaited in a loop, called one call after another, over a mapped
+/// list. Four 100 ms reads take about one.
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_inside_helpers_overlap() {
+    let programs = [
+        (
+            "const load = async (id) => (await mcp.t.read({ id })).v;\nconst out = [];\nfor (const id of [1, 2, 3, 4]) out.push(await load(id));\nreturn out;",
+            json!([10, 20, 30, 40]),
+        ),
+        (
+            "async function load(id) {\n  const r = await mcp.t.read({ id });\n  return r.v;\n}\nconst a = await load(1);\nconst b = await load(2);\nconst c = await load(3);\nconst d = await load(4);\nreturn [a, b, c, d];",
+            json!([10, 20, 30, 40]),
+        ),
+        (
+            "const load = async (id) => (await mcp.t.read({ id })).v;\nconst list = await mcp.t.list({});\nconst out = [];\nfor (const id of list.ids.map((x) => x * 2)) {\n  out.push(await load(id));\n}\nreturn out;",
+            json!([20, 40, 60, 80]),
+        ),
+        // Calls alike: as many started as the program makes.
+        (
+            "const load = async (id) => (await mcp.t.read({ id })).v;\nconst out = [];\nfor (const id of [7, 7, 7, 7]) out.push(await load(id));\nreturn out;",
+            json!([70, 70, 70, 70]),
+        ),
+    ];
+    for (source, expected) in programs {
+        let (plain, fast, _, fast_host) = both(source).await;
+        assert_eq!(fast.result, expected, "{source}");
+        assert_eq!(fast_host.calls_to("t:read").len(), 4);
+        // They overlap (the first may be the program's own, made before speculation got to
+        // it, and on a loaded machine end before the others start).
+        assert!(
+            fast_host.max_in_flight() >= 3,
+            "{source}: {:?}",
+            fast.speculation
+        );
+        let s = fast.speculation.unwrap();
+        assert!(s.served >= 3 && s.wasted == 0, "{source}: {s:?}");
+        assert!(plain.speculation.is_none());
+    }
+}
+
+/// A helper that may not make its read (an early return), or whose parameter is assigned
+/// before the read, or that is called in a branch not taken: nothing it would not make.
+#[tokio::test(flavor = "multi_thread")]
+async fn helper_reads_the_program_may_not_make_are_not_started() {
+    let programs = [
+        "const cache = { 1: 'hit' };\nconst load = async (id) => {\n  if (cache[id]) return cache[id];\n  return (await mcp.t.read({ id })).v;\n};\nreturn [await load(1), await load(2)];",
+        "const load = async (id) => {\n  id = id + 100;\n  return (await mcp.t.read({ id })).v;\n};\nreturn [await load(1), await load(2)];",
+        "const load = async (id) => (await mcp.t.read({ id })).v;\nconst first = await load(1);\nif (first > 5) return first;\nreturn await load(2);",
+        "const load = async (id) => (await mcp.t.read({ id })).v;\nconst out = [];\nfor (const id of [1, 2, 3]) {\n  if (id === 2) break;\n  out.push(await load(id));\n}\nreturn out;",
+    ];
+    for source in programs {
+        let (_, fast, _, _) = both(source).await;
+        let wasted = fast.speculation.map_or(0, |s| s.wasted);
+        assert_eq!(wasted, 0, "{source}");
+    }
 }

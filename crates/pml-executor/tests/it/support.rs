@@ -454,6 +454,16 @@ pub fn call_multiset(report: &RunReport) -> Vec<(String, String)> {
     v
 }
 
+/// What the host received (speculative calls included): `(tool, arguments)`, sorted. What a
+/// logging proxy in front of a server would see.
+pub fn received(host: &FakeHost) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = (host.calls().into_iter())
+        .map(|c| (c.tool, c.arguments.to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
 /// Panics with the report when it is not ok.
 #[track_caller]
 pub fn assert_ok(report: &RunReport) {

@@ -215,3 +215,83 @@ fn parameterized_agent_programs_give_what_the_programs_give() {
     );
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
+
+/// What the servers receive, behind a logging proxy each (`mcp-servers/logging-proxy.mjs`):
+/// with speculation, exactly the calls of the run without it (the program's own calls, which
+/// are the direct run's: `agent_programs_give_what_node_gives`), tool and arguments alike.
+#[test]
+fn the_servers_receive_exactly_the_programs_calls() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let modules = pml::servers::mcp_servers_dir().join("node_modules/@modelcontextprotocol");
+    let proxy = pml::servers::mcp_servers_dir().join("logging-proxy.mjs");
+    let mut differences = Vec::new();
+    for file in &agents() {
+        let args: Value = std::fs::read_to_string(file.with_extension("args.json"))
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or_else(|_| Value::Object(Default::default()));
+        let mut received = Vec::new();
+        for speculate in [false, true] {
+            let tmp = tempfile::tempdir().unwrap();
+            let root = tmp.path().join("root");
+            let data = file.with_extension("");
+            match data.is_dir() {
+                true => copy_dir(&data, &root),
+                false => std::fs::create_dir_all(&root).unwrap(),
+            }
+            let root = root.canonicalize().unwrap();
+            let log = tmp.path().join("received.jsonl");
+            let behind = |server: &str, rest: &[Value]| {
+                let mut args = vec![
+                    serde_json::json!(proxy),
+                    serde_json::json!(log),
+                    serde_json::json!("node"),
+                    serde_json::json!(modules.join(server).join("dist/index.js")),
+                ];
+                args.extend_from_slice(rest);
+                args
+            };
+            let config = serde_json::json!({ "mcpServers": {
+                "filesystem": { "command": "node", "args": behind("server-filesystem", &[serde_json::json!(root)]) },
+                "memory": { "command": "node", "args": behind("server-memory", &[]),
+                    "env": { "MEMORY_FILE_PATH": tmp.path().join("memory.jsonl") } },
+                "everything": { "command": "node", "args": behind("server-everything", &[serde_json::json!("stdio")]) },
+            } });
+            let config_file = tmp.path().join("mcp.json");
+            std::fs::write(&config_file, config.to_string()).unwrap();
+            let mut run_args = args.clone();
+            run_args["root"] = Value::String(root.display().to_string());
+            let options = RunOptions {
+                args: run_args,
+                speculate,
+                mcp_config: Some(config_file),
+                ..RunOptions::default()
+            };
+            runtime
+                .block_on(run_file(file, &options))
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let root = root.display().to_string();
+            let mut calls: Vec<String> =
+                (text.lines()).map(|l| l.replace(&root, "<root>")).collect();
+            calls.sort();
+            received.push(calls);
+        }
+        assert!(
+            !received[0].is_empty(),
+            "{}: no call logged",
+            file.display()
+        );
+        if received[0] != received[1] {
+            differences.push(format!(
+                "{}:\n  without speculation: {:?}\n  with speculation:    {:?}",
+                file.display(),
+                received[0],
+                received[1]
+            ));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}

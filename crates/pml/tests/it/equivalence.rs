@@ -15,8 +15,21 @@ use pml_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{json, Value};
 
 /// Answers every call from its tool and arguments alone. Tools named like reads are
-/// annotated read-only, so speculation is exercised.
-struct Deterministic;
+/// annotated read-only, so speculation is exercised. Keeps what it received (speculative calls
+/// included): what a logging proxy in front of a server would see.
+#[derive(Default)]
+struct Deterministic {
+    received: std::sync::Mutex<Vec<String>>,
+}
+
+impl Deterministic {
+    /// What it received, `tool arguments` each, sorted.
+    fn received(&self) -> Vec<String> {
+        let mut out = self.received.lock().unwrap().clone();
+        out.sort();
+        out
+    }
+}
 
 fn reads(tool: &str) -> bool {
     ["read", "get", "list", "search", "query", "fetch", "find"]
@@ -32,6 +45,8 @@ impl ToolHost for Deterministic {
         arguments: Value,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
+            (self.received.lock().unwrap())
+                .push(format!("{server}:{tool} {}", untimed(&arguments)));
             if tool.contains("fail") {
                 return Err(ToolFailure::new(format!(
                     "{server}.{tool} failed on purpose"
@@ -122,7 +137,7 @@ fn every_fixture_gives_the_same_outcome_with_or_without_speculation() {
         .build()
         .unwrap();
     let sandbox = Arc::new(Sandbox::new(SandboxOptions::default()).unwrap());
-    let host: Arc<dyn ToolHost> = Arc::new(Deterministic);
+    let host: Arc<dyn ToolHost> = Arc::new(Deterministic::default());
     let (mut compared, mut ok) = (0, 0);
     for input in &inputs {
         let source = std::fs::read_to_string(input).unwrap();
@@ -142,14 +157,17 @@ fn every_fixture_gives_the_same_outcome_with_or_without_speculation() {
             annotations: annotations(&program),
             ..Default::default()
         };
+        // Each run on a host of its own: what the servers received, run by run.
         let go = |program: &pml_executor::Program, options: ExecuteOptions| {
-            runtime.block_on(execute(
+            let host = Arc::new(Deterministic::default());
+            let report = runtime.block_on(execute(
                 program,
                 host.clone(),
                 Arc::new(AutoApprove),
                 sandbox.clone(),
                 &options,
-            ))
+            ));
+            (report, host.received())
         };
         compared += 1;
         // The reference: the program's own text, no probes, no speculation.
@@ -157,10 +175,13 @@ fn every_fixture_gives_the_same_outcome_with_or_without_speculation() {
             instrumented: None,
             ..program.clone()
         };
-        let in_sandbox = go(&plain, options(false));
-        let probed = go(&program, options(false));
-        let ahead = go(&program, options(true));
+        let (in_sandbox, received) = go(&plain, options(false));
+        let (probed, probed_received) = go(&program, options(false));
+        let (ahead, ahead_received) = go(&program, options(true));
         let f = input.display();
+        // The servers receive exactly the calls of the program as written.
+        assert_eq!(probed_received, received, "{f}: instrumented: received");
+        assert_eq!(ahead_received, received, "{f}: with speculation: received");
         for (name, other) in [("instrumented", &probed), ("with speculation", &ahead)] {
             assert_eq!(
                 other.ok, in_sandbox.ok,
