@@ -286,7 +286,8 @@ struct State {
     failed: HashMap<String, usize>,
     /// (node, element) already started, by speculation or by the program.
     started: HashSet<(String, Option<usize>)>,
-    /// (tool, canonical arguments) -> how many read-only calls the program made with them.
+    /// (tool, canonical arguments) -> how many read-only calls the program made with them
+    /// itself (no speculative call answered them).
     made: HashMap<(String, String), usize>,
     /// Calls inside local functions, by (tool, canonical arguments): how many the program is
     /// certain to make (the calls of the functions known so far), and how many were started
@@ -870,13 +871,14 @@ impl Speculation {
         }
         let epoch = state.epoch;
         let key = (tool.to_owned(), canonical(arguments));
-        *state.made.entry(key.clone()).or_default() += 1;
         let taken = (state.entries.get_mut(&key)).and_then(|entries| {
             let i = entries.iter().position(|e| e.epoch == epoch)?;
             Some(entries.swap_remove(i))
         });
-        if taken.is_some() {
-            state.untaken -= 1;
+        match taken {
+            Some(_) => state.untaken -= 1,
+            // Made by the program itself.
+            None => *state.made.entry(key).or_default() += 1,
         }
         drop(state);
         // The program got further: what follows may be certain now.

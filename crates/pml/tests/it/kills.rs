@@ -5,7 +5,8 @@
 //!
 //! The program mixes parallel reads, an idempotent write whose content comes from a read
 //! (`write_file`), a non-idempotent write (`edit_file`, in a helper), a read-only wait on a
-//! second server, a final non-idempotent `move_file`, and reads of the clock. A kill that lands
+//! second server, a capability call whose nested run makes a non-idempotent `move_file`, and
+//! reads of the clock. A kill that lands
 //! while a non-idempotent call is in flight leaves a call that may or may not have happened:
 //! resuming refuses until told, and the test tells what the servers' state shows (it did not
 //! happen: `rerun`). When the state shows it did happen, no choice can give the uninterrupted
@@ -36,15 +37,21 @@ for (let i = 1; i <= 4; i++) {
   await note(`step ${n} after ${log.content.split("\n").length} lines`);
   await mcp.everything["trigger-long-running-operation"]({ duration: 0.15, steps: 1 });
 }
-await mcp.filesystem.move_file({
-  source: `${dir}/counter.txt`,
-  destination: `${dir}/final.txt`,
-});
+const archived = await capabilities.archive({ dir });
 const [final, log] = await Promise.all([
   mcp.filesystem.read_text_file({ path: `${dir}/final.txt` }),
   mcp.filesystem.read_text_file({ path: `${dir}/log.txt` }),
 ]);
-return { final: final.content, log: log.content, clockRead: Date.now() >= started };
+return { final: final.content, log: log.content, archived, clockRead: Date.now() >= started };
+"#;
+
+/// A capability the program calls: its move is a non-idempotent write made in a nested run.
+const ARCHIVE: &str = r#"await mcp.filesystem.move_file({
+  source: `${args.dir}/counter.txt`,
+  destination: `${args.dir}/final.txt`,
+});
+const listed = await mcp.filesystem.list_directory({ path: args.dir });
+return listed.content.split("\n").length;
 "#;
 
 /// Kill points that must compare equal, per store.
@@ -83,6 +90,16 @@ impl World {
         let program = dir.path().join("bump.ts");
         std::fs::write(&program, PROGRAM).unwrap();
         let store = store(dir.path());
+        let archive = dir.path().join("archive.ts");
+        std::fs::write(&archive, ARCHIVE).unwrap();
+        let saved = Command::new(env!("CARGO_BIN_EXE_pml"))
+            .arg("save")
+            .arg(&archive)
+            .args(["--name", "archive"])
+            .env("PML_STORE", &store)
+            .output()
+            .unwrap();
+        assert!(saved.status.success(), "{saved:?}");
         World {
             _dir: dir,
             data,
