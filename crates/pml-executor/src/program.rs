@@ -1022,7 +1022,29 @@ fn capability<'a>(
             }),
             ..cx.clone()
         };
+        // To the caller's speculation, the capability's run is a write: nothing started ahead
+        // overlaps it, and what comes after it waits for it (it may write anything).
+        let element = match call.iteration.as_slice() {
+            [] => None,
+            [i] => Some(*i as usize),
+            _ => Some(usize::MAX),
+        };
+        if let Some(s) = &shared.speculation {
+            s.before_call(
+                &tool,
+                false,
+                &call.arguments,
+                node.as_deref().map(|n| (n, element)),
+            );
+        }
         let ran = run(&stored.program, &args, nested, limits).await;
+        if let Some(s) = &shared.speculation {
+            let outcome = match &ran.result {
+                Ok(_) => Ok(None),
+                Err(_) => Err(()),
+            };
+            s.after_call(node.as_deref(), false, outcome);
+        }
         let parent = match (&node, call.iteration.as_slice()) {
             (Some(id), []) => id.clone(),
             (Some(id), iteration) => {

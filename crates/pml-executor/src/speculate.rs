@@ -7,9 +7,10 @@
 //! that it did), not in a `catch` handler (it runs only after a throw), not in a `Promise.all`
 //! (the program starts those together anyway), outside any loop or directly in a `for ... of`
 //! loop (one call per element of the iterable) whose body cannot leave it early (`break`,
-//! `return`, `throw`: [`pml_structure::Node::leaves`]) and outside any `try`. Nothing is
-//! speculated in a program that races promises, keeps a call un-awaited, or may call tools
-//! where the structure cannot see (a local function, a computed name, a capability): there,
+//! `return`, `throw`: [`pml_structure::Node::leaves`]) and outside any `try`. A capability
+//! call is a write to speculation (a barrier in program order: it may write anything). Nothing
+//! is speculated in a program that races promises, keeps a call un-awaited, or may call tools
+//! where the structure cannot see (a computed name, a function it does not analyse): there,
 //! when a call completes could change what it computes.
 //!
 //! **When.** A target starts only once the program is certain to make it, given what has
@@ -358,11 +359,7 @@ impl Speculation {
                         .is_some_and(|n| !matches!(n.scope, Some(Scope::Fork { .. })))
                 })
         });
-        let capabilities = structure
-            .nodes
-            .iter()
-            .any(|n| n.kind == NodeKind::Capability);
-        if hidden || unawaited || capabilities || instrumented.observes_timing {
+        if hidden || unawaited || instrumented.observes_timing {
             return None;
         }
         // Awaited calls that run whenever the program gets there (not only after a throw).
