@@ -13,10 +13,14 @@
 //! **How:** the expression becomes the body of a strict-mode function whose parameters are the
 //! argument names, `(function (a, b) { return (CODE); })`, called with the arguments parsed from
 //! JSON inside the sandbox: values are never spliced into source text. A promise result is
-//! awaited (its microtasks run within the time limit). The result goes through `JSON.stringify`
-//! semantics (`undefined` at the top is `null`, `NaN` is `null`, a `Date` is its ISO string,
-//! `undefined` members are dropped) except that functions, symbols and BigInts anywhere, cycles
-//! and nesting deeper than 128 levels are errors ([`SandboxError::NotJson`]).
+//! awaited (its microtasks run within the time limit). The result is what Node's
+//! `JSON.stringify` makes of it (`undefined`, a function or a symbol at the top is `null`;
+//! in objects they are dropped, in arrays `null`; `NaN` is `null`; `toJSON` is honoured, so a
+//! `Date` is its ISO string). Where `JSON.stringify` throws (a BigInt, a cycle), the task
+//! fails with V8's message ([`SandboxError::NotJson`]), as it does past 128 levels of nesting
+//! (serde_json's limit). Strings holding lone surrogates are kept exactly, as *pml text*
+//! (`pml_jstext`: `"\ud83d"` is `"\u{FDD0}d83d"` in the `serde_json::Value`), in results,
+//! arguments, `args`, call arguments and answers alike.
 //!
 //! ```
 //! use pml_sandbox::{CodeTask, Sandbox, SandboxOptions};
@@ -65,8 +69,10 @@
 //! syntax errors, and loaded into a fresh context with the whole language (`Proxy`, typed
 //! arrays, `WeakRef`, `eval`; not `Atomics`/`SharedArrayBuffer`). `mcp` and its server
 //! objects are proxies: a string key names a server, then a tool, a function
-//! `(arguments) => Promise` (no argument sends `{}`; arguments that are not JSON reject with a
-//! `TypeError` and make no call). `then`, `toJSON`, `toString`, `valueOf` and symbol keys read
+//! `(arguments) => Promise` whose arguments go through `JSON.stringify` as Node's MCP SDK
+//! sends them (`arguments: a || {}`: a falsy argument sends `{}`, nothing to send leaves them
+//! out, `null` in [`HostCall::arguments`]); where `JSON.stringify` throws, the promise rejects
+//! with its `TypeError` (V8's message) and no call is made. `then`, `toJSON`, `toString`, `valueOf` and symbol keys read
 //! as `undefined`, so `await mcp.fs` and conversions make no call. Behind the proxies is one
 //! native function, `call(server, tool, argumentsJson) -> id`, which is never a global: it and
 //! the table of pending calls live in the closures of a setup script run before the program,

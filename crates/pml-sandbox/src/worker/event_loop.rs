@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use rquickjs::function::Opt;
 use rquickjs::{Array, Ctx, Exception, FromJs, Function, IntoJs, Value};
 
-use super::{failure, settled, to_json, Failure, Phase, TaskClock};
+use super::{failure, message_of, settled, text_of, to_json, Failure, Phase, TaskClock};
 use crate::bytecode;
 use crate::program::{
     AnswerLine, Answers, ConsoleLevel, Event, HostAnswer, HostCall, Inbound, Report, Reported,
@@ -34,7 +34,7 @@ use crate::program::{
 /// key listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
 /// that are not JSON make a rejected promise (a `TypeError`). The error a call rejects with is
 /// made when the call is, so its stack points at the program's line that made the call.
-pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wanted) {
+pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, wanted) {
   const Err = Error;
   const TypeErr = TypeError;
   const capture = typeof Err.captureStackTrace === "function" ? Err.captureStackTrace : undefined;
@@ -175,15 +175,13 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, wa
       const error = new Err("");
       if (capture !== undefined) capture(error, invoke);
       try {
-        const text = args === undefined ? "{}" : stringify(args, replacer);
-        if (typeof text !== "string") {
-          throw new TypeErr("nothing to send");
-        }
+        // As Node's MCP SDK sends `arguments: a || {}`: through `JSON.stringify`, whose
+        // `undefined` leaves the arguments out.
+        const text = toJson(args || {});
         id = call(server, name, text, at, iteration, at === 0 ? error.stack : undefined);
       } catch (e) {
         if (!(e instanceof TypeErr)) return rejected(e);
-        const callee = server === null ? `capabilities.${name}` : `${server}.${name}`;
-        const error = new TypeErr(`the arguments of ${callee} are not json: ${e.message}`);
+        const error = new TypeErr(e.message);
         if (capture !== undefined) capture(error, invoke);
         return rejected(error);
       }
@@ -450,19 +448,31 @@ struct Calls {
 
 impl Calls {
     /// The native `call(server, tool, argumentsJson, site, iteration, stack)`: sends the call
-    /// (after what was reported so far), returns its id.
+    /// (after what was reported so far), returns its id. No arguments (`undefined` text): the
+    /// call carries `null`, sent without arguments.
     fn call(
         &self,
         ctx: &Ctx<'_>,
         server: Option<String>,
         tool: String,
-        text: &str,
+        text: Option<&str>,
         (site, iteration, stack): (u32, Vec<u32>, Option<String>),
     ) -> rquickjs::Result<f64> {
-        // `JSON.stringify` output, but serde is stricter (lone surrogates, nesting past 128).
-        // The tool function adds which call it was to the message.
-        let arguments: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Exception::throw_type(ctx, &e.to_string()))?;
+        // `JSON.stringify` output; lone surrogates become pml text (`pml_jstext`). serde stops
+        // at 128 levels of nesting.
+        let arguments: serde_json::Value = match text {
+            None => serde_json::Value::Null,
+            Some(text) => serde_json::from_str(&pml_jstext::from_js_json(text)).map_err(|e| {
+                let callee = match &server {
+                    Some(server) => format!("{server}.{tool}"),
+                    None => format!("capabilities.{tool}"),
+                };
+                Exception::throw_type(
+                    ctx,
+                    &format!("the arguments of {callee} cannot be sent: {e}"),
+                )
+            })?,
+        };
         let id = self.last.get() + 1;
         self.last.set(id);
         let call = HostCall {
@@ -537,14 +547,16 @@ impl Calls {
                 iteration,
                 ok: ok != 0.0,
             },
-            (8, Some(Extra::Text(text))) => match serde_json::from_str(&text) {
-                Ok(value) => Reported::Value {
-                    probe,
-                    iteration,
-                    value,
-                },
-                Err(_) => return,
-            },
+            (8, Some(Extra::Text(text))) => {
+                match serde_json::from_str(&pml_jstext::from_js_json(&text)) {
+                    Ok(value) => Reported::Value {
+                        probe,
+                        iteration,
+                        value,
+                    },
+                    Err(_) => return,
+                }
+            }
             (9, Some(Extra::Number(token))) => {
                 (self.invoked.borrow_mut()).insert(token as u64, (probe, iteration, at));
                 return;
@@ -681,7 +693,7 @@ pub(crate) struct Program<'a> {
 pub(crate) fn run_in<'js>(
     ctx: &Ctx<'js>,
     program: Program<'_>,
-    replacer: Function<'js>,
+    stringify: Function<'js>,
 ) -> Result<String, Failure> {
     let calls = Rc::new(Calls {
         last: Cell::new(0),
@@ -695,7 +707,7 @@ pub(crate) fn run_in<'js>(
         invoked: RefCell::new(HashMap::new()),
     });
     let mut iterations = None;
-    let outcome = run_with(ctx, program, replacer, &calls, &mut iterations);
+    let outcome = run_with(ctx, program, stringify, &calls, &mut iterations);
     // What the run reported last: the loop counts, the operations that never ended, and for a
     // run that stopped, the loop body it entered last.
     let summary = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok());
@@ -741,7 +753,7 @@ pub(crate) fn run_in<'js>(
 fn run_with<'js>(
     ctx: &Ctx<'js>,
     program: Program<'_>,
-    replacer: Function<'js>,
+    stringify: Function<'js>,
     calls: &Rc<Calls>,
     iterations: &mut Option<Function<'js>>,
 ) -> Result<String, Failure> {
@@ -764,7 +776,7 @@ fn run_with<'js>(
             move |ctx: Ctx<'js>,
                   server: Option<String>,
                   tool: String,
-                  text: String,
+                  text: Option<String>,
                   site: Opt<u32>,
                   iteration: Opt<Value<'js>>,
                   stack: Opt<Value<'js>>| {
@@ -776,7 +788,7 @@ fn run_with<'js>(
                     &ctx,
                     server,
                     tool,
-                    &text,
+                    text.as_deref(),
                     (site.0.unwrap_or(0), iteration, stack),
                 )
             },
@@ -787,13 +799,20 @@ fn run_with<'js>(
         let calls = calls.clone();
         Function::new(
             ctx.clone(),
-            move |code: u8, probe: u32, iteration: Value<'js>, extra: Opt<Value<'js>>| {
+            move |ctx: Ctx<'js>,
+                  code: u8,
+                  probe: u32,
+                  iteration: Value<'js>,
+                  extra: Opt<Value<'js>>| {
                 let extra = extra.0.and_then(|v| {
                     if let Some(n) = v.as_number() {
                         Some(Extra::Number(n))
+                    } else if code == 7 {
+                        // Console output, as Node writes it.
+                        v.as_string().map(|s| Extra::Text(message_of(&ctx, s)))
                     } else {
                         v.as_string()
-                            .and_then(|s| s.to_string().ok())
+                            .and_then(|s| text_of(&ctx, s))
                             .map(Extra::Text)
                     }
                 });
@@ -805,7 +824,9 @@ fn run_with<'js>(
     let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy()).map_err(run)?;
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
-        .and_then(|setup| setup.call((native, replacer.clone(), record, is_proxy, values.to_vec())))
+        .and_then(|setup| {
+            setup.call((native, stringify.clone(), record, is_proxy, values.to_vec()))
+        })
         .map_err(run)?;
     let mcp: Value = made.get(0).map_err(run)?;
     let settle: Function = made.get(1).map_err(run)?;
@@ -820,7 +841,9 @@ fn run_with<'js>(
     globals.set("mcp", mcp).map_err(run)?;
     globals.set("console", console).map_err(run)?;
     globals.set("capabilities", capabilities).map_err(run)?;
-    let args: Value = ctx.json_parse(args).map_err(run)?;
+    let args: Value = ctx
+        .json_parse(pml_jstext::to_js_json(args).as_bytes())
+        .map_err(run)?;
     globals.set("args", args).map_err(run)?;
     if let Some(reads) = reads {
         let read = Function::new(ctx.clone(), move |what: u8, live: f64| {
@@ -846,7 +869,7 @@ fn run_with<'js>(
     .map_err(run)?;
     // Not a promise only if the source closed the wrapper and made it something else.
     let Some(promise) = result.as_promise().cloned() else {
-        return to_json(ctx, result, replacer);
+        return to_json(ctx, result, stringify);
     };
     let value = loop {
         while ctx.execute_pending_job() {
@@ -869,7 +892,8 @@ fn run_with<'js>(
                     let text = serde_json::to_string(&value).map_err(|e| {
                         Failure::Internal(format!("cannot serialise an answer: {e}"))
                     })?;
-                    (true, ctx.json_parse(text).map_err(run)?)
+                    let text = pml_jstext::to_js_json(&text);
+                    (true, ctx.json_parse(text.as_bytes()).map_err(run)?)
                 }
                 Err(message) => (false, message.into_js(ctx).map_err(run)?),
             };
@@ -878,7 +902,7 @@ fn run_with<'js>(
                 .map_err(run)?;
         }
     };
-    to_json(ctx, value, replacer)
+    to_json(ctx, value, stringify)
 }
 
 /// The answers to some outstanding calls: those already in the inbox, or else the next ones to
