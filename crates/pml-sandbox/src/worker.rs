@@ -374,6 +374,8 @@ struct Engine {
     stringify: Vec<u8>,
     /// Bytecode of [`event_loop::SETUP`].
     setup: Vec<u8>,
+    /// Bytecode of [`event_loop::INSPECT`].
+    inspect: Vec<u8>,
     /// Bytecode of task wrappers by task id and source text.
     cache: HashMap<String, Rc<[u8]>>,
     runtime: Runtime,
@@ -408,11 +410,12 @@ impl Engine {
         })));
         let compiler = Context::custom::<(intrinsic::Eval, intrinsic::RegExpCompiler)>(&runtime)
             .map_err(|e| format!("cannot create a quickjs context: {e}"))?;
-        let (stringify, setup) = compiler
+        let (stringify, setup, inspect) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
                     bytecode::compile(&ctx, STRINGIFY, "stringify")?,
                     bytecode::compile(&ctx, event_loop::SETUP, "mcp")?,
+                    bytecode::compile(&ctx, event_loop::INSPECT, "console")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
@@ -422,6 +425,7 @@ impl Engine {
             compiler,
             stringify,
             setup,
+            inspect,
             cache: HashMap::new(),
             runtime,
             clock,
@@ -591,6 +595,7 @@ impl Engine {
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let program = Program {
                 setup: &self.setup,
+                inspect: &self.inspect,
                 wrapper: &wrapper,
                 args: &request.args,
                 probes: request.probes.is_some(),

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rquickjs::function::Opt;
+use rquickjs::promise::PromiseState;
 use rquickjs::{Array, Ctx, Exception, FromJs, Function, IntoJs, Value};
 
 use super::{failure, message_of, settled, text_of, to_json, Failure, Phase, TaskClock};
@@ -34,7 +35,12 @@ use crate::program::{
 /// key listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
 /// that are not JSON make a rejected promise (a `TypeError`). The error a call rejects with is
 /// made when the call is, so its stack points at the program's line that made the call.
-pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, wanted) {
+/// Node's `util.format` and `util.inspect` for the program's `console` (`inspect.js`: a
+/// function of the native `isProxy`, `proxyTarget` and `promiseState`, made before program
+/// code runs).
+pub(super) const INSPECT: &str = include_str!("inspect.js");
+
+pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, wanted, util) {
   const Err = Error;
   const TypeErr = TypeError;
   const capture = typeof Err.captureStackTrace === "function" ? Err.captureStackTrace : undefined;
@@ -52,6 +58,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   const then = P.prototype.then;
   const sliceText = String.prototype.slice;
   const Str = String;
+  const symbolText = Symbol.prototype.toString;
   const time = Date.prototype.getTime;
   const iso = Date.prototype.toISOString;
   const ObjectProto = Object.prototype;
@@ -324,16 +331,64 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
     return [out, lastLoop];
   };
 
-  const format = (args) => {
-    let out = "";
-    for (let i = 0; i < args.length; i++) {
-      out += (i === 0 ? "" : " ") + show(args[i], 10000, true);
+  // Node's console (`console.Console` over a stream): each call writes one `util.format`ted
+  // text; `group` indents what follows by two spaces per level; `dir`, `count` and `assert`
+  // write what Node writes.
+  const format = util.format;
+  const inspectValue = util.inspect;
+  let indent = "";
+  const write = (level, text) => {
+    if (indent !== "") {
+      let out = indent;
+      let last = 0;
+      for (let i = 0; i < text.length; i++) {
+        if (text[i] === "\n") {
+          out += apply(sliceText, text, [last, i + 1]) + indent;
+          last = i + 1;
+        }
+      }
+      text = out + apply(sliceText, text, [last]);
     }
-    return out;
+    record(7, level, 0, text);
   };
-  const log = (level) => (...args) => { record(7, level, 0, format(args)); };
+  const log = (level) => (...args) => { write(level, format(args)); };
+  const counted = create(null);
   const console = freeze({
     log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), trace: log(4),
+    dir: (value, options) => {
+      write(0, inspectValue(value, typeof options === "object" && options !== null ? options : undefined));
+    },
+    assert: (ok, ...args) => {
+      if (ok) return;
+      if (args.length === 0) return write(2, "Assertion failed");
+      // Node writes `${args[0]}`: an object whose `toString` is the program's is inspected.
+      const first = args[0];
+      const text = typeof first === "symbol" ? apply(symbolText, first, [])
+        : (typeof first !== "object" && typeof first !== "function") || first === null || util.hasBuiltInToString(first) ? Str(first)
+        : inspectValue(first);
+      args[0] = `Assertion failed: ${text}`;
+      write(2, format(args));
+    },
+    count: (label = "default") => {
+      label = `${label}`;
+      const n = (counted[label] || 0) + 1;
+      counted[label] = n;
+      write(1, `${label}: ${n}`);
+    },
+    countReset: (label = "default") => {
+      label = `${label}`;
+      if (counted[label] === undefined) write(2, `Count for '${label}' does not exist`);
+      else counted[label] = 0;
+    },
+    group: (...args) => {
+      if (args.length > 0) write(0, format(args));
+      indent += "  ";
+    },
+    groupCollapsed: (...args) => {
+      if (args.length > 0) write(0, format(args));
+      indent += "  ";
+    },
+    groupEnd: () => { indent = apply(sliceText, indent, [0, indent.length - 2]); },
   });
 
   return [mcp, settle, probes, console, iterations, capabilities];
@@ -674,6 +729,8 @@ fn iteration_of(value: &Value<'_>) -> Vec<u32> {
 pub(crate) struct Program<'a> {
     /// Bytecode of [`SETUP`].
     pub setup: &'a [u8],
+    /// Bytecode of [`INSPECT`].
+    pub inspect: &'a [u8],
     /// Bytecode of `(async function () {SOURCE\n})`.
     pub wrapper: &'a [u8],
     /// `args` as JSON text.
@@ -759,6 +816,7 @@ fn run_with<'js>(
 ) -> Result<String, Failure> {
     let Program {
         setup,
+        inspect,
         wrapper,
         args,
         probes,
@@ -822,12 +880,35 @@ fn run_with<'js>(
         .map_err(run)?
     };
     let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy()).map_err(run)?;
+    let util: Value = {
+        let proxy_target = Function::new(ctx.clone(), |v: Value<'js>, handler: bool| {
+            let proxy = v.into_proxy()?;
+            match handler {
+                true => proxy.handler().ok(),
+                false => proxy.target().ok(),
+            }
+        })
+        .map_err(run)?;
+        let promise_state = Function::new(ctx.clone(), promise_state).map_err(run)?;
+        bytecode::run(ctx, inspect)
+            .and_then(|v| Function::from_js(ctx, v))
+            .and_then(|make| make.call((is_proxy.clone(), proxy_target, promise_state)))
+            .map_err(run)?
+    };
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
         .and_then(|setup| {
-            setup.call((native, stringify.clone(), record, is_proxy, values.to_vec()))
+            setup.call((
+                native,
+                stringify.clone(),
+                record,
+                is_proxy,
+                values.to_vec(),
+                util,
+            ))
         })
         .map_err(run)?;
+
     let mcp: Value = made.get(0).map_err(run)?;
     let settle: Function = made.get(1).map_err(run)?;
     let probe_object: Value = made.get(2).map_err(run)?;
@@ -903,6 +984,37 @@ fn run_with<'js>(
         }
     };
     to_json(ctx, value, stringify)
+}
+
+/// The native `promiseState(value)` of [`INSPECT`]: `undefined` for what is not a promise, else
+/// `[0]` (pending), `[1, value]` (fulfilled) or `[2, reason]` (rejected). Reads the state
+/// without running any code.
+fn promise_state<'js>(ctx: Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Value<'js>> {
+    let Some(promise) = value.as_promise() else {
+        return Ok(Value::new_undefined(ctx));
+    };
+    let state = Array::new(ctx.clone())?;
+    match promise.state() {
+        PromiseState::Pending => state.set(0, 0)?,
+        PromiseState::Resolved => {
+            state.set(0, 1)?;
+            let value = match promise.result::<Value>() {
+                Some(Ok(value)) => value,
+                _ => Value::new_undefined(ctx.clone()),
+            };
+            state.set(1, value)?;
+        }
+        PromiseState::Rejected => {
+            state.set(0, 2)?;
+            let reason = match promise.result::<Value>() {
+                Some(Ok(value)) => value,
+                Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+                _ => Value::new_undefined(ctx.clone()),
+            };
+            state.set(1, reason)?;
+        }
+    }
+    Ok(state.into_value())
 }
 
 /// The answers to some outstanding calls: those already in the inbox, or else the next ones to

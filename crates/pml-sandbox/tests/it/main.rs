@@ -4,6 +4,7 @@
 //! whole programs calling the host (`program`).
 
 mod concurrency;
+mod console;
 mod errors;
 mod hostile;
 mod isolation;
