@@ -25,6 +25,7 @@ use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, FromJs, Function, Persistent, Runtime, Value};
 
 use crate::bytecode;
+use crate::intl::{self, IntlCache};
 use crate::program::Event;
 pub(crate) use event_loop::Link;
 use event_loop::{Budget, Program};
@@ -376,6 +377,12 @@ struct Engine {
     setup: Vec<u8>,
     /// Bytecode of [`event_loop::INSPECT`].
     inspect: Vec<u8>,
+    /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
+    intl: Rc<[u8]>,
+    /// Bytecode of [`intl::LAZY`], run in every context.
+    intl_lazy: Vec<u8>,
+    /// The collators and number formatters of this worker.
+    intl_cache: Rc<IntlCache>,
     /// Bytecode of task wrappers by task id and source text.
     cache: HashMap<String, Rc<[u8]>>,
     runtime: Runtime,
@@ -410,12 +417,14 @@ impl Engine {
         })));
         let compiler = Context::custom::<(intrinsic::Eval, intrinsic::RegExpCompiler)>(&runtime)
             .map_err(|e| format!("cannot create a quickjs context: {e}"))?;
-        let (stringify, setup, inspect) = compiler
+        let (stringify, setup, inspect, intl, intl_lazy) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
                     bytecode::compile(&ctx, STRINGIFY, "stringify")?,
                     bytecode::compile(&ctx, event_loop::SETUP, "mcp")?,
                     bytecode::compile(&ctx, event_loop::INSPECT, "console")?,
+                    bytecode::compile(&ctx, intl::INTL, "intl")?,
+                    bytecode::compile(&ctx, intl::LAZY, "intl")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
@@ -426,6 +435,9 @@ impl Engine {
             stringify,
             setup,
             inspect,
+            intl: intl.into(),
+            intl_lazy,
+            intl_cache: Rc::default(),
             cache: HashMap::new(),
             runtime,
             clock,
@@ -446,6 +458,20 @@ impl Engine {
         })?;
         self.warm = Some(Warm { stringify, context });
         Ok(())
+    }
+
+    /// Gives `ctx` `Intl` and the locale methods ([`intl::LAZY`]: made on first use, so a
+    /// context that never uses them does not pay for them).
+    fn install_intl(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+        let script = self.intl.clone();
+        let cache = self.intl_cache.clone();
+        let load = Function::new(ctx.clone(), move |ctx: Ctx<'_>| {
+            let (canonical, collate, format) = intl::natives(&ctx, &cache)?;
+            let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
+            install.call::<_, ()>((canonical, collate, format))
+        })?;
+        let lazy = Function::from_js(ctx, bytecode::run(ctx, &self.intl_lazy)?)?;
+        lazy.call::<_, ()>((load,))
     }
 
     /// The bytecode of `(function (names) { return (code); })`, compiled or from the cache.
@@ -526,6 +552,15 @@ impl Engine {
             let stringify = stringify
                 .restore(&ctx)
                 .map_err(|e| Failure::Internal(e.to_string()))?;
+            // `Intl` and the locale methods cost a task context more than most tasks do: only
+            // code that names them gets them (`localeCompare`, `toLocaleString`, `Intl`). Code
+            // reaching them through a computed name gets QuickJS's own, which differ from
+            // Node's: a speculated call computed that way is not the program's (wasted, never
+            // wrong), as the program itself always has them.
+            if request.code.contains("ocale") || request.code.contains("Intl") {
+                self.install_intl(&ctx)
+                    .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            }
             run_in(&ctx, &wrapper, request, stringify, deadline)
         });
         self.spent = Some(context);
@@ -590,6 +625,8 @@ impl Engine {
         drop(source);
         let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
         let outcome = context.with(|ctx| {
+            self.install_intl(&ctx)
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let stringify = bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;

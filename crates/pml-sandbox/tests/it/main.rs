@@ -7,6 +7,7 @@ mod concurrency;
 mod console;
 mod errors;
 mod hostile;
+mod intl;
 mod isolation;
 mod probes;
 mod program;

@@ -632,8 +632,8 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
         run(shared(), "return [typeof this, Object.keys(globalThis)];").unwrap(),
         json!(["undefined", ["mcp", "console", "capabilities", "args"]])
     );
-    // The globals are a code task's plus `Proxy`, typed arrays, weak references, `console`,
-    // `args` and `mcp`.
+    // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
+    // code task has it only when its code names it), `console`, `args` and `mcp`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -656,6 +656,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "Int16Array",
             "Int32Array",
             "Int8Array",
+            "Intl",
             "Proxy",
             "Uint16Array",
             "Uint32Array",
