@@ -201,7 +201,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
 
   const table = (make) => {
     const made = create(null);
-    return new Px(freeze(create(null)), {
+    return new Px(freeze({}), {
       __proto__: null,
       get(target, key) {
         if (!isName(key)) return undefined;
