@@ -281,6 +281,57 @@
     return localeList(locales);
   }));
 
+  // Dates: en-US with no options, or with only `timeZone: "UTC"`, as ICU writes them
+  // (`1/2/2024, 3:04:05 PM`); anything else throws rather than answer differently.
+  const dateGetters = (utc) => {
+    const P = Date.prototype;
+    return utc
+      ? [P.getUTCFullYear, P.getUTCMonth, P.getUTCDate, P.getUTCHours, P.getUTCMinutes, P.getUTCSeconds]
+      : [P.getFullYear, P.getMonth, P.getDate, P.getHours, P.getMinutes, P.getSeconds];
+  };
+  const LOCAL = dateGetters(false);
+  const UTC = dateGetters(true);
+  const dateTime = Date.prototype.getTime;
+  const dateParts = (date, locales, options, what) => {
+    const t = apply(dateTime, date, []);
+    if (locales !== undefined) {
+      const locale = firstLocale(locales);
+      if (locale !== "en-US" && locale !== "en") throw unsupported("DateTimeFormat", `the locale ${locale} for dates`);
+    }
+    let getters = LOCAL;
+    if (options !== undefined) {
+      options = optionsOf(options);
+      for (const key in options) {
+        if (key !== "timeZone") throw unsupported("DateTimeFormat", `the option ${key}`);
+      }
+      const zone = options.timeZone;
+      if (zone !== undefined) {
+        const name = Str(zone).toUpperCase();
+        if (name !== "UTC" && name !== "ETC/UTC" && name !== "GMT" && name !== "ETC/GMT") {
+          throw unsupported("DateTimeFormat", `timeZone: "${Str(zone)}"`);
+        }
+        getters = UTC;
+      }
+    }
+    if (t !== t) return "Invalid Date";
+    const get = (i) => apply(getters[i], date, []);
+    const year = get(0);
+    const day = `${get(1) + 1}/${get(2)}/${year <= 0 ? 1 - year : year}`;
+    const hours = get(3);
+    const two = (n) => (n < 10 ? `0${n}` : `${n}`);
+    const time = `${hours % 12 === 0 ? 12 : hours % 12}:${two(get(4))}:${two(get(5))} ${hours < 12 ? "AM" : "PM"}`;
+    return what === 0 ? `${day}, ${time}` : what === 1 ? day : time;
+  };
+  define(Date.prototype, "toLocaleString", method({
+    toLocaleString() { return dateParts(this, arguments[0], arguments[1], 0); },
+  }.toLocaleString));
+  define(Date.prototype, "toLocaleDateString", method({
+    toLocaleDateString() { return dateParts(this, arguments[0], arguments[1], 1); },
+  }.toLocaleDateString));
+  define(Date.prototype, "toLocaleTimeString", method({
+    toLocaleTimeString() { return dateParts(this, arguments[0], arguments[1], 2); },
+  }.toLocaleTimeString));
+
   const Intl = create(O.prototype);
   define(Intl, "Collator", method(Collator));
   define(Intl, "NumberFormat", method(NumberFormat));

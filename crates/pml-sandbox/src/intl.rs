@@ -15,10 +15,13 @@
 //! (and the `-u-kn`/`-u-kf` locale extensions); decimal and percent numbers with
 //! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
 //! `minimumSignificantDigits`/`maximumSignificantDigits` and `useGrouping`, rounded half away
-//! from zero (ECMA-402's `halfExpand`). **Not covered** (a `RangeError` saying so, never a
-//! different answer): `style: "currency"` and `"unit"`, `notation` other than `"standard"`,
-//! `signDisplay` other than `"auto"`, other rounding modes; `Intl.DateTimeFormat` and the other
-//! `Intl` services do not exist, and `Date.prototype.toLocaleString` is QuickJS's own. A
+//! from zero (ECMA-402's `halfExpand`); `Date.prototype.toLocaleString`,
+//! `toLocaleDateString` and `toLocaleTimeString` in en-US, with no options or only
+//! `timeZone: "UTC"` (`1/2/2024, 3:04:05 PM`). **Not covered** (a `RangeError` saying so,
+//! never a different answer): `style: "currency"` and `"unit"`, `notation` other than
+//! `"standard"`, `signDisplay` other than `"auto"`, other rounding modes, dates in other
+//! locales, time zones or with other options; `Intl.DateTimeFormat` and the other `Intl`
+//! services do not exist. A
 //! locale is resolved to its canonical tag (Node resolves to the best locale its ICU has:
 //! `fr-FR` is `fr` for a collator there); with no locale it is `en-US`, Node's default.
 
@@ -281,8 +284,8 @@ fn format_number<'js>(
 pub(crate) const INTL: &str = include_str!("intl.js");
 
 /// The script every context runs, a function of the native `load()` (which runs [`INTL`]):
-/// `Intl` (an accessor until then), `localeCompare` and the `toLocaleString` of numbers and
-/// BigInts load the real ones when first used, then act as them. Making them all in every
+/// `Intl` (an accessor until then), `localeCompare` and the `toLocale*String` of numbers,
+/// BigInts and dates load the real ones when first used, then act as them. Making them all in every
 /// context would cost a code task more than the task itself.
 pub(crate) const LAZY: &str = r#"(function (load) {
   "use strict";
@@ -303,6 +306,9 @@ pub(crate) const LAZY: &str = r#"(function (load) {
   lazy(String.prototype, "localeCompare", 1);
   lazy(Number.prototype, "toLocaleString", 0);
   lazy(BigInt.prototype, "toLocaleString", 0);
+  lazy(Date.prototype, "toLocaleString", 0);
+  lazy(Date.prototype, "toLocaleDateString", 0);
+  lazy(Date.prototype, "toLocaleTimeString", 0);
   define(globalThis, "Intl", {
     get() { ensure(); return globalThis.Intl; },
     set(value) { define(globalThis, "Intl", { value, writable: true, enumerable: false, configurable: true }); },

@@ -162,8 +162,9 @@
 //!   included (as in Node: what they build has no more reach than the program), but not
 //!   `Atomics`/`SharedArrayBuffer` (nothing may block the worker); and `args`, `console`,
 //!   `mcp`. Programs, and code tasks whose code names them, get `Intl.Collator`,
-//!   `Intl.NumberFormat` and `localeCompare`/`toLocaleString` answering as Node's ICU does for
-//!   its default locale, en-US (`intl.rs`: ICU4X with compiled CLDR data; made on first use).
+//!   `Intl.NumberFormat`, `localeCompare` and the `toLocale*String` of numbers, BigInts and
+//!   dates answering as Node's ICU does for its default locale, en-US (`intl.rs`: ICU4X with
+//!   compiled CLDR data; made on first use).
 //! - No state crosses jobs: each gets a fresh context (globals, prototypes) on a reused
 //!   runtime; a runtime left with pending jobs is rebuilt before the next one.
 //! - Bounded: a job stops at [`SandboxOptions::time_limit`] (for programs, of execution time,

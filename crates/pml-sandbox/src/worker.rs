@@ -553,7 +553,7 @@ impl Engine {
                 .restore(&ctx)
                 .map_err(|e| Failure::Internal(e.to_string()))?;
             // `Intl` and the locale methods cost a task context more than most tasks do: only
-            // code that names them gets them (`localeCompare`, `toLocaleString`, `Intl`). Code
+            // code that names them gets them (`localeCompare`, `toLocale*String`, `Intl`). Code
             // reaching them through a computed name gets QuickJS's own, which differ from
             // Node's: a speculated call computed that way is not the program's (wasted, never
             // wrong), as the program itself always has them.

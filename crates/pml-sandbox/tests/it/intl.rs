@@ -97,6 +97,9 @@ fn what_pml_cannot_answer_as_node_does_is_an_error() {
 for (const o of [{ style: 'currency', currency: 'USD' }, { notation: 'compact' }, { signDisplay: 'always' }]) {
   try { out.push((5).toLocaleString('en', o)); } catch (e) { out.push(e.name + ': ' + e.message); }
 }
+for (const [l, o] of [['de'], ['en', { month: 'long' }], ['en', { timeZone: 'Europe/Paris' }]]) {
+  try { out.push(new Date(0).toLocaleDateString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
+}
 return out;",
     );
     assert_eq!(
@@ -105,6 +108,9 @@ return out;",
             "RangeError: pml: Intl.NumberFormat does not support style: \"currency\" (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support signDisplay: \"always\" (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support the locale de for dates (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support the option month (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support timeZone: \"Europe/Paris\" (Node's answer would differ)",
         ])
     );
 }

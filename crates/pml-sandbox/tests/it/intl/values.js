@@ -58,4 +58,8 @@ t(() => new Intl.NumberFormat("en", { maximumFractionDigits: 200 }));
 t(() => new Intl.NumberFormat("en", { minimumFractionDigits: 5, maximumFractionDigits: 2 }));
 t(() => new Intl.NumberFormat("en", { style: "x" }));
 t(() => new Intl.NumberFormat("en", { minimumIntegerDigits: 0 }));
+const dates = [new Date(Date.UTC(2024, 0, 2, 15, 4, 5)), new Date(Date.UTC(2024, 10, 22, 0, 0, 7)), new Date(Date.UTC(1999, 11, 31, 12, 30)), new Date(Date.UTC(-5, 0, 1)), new Date(NaN)];
+t(() => dates.map((d) => [d.toLocaleString(), d.toLocaleDateString(), d.toLocaleTimeString()]));
+t(() => dates.map((d) => [d.toLocaleString("en-US", { timeZone: "UTC" }), d.toLocaleDateString("en"), d.toLocaleTimeString(undefined, { timeZone: "utc" })]));
+t(() => [dates[0]].toLocaleString());
 return out;
