@@ -71,10 +71,10 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   const isName = (key) => typeof key === "string" && reserved[key] !== true;
   const rejected = (error) => new P((resolve, reject) => reject(error));
 
-  // A value as JSON-like text of about `limit` characters, read without running program code:
+  // A value as JSON-like text of about `limit` characters (operation previews in the trace), read without running program code:
   // own data properties only (getters show as [Getter]), proxies not looked into, builtins
   // captured above (a program that replaces them changes nothing here).
-  const show = (value, limit, raw) => {
+  const show = (value, limit) => {
     let out = "";
     const seen = [];
     const put = (text) => {
@@ -121,8 +121,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
       seen.length = seen.length - 1;
       return more;
     };
-    if (raw && typeof value === "string") out = value.length > limit ? apply(sliceText, value, [0, limit]) : value;
-    else walk(value, 0);
+    walk(value, 0);
     return out.length > limit ? apply(sliceText, out, [0, limit]) + "…" : out;
   };
 
@@ -257,7 +256,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
     b: (k, it, v) => { record(1, k, it); return v; },
     e: (k, it, v) => {
       record(2, k, it);
-      record(3, k, it, show(v, 200, false));
+      record(3, k, it, show(v, 200));
       if (wants[k] === true) {
         const text = plain(v);
         if (text !== undefined) record(8, k, it, text);
