@@ -967,5 +967,6 @@ fn append_trace(
         text.push_str(&serde_json::Value::Object(line).to_string());
         text.push('\n');
     }
-    file.write_all(text.as_bytes())
+    // Strings are pml text: lone surrogates written as JavaScript writes them.
+    file.write_all(pml_jstext::to_js_json(&text).as_bytes())
 }
