@@ -331,8 +331,9 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   };
 
   // Node's console (`console.Console` over a stream): each call writes one `util.format`ted
-  // text; `group` indents what follows by two spaces per level; `dir`, `count` and `assert`
-  // write what Node writes.
+  // text; `group` indents what follows by two spaces per level; `dir`, `count`, `assert`,
+  // `trace` and `time*` write what Node writes (with QuickJS's frames and the millisecond
+  // clock); `table` writes the data without drawing it.
   const format = util.format;
   const inspectValue = util.inspect;
   let indent = "";
@@ -352,8 +353,42 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   };
   const log = (level) => (...args) => { write(level, format(args)); };
   const counted = create(null);
+  const timers = create(null);
+  // The real clock, not the one a resumed run replays (`READS` is installed later).
+  const now = Date.now;
+  // Node's formatTime for durations under a minute.
+  const elapsed = (ms) => ms >= 1000 ? `${(ms / 1000).toFixed(3)}s` : `${+ms.toFixed(3)}ms`;
   const console = freeze({
-    log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), trace: log(4),
+    log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), dirxml: log(0),
+    // Not drawn as Node draws it: the data, formatted.
+    table: log(0),
+    trace: function trace(...args) {
+      const error = new Err("");
+      if (capture !== undefined) capture(error, trace);
+      let frames = typeof error.stack === "string" ? error.stack : "";
+      while (frames.length > 0 && frames[frames.length - 1] === "\n") frames = apply(sliceText, frames, [0, frames.length - 1]);
+      const head = args.length === 0 ? "Trace" : `Trace: ${format(args)}`;
+      write(3, frames === "" ? head : `${head}\n${frames}`);
+    },
+    time: (label = "default") => {
+      label = `${label}`;
+      if (timers[label] !== undefined) return write(2, `Label '${label}' already exists for console.time()`);
+      timers[label] = now();
+    },
+    timeEnd: (label = "default") => {
+      label = `${label}`;
+      const started = timers[label];
+      if (started === undefined) return write(2, `No such label '${label}' for console.timeEnd()`);
+      timers[label] = undefined;
+      write(1, `${label}: ${elapsed(now() - started)}`);
+    },
+    timeLog: (label = "default", ...args) => {
+      label = `${label}`;
+      const started = timers[label];
+      if (started === undefined) return write(2, `No such label '${label}' for console.timeLog()`);
+      write(1, args.length === 0 ? `${label}: ${elapsed(now() - started)}` : `${label}: ${elapsed(now() - started)} ${format(args)}`);
+    },
+    clear: () => {},
     dir: (value, options) => {
       write(0, inspectValue(value, typeof options === "object" && options !== null ? options : undefined));
     },

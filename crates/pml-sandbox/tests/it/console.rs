@@ -113,3 +113,27 @@ fn lone_surrogates_print_as_node_writes_them() {
     let (_, ours) = printed("console.log('😀'.slice(0, 1) + 'x', ['😀'.slice(1)]);");
     assert_eq!(ours, "\u{FFFD}x [ '\\ude00' ]\n");
 }
+
+#[test]
+fn every_console_method_of_node_exists() {
+    // Timings and frames differ from Node's by nature; what matters is that a program calling
+    // them runs on, and what it prints has Node's shape.
+    let (result, ours) = printed(
+        "function f() { console.trace('at %s', 'f'); }\nf();\nconsole.time('t');\nconsole.timeLog('t', { n: 1 });\nconsole.timeEnd('t');\nconsole.timeEnd('t');\nconsole.table([{ a: 1 }]);\nconsole.dirxml('x');\nconsole.clear();\nreturn Object.keys(console).length;",
+    );
+    assert_eq!(result, json!(19));
+    let lines: Vec<&str> = ours.lines().collect();
+    assert_eq!(lines[0], "Trace: at f");
+    assert!(lines[1].starts_with("    at f (agent.js:1:"), "{ours}");
+    let timed = lines.iter().position(|l| l.starts_with("t: ")).unwrap();
+    assert!(lines[timed].ends_with("ms { n: 1 }"), "{ours}");
+    assert!(lines[timed + 1].starts_with("t: ") && lines[timed + 1].ends_with("ms"));
+    assert_eq!(
+        &lines[timed + 2..],
+        [
+            "No such label 't' for console.timeEnd()",
+            "[ { a: 1 } ]",
+            "x"
+        ]
+    );
+}
