@@ -299,7 +299,13 @@ pub(crate) const LAZY: &str = r#"(function (load) {
     }
   };
   const lazy = (object, name, length) => {
-    const stub = { [name](...args) { ensure(); return apply(object[name], this, args); } }[name];
+    const stub = { [name](...args) {
+      ensure();
+      const real = object[name];
+      // Still the stub: the program froze the prototype before the first use.
+      if (real === stub) throw new TypeError(`pml: ${name} cannot be loaded into a frozen prototype`);
+      return apply(real, this, args);
+    } }[name];
     define(stub, "length", { value: length, configurable: true });
     define(object, name, { value: stub, writable: true, enumerable: false, configurable: true });
   };
