@@ -24,6 +24,11 @@ use crate::program::{
     AnswerLine, Answers, ConsoleLevel, Event, HostAnswer, HostCall, Inbound, Report, Reported,
 };
 
+/// Node's `util.format` and `util.inspect` for the program's `console` (`inspect.js`: a
+/// function of the native `isProxy`, `proxyTarget` and `promiseState`, made before program
+/// code runs).
+pub(super) const INSPECT: &str = include_str!("inspect.js");
+
 /// Builds `mcp` (and `capabilities`, whose calls pass a `null` server) around the native
 /// `call(server, tool, argumentsJson) -> id` and returns `[mcp, settle, ...]`, where `settle(id, ok, payload)` resolves call `id` with `payload` or rejects
 /// it with an `Error` whose message is `payload`.
@@ -31,15 +36,11 @@ use crate::program::{
 /// `mcp` and each server object are proxies over a frozen empty object: a string key names a
 /// server (a tool), the same object each time, except `then`, `toJSON`, `toString` and
 /// `valueOf`, which `await`, `JSON.stringify` and conversions to strings and numbers probe:
-/// they are `undefined`, like symbol keys, so probing never makes a call. Writes fail, `in` and
-/// key listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
-/// that are not JSON make a rejected promise (a `TypeError`). The error a call rejects with is
-/// made when the call is, so its stack points at the program's line that made the call.
-/// Node's `util.format` and `util.inspect` for the program's `console` (`inspect.js`: a
-/// function of the native `isProxy`, `proxyTarget` and `promiseState`, made before program
-/// code runs).
-pub(super) const INSPECT: &str = include_str!("inspect.js");
-
+/// they are `undefined`, like symbol keys, so probing never makes a call. Writes fail, key
+/// listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
+/// `JSON.stringify` refuses (the `toJson` of [`STRINGIFY`](super::STRINGIFY)) make a rejected
+/// promise (its `TypeError`). The error a call rejects with is made when the call is, so its
+/// stack points at the program's line that made the call. `util` is [`INSPECT`]'s.
 pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, wanted, util) {
   const Err = Error;
   const TypeErr = TypeError;
@@ -71,9 +72,10 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   const isName = (key) => typeof key === "string" && reserved[key] !== true;
   const rejected = (error) => new P((resolve, reject) => reject(error));
 
-  // A value as JSON-like text of about `limit` characters (operation previews in the trace), read without running program code:
-  // own data properties only (getters show as [Getter]), proxies not looked into, builtins
-  // captured above (a program that replaces them changes nothing here).
+  // A value as JSON-like text of about `limit` characters (operation previews in the trace),
+  // read without running program code: own data properties only (getters show as [Getter]),
+  // proxies not looked into, builtins captured above (a program that replaces them changes
+  // nothing here).
   const show = (value, limit) => {
     let out = "";
     const seen = [];
@@ -357,7 +359,8 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   // The real clock, not the one a resumed run replays (`READS` is installed later).
   const now = Date.now;
   // Node's formatTime for durations under a minute.
-  const elapsed = (ms) => ms >= 1000 ? `${(ms / 1000).toFixed(3)}s` : `${+ms.toFixed(3)}ms`;
+  const toFixed = Number.prototype.toFixed;
+  const elapsed = (ms) => ms >= 1000 ? `${apply(toFixed, ms / 1000, [3])}s` : `${+apply(toFixed, ms, [3])}ms`;
   const console = freeze({
     log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), dirxml: log(0),
     // Not drawn as Node draws it: the data, formatted.
