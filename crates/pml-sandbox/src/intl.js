@@ -227,9 +227,21 @@
       mnfd, mxfd, mnsd, mxsd, grouping, digits, bound: undefined,
     };
   };
-  // ToIntlMathematicalValue: a BigInt as its digits, anything else a Number.
+  // ToIntlMathematicalValue: a BigInt as its digits, a string holding a decimal literal as
+  // that exact decimal (`1.5e3`, `.5`, `-0`), anything else a Number.
+  const decimalLiteral = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
   const mathematical = (x) => {
     if (typeof x === "bigint") return apply(bigToString, x, []);
+    if (typeof x === "string") {
+      const m = apply(RegExp.prototype.exec, decimalLiteral, [apply(String.prototype.trim, x, [])]);
+      if (m !== null && (m[2] !== "" || (m[3] !== undefined && m[3] !== ""))) {
+        const sign = m[1] === "-" ? "-" : "";
+        const whole = m[2] === "" ? "0" : m[2];
+        const fraction = m[3] === undefined || m[3] === "" ? "" : `.${m[3]}`;
+        const exponent = m[4] === undefined ? "" : `e${m[4]}`;
+        return `${sign}${whole}${fraction}${exponent}`;
+      }
+    }
     return Num(x);
   };
   const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3];

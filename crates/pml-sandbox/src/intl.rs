@@ -155,7 +155,8 @@ fn units<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> Vec<u16> {
 /// (flags: sensitivity 0-3 base/accent/case/variant, 4 numeric, caseFirst 0-3
 /// locale's/upper/lower/false << 3, 32 ignorePunctuation) and `formatNumber(value, locale,
 /// [percent, minInt, minFrac, maxFrac, minSig (-1: none), maxSig, grouping 0-3
-/// never/always/min2/auto])`, the value a number or a BigInt's decimal digits.
+/// never/always/min2/auto])`, the value a number, or a decimal literal (a BigInt's digits, a
+/// numeric string) formatted exactly.
 pub(crate) fn natives<'js>(
     ctx: &Ctx<'js>,
     cache: &Rc<IntlCache>,
@@ -245,7 +246,7 @@ fn format_number<'js>(
         Decimal::try_from_f64(n, FloatPrecision::RoundTrip)
             .map_err(|e| Exception::throw_range(ctx, &format!("{e:?}")))?
     } else if let Some(digits) = value.as_string() {
-        // A BigInt, as its decimal digits.
+        // A BigInt's digits, or a decimal literal (`-1.5e3`) to be formatted exactly.
         let digits = digits.to_string()?;
         Decimal::try_from_str(&digits)
             .map_err(|e| Exception::throw_range(ctx, &format!("{e:?}")))?

@@ -50,6 +50,7 @@ t(() => numbers.map((n) => n.toLocaleString("fr")));
 t(() => numbers.map((n) => new Intl.NumberFormat("en", { useGrouping: "min2" }).format(n)));
 t(() => [12345678901234567890n.toLocaleString(), (-5n).toLocaleString("de"), new Intl.NumberFormat().format(10n ** 30n)]);
 t(() => [[1234.5, 1e6, -7].toLocaleString(), new Intl.NumberFormat().format("1234.5")]);
+t(() => ["12345678901234567890", " 1.5e3 ", "0x10", "abc", "", "-0", "Infinity", "1_000", ".5", "5.", "-12.3456", "1e-7", "+7"].map((s) => new Intl.NumberFormat().format(s)));
 t(() => new Intl.NumberFormat().resolvedOptions());
 t(() => new Intl.NumberFormat("en", { style: "percent", minimumFractionDigits: 1 }).resolvedOptions());
 t(() => new Intl.NumberFormat("en", { maximumSignificantDigits: 3 }).resolvedOptions());
