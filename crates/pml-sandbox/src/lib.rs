@@ -51,7 +51,7 @@
 //! value), `console` (its output is reported, never printed: each call one text, formatted as
 //! Node 20's `util.format` formats it, objects as `util.inspect` prints them by default, read
 //! without running program code (`worker/inspect.js`); every method of Node's console, `group`,
-//! `count`, `assert`, `dir`, `trace` and `time*` as in Node, `table` not drawn) and `mcp`:
+//! `count`, `assert`, `dir`, `table`, `trace` and `time*` as in Node) and `mcp`:
 //! `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and resolves with the
 //! host's answer or rejects with `new Error(message)`; so does `capabilities.<name>(args)`
 //! (marked [`HostCall::capability`]: the host runs the stored program). With a [`Reads`] hook

@@ -58,6 +58,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   const apply = Reflect.apply;
   const then = P.prototype.then;
   const sliceText = String.prototype.slice;
+  const repeatText = String.prototype.repeat;
   const Str = String;
   const symbolText = Symbol.prototype.toString;
   const time = Date.prototype.getTime;
@@ -335,7 +336,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   // Node's console (`console.Console` over a stream): each call writes one `util.format`ted
   // text; `group` indents what follows by two spaces per level; `dir`, `count`, `assert`,
   // `trace` and `time*` write what Node writes (with QuickJS's frames and the millisecond
-  // clock); `table` writes the data without drawing it.
+  // clock), `table` draws Node's table.
   const format = util.format;
   const inspectValue = util.inspect;
   let indent = "";
@@ -361,10 +362,115 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   // Node's formatTime for durations under a minute.
   const toFixed = Number.prototype.toFixed;
   const elapsed = (ms) => ms >= 1000 ? `${apply(toFixed, ms / 1000, [3])}s` : `${+apply(toFixed, ms, [3])}ms`;
+  // `console.table` (Node 20's `internal/cli_table`: left-aligned cells; widths in UTF-16
+  // code units, where Node counts East Asian wide characters twice). Entries are read as data
+  // properties (a getter's cell is empty).
+  const cell = (v) => inspectValue(v, {
+    depth: v !== null && typeof v === "object" && !isArray(v) && keys(v).length > 2 ? -1 : 0,
+    maxArrayLength: 3,
+    breakLength: 1 / 0,
+  });
+  const dataOf = (object, key) => {
+    const d = describe(object, key);
+    return d !== undefined && hasOwn(d, "value") ? [d.value] : undefined;
+  };
+  const drawTable = (data, properties) => {
+    let head;
+    let columns;
+    const indices = (n) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out[i] = cell(i);
+      return out;
+    };
+    const entries = util.entriesOf(data);
+    if (entries !== undefined && entries.map) {
+      const ks = [];
+      const vs = [];
+      for (let i = 0; i < entries.list.length; i++) {
+        ks[i] = cell(entries.list[i][0]);
+        vs[i] = cell(entries.list[i][1]);
+      }
+      head = ["(iteration index)", "Key", "Values"];
+      columns = [indices(ks.length), ks, vs];
+    } else if (entries !== undefined) {
+      const vs = [];
+      for (let i = 0; i < entries.list.length; i++) vs[i] = cell(entries.list[i]);
+      head = ["(iteration index)", "Values"];
+      columns = [indices(vs.length), vs];
+    } else {
+      const map = create(null);
+      const names = [];
+      let primitives = false;
+      const values = [];
+      const rows = keys(data);
+      for (let i = 0; i < rows.length; i++) {
+        const found = dataOf(data, rows[i]);
+        const item = found === undefined ? undefined : found[0];
+        const primitive = item === null || (typeof item !== "function" && typeof item !== "object");
+        if (properties === undefined && primitive) {
+          primitives = true;
+          values[i] = cell(item);
+        } else {
+          const ks = properties !== undefined ? properties : keys(item);
+          for (let j = 0; j < ks.length; j++) {
+            const key = ks[j];
+            if (map[key] === undefined) {
+              map[key] = [];
+              names[names.length] = key;
+            }
+            const value = primitive ? undefined : dataOf(item, key);
+            map[key][i] = value === undefined ? "" : cell(value[0]);
+          }
+        }
+      }
+      head = ["(index)"];
+      columns = [rows];
+      for (let i = 0; i < names.length; i++) {
+        head[head.length] = `${names[i]}`;
+        columns[columns.length] = map[names[i]];
+      }
+      if (primitives) {
+        head[head.length] = "Values";
+        columns[columns.length] = values;
+      }
+    }
+    const widths = [];
+    let longest = 0;
+    for (let i = 0; i < columns.length; i++) if (columns[i].length > longest) longest = columns[i].length;
+    const rows = [];
+    for (let i = 0; i < head.length; i++) {
+      widths[i] = head[i].length;
+      for (let j = 0; j < longest; j++) {
+        if (rows[j] === undefined) rows[j] = [];
+        const value = hasOwn(columns[i], j) && columns[i][j] !== undefined ? columns[i][j] : "";
+        rows[j][i] = value;
+        if (value.length > widths[i]) widths[i] = value.length;
+      }
+    }
+    const line = (left, middle, right) => {
+      let out = left;
+      for (let i = 0; i < widths.length; i++) {
+        out += (i === 0 ? "" : middle) + apply(repeatText, "─", [widths[i] + 2]);
+      }
+      return out + right;
+    };
+    const render = (row) => {
+      let out = "│ ";
+      for (let i = 0; i < row.length; i++) {
+        out += (i === 0 ? "" : " │ ") + row[i] + apply(repeatText, " ", [widths[i] - row[i].length]);
+      }
+      return out + " │";
+    };
+    let out = line("┌", "┬", "┐") + "\n" + render(head) + "\n" + line("├", "┼", "┤") + "\n";
+    for (let i = 0; i < rows.length; i++) out += render(rows[i]) + "\n";
+    return out + line("└", "┴", "┘");
+  };
   const console = freeze({
     log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), dirxml: log(0),
-    // Not drawn as Node draws it: the data, formatted.
-    table: log(0),
+    table: (data, properties) => {
+      if (data === null || typeof data !== "object") return write(0, format([data]));
+      write(0, drawTable(data, isArray(properties) ? properties : undefined));
+    },
     trace: function trace(...args) {
       const error = new Err("");
       if (capture !== undefined) capture(error, trace);

@@ -1022,5 +1022,27 @@
     return str;
   }
 
-  return { format, inspect, hasBuiltInToString };
+  // The entries of a Map (`{ map: true, list: [[key, value]...] }`) or a Set
+  // (`{ map: false, list: [value...] }`), read through the builtins; undefined for anything else.
+  function entriesOf(value) {
+    let n = 0;
+    while (isProxy(value)) {
+      value = proxyTarget(value, false);
+      if (value === null || n++ > 1000) return undefined;
+    }
+    const list = [];
+    if (isMap(value)) {
+      const it = mapEntries(value);
+      for (let step = mapIterNext(it); !step.done; step = mapIterNext(it)) list[list.length] = step.value;
+      return { map: true, list };
+    }
+    if (isSet(value)) {
+      const it = setValues(value);
+      for (let step = setIterNext(it); !step.done; step = setIterNext(it)) list[list.length] = step.value;
+      return { map: false, list };
+    }
+    return undefined;
+  }
+
+  return { format, inspect, hasBuiltInToString, entriesOf };
 })

@@ -132,7 +132,11 @@ fn every_console_method_of_node_exists() {
         &lines[timed + 2..],
         [
             "No such label 't' for console.timeEnd()",
-            "[ { a: 1 } ]",
+            "┌─────────┬───┐",
+            "│ (index) │ a │",
+            "├─────────┼───┤",
+            "│ 0       │ 1 │",
+            "└─────────┴───┘",
             "x"
         ]
     );
