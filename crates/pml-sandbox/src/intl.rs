@@ -227,6 +227,48 @@ struct Digits {
     significant: Option<(i16, i16)>,
 }
 
+/// The native `stringWidth(text)` of `worker/inspect.js`: the columns a terminal gives `text`,
+/// as Node's `getStringWidth` with ICU counts them (`node_i18n.cc`): East Asian wide and
+/// fullwidth characters and emoji presentation 2, controls, format characters, nonspacing and
+/// enclosing marks and emoji modifiers 0 (U+00AD 1), anything else 1; the characters of an
+/// emoji sequence each count.
+pub(crate) fn string_width<'js>(ctx: Ctx<'js>, text: rquickjs::String<'js>) -> u32 {
+    use icu_properties::props::{
+        EastAsianWidth, EmojiModifier, EmojiPresentation, GeneralCategory,
+    };
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    let east_asian = CodePointMapData::<EastAsianWidth>::new();
+    let category = CodePointMapData::<GeneralCategory>::new();
+    let presentation = CodePointSetData::new::<EmojiPresentation>();
+    let modifier = CodePointSetData::new::<EmojiModifier>();
+    let mut width = 0;
+    // Emoji sequences are counted character by character (Node's `expand_emoji_sequence`).
+    for c in char::decode_utf16(units(&ctx, &text)) {
+        let c = c.map_or_else(|e| u32::from(e.unpaired_surrogate()), u32::from);
+        let eaw = east_asian.get32(c);
+        let wide = eaw == EastAsianWidth::Fullwidth || eaw == EastAsianWidth::Wide;
+        // Ambiguous and neutral characters are narrow unless they are emoji.
+        let emoji = (eaw == EastAsianWidth::Ambiguous || eaw == EastAsianWidth::Neutral)
+            && presentation.contains32(c);
+        width += if wide || emoji {
+            2
+        } else if c != 0xAD
+            && (matches!(
+                category.get32(c),
+                GeneralCategory::Control
+                    | GeneralCategory::Format
+                    | GeneralCategory::EnclosingMark
+                    | GeneralCategory::NonspacingMark
+            ) || modifier.contains32(c))
+        {
+            0
+        } else {
+            1
+        };
+    }
+    width
+}
+
 /// A number (or BigInt) as the decimal formatter writes it, rounded as ECMA-402 says.
 fn format_number<'js>(
     ctx: &Ctx<'js>,

@@ -25,8 +25,8 @@ use crate::program::{
 };
 
 /// Node's `util.format` and `util.inspect` for the program's `console` (`inspect.js`: a
-/// function of the native `isProxy`, `proxyTarget` and `promiseState`, made before program
-/// code runs).
+/// function of the native `isProxy`, `proxyTarget`, `promiseState` and `stringWidth`, made
+/// before program code runs).
 pub(super) const INSPECT: &str = include_str!("inspect.js");
 
 /// Builds `mcp` (and `capabilities`, whose calls pass a `null` server) around the native
@@ -362,9 +362,8 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
   // Node's formatTime for durations under a minute.
   const toFixed = Number.prototype.toFixed;
   const elapsed = (ms) => ms >= 1000 ? `${apply(toFixed, ms / 1000, [3])}s` : `${+apply(toFixed, ms, [3])}ms`;
-  // `console.table` (Node 20's `internal/cli_table`: left-aligned cells; widths in UTF-16
-  // code units, where Node counts East Asian wide characters twice). Entries are read as data
-  // properties (a getter's cell is empty).
+  // `console.table` (Node 20's `internal/cli_table`: left-aligned cells, widths in terminal
+  // columns). Entries are read as data properties (a getter's cell is empty).
   const cell = (v) => inspectValue(v, {
     depth: v !== null && typeof v === "object" && !isArray(v) && keys(v).length > 2 ? -1 : 0,
     maxArrayLength: 3,
@@ -438,13 +437,15 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
     let longest = 0;
     for (let i = 0; i < columns.length; i++) if (columns[i].length > longest) longest = columns[i].length;
     const rows = [];
+    const width = util.getStringWidth;
     for (let i = 0; i < head.length; i++) {
-      widths[i] = head[i].length;
+      widths[i] = width(head[i]);
       for (let j = 0; j < longest; j++) {
         if (rows[j] === undefined) rows[j] = [];
         const value = hasOwn(columns[i], j) && columns[i][j] !== undefined ? columns[i][j] : "";
         rows[j][i] = value;
-        if (value.length > widths[i]) widths[i] = value.length;
+        const w = width(value);
+        if (w > widths[i]) widths[i] = w;
       }
     }
     const line = (left, middle, right) => {
@@ -457,7 +458,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, want
     const render = (row) => {
       let out = "│ ";
       for (let i = 0; i < row.length; i++) {
-        out += (i === 0 ? "" : " │ ") + row[i] + apply(repeatText, " ", [widths[i] - row[i].length]);
+        out += (i === 0 ? "" : " │ ") + row[i] + apply(repeatText, " ", [widths[i] - width(row[i])]);
       }
       return out + " │";
     };
@@ -1033,9 +1034,12 @@ fn run_with<'js>(
         })
         .map_err(run)?;
         let promise_state = Function::new(ctx.clone(), promise_state).map_err(run)?;
+        let string_width = Function::new(ctx.clone(), crate::intl::string_width).map_err(run)?;
         bytecode::run(ctx, inspect)
             .and_then(|v| Function::from_js(ctx, v))
-            .and_then(|make| make.call((is_proxy.clone(), proxy_target, promise_state)))
+            .and_then(|make| {
+                make.call((is_proxy.clone(), proxy_target, promise_state, string_width))
+            })
             .map_err(run)?
     };
     let made: Array = bytecode::run(ctx, setup)

@@ -8,11 +8,12 @@
 // read as NaN instead); `%j` is `JSON.stringify`, as in Node. The output is bounded: past
 // `LIMIT` characters a value prints as far as it got.
 //
-// Evaluates to `(isProxy, proxyTarget, promiseState) => ({ format, inspect })`: `isProxy(v)`,
+// Evaluates to `(isProxy, proxyTarget, promiseState, stringWidth) => ({ format, inspect, ... })`:
+// `stringWidth(text)` the columns Node's ICU gives a (normalized) text; `isProxy(v)`,
 // `proxyTarget(proxy, handler)` (the target, or with `handler` true the handler; null once
 // revoked), `promiseState(p)` ([0] pending,
 // [1, value] fulfilled, [2, reason] rejected).
-(function (isProxy, proxyTarget, promiseState) {
+(function (isProxy, proxyTarget, promiseState, stringWidth) {
   "use strict";
   const O = Object;
   const describe = O.getOwnPropertyDescriptor;
@@ -47,6 +48,7 @@
   const padStart = uncurry(String.prototype.padStart);
   const padEnd = uncurry(String.prototype.padEnd);
   const trim = uncurry(String.prototype.trim);
+  const normalize = uncurry(String.prototype.normalize);
   const numberToString = uncurry(Number.prototype.toString);
   const exec = uncurry(RegExp.prototype.exec);
   const fnToString = uncurry(Function.prototype.toString);
@@ -158,6 +160,18 @@
   };
 
   const stylize = (s) => s;
+
+  // Node's `getStringWidth` (with ICU): ASCII here, the rest, normalized, natively. (Node also
+  // strips ANSI escape sequences first; inspected text has none, its strings are escaped.)
+  function getStringWidth(str) {
+    let width = 0;
+    for (let i = 0; i < str.length; i++) {
+      const code = charCodeAt(str, i);
+      if (code >= 127) return width + stringWidth(normalize(slice(str, i), "NFC"));
+      width += code >= 32 ? 1 : 0;
+    }
+    return width;
+  }
 
   function getConstructorName(obj) {
     let firstProto;
@@ -786,7 +800,7 @@
     const separatorSpace = 2;
     const dataLen = [];
     for (; i < outputLength; i++) {
-      const len = output[i].length;
+      const len = getStringWidth(output[i]);
       dataLen[i] = len;
       totalLength += len + separatorSpace;
       if (maxLength < len) maxLength = len;
@@ -1044,5 +1058,5 @@
     return undefined;
   }
 
-  return { format, inspect, hasBuiltInToString, entriesOf };
+  return { format, inspect, hasBuiltInToString, entriesOf, getStringWidth };
 })
