@@ -273,7 +273,9 @@ type ProgramIntrinsics = (
 /// (BigInts, cycles) throws a `TypeError` with V8's message. The cycle is found again by
 /// reading own data properties only (as V8 reports it: the object where it starts, the path,
 /// the key that closes it); if it hides behind a getter or `toJSON`, the message is V8's first
-/// line alone.
+/// line alone. The script also makes this the context's `JSON.stringify`, so the code's own
+/// calls throw the same messages (the function used here is the original, whatever the code
+/// does to `JSON`).
 const STRINGIFY: &str = r#"(function () {
   const stringify = JSON.stringify;
   const TypeErr = TypeError;
@@ -336,17 +338,22 @@ const STRINGIFY: &str = r#"(function () {
     for (let i = 0; i < lines.length; i++) out += lines[i];
     return out;
   };
-  return (value) => {
-    try {
-      return stringify(value);
-    } catch (e) {
-      if (e instanceof TypeErr && e.message === "circular reference") throw new TypeErr(circular(value));
-      if (e instanceof TypeErr && e.message === "BigInt are forbidden in JSON.stringify") {
-        throw new TypeErr("Do not know how to serialize a BigInt");
+  const nodeStringify = {
+    stringify(value, replacer, space) {
+      try {
+        return stringify(value, replacer, space);
+      } catch (e) {
+        if (e instanceof TypeErr && e.message === "circular reference") throw new TypeErr(circular(value));
+        if (e instanceof TypeErr && e.message === "BigInt are forbidden in JSON.stringify") {
+          throw new TypeErr("Do not know how to serialize a BigInt");
+        }
+        throw e;
       }
-      throw e;
-    }
-  };
+    },
+  }.stringify;
+  // The code's own `JSON.stringify` throws V8's messages too.
+  Object.defineProperty(JSON, "stringify", { value: nodeStringify, writable: true, enumerable: false, configurable: true });
+  return (value) => nodeStringify(value);
 })()"#;
 
 /// Compiled wrappers kept per worker; the cache is emptied when full.

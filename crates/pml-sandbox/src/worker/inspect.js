@@ -909,7 +909,10 @@
     try {
       return stringify(arg);
     } catch (err) {
-      if (err instanceof TypeErr && err.message === "circular reference") return "[Circular]";
+      // V8's message (the context's `JSON.stringify` is pml's, `worker.rs`), or QuickJS's.
+      if (err instanceof TypeErr && (startsWith(err.message, "Converting circular structure to JSON") || err.message === "circular reference")) {
+        return "[Circular]";
+      }
       throw err;
     }
   }

@@ -968,3 +968,26 @@ return [a, b, r, s instanceof Date, s instanceof Stamp, s.getTime(), typeof call
     );
     assert_eq!(seen[4].1, 0.0);
 }
+
+#[test]
+fn json_stringify_throws_what_node_throws() {
+    let source = "const out = [];
+const a = { list: [] };
+a.list.push({ up: a });
+for (const v of [{ n: 1n }, a]) {
+  try { JSON.stringify(v, null, 2); } catch (e) { out.push(`${e.name}: ${e.message}`); }
+}
+out.push(JSON.stringify({ a: [1, { b: 2 }] }, null, 1), JSON.stringify.length, JSON.stringify.name);
+return out;";
+    let (result, _) = run_answering(shared(), source, &Value::Null, |_| Ok(Value::Null));
+    assert_eq!(
+        result.unwrap(),
+        json!([
+            "TypeError: Do not know how to serialize a BigInt",
+            "TypeError: Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    |     property 'list' -> object with constructor 'Array'\n    |     index 0 -> object with constructor 'Object'\n    --- property 'up' closes the circle",
+            "{\n \"a\": [\n  1,\n  {\n   \"b\": 2\n  }\n ]\n}",
+            3,
+            "stringify"
+        ])
+    );
+}

@@ -112,6 +112,7 @@ console.table([{ a: { x: 1, y: 2, z: 3 } }, 7]);
 console.log(["日本", "中文字", "😀", "👍🏽", "👨‍👩‍👧", "é", "e\u0301", "ｱｲ", "x", "yy", "\u00ad"]);
 console.log(Array.from({ length: 12 }, (_, i) => "表".repeat(i % 4 + 1)));
 console.table([{ name: "東京", emoji: "🗼" }, { name: "Paris", emoji: "🥐" }]);
+console.log("%j|%j|%j", circ, undefined, { a: [1n].length });
 console.group("in a group");
 console.table([{ id: 1 }]);
 console.groupEnd();
