@@ -18,7 +18,7 @@
 //! in objects they are dropped, in arrays `null`; `NaN` is `null`; `toJSON` is honoured, so a
 //! `Date` is its ISO string). Where `JSON.stringify` throws (a BigInt, a cycle), the task
 //! fails with V8's message ([`SandboxError::NotJson`]), as it does past 128 levels of nesting
-//! (serde_json's limit). Strings holding lone surrogates are kept exactly, as *pml text*
+//! (serde_json's limit). The code's own `JSON.stringify` throws V8's messages too. Strings holding lone surrogates are kept exactly, as *pml text*
 //! (`pml_jstext`: `"\ud83d"` is `"\u{FDD0}d83d"` in the `serde_json::Value`), in results,
 //! arguments, `args`, call arguments and answers alike.
 //!
