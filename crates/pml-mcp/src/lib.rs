@@ -21,6 +21,11 @@
 //! Start-up banners on stdout before `initialize` completes are tolerated (and shown in the
 //! stderr tail). Only this crate (with the executor above it) touches processes.
 //!
+//! **Strings** in arguments and results are *pml text* (`pml_jstext`): a lone surrogate is
+//! written to the server as the `\udXXX` escape Node's SDK writes (`JSON.stringify`), and one
+//! a server writes is kept exactly. Both pipes are relayed line by line for that (rmcp's JSON
+//! is serde's, which cannot hold a lone surrogate).
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use pml_mcp::{ClientOptions, McpClients, McpConfig};

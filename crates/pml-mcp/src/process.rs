@@ -6,6 +6,7 @@
 //! so a recycled pid is never hit (except by the final sweep of the group just after the
 //! reap, which finds the group gone unless a straggler still holds its id).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -70,8 +71,8 @@ pub(crate) struct Process {
     strict: Arc<AtomicBool>,
 }
 
-/// The pipes handed to rmcp: the relayed stdout and the child's stdin.
-pub(crate) type Pipes = (DuplexStream, ChildStdin);
+/// The pipes handed to rmcp: the relayed stdout and the relayed stdin.
+pub(crate) type Pipes = (DuplexStream, DuplexStream);
 
 impl Process {
     pub fn spawn(config: &ServerConfig) -> std::io::Result<(Process, Pipes)> {
@@ -114,6 +115,9 @@ impl Process {
             control.downgrade(),
         ));
 
+        let (from_rmcp, relay_in) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(relay_stdin(relay_in, stdin));
+
         let waiter_reaped = reaped.clone();
         tokio::spawn(async move {
             let mut control = Some(&mut control_rx);
@@ -153,7 +157,7 @@ impl Process {
             control,
             strict,
         };
-        Ok((process, (to_rmcp, stdin)))
+        Ok((process, (to_rmcp, from_rmcp)))
     }
 
     pub fn set_strict(&self) {
@@ -348,7 +352,7 @@ async fn relay_stdout(
             continue;
         }
         if is_json_rpc(body) {
-            if out.write_all(&line).await.is_err() {
+            if out.write_all(&from_js_json(&line)).await.is_err() {
                 break; // rmcp is gone
             }
             if !line.ends_with(b"\n") && out.write_all(b"\n").await.is_err() {
@@ -369,6 +373,42 @@ async fn relay_stdout(
         tail.push(format!("[stdout, not JSON-RPC, ignored] {shown}\n").as_bytes());
     }
     let _ = out.shutdown().await;
+}
+
+/// Forwards what rmcp writes to the server's stdin, line by line (rmcp writes one message per
+/// line), with strings in pml text written as JavaScript writes them ([`to_js_json`]); closes
+/// the server's stdin when rmcp closes its end.
+async fn relay_stdin(from_rmcp: DuplexStream, mut stdin: ChildStdin) {
+    let mut reader = BufReader::with_capacity(64 * 1024, from_rmcp);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if stdin.write_all(&to_js_json(&line)).await.is_err() || stdin.flush().await.is_err() {
+            break; // the server is gone
+        }
+    }
+    let _ = stdin.shutdown().await;
+}
+
+/// A JSON-RPC line from a server, its strings as pml text: a lone surrogate (`\udXXX`) kept
+/// exactly (see `pml_jstext`). A line that is not UTF-8 is left alone.
+fn from_js_json(line: &[u8]) -> Cow<'_, [u8]> {
+    match std::str::from_utf8(line).map(pml_jstext::from_js_json) {
+        Ok(Cow::Owned(text)) => Cow::Owned(text.into_bytes()),
+        _ => Cow::Borrowed(line),
+    }
+}
+
+/// A JSON-RPC line rmcp wrote, as Node's SDK would write it: lone surrogates as `\udXXX`.
+fn to_js_json(line: &[u8]) -> Cow<'_, [u8]> {
+    match std::str::from_utf8(line).map(pml_jstext::to_js_json) {
+        Ok(Cow::Owned(text)) => Cow::Owned(text.into_bytes()),
+        _ => Cow::Borrowed(line),
+    }
 }
 
 enum LineRead {

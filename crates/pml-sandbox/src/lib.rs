@@ -13,10 +13,14 @@
 //! **How:** the expression becomes the body of a strict-mode function whose parameters are the
 //! argument names, `(function (a, b) { return (CODE); })`, called with the arguments parsed from
 //! JSON inside the sandbox: values are never spliced into source text. A promise result is
-//! awaited (its microtasks run within the time limit). The result goes through `JSON.stringify`
-//! semantics (`undefined` at the top is `null`, `NaN` is `null`, a `Date` is its ISO string,
-//! `undefined` members are dropped) except that functions, symbols and BigInts anywhere, cycles
-//! and nesting deeper than 128 levels are errors ([`SandboxError::NotJson`]).
+//! awaited (its microtasks run within the time limit). The result is what Node's
+//! `JSON.stringify` makes of it (`undefined`, a function or a symbol at the top is `null`;
+//! in objects they are dropped, in arrays `null`; `NaN` is `null`; `toJSON` is honoured, so a
+//! `Date` is its ISO string). Where `JSON.stringify` throws (a BigInt, a cycle), the task
+//! fails with V8's message ([`SandboxError::NotJson`]), as it does past 128 levels of nesting
+//! (serde_json's limit). The code's own `JSON.stringify` throws V8's messages too. Strings holding lone surrogates are kept exactly, as *pml text*
+//! (`pml_jstext`: `"\ud83d"` is `"\u{FDD0}d83d"` in the `serde_json::Value`), in results,
+//! arguments, `args`, call arguments and answers alike.
 //!
 //! ```
 //! use pml_sandbox::{CodeTask, Sandbox, SandboxOptions};
@@ -44,7 +48,10 @@
 //! **Input:** a [`ProgramTask`]: agent code, the body of an async function (top-level `await`
 //! and `return`; plain strict-mode JavaScript, no modules), its name (for messages and stack
 //! traces) and `args`. It runs whole, on the same workers, with the globals `args` (a JSON
-//! value), `console` (its output is reported, never printed) and `mcp`:
+//! value), `console` (its output is reported, never printed: each call one text, formatted as
+//! Node 20's `util.format` formats it, objects as `util.inspect` prints them by default, read
+//! without running program code (`worker/inspect.js`); every method of Node's console, `group`,
+//! `count`, `assert`, `dir`, `table`, `trace` and `time*` as in Node) and `mcp`:
 //! `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and resolves with the
 //! host's answer or rejects with `new Error(message)`; so does `capabilities.<name>(args)`
 //! (marked [`HostCall::capability`]: the host runs the stored program). With a [`Reads`] hook
@@ -65,8 +72,10 @@
 //! syntax errors, and loaded into a fresh context with the whole language (`Proxy`, typed
 //! arrays, `WeakRef`, `eval`; not `Atomics`/`SharedArrayBuffer`). `mcp` and its server
 //! objects are proxies: a string key names a server, then a tool, a function
-//! `(arguments) => Promise` (no argument sends `{}`; arguments that are not JSON reject with a
-//! `TypeError` and make no call). `then`, `toJSON`, `toString`, `valueOf` and symbol keys read
+//! `(arguments) => Promise` whose arguments go through `JSON.stringify` as Node's MCP SDK
+//! sends them (`arguments: a || {}`: a falsy argument sends `{}`, nothing to send leaves them
+//! out, `null` in [`HostCall::arguments`]); where `JSON.stringify` throws, the promise rejects
+//! with its `TypeError` (V8's message) and no call is made. `then`, `toJSON`, `toString`, `valueOf` and symbol keys read
 //! as `undefined`, so `await mcp.fs` and conversions make no call. Behind the proxies is one
 //! native function, `call(server, tool, argumentsJson) -> id`, which is never a global: it and
 //! the table of pending calls live in the closures of a setup script run before the program,
@@ -153,7 +162,10 @@
 //!   Programs get the whole language QuickJS has, `eval` and the function constructors
 //!   included (as in Node: what they build has no more reach than the program), but not
 //!   `Atomics`/`SharedArrayBuffer` (nothing may block the worker); and `args`, `console`,
-//!   `mcp`.
+//!   `mcp`. Programs, and code tasks whose code names them, get `Intl.Collator`,
+//!   `Intl.NumberFormat`, `localeCompare` and the `toLocale*String` of numbers, BigInts and
+//!   dates answering as Node's ICU does for its default locale, en-US (`intl.rs`: ICU4X with
+//!   compiled CLDR data; made on first use).
 //! - No state crosses jobs: each gets a fresh context (globals, prototypes) on a reused
 //!   runtime; a runtime left with pending jobs is rebuilt before the next one.
 //! - Bounded: a job stops at [`SandboxOptions::time_limit`] (for programs, of execution time,
@@ -177,6 +189,7 @@
 mod bytecode;
 mod error;
 mod ident;
+mod intl;
 mod program;
 mod worker;
 

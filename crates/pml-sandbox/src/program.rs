@@ -29,8 +29,9 @@ pub struct HostCall {
     /// The property read on the server object (on `capabilities`: the capability's name): any
     /// string but the same four.
     pub tool: String,
-    /// The call's argument as JSON (`{}` when it was called without one). Any JSON value: the
-    /// sandbox does not check that it is an object.
+    /// The call's argument as `JSON.stringify(a || {})` makes it (`{}` when it was called
+    /// without one, `null` when there is nothing to send, e.g. a function), strings in pml
+    /// text (`pml_jstext`). Any JSON value: the sandbox does not check that it is an object.
     pub arguments: serde_json::Value,
     /// In an instrumented program ([`ProgramTask::probes`]): the probe of the call's site
     /// (`P.s(k, ...)`), 0 for a call made elsewhere.

@@ -25,6 +25,7 @@ use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, FromJs, Function, Persistent, Runtime, Value};
 
 use crate::bytecode;
+use crate::intl::{self, IntlCache};
 use crate::program::Event;
 pub(crate) use event_loop::Link;
 use event_loop::{Budget, Program};
@@ -269,14 +270,93 @@ type ProgramIntrinsics = (
     intrinsic::Eval,
 );
 
-/// The `JSON.stringify` replacer that refuses values JSON would silently drop or mangle.
-const REPLACER: &str = r#"(function (key, value) {
-  const t = typeof value;
-  if (t === "function" || t === "symbol" || t === "bigint") {
-    throw new TypeError(key === "" ? `a ${t}` : `a ${t} at key "${key}"`);
-  }
-  return value;
-})"#;
+/// `JSON.stringify` as Node's: functions, symbols and `undefined` dropped in objects and `null`
+/// in arrays, `toJSON` honoured, `undefined` when there is nothing to write; what it refuses
+/// (BigInts, cycles) throws a `TypeError` with V8's message. The cycle is found again by
+/// reading own data properties only (as V8 reports it: the object where it starts, the path,
+/// the key that closes it); if it hides behind a getter or `toJSON`, the message is V8's first
+/// line alone. The script also makes this the context's `JSON.stringify`, so the code's own
+/// calls throw the same messages (the function used here is the original, whatever the code
+/// does to `JSON`).
+const STRINGIFY: &str = r#"(function () {
+  const stringify = JSON.stringify;
+  const TypeErr = TypeError;
+  const describe = Object.getOwnPropertyDescriptor;
+  const protoOf = Object.getPrototypeOf;
+  const keys = Object.keys;
+  const hasOwn = Object.hasOwn;
+  const isArray = Array.isArray;
+  const named = (v) => {
+    for (let p = protoOf(v), n = 0; p !== null && n < 64; p = protoOf(p), n++) {
+      const d = describe(p, "constructor");
+      if (d !== undefined && hasOwn(d, "value") && typeof d.value === "function") {
+        const name = describe(d.value, "name");
+        if (name !== undefined && typeof name.value === "string" && name.value !== "") return name.value;
+        break;
+      }
+    }
+    return "Object";
+  };
+  const CIRCULAR = "Converting circular structure to JSON";
+  const circular = (value) => {
+    const stack = [];
+    const steps = [];
+    const done = new Set();
+    let budget = 100000;
+    const find = (v) => {
+      if (typeof v !== "object" || v === null || done.has(v) || --budget < 0) return -1;
+      for (let i = 0; i < stack.length; i++) if (stack[i] === v) return i;
+      stack[stack.length] = v;
+      const names = keys(v);
+      for (let i = 0; i < names.length; i++) {
+        const d = describe(v, names[i]);
+        if (d === undefined || !hasOwn(d, "value")) continue;
+        steps[stack.length - 1] = isArray(v) ? `index ${names[i]}` : `property '${names[i]}'`;
+        const at = find(d.value);
+        if (at >= 0) return at;
+      }
+      stack.length = stack.length - 1;
+      done.add(v);
+      return -1;
+    };
+    let at;
+    try { at = find(value); } catch (e) { return CIRCULAR; }
+    if (at < 0) return CIRCULAR;
+    let lines = [`\n    --> starting at object with constructor '${named(stack[at])}'`];
+    const middle = [];
+    for (let i = at + 1; i < stack.length; i++) {
+      middle[middle.length] = `\n    |     ${steps[i - 1]} -> object with constructor '${named(stack[i])}'`;
+    }
+    if (middle.length > 3) {
+      lines[1] = middle[0];
+      lines[2] = middle[1];
+      lines[3] = "\n    |     ...";
+      lines[4] = middle[middle.length - 1];
+    } else {
+      for (let i = 0; i < middle.length; i++) lines[lines.length] = middle[i];
+    }
+    lines[lines.length] = `\n    --- ${steps[stack.length - 1]} closes the circle`;
+    let out = CIRCULAR;
+    for (let i = 0; i < lines.length; i++) out += lines[i];
+    return out;
+  };
+  const nodeStringify = {
+    stringify(value, replacer, space) {
+      try {
+        return stringify(value, replacer, space);
+      } catch (e) {
+        if (e instanceof TypeErr && e.message === "circular reference") throw new TypeErr(circular(value));
+        if (e instanceof TypeErr && e.message === "BigInt are forbidden in JSON.stringify") {
+          throw new TypeErr("Do not know how to serialize a BigInt");
+        }
+        throw e;
+      }
+    },
+  }.stringify;
+  // The code's own `JSON.stringify` throws V8's messages too.
+  Object.defineProperty(JSON, "stringify", { value: nodeStringify, writable: true, enumerable: false, configurable: true });
+  return (value) => nodeStringify(value);
+})()"#;
 
 /// Compiled wrappers kept per worker; the cache is emptied when full.
 const CACHE_ENTRIES: usize = 256;
@@ -291,10 +371,10 @@ pub(crate) const WRAPPER_OPEN: &str = "(function (";
 pub(crate) const WRAPPER_PARAMETERS_END: &str = ") { return async function () {";
 pub(crate) const WRAPPER_CLOSE: &str = "\n}})";
 
-/// A context ready for a task: its replacer is loaded.
+/// A context ready for a task: its stringify is loaded.
 struct Warm {
     /// Declared first: dropped before the context it lives in.
-    replacer: Persistent<Function<'static>>,
+    stringify: Persistent<Function<'static>>,
     context: Context,
 }
 
@@ -306,9 +386,17 @@ struct Engine {
     spent: Option<Context>,
     /// Compiles (never runs) scripts for the task contexts.
     compiler: Context,
-    replacer: Vec<u8>,
+    stringify: Vec<u8>,
     /// Bytecode of [`event_loop::SETUP`].
     setup: Vec<u8>,
+    /// Bytecode of [`event_loop::INSPECT`].
+    inspect: Vec<u8>,
+    /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
+    intl: Rc<[u8]>,
+    /// Bytecode of [`intl::LAZY`], run in every context.
+    intl_lazy: Vec<u8>,
+    /// The collators and number formatters of this worker.
+    intl_cache: Rc<IntlCache>,
     /// Bytecode of task wrappers by task id and source text.
     cache: HashMap<String, Rc<[u8]>>,
     runtime: Runtime,
@@ -343,11 +431,14 @@ impl Engine {
         })));
         let compiler = Context::custom::<(intrinsic::Eval, intrinsic::RegExpCompiler)>(&runtime)
             .map_err(|e| format!("cannot create a quickjs context: {e}"))?;
-        let (replacer, setup) = compiler
+        let (stringify, setup, inspect, intl, intl_lazy) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
-                    bytecode::compile(&ctx, REPLACER, "replacer")?,
+                    bytecode::compile(&ctx, STRINGIFY, "stringify")?,
                     bytecode::compile(&ctx, event_loop::SETUP, "mcp")?,
+                    bytecode::compile(&ctx, event_loop::INSPECT, "console")?,
+                    bytecode::compile(&ctx, intl::INTL, "intl")?,
+                    bytecode::compile(&ctx, intl::LAZY, "intl")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
@@ -355,8 +446,12 @@ impl Engine {
             warm: None,
             spent: None,
             compiler,
-            replacer,
+            stringify,
             setup,
+            inspect,
+            intl: intl.into(),
+            intl_lazy,
+            intl_cache: Rc::default(),
             cache: HashMap::new(),
             runtime,
             clock,
@@ -369,14 +464,28 @@ impl Engine {
             return Ok(());
         }
         let context = fresh_context::<Intrinsics>(&self.runtime, false)?;
-        let replacer = context.with(|ctx| {
-            bytecode::run(&ctx, &self.replacer)
+        let stringify = context.with(|ctx| {
+            bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map(|f| Persistent::save(&ctx, f))
                 .map_err(|e| failure(&ctx, e, Phase::Run))
         })?;
-        self.warm = Some(Warm { replacer, context });
+        self.warm = Some(Warm { stringify, context });
         Ok(())
+    }
+
+    /// Gives `ctx` `Intl` and the locale methods ([`intl::LAZY`]: made on first use, so a
+    /// context that never uses them does not pay for them).
+    fn install_intl(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+        let script = self.intl.clone();
+        let cache = self.intl_cache.clone();
+        let load = Function::new(ctx.clone(), move |ctx: Ctx<'_>| {
+            let (canonical, collate, format) = intl::natives(&ctx, &cache)?;
+            let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
+            install.call::<_, ()>((canonical, collate, format))
+        })?;
+        let lazy = Function::from_js(ctx, bytecode::run(ctx, &self.intl_lazy)?)?;
+        lazy.call::<_, ()>((load,))
     }
 
     /// The bytecode of `(function (names) { return (code); })`, compiled or from the cache.
@@ -442,20 +551,31 @@ impl Engine {
             return Err(Failure::Interrupted);
         }
         let json = outcome?;
-        serde_json::from_str(&json).map_err(|e| Failure::NotJson(e.to_string()))
+        // Lone surrogates (`\udXXX` escapes) become pml text (see `pml_jstext`).
+        serde_json::from_str(&pml_jstext::from_js_json(&json))
+            .map_err(|e| Failure::NotJson(e.to_string()))
     }
 
     fn run_timed(&mut self, request: &Request, deadline: Instant) -> Result<String, Failure> {
         let wrapper = self.wrapper(request)?;
         self.prepare()?;
-        let Some(Warm { replacer, context }) = self.warm.take() else {
+        let Some(Warm { stringify, context }) = self.warm.take() else {
             return Err(Failure::Internal("no context".to_owned()));
         };
         let outcome = context.with(|ctx| {
-            let replacer = replacer
+            let stringify = stringify
                 .restore(&ctx)
                 .map_err(|e| Failure::Internal(e.to_string()))?;
-            run_in(&ctx, &wrapper, request, replacer, deadline)
+            // `Intl` and the locale methods cost a task context more than most tasks do: only
+            // code that names them gets them (`localeCompare`, `toLocale*String`, `Intl`). Code
+            // reaching them through a computed name gets QuickJS's own, which differ from
+            // Node's: a speculated call computed that way is not the program's (wasted, never
+            // wrong), as the program itself always has them.
+            if request.code.contains("ocale") || request.code.contains("Intl") {
+                self.install_intl(&ctx)
+                    .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            }
+            run_in(&ctx, &wrapper, request, stringify, deadline)
         });
         self.spent = Some(context);
         outcome
@@ -519,11 +639,14 @@ impl Engine {
         drop(source);
         let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
         let outcome = context.with(|ctx| {
-            let replacer = bytecode::run(&ctx, &self.replacer)
+            self.install_intl(&ctx)
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            let stringify = bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let program = Program {
                 setup: &self.setup,
+                inspect: &self.inspect,
                 wrapper: &wrapper,
                 args: &request.args,
                 probes: request.probes.as_deref(),
@@ -534,7 +657,7 @@ impl Engine {
                 budget,
                 clock: &self.clock,
             };
-            event_loop::run_in(&ctx, program, replacer)
+            event_loop::run_in(&ctx, program, stringify)
         });
         self.spent = Some(context);
         outcome
@@ -611,7 +734,7 @@ fn run_in<'js>(
     ctx: &Ctx<'js>,
     wrapper: &[u8],
     request: &Request,
-    replacer: Function<'js>,
+    stringify: Function<'js>,
     deadline: Instant,
 ) -> Result<String, Failure> {
     let wrapper = bytecode::run(ctx, wrapper)
@@ -619,7 +742,7 @@ fn run_in<'js>(
         .map_err(|e| failure(ctx, e, Phase::Run))?;
 
     let arguments: Value = ctx
-        .json_parse(request.arguments.as_str())
+        .json_parse(pml_jstext::to_js_json(&request.arguments).as_bytes())
         .map_err(|e| failure(ctx, e, Phase::Run))?;
     let arguments = arguments
         .into_array()
@@ -643,7 +766,7 @@ fn run_in<'js>(
         result = settled(ctx, promise)
             .unwrap_or_else(|| Err(Failure::NotJson("a promise that never settled".into())))?;
     }
-    to_json(ctx, result, replacer)
+    to_json(ctx, result, stringify)
 }
 
 /// The value of a settled promise, the failure it was rejected with, or `None` while pending.
@@ -670,17 +793,19 @@ fn settled<'js>(
     }
 }
 
-/// `value` as JSON text (`null` for `undefined`), refusing what JSON cannot hold.
+/// `value` as JSON text through [`STRINGIFY`] (`null` when there is nothing to write).
 fn to_json<'js>(
     ctx: &Ctx<'js>,
     value: Value<'js>,
-    replacer: Function<'js>,
+    stringify: Function<'js>,
 ) -> Result<String, Failure> {
-    match ctx.json_stringify_replacer(value, replacer) {
-        Ok(Some(text)) => text
-            .to_string()
-            .map_err(|e| Failure::Internal(format!("cannot read the result: {e}"))),
-        Ok(None) => Ok("null".to_owned()),
+    match stringify.call::<_, Value>((value,)) {
+        Ok(text) => match text.as_string() {
+            Some(text) => text
+                .to_string()
+                .map_err(|e| Failure::Internal(format!("cannot read the result: {e}"))),
+            None => Ok("null".to_owned()),
+        },
         Err(e) => Err(failure(ctx, e, Phase::ToJson)),
     }
 }
@@ -755,7 +880,7 @@ fn classify<'js>(ctx: &Ctx<'js>, thrown: Value<'js>) -> Failure {
         return Failure::OutOfMemory;
     }
     let message = if let Some(s) = thrown.as_string() {
-        s.to_string().unwrap_or_default()
+        message_of(ctx, s)
     } else if thrown.is_object() {
         match ctx.json_stringify(thrown.clone()) {
             Ok(Some(text)) => text.to_string().unwrap_or_default(),
@@ -786,10 +911,31 @@ fn string_property<'js>(
     key: &str,
 ) -> Option<String> {
     match object.get::<_, Value>(key) {
-        Ok(v) => v.as_string().and_then(|s| s.to_string().ok()),
+        Ok(v) => v.as_string().map(|s| message_of(ctx, s)),
         Err(_) => {
             ctx.catch();
             None
         }
     }
+}
+
+/// The pml text (`pml_jstext`) of a JavaScript string: exact, lone surrogates included.
+pub(crate) fn text_of<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> Option<String> {
+    // Fails on lone surrogates only (quickjs writes them as WTF-8).
+    if let Ok(text) = s.to_string() {
+        return Some(text);
+    }
+    let json = match ctx.json_stringify(s.clone()) {
+        Ok(json) => json?.to_string().ok()?,
+        Err(_) => {
+            ctx.catch();
+            return None;
+        }
+    };
+    serde_json::from_str(&pml_jstext::from_js_json(&json)).ok()
+}
+
+/// A JavaScript string as a message for people: lone surrogates as U+FFFD, as Node prints them.
+pub(crate) fn message_of<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> String {
+    text_of(ctx, s).map_or_else(String::new, |text| pml_jstext::lossy(&text).into_owned())
 }

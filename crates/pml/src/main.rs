@@ -635,14 +635,17 @@ fn print_text(text: &str) {
 fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
     let stdout = std::io::stdout();
     let pretty = pretty || stdout.is_terminal();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let written = if pretty {
-        serde_json::to_writer_pretty(&mut out, value)
+    let text = if pretty {
+        serde_json::to_string_pretty(value)
     } else {
-        serde_json::to_writer(&mut out, value)
+        serde_json::to_string(value)
     };
     // A closed pipe (`pml analyze f | head`) is not an error worth a panic.
-    if written.is_ok() {
+    if let Ok(text) = text {
+        // Strings are pml text: lone surrogates written as JavaScript writes them (`\udXXX`).
+        let text = pml_jstext::to_js_json(&text);
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        let _ = out.write_all(text.as_bytes());
         let _ = writeln!(out);
         let _ = out.flush();
     }
@@ -772,6 +775,8 @@ fn run_program(command: Command) -> ExitCode {
         return ExitCode::from(2);
     };
     let args_given = args.is_some();
+    // As JavaScript reads it: a lone surrogate (`\udXXX`) becomes pml text.
+    let args = args.as_deref().map(pml_jstext::from_js_json);
     let args: serde_json::Value = match serde_json::from_str(args.as_deref().unwrap_or("{}")) {
         Ok(v @ serde_json::Value::Object(_)) => v,
         Ok(_) => {
@@ -964,5 +969,6 @@ fn append_trace(
         text.push_str(&serde_json::Value::Object(line).to_string());
         text.push('\n');
     }
-    file.write_all(text.as_bytes())
+    // Strings are pml text: lone surrogates written as JavaScript writes them.
+    file.write_all(pml_jstext::to_js_json(&text).as_bytes())
 }

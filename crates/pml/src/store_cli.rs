@@ -516,7 +516,7 @@ fn describe_run(r: &Run) -> String {
 
 /// A value on one line, cut at 200 characters.
 fn preview(v: &serde_json::Value) -> String {
-    let text = v.to_string();
+    let text = pml_jstext::to_js_json(&v.to_string()).into_owned();
     match text.char_indices().nth(200) {
         Some((i, _)) => format!("{}...", &text[..i]),
         None => text,
@@ -618,7 +618,8 @@ fn quoted(names: &[String]) -> String {
 
 fn print_json<T: serde::Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {
-        Ok(json) => println!("{json}"),
+        // Strings are pml text: lone surrogates written as JavaScript writes them.
+        Ok(json) => println!("{}", pml_jstext::to_js_json(&json)),
         Err(e) => eprintln!("pml: cannot write JSON: {e}"),
     }
 }

@@ -179,6 +179,7 @@ pub fn run(file: &str, output: &RunOutput) -> String {
         }
         None => {
             let text = serde_json::to_string_pretty(&report.result).unwrap_or_default();
+            let text = pml_jstext::to_js_json(&text);
             let lines: Vec<&str> = text.lines().collect();
             let _ = writeln!(out, "result:");
             for line in lines.iter().take(RESULT_LINES) {

@@ -21,6 +21,22 @@ async fn ran(source: &str, args: Value) -> RunReport {
     run(&p, host, &options).await
 }
 
+/// `source` run as written, without probes.
+async fn ran_plain(source: &str) -> RunReport {
+    let host = FakeHost::new()
+        .tool("t:check", ToolSpec::new(Behavior::Echo).read_only())
+        .into_arc();
+    let p = pml_executor::Program {
+        instrumented: None,
+        ..program(source, &host.catalog())
+    };
+    let options = ExecuteOptions {
+        speculate: false,
+        ..host.options()
+    };
+    run(&p, host, &options).await
+}
+
 fn decisions(report: &RunReport) -> Vec<(String, String)> {
     (report.trace.iter())
         .filter(|e| e.event == "decision")
@@ -89,9 +105,9 @@ return tries;
 async fn builtins_the_program_replaces_change_nothing_reported() {
     // Setters on `Array.prototype` indices (the probes' own arrays would hit them) and
     // `instanceof Promise` answering false: the trace is the same as without them (a helper
-    // that rejects still ends failed), and the program's count of setter calls stays as in
-    // Node: none (it only fills arrays by literals and spreads, which define; its calls take
-    // no arguments: QuickJS's own `JSON.stringify` sets elements of arrays of its own).
+    // that rejects still ends failed), and the program's count of setter calls is the count
+    // of the same program run without probes (QuickJS's own `JSON.stringify` of the call
+    // arguments sets elements of arrays of its own: that is the engine's, not the probes').
     let clean = r#"let hits = 0;
 const helper = async (n) => {
   await mcp.t.check();
@@ -112,10 +128,10 @@ return { out, all: all.length, hits };
     let hostile = clean.replace(
         "let hits = 0;",
         r#"let hits = 0;
-const count = { set(v) { hits++; }, configurable: true };
-Object.defineProperty(Array.prototype, "0", count);
-Object.defineProperty(Array.prototype, "1", count);
-Object.defineProperty(Array.prototype, "2", count);
+const data = { writable: true, enumerable: true, configurable: true };
+Object.defineProperty(Array.prototype, "0", { set(v) { hits++; Object.defineProperty(this, "0", { ...data, value: v }); }, configurable: true });
+Object.defineProperty(Array.prototype, "1", { set(v) { hits++; Object.defineProperty(this, "1", { ...data, value: v }); }, configurable: true });
+Object.defineProperty(Array.prototype, "2", { set(v) { hits++; Object.defineProperty(this, "2", { ...data, value: v }); }, configurable: true });
 Object.defineProperty(Promise, Symbol.hasInstance, { value: () => false });"#,
     );
     type Shape = (
@@ -144,10 +160,13 @@ Object.defineProperty(Promise, Symbol.hasInstance, { value: () => false });"#,
     };
     let a = ran(clean, json!({})).await;
     let b = ran(&hostile, json!({})).await;
+    let plain = ran_plain(&hostile).await;
     assert_ok(&a);
     assert_ok(&b);
+    assert_ok(&plain);
     assert_eq!(a.result, json!({"out": [0, 2, "two"], "all": 2, "hits": 0}));
-    assert_eq!(b.result, a.result);
+    assert_eq!(b.result["out"], a.result["out"]);
+    assert_eq!(b.result, plain.result, "the probes hit a setter");
     assert_eq!(shape(&a), shape(&b));
     let failed_calls = (b.trace.iter())
         .filter(|e| e.event == "call" && e.success == Some(false))

@@ -296,7 +296,8 @@ return [note, a.v, b.v, c.v];
 ";
     let (_, fast, _, fast_host) = both(source).await;
     assert_eq!(fast.result, json!(["flaky", 10, 20, 30]));
-    assert_eq!(fast_host.max_in_flight(), 3, "{:?}", fast.speculation);
+    // They overlap (on a loaded machine the program may reach the first one itself first).
+    assert!(fast_host.max_in_flight() >= 2, "{:?}", fast.speculation);
     let taken = (fast.trace.iter())
         .filter(|e| e.event == "tool_end" && e.taken == Some(true))
         .count();

@@ -250,3 +250,37 @@ async fn latencies_of_first_and_later_calls() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn lone_surrogates_reach_the_server_and_come_back() {
+    within(60, async {
+        let (root, scratch) = (TempDir::new("ls-root"), TempDir::new("ls-scratch"));
+        let mcp = McpClients::new(reference_config(&root, &scratch), ClientOptions::default());
+        // pml text (`pml_jstext`): "\ud83d" is U+FDD0 + "d83d", U+FDD0 itself is doubled.
+        let message = "ab\u{FDD0}d83d|\u{FDD0}\u{FDD0}|\u{FDD0}de00";
+        let echo = mcp
+            .call_value("everything", "echo", json!({ "message": message }))
+            .await
+            .unwrap();
+        assert_eq!(echo, json!(format!("Echo: {message}")));
+
+        // The server got a lone surrogate (`\ud83d`, as Node's SDK sends it), not the escape:
+        // Node writes it to a file as U+FFFD.
+        let path = root.path().join("cut.txt");
+        let wrote = mcp
+            .call(
+                "filesystem",
+                "write_file",
+                json!({"path": path.to_str().unwrap(), "content": "cut \u{FDD0}d83d|\u{FDD0}\u{FDD0}"}),
+            )
+            .await
+            .unwrap();
+        assert!(!wrote.is_error, "{wrote:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "cut \u{FFFD}|\u{FDD0}"
+        );
+        mcp.shutdown().await;
+    })
+    .await;
+}

@@ -15,13 +15,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rquickjs::function::Opt;
+use rquickjs::promise::PromiseState;
 use rquickjs::{Array, Ctx, Exception, FromJs, Function, IntoJs, Value};
 
-use super::{failure, settled, to_json, Failure, Phase, TaskClock};
+use super::{failure, message_of, settled, text_of, to_json, Failure, Phase, TaskClock};
 use crate::bytecode;
 use crate::program::{
     AnswerLine, Answers, ConsoleLevel, Event, HostAnswer, HostCall, Inbound, Report, Reported,
 };
+
+/// Node's `util.format` and `util.inspect` for the program's `console` (`inspect.js`: a
+/// function of the native `isProxy`, `proxyTarget`, `promiseState` and `stringWidth`, made
+/// before program code runs).
+pub(super) const INSPECT: &str = include_str!("inspect.js");
 
 /// Builds `mcp` (and `capabilities`, whose calls pass a `null` server) around the native
 /// `call(server, tool, argumentsJson) -> id` and returns `[mcp, settle, ...]`, where `settle(id, ok, payload)` resolves call `id` with `payload` or rejects
@@ -30,11 +36,12 @@ use crate::program::{
 /// `mcp` and each server object are proxies over a frozen empty object: a string key names a
 /// server (a tool), the same object each time, except `then`, `toJSON`, `toString` and
 /// `valueOf`, which `await`, `JSON.stringify` and conversions to strings and numbers probe:
-/// they are `undefined`, like symbol keys, so probing never makes a call. Writes fail, `in` and
-/// key listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
-/// that are not JSON make a rejected promise (a `TypeError`). The error a call rejects with is
-/// made when the call is, so its stack points at the program's line that made the call.
-pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, isPromise, wanted) {
+/// they are `undefined`, like symbol keys, so probing never makes a call. Writes fail, key
+/// listings find nothing. A tool is `(arguments) => Promise`; it never throws: arguments
+/// `JSON.stringify` refuses (the `toJson` of [`STRINGIFY`](super::STRINGIFY)) make a rejected
+/// promise (its `TypeError`). The error a call rejects with is made when the call is, so its
+/// stack points at the program's line that made the call. `util` is [`INSPECT`]'s.
+pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPromise, wanted, util) {
   const Err = Error;
   const TypeErr = TypeError;
   const capture = typeof Err.captureStackTrace === "function" ? Err.captureStackTrace : undefined;
@@ -55,7 +62,9 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, is
   const list = () => setProto([], null);
   const then = P.prototype.then;
   const sliceText = String.prototype.slice;
+  const repeatText = String.prototype.repeat;
   const Str = String;
+  const symbolText = Symbol.prototype.toString;
   const time = Date.prototype.getTime;
   const iso = Date.prototype.toISOString;
   const ObjectProto = Object.prototype;
@@ -68,10 +77,11 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, is
   const isName = (key) => typeof key === "string" && reserved[key] !== true;
   const rejected = (error) => new P((resolve, reject) => reject(error));
 
-  // A value as JSON-like text of about `limit` characters, read without running program code:
-  // own data properties only (getters show as [Getter]), proxies not looked into, builtins
-  // captured above (a program that replaces them changes nothing here).
-  const show = (value, limit, raw) => {
+  // A value as JSON-like text of about `limit` characters (operation previews in the trace),
+  // read without running program code: own data properties only (getters show as [Getter]),
+  // proxies not looked into, builtins captured above (a program that replaces them changes
+  // nothing here).
+  const show = (value, limit) => {
     let out = "";
     const seen = list();
     const put = (text) => {
@@ -118,8 +128,7 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, is
       seen.length = seen.length - 1;
       return more;
     };
-    if (raw && typeof value === "string") out = value.length > limit ? apply(sliceText, value, [0, limit]) : value;
-    else walk(value, 0);
+    walk(value, 0);
     return out.length > limit ? apply(sliceText, out, [0, limit]) + "…" : out;
   };
 
@@ -179,15 +188,13 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, is
       const error = new Err("");
       if (capture !== undefined) capture(error, invoke);
       try {
-        const text = args === undefined ? "{}" : stringify(args, replacer);
-        if (typeof text !== "string") {
-          throw new TypeErr("nothing to send");
-        }
+        // As Node's MCP SDK sends `arguments: a || {}`: through `JSON.stringify`, whose
+        // `undefined` leaves the arguments out.
+        const text = toJson(args || {});
         id = call(server, name, text, at, iteration, at === 0 ? error.stack : undefined);
       } catch (e) {
         if (!(e instanceof TypeErr)) return rejected(e);
-        const callee = server === null ? `capabilities.${name}` : `${server}.${name}`;
-        const error = new TypeErr(`the arguments of ${callee} are not json: ${e.message}`);
+        const error = new TypeErr(e.message);
         if (capture !== undefined) capture(error, invoke);
         return rejected(error);
       }
@@ -200,7 +207,7 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, is
 
   const table = (make) => {
     const made = create(null);
-    return new Px(freeze(create(null)), {
+    return new Px(freeze({}), {
       __proto__: null,
       get(target, key) {
         if (!isName(key)) return undefined;
@@ -266,7 +273,7 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, is
     b: (k, it, v) => { record(1, k, it); return v; },
     e: (k, it, v) => {
       record(2, k, it);
-      record(3, k, it, show(v, 200, false));
+      record(3, k, it, show(v, 200));
       if (wants[k] === true) {
         const text = plain(v);
         if (text !== undefined) record(8, k, it, text);
@@ -336,16 +343,206 @@ pub(super) const SETUP: &str = r#"(function (call, replacer, record, isProxy, is
     return [out, lastLoop];
   };
 
-  const format = (args) => {
-    let out = "";
-    for (let i = 0; i < args.length; i++) {
-      out += (i === 0 ? "" : " ") + show(args[i], 10000, true);
+  // Node's console (`console.Console` over a stream): each call writes one `util.format`ted
+  // text; `group` indents what follows by two spaces per level; `dir`, `count`, `assert`,
+  // `trace` and `time*` write what Node writes (with QuickJS's frames and the millisecond
+  // clock), `table` draws Node's table.
+  const format = util.format;
+  const inspectValue = util.inspect;
+  let indent = "";
+  const write = (level, text) => {
+    if (indent !== "") {
+      let out = indent;
+      let last = 0;
+      for (let i = 0; i < text.length; i++) {
+        if (text[i] === "\n") {
+          out += apply(sliceText, text, [last, i + 1]) + indent;
+          last = i + 1;
+        }
+      }
+      text = out + apply(sliceText, text, [last]);
     }
-    return out;
+    record(7, level, 0, text);
   };
-  const log = (level) => (...args) => { record(7, level, 0, format(args)); };
+  const log = (level) => (...args) => { write(level, format(args)); };
+  const counted = create(null);
+  const timers = create(null);
+  // The real clock, not the one a resumed run replays (`READS` is installed later).
+  const now = Date.now;
+  // Node's formatTime for durations under a minute.
+  const toFixed = Number.prototype.toFixed;
+  const elapsed = (ms) => ms >= 1000 ? `${apply(toFixed, ms / 1000, [3])}s` : `${+apply(toFixed, ms, [3])}ms`;
+  // `console.table` (Node 20's `internal/cli_table`: left-aligned cells, widths in terminal
+  // columns). Entries are read as data properties (a getter's cell is empty).
+  const cell = (v) => inspectValue(v, {
+    depth: v !== null && typeof v === "object" && !isArray(v) && keys(v).length > 2 ? -1 : 0,
+    maxArrayLength: 3,
+    breakLength: 1 / 0,
+  });
+  const dataOf = (object, key) => {
+    const d = describe(object, key);
+    return d !== undefined && hasOwn(d, "value") ? [d.value] : undefined;
+  };
+  const drawTable = (data, properties) => {
+    let head;
+    let columns;
+    const indices = (n) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out[i] = cell(i);
+      return out;
+    };
+    const entries = util.entriesOf(data);
+    if (entries !== undefined && entries.map) {
+      const ks = [];
+      const vs = [];
+      for (let i = 0; i < entries.list.length; i++) {
+        ks[i] = cell(entries.list[i][0]);
+        vs[i] = cell(entries.list[i][1]);
+      }
+      head = ["(iteration index)", "Key", "Values"];
+      columns = [indices(ks.length), ks, vs];
+    } else if (entries !== undefined) {
+      const vs = [];
+      for (let i = 0; i < entries.list.length; i++) vs[i] = cell(entries.list[i]);
+      head = ["(iteration index)", "Values"];
+      columns = [indices(vs.length), vs];
+    } else {
+      const map = create(null);
+      const names = [];
+      let primitives = false;
+      const values = [];
+      const rows = keys(data);
+      for (let i = 0; i < rows.length; i++) {
+        const found = dataOf(data, rows[i]);
+        const item = found === undefined ? undefined : found[0];
+        const primitive = item === null || (typeof item !== "function" && typeof item !== "object");
+        if (properties === undefined && primitive) {
+          primitives = true;
+          values[i] = cell(item);
+        } else {
+          const ks = properties !== undefined ? properties : keys(item);
+          for (let j = 0; j < ks.length; j++) {
+            const key = ks[j];
+            if (map[key] === undefined) {
+              map[key] = [];
+              names[names.length] = key;
+            }
+            const value = primitive ? undefined : dataOf(item, key);
+            map[key][i] = value === undefined ? "" : cell(value[0]);
+          }
+        }
+      }
+      head = ["(index)"];
+      columns = [rows];
+      for (let i = 0; i < names.length; i++) {
+        head[head.length] = `${names[i]}`;
+        columns[columns.length] = map[names[i]];
+      }
+      if (primitives) {
+        head[head.length] = "Values";
+        columns[columns.length] = values;
+      }
+    }
+    const widths = [];
+    let longest = 0;
+    for (let i = 0; i < columns.length; i++) if (columns[i].length > longest) longest = columns[i].length;
+    const rows = [];
+    const width = util.getStringWidth;
+    for (let i = 0; i < head.length; i++) {
+      widths[i] = width(head[i]);
+      for (let j = 0; j < longest; j++) {
+        if (rows[j] === undefined) rows[j] = [];
+        const value = hasOwn(columns[i], j) && columns[i][j] !== undefined ? columns[i][j] : "";
+        rows[j][i] = value;
+        const w = width(value);
+        if (w > widths[i]) widths[i] = w;
+      }
+    }
+    const line = (left, middle, right) => {
+      let out = left;
+      for (let i = 0; i < widths.length; i++) {
+        out += (i === 0 ? "" : middle) + apply(repeatText, "─", [widths[i] + 2]);
+      }
+      return out + right;
+    };
+    const render = (row) => {
+      let out = "│ ";
+      for (let i = 0; i < row.length; i++) {
+        out += (i === 0 ? "" : " │ ") + row[i] + apply(repeatText, " ", [widths[i] - width(row[i])]);
+      }
+      return out + " │";
+    };
+    let out = line("┌", "┬", "┐") + "\n" + render(head) + "\n" + line("├", "┼", "┤") + "\n";
+    for (let i = 0; i < rows.length; i++) out += render(rows[i]) + "\n";
+    return out + line("└", "┴", "┘");
+  };
   const console = freeze({
-    log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), trace: log(4),
+    log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), dirxml: log(0),
+    table: (data, properties) => {
+      if (data === null || typeof data !== "object") return write(0, format([data]));
+      write(0, drawTable(data, isArray(properties) ? properties : undefined));
+    },
+    trace: function trace(...args) {
+      const error = new Err("");
+      if (capture !== undefined) capture(error, trace);
+      let frames = typeof error.stack === "string" ? error.stack : "";
+      while (frames.length > 0 && frames[frames.length - 1] === "\n") frames = apply(sliceText, frames, [0, frames.length - 1]);
+      const head = args.length === 0 ? "Trace" : `Trace: ${format(args)}`;
+      write(3, frames === "" ? head : `${head}\n${frames}`);
+    },
+    time: (label = "default") => {
+      label = `${label}`;
+      if (timers[label] !== undefined) return write(2, `Label '${label}' already exists for console.time()`);
+      timers[label] = now();
+    },
+    timeEnd: (label = "default") => {
+      label = `${label}`;
+      const started = timers[label];
+      if (started === undefined) return write(2, `No such label '${label}' for console.timeEnd()`);
+      timers[label] = undefined;
+      write(1, `${label}: ${elapsed(now() - started)}`);
+    },
+    timeLog: (label = "default", ...args) => {
+      label = `${label}`;
+      const started = timers[label];
+      if (started === undefined) return write(2, `No such label '${label}' for console.timeLog()`);
+      write(1, args.length === 0 ? `${label}: ${elapsed(now() - started)}` : `${label}: ${elapsed(now() - started)} ${format(args)}`);
+    },
+    clear: () => {},
+    dir: (value, options) => {
+      write(0, inspectValue(value, typeof options === "object" && options !== null ? options : undefined));
+    },
+    assert: (ok, ...args) => {
+      if (ok) return;
+      if (args.length === 0) return write(2, "Assertion failed");
+      // Node writes `${args[0]}`: an object whose `toString` is the program's is inspected.
+      const first = args[0];
+      const text = typeof first === "symbol" ? apply(symbolText, first, [])
+        : (typeof first !== "object" && typeof first !== "function") || first === null || util.hasBuiltInToString(first) ? Str(first)
+        : inspectValue(first);
+      args[0] = `Assertion failed: ${text}`;
+      write(2, format(args));
+    },
+    count: (label = "default") => {
+      label = `${label}`;
+      const n = (counted[label] || 0) + 1;
+      counted[label] = n;
+      write(1, `${label}: ${n}`);
+    },
+    countReset: (label = "default") => {
+      label = `${label}`;
+      if (counted[label] === undefined) write(2, `Count for '${label}' does not exist`);
+      else counted[label] = 0;
+    },
+    group: (...args) => {
+      if (args.length > 0) write(0, format(args));
+      indent += "  ";
+    },
+    groupCollapsed: (...args) => {
+      if (args.length > 0) write(0, format(args));
+      indent += "  ";
+    },
+    groupEnd: () => { indent = apply(sliceText, indent, [0, indent.length - 2]); },
   });
 
   return [mcp, settle, probes, console, iterations, capabilities];
@@ -488,19 +685,31 @@ struct Calls {
 
 impl Calls {
     /// The native `call(server, tool, argumentsJson, site, iteration, stack)`: sends the call
-    /// (after what was reported so far), returns its id.
+    /// (after what was reported so far), returns its id. No arguments (`undefined` text): the
+    /// call carries `null`, sent without arguments.
     fn call(
         &self,
         ctx: &Ctx<'_>,
         server: Option<String>,
         tool: String,
-        text: &str,
+        text: Option<&str>,
         (site, iteration, stack): (u32, Vec<u32>, Option<String>),
     ) -> rquickjs::Result<f64> {
-        // `JSON.stringify` output, but serde is stricter (lone surrogates, nesting past 128).
-        // The tool function adds which call it was to the message.
-        let arguments: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Exception::throw_type(ctx, &e.to_string()))?;
+        // `JSON.stringify` output; lone surrogates become pml text (`pml_jstext`). serde stops
+        // at 128 levels of nesting.
+        let arguments: serde_json::Value = match text {
+            None => serde_json::Value::Null,
+            Some(text) => serde_json::from_str(&pml_jstext::from_js_json(text)).map_err(|e| {
+                let callee = match &server {
+                    Some(server) => format!("{server}.{tool}"),
+                    None => format!("capabilities.{tool}"),
+                };
+                Exception::throw_type(
+                    ctx,
+                    &format!("the arguments of {callee} cannot be sent: {e}"),
+                )
+            })?,
+        };
         let id = self.last.get() + 1;
         self.last.set(id);
         let call = HostCall {
@@ -595,14 +804,16 @@ impl Calls {
                 iteration,
                 ok: ok != 0.0,
             },
-            (8, Some(Extra::Text(text))) => match serde_json::from_str(&text) {
-                Ok(value) => Reported::Value {
-                    probe,
-                    iteration,
-                    value,
-                },
-                Err(_) => return,
-            },
+            (8, Some(Extra::Text(text))) => {
+                match serde_json::from_str(&pml_jstext::from_js_json(&text)) {
+                    Ok(value) => Reported::Value {
+                        probe,
+                        iteration,
+                        value,
+                    },
+                    Err(_) => return,
+                }
+            }
             (9, Some(Extra::Number(token))) => {
                 let mut invoked = self.invoked.borrow_mut();
                 // Bounded: past that many calls under way, a call is not traced.
@@ -752,6 +963,8 @@ fn iteration_of(value: &Value<'_>) -> Result<Vec<u32>, String> {
 pub(crate) struct Program<'a> {
     /// Bytecode of [`SETUP`].
     pub setup: &'a [u8],
+    /// Bytecode of [`INSPECT`].
+    pub inspect: &'a [u8],
     /// Bytecode of `(async function () {SOURCE\n})`.
     pub wrapper: &'a [u8],
     /// `args` as JSON text.
@@ -773,7 +986,7 @@ pub(crate) struct Program<'a> {
 pub(crate) fn run_in<'js>(
     ctx: &Ctx<'js>,
     program: Program<'_>,
-    replacer: Function<'js>,
+    stringify: Function<'js>,
 ) -> Result<String, Failure> {
     let calls = Rc::new(Calls {
         last: Cell::new(0),
@@ -787,7 +1000,7 @@ pub(crate) fn run_in<'js>(
         invoked: RefCell::new(HashMap::new()),
     });
     let mut iterations = None;
-    let outcome = run_with(ctx, program, replacer, &calls, &mut iterations);
+    let outcome = run_with(ctx, program, stringify, &calls, &mut iterations);
     // What the run reported last: the loop counts, the operations that never ended, and for a
     // run that stopped, the loop body it entered last.
     let summary = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok());
@@ -835,12 +1048,13 @@ pub(crate) fn run_in<'js>(
 fn run_with<'js>(
     ctx: &Ctx<'js>,
     program: Program<'_>,
-    replacer: Function<'js>,
+    stringify: Function<'js>,
     calls: &Rc<Calls>,
     iterations: &mut Option<Function<'js>>,
 ) -> Result<String, Failure> {
     let Program {
         setup,
+        inspect,
         wrapper,
         args,
         probes,
@@ -859,7 +1073,7 @@ fn run_with<'js>(
             move |ctx: Ctx<'js>,
                   server: Option<String>,
                   tool: String,
-                  text: String,
+                  text: Option<String>,
                   site: Opt<u32>,
                   iteration: Opt<Value<'js>>,
                   stack: Opt<Value<'js>>| {
@@ -878,7 +1092,7 @@ fn run_with<'js>(
                     &ctx,
                     server,
                     tool,
-                    &text,
+                    text.as_deref(),
                     (site.0.unwrap_or(0), iteration, stack),
                 )
             },
@@ -889,13 +1103,20 @@ fn run_with<'js>(
         let calls = calls.clone();
         Function::new(
             ctx.clone(),
-            move |code: u8, probe: u32, iteration: Value<'js>, extra: Opt<Value<'js>>| {
+            move |ctx: Ctx<'js>,
+                  code: u8,
+                  probe: u32,
+                  iteration: Value<'js>,
+                  extra: Opt<Value<'js>>| {
                 let extra = extra.0.and_then(|v| {
                     if let Some(n) = v.as_number() {
                         Some(Extra::Number(n))
+                    } else if code == 7 {
+                        // Console output, as Node writes it.
+                        v.as_string().map(|s| Extra::Text(message_of(&ctx, s)))
                     } else {
                         v.as_string()
-                            .and_then(|s| s.to_string().ok())
+                            .and_then(|s| text_of(&ctx, s))
                             .map(Extra::Text)
                     }
                 });
@@ -909,19 +1130,39 @@ fn run_with<'js>(
     };
     let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy()).map_err(run)?;
     let is_promise = Function::new(ctx.clone(), |v: Value<'js>| v.is_promise()).map_err(run)?;
+    let util: Value = {
+        let proxy_target = Function::new(ctx.clone(), |v: Value<'js>, handler: bool| {
+            let proxy = v.into_proxy()?;
+            match handler {
+                true => proxy.handler().ok(),
+                false => proxy.target().ok(),
+            }
+        })
+        .map_err(run)?;
+        let promise_state = Function::new(ctx.clone(), promise_state).map_err(run)?;
+        let string_width = Function::new(ctx.clone(), crate::intl::string_width).map_err(run)?;
+        bytecode::run(ctx, inspect)
+            .and_then(|v| Function::from_js(ctx, v))
+            .and_then(|make| {
+                make.call((is_proxy.clone(), proxy_target, promise_state, string_width))
+            })
+            .map_err(run)?
+    };
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
         .and_then(|setup| {
             setup.call((
                 native,
-                replacer.clone(),
+                stringify.clone(),
                 record,
                 is_proxy,
                 is_promise,
                 values.to_vec(),
+                util,
             ))
         })
         .map_err(run)?;
+
     let mcp: Value = made.get(0).map_err(run)?;
     let settle: Function = made.get(1).map_err(run)?;
     let probe_object: Value = made.get(2).map_err(run)?;
@@ -935,7 +1176,9 @@ fn run_with<'js>(
     globals.set("mcp", mcp).map_err(run)?;
     globals.set("console", console).map_err(run)?;
     globals.set("capabilities", capabilities).map_err(run)?;
-    let args: Value = ctx.json_parse(args).map_err(run)?;
+    let args: Value = ctx
+        .json_parse(pml_jstext::to_js_json(args).as_bytes())
+        .map_err(run)?;
     globals.set("args", args).map_err(run)?;
     if let Some(reads) = reads {
         let read = Function::new(ctx.clone(), move |what: u8, live: f64| {
@@ -975,7 +1218,7 @@ fn run_with<'js>(
     let result: Value = program.call(()).map_err(run)?;
     // Not a promise only if the source closed the wrapper and made it something else.
     let Some(promise) = result.as_promise().cloned() else {
-        return to_json(ctx, result, replacer);
+        return to_json(ctx, result, stringify);
     };
     let value = loop {
         while ctx.execute_pending_job() {
@@ -998,7 +1241,8 @@ fn run_with<'js>(
                     let text = serde_json::to_string(&value).map_err(|e| {
                         Failure::Internal(format!("cannot serialise an answer: {e}"))
                     })?;
-                    (true, ctx.json_parse(text).map_err(run)?)
+                    let text = pml_jstext::to_js_json(&text);
+                    (true, ctx.json_parse(text.as_bytes()).map_err(run)?)
                 }
                 Err(message) => (false, message.into_js(ctx).map_err(run)?),
             };
@@ -1007,7 +1251,38 @@ fn run_with<'js>(
                 .map_err(run)?;
         }
     };
-    to_json(ctx, value, replacer)
+    to_json(ctx, value, stringify)
+}
+
+/// The native `promiseState(value)` of [`INSPECT`]: `undefined` for what is not a promise, else
+/// `[0]` (pending), `[1, value]` (fulfilled) or `[2, reason]` (rejected). Reads the state
+/// without running any code.
+fn promise_state<'js>(ctx: Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Value<'js>> {
+    let Some(promise) = value.as_promise() else {
+        return Ok(Value::new_undefined(ctx));
+    };
+    let state = Array::new(ctx.clone())?;
+    match promise.state() {
+        PromiseState::Pending => state.set(0, 0)?,
+        PromiseState::Resolved => {
+            state.set(0, 1)?;
+            let value = match promise.result::<Value>() {
+                Some(Ok(value)) => value,
+                _ => Value::new_undefined(ctx.clone()),
+            };
+            state.set(1, value)?;
+        }
+        PromiseState::Rejected => {
+            state.set(0, 2)?;
+            let reason = match promise.result::<Value>() {
+                Some(Ok(value)) => value,
+                Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+                _ => Value::new_undefined(ctx.clone()),
+            };
+            state.set(1, reason)?;
+        }
+    }
+    Ok(state.into_value())
 }
 
 /// The answers to some outstanding calls: those already in the inbox, or else the next ones to

@@ -3,7 +3,7 @@
 use pml_sandbox::SandboxError;
 use serde_json::json;
 
-use crate::{error, eval};
+use crate::{error, eval, value};
 
 #[test]
 fn exceptions_name_task_tool_and_error() {
@@ -82,28 +82,48 @@ fn syntax_errors() {
 }
 
 #[test]
-fn results_that_are_not_json() {
-    for (code, what) in [
-        ("() => 1", "a function"),
-        ("Symbol('s')", "a symbol"),
-        ("10n", "a bigint"),
-        ("({ f() {} })", "a function at key \"f\""),
-        ("[1, () => 1]", "a function at key \"1\""),
-        ("({ deep: { n: 1n } })", "a bigint at key \"n\""),
+fn results_convert_like_json_stringify() {
+    // Node prints a result through `JSON.stringify`: functions and symbols are dropped in
+    // objects, `null` in arrays and at the top.
+    for (code, expected) in [
+        ("() => 1", json!(null)),
+        ("Symbol('s')", json!(null)),
+        ("({ f() {}, s: Symbol('s'), n: 1 })", json!({"n": 1})),
+        ("[1, () => 1, Symbol()]", json!([1, null, null])),
+        ("({ toJSON() { return 'me'; } })", json!("me")),
+        (
+            "({ when: new Date(0) })",
+            json!({"when": "1970-01-01T00:00:00.000Z"}),
+        ),
+        (
+            "({ nested: { toJSON: (key) => key } })",
+            json!({"nested": "nested"}),
+        ),
     ] {
+        assert_eq!(value(code, &[]), expected, "{code}");
+    }
+}
+
+#[test]
+fn results_that_are_not_json() {
+    // Where `JSON.stringify` throws, the task fails with V8's message.
+    for code in ["10n", "({ deep: { n: [1n] } })"] {
         assert_eq!(
             error(code, &[]),
-            format!(
-                "code task n1 (code:test) returned a value that is not json: TypeError: {what}"
-            ),
+            "code task n1 (code:test) returned a value that is not json: TypeError: Do not know how to serialize a BigInt",
             "{code}"
         );
     }
-    let cyclic = error("(() => { const a = {}; a.self = a; return a; })()", &[]);
-    assert!(
-        cyclic
-            .starts_with("code task n1 (code:test) returned a value that is not json: TypeError:"),
-        "{cyclic}"
+    assert_eq!(
+        error("(() => { const a = {}; a.self = a; return a; })()", &[]),
+        "code task n1 (code:test) returned a value that is not json: TypeError: Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    --- property 'self' closes the circle"
+    );
+    assert_eq!(
+        error(
+            "(() => { const b = {}; b.a = { b: { c: { d: { e: { 'x y': b } } } } }; return [b]; })()",
+            &[]
+        ),
+        "code task n1 (code:test) returned a value that is not json: TypeError: Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    |     property 'a' -> object with constructor 'Object'\n    |     property 'b' -> object with constructor 'Object'\n    |     ...\n    |     property 'e' -> object with constructor 'Object'\n    --- property 'x y' closes the circle"
     );
     assert_eq!(
         error("new Promise(() => {})", &[]),

@@ -46,6 +46,15 @@ fn globals_are_the_reviewed_list() {
     // A new global (e.g. after an rquickjs upgrade) must be reviewed for I/O before it is added.
     // Typed arrays, `Atomics`, `Proxy`, `WeakRef` and `performance` are deliberately absent.
     let names = value("Object.getOwnPropertyNames(globalThis).sort()", &[]);
+    // `Intl` is pml's own (`intl.rs`: collation and number formatting, no I/O), given to code
+    // that names it.
+    assert_eq!(
+        value(
+            "Object.getOwnPropertyNames(globalThis).includes('Intl')",
+            &[]
+        ),
+        json!(true)
+    );
     let expected = json!([
         "AggregateError",
         "Array",

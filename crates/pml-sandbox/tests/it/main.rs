@@ -4,8 +4,10 @@
 //! whole programs calling the host (`program`).
 
 mod concurrency;
+mod console;
 mod errors;
 mod hostile;
+mod intl;
 mod isolation;
 mod probes;
 mod program;

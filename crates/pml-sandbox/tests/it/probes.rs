@@ -248,7 +248,7 @@ fn console_output_is_reported_not_returned() {
     assert_eq!(
         lines,
         [
-            (ConsoleLevel::Log, r#"n = 1 {"a":[1]}"#.to_owned()),
+            (ConsoleLevel::Log, "n = 1 { a: [ 1 ] }".to_owned()),
             (ConsoleLevel::Error, "bad".to_owned()),
             (ConsoleLevel::Warn, String::new()),
         ]

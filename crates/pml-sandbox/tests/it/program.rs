@@ -157,7 +157,7 @@ return [a, b, bad, typeof capabilities.then, await mcp.fs.read({})];"#;
         json!([
             "|summarize",
             "|load-users",
-            "the arguments of capabilities.x are not json: a bigint at key \"f\"",
+            "Do not know how to serialize a BigInt",
             "undefined",
             "fs|read"
         ])
@@ -331,12 +331,13 @@ return [
 
 #[test]
 fn arguments_that_are_not_json_reject_without_a_call() {
+    // As Node's MCP SDK: `JSON.stringify` throws, the call rejects with its `TypeError`.
     for (argument, why) in [
-        ("() => 1", "a function"),
-        ("{ n: 1n }", "a bigint at key \"n\""),
-        ("{ s: Symbol('s') }", "a symbol at key \"s\""),
-        ("cyclic", "circular reference"),
-        ("{ toJSON() { return undefined; } }", "nothing to send"),
+        ("{ n: 1n }", "Do not know how to serialize a BigInt"),
+        (
+            "cyclic",
+            "Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    --- property 'self' closes the circle",
+        ),
     ] {
         let source = format!(
             "const cyclic = {{}};\ncyclic.self = cyclic;\n\
@@ -346,13 +347,7 @@ fn arguments_that_are_not_json_reject_without_a_call() {
         let (result, calls) = run_answering(shared(), &source, &Value::Null, |_| Ok(json!("ok")));
         let result = result.unwrap_or_else(|e| panic!("{argument}: {e}"));
         assert_eq!(result[0], json!("TypeError"), "{argument}: {result}");
-        assert_eq!(
-            result[1],
-            json!(format!(
-                "the arguments of fs.write_file are not json: {why}"
-            )),
-            "{argument}"
-        );
+        assert_eq!(result[1], json!(why), "{argument}");
         // The stack is the program's: the call is on line 3.
         let stack = result[2].as_str().unwrap_or_default();
         assert!(
@@ -361,21 +356,44 @@ fn arguments_that_are_not_json_reject_without_a_call() {
         );
         assert_eq!(calls, vec![], "{argument}");
     }
-    // `JSON.stringify` writes a lone surrogate as an escape that is still not valid JSON text.
-    let (result, calls) = run_answering(
+}
+
+#[test]
+fn arguments_convert_like_json_stringify() {
+    // `callTool({ arguments: a || {} })`: falsy arguments send `{}`; functions and symbols are
+    // dropped (and `null` in arrays); nothing to send leaves the arguments out (`null` here).
+    let source = "const f = () => 1;
+return [
+  await mcp.fs.w({ f, s: Symbol('s'), list: [f, 1], at: new Date(0), u: undefined }),
+  await mcp.fs.w(null), await mcp.fs.w(0), await mcp.fs.w(''), await mcp.fs.w(false),
+  await mcp.fs.w(f), await mcp.fs.w({ toJSON() { return undefined; } }),
+  await mcp.fs.w({ text: '\\ud800|\\ufdd0' }),
+];";
+    let (result, calls) = run_answering(shared(), source, &Value::Null, |call| {
+        Ok(json!(call.arguments))
+    });
+    assert_eq!(
+        result.unwrap(),
+        json!([
+            {"list": [null, 1], "at": "1970-01-01T00:00:00.000Z"},
+            {}, {}, {}, {},
+            null, null,
+            {"text": "\u{FDD0}d800|\u{FDD0}\u{FDD0}"},
+        ])
+    );
+    assert_eq!(calls.len(), 8);
+    // A lone surrogate travels as pml text (`pml_jstext`), and comes back as itself.
+    assert_eq!(
+        calls[7].arguments,
+        json!({"text": "\u{FDD0}d800|\u{FDD0}\u{FDD0}"})
+    );
+    let (result, _) = run_answering(
         shared(),
-        "try { await mcp.fs.write_file({ text: '\\ud800' }); } catch (e) { return e.message; }",
+        "const t = (await mcp.fs.w({ t: '\\ud800' })).t; return [t.length, t.charCodeAt(0), t === '\\ud800'];",
         &Value::Null,
-        |_| Ok(Value::Null),
+        |call| Ok(call.arguments.clone()),
     );
-    let message = result.unwrap();
-    assert!(
-        message
-            .as_str()
-            .is_some_and(|m| m.starts_with("the arguments of fs.write_file are not json: ")),
-        "{message}"
-    );
-    assert_eq!(calls, vec![]);
+    assert_eq!(result.unwrap(), json!([1, 0xD800, true]));
 }
 
 #[test]
@@ -416,11 +434,18 @@ fn return_values_convert_like_code_tasks() {
             "{source}"
         );
     }
-    for source in [
-        "return () => 1;",
-        "return 1n;",
-        "const a = []; a.push(a); return a;",
+    for (source, expected) in [
+        ("return () => 1;", json!(null)),
+        ("return [Symbol(), { f() {} }];", json!([null, {}])),
+        (
+            "return '\\ud83d'.length === 1 ? '😀'.slice(0, 1) : 0;",
+            json!("\u{FDD0}d83d"),
+        ),
     ] {
+        let (result, _) = run_answering(shared(), source, &args, |_| Ok(Value::Null));
+        assert_eq!(result.unwrap(), expected, "{source}");
+    }
+    for source in ["return 1n;", "const a = []; a.push(a); return a;"] {
         let error = run(shared(), source).unwrap_err();
         assert!(
             matches!(error, SandboxError::NotJson { .. }),
@@ -611,8 +636,8 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
         run(shared(), "return [typeof this, Object.keys(globalThis)];").unwrap(),
         json!(["undefined", ["mcp", "console", "capabilities", "args"]])
     );
-    // The globals are a code task's plus `Proxy`, typed arrays, weak references, `console`,
-    // `args` and `mcp`.
+    // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
+    // code task has it only when its code names it), `console`, `args` and `mcp`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -635,6 +660,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "Int16Array",
             "Int32Array",
             "Int8Array",
+            "Intl",
             "Proxy",
             "Uint16Array",
             "Uint32Array",
@@ -947,4 +973,27 @@ return [a, b, r, s instanceof Date, s instanceof Stamp, s.getTime(), typeof call
         ]
     );
     assert_eq!(seen[4].1, 0.0);
+}
+
+#[test]
+fn json_stringify_throws_what_node_throws() {
+    let source = "const out = [];
+const a = { list: [] };
+a.list.push({ up: a });
+for (const v of [{ n: 1n }, a]) {
+  try { JSON.stringify(v, null, 2); } catch (e) { out.push(`${e.name}: ${e.message}`); }
+}
+out.push(JSON.stringify({ a: [1, { b: 2 }] }, null, 1), JSON.stringify.length, JSON.stringify.name);
+return out;";
+    let (result, _) = run_answering(shared(), source, &Value::Null, |_| Ok(Value::Null));
+    assert_eq!(
+        result.unwrap(),
+        json!([
+            "TypeError: Do not know how to serialize a BigInt",
+            "TypeError: Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    |     property 'list' -> object with constructor 'Array'\n    |     index 0 -> object with constructor 'Object'\n    --- property 'up' closes the circle",
+            "{\n \"a\": [\n  1,\n  {\n   \"b\": 2\n  }\n ]\n}",
+            3,
+            "stringify"
+        ])
+    );
 }

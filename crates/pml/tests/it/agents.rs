@@ -2,7 +2,8 @@
 //! run through `pml::run` against the real reference servers must give what running them
 //! directly in Node gives (`.expected.json`, written by `scripts/oracle.sh` from the Node
 //! oracle): the same outcome, the same result (paths of the data folder written `<root>`), the
-//! same error message, the same multiset of calls.
+//! same error message, the same multiset of calls, and, where the program writes to its console
+//! (`.console.txt`), the same console output.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,13 @@ fn agents() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// A program's `.expected.json`, its strings read as JavaScript reads them (a lone surrogate's
+/// `\udXXX` escape as pml text, see `pml_jstext`).
+fn expected(file: &Path) -> Value {
+    let text = std::fs::read_to_string(file.with_extension("expected.json")).unwrap();
+    serde_json::from_str(&pml_jstext::from_js_json(&text)).unwrap()
 }
 
 /// `value` with every string occurrence of `root` written `<root>`.
@@ -44,10 +52,8 @@ fn agent_programs_give_what_node_gives() {
     let files = agents();
     assert!(files.len() >= 5, "{files:?}");
     for file in &files {
-        let expected: Value = serde_json::from_str(
-            &std::fs::read_to_string(file.with_extension("expected.json")).unwrap(),
-        )
-        .unwrap();
+        let expected = expected(file);
+        let console = std::fs::read_to_string(file.with_extension("console.txt")).ok();
         let args: Value = std::fs::read_to_string(file.with_extension("args.json"))
             .map(|t| serde_json::from_str(&t).unwrap())
             .unwrap_or_else(|_| Value::Object(Default::default()));
@@ -99,6 +105,15 @@ fn agent_programs_give_what_node_gives() {
                     differ("error", want.to_owned(), message);
                 }
             }
+            if let Some(want) = &console {
+                let root = root.as_deref().unwrap_or("<root>");
+                let printed: String = (report.console.iter())
+                    .map(|line| format!("{}\n", line.text.replace(root, "<root>")))
+                    .collect();
+                if &printed != want {
+                    differ("console", want.clone(), printed);
+                }
+            }
             let want = multiset(
                 expected["calls"]
                     .as_array()
@@ -147,10 +162,7 @@ fn parameterized_agent_programs_give_what_the_programs_give() {
     let mut differences = Vec::new();
     let mut parameterized = 0;
     for file in agents() {
-        let expected: Value = serde_json::from_str(
-            &std::fs::read_to_string(file.with_extension("expected.json")).unwrap(),
-        )
-        .unwrap();
+        let expected = expected(&file);
         let mut args: Value = std::fs::read_to_string(file.with_extension("args.json"))
             .map(|t| serde_json::from_str(&t).unwrap())
             .unwrap_or_else(|_| Value::Object(Default::default()));

@@ -386,6 +386,43 @@ fn trace_out_appends_json_lines() {
 }
 
 #[test]
+fn lone_surrogates_print_as_javascript_writes_them() {
+    // `--args` read, the result, the trace and the stored run all keep a lone surrogate,
+    // written `\udXXX` as `JSON.stringify` writes it; the console writes U+FFFD, as Node.
+    let p = TempProgram::new(
+        "surrogates",
+        "s.js",
+        r#"const cut = "😀".slice(0, 1) + args.s;
+console.log(cut);
+const echoed = await mcp.everything.echo({ message: cut });
+return { cut, echoed, n: cut.length };"#,
+    );
+    let out = p.dir.join("trace.jsonl");
+    let (code, stdout, stderr) = pml(&[
+        "run",
+        p.path(),
+        "--args",
+        r#"{"s": "x\udc00"}"#,
+        "--trace-out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(r#""result":{"cut":"\ud83dx\udc00","echoed":"Echo: \ud83dx\udc00","n":3}"#),
+        "{stdout}"
+    );
+    assert!(stderr.contains("\u{FFFD}x\u{FFFD}"), "{stderr}");
+    let trace = std::fs::read_to_string(&out).unwrap();
+    assert!(!trace.contains('\u{FDD0}'), "{trace}");
+    let run: Value = serde_json::from_str(&pml_jstext::from_js_json(&stdout)).unwrap();
+    assert_eq!(run["result"]["cut"], "\u{FDD0}d83dx\u{FDD0}dc00");
+    let id = run["runId"].as_str().unwrap();
+    let (code, shown, stderr) = pml(&["runs", "show", id, "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(shown.contains(r#""cut": "\ud83dx\udc00""#), "{shown}");
+}
+
+#[test]
 fn no_server_outlives_a_run() {
     let p = TempProgram::new(
         "procs",

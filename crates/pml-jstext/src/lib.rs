@@ -1,0 +1,325 @@
+//! JavaScript strings held exactly in Rust strings: *pml text*.
+//!
+//! A JavaScript string is a sequence of UTF-16 code units and may hold a *lone surrogate*
+//! (`"😀".slice(0, 1)` is `"\ud83d"`); a Rust `String` (and so a `serde_json::Value`) cannot.
+//! Node's `JSON.stringify` writes a lone surrogate as the escape `\ud83d` (well-formed
+//! `JSON.stringify`), so a tool call carrying one reaches the MCP server as that escape, and a
+//! server may answer with one. pml keeps such strings exactly, between the sandbox, the
+//! executor, the MCP client, results, traces and the store, in this form:
+//!
+//! - every code point other than U+FDD0 stands for itself;
+//! - a lone surrogate `U+D800..=U+DFFF` is [`ESCAPE`] (U+FDD0) followed by its four hex digits
+//!   in lowercase (`"\ud83d"` is `"\u{FDD0}d83d"`);
+//! - U+FDD0 itself is [`ESCAPE`] twice.
+//!
+//! U+FDD0 is a Unicode *noncharacter*, set aside for a program's internal use and not meant
+//! to be interchanged, so the doubling almost never happens; the mapping is one-to-one, and
+//! decoding reads left to right, so no real text collides with an escape. (An escape that is
+//! not followed by a second escape or by four hex digits of a surrogate, which pml never
+//! writes, is read as U+FDD0 itself.)
+//!
+//! The conversion happens on *JSON text*, where JavaScript and Rust meet: [`from_js_json`]
+//! turns JSON text as JavaScript writes it (lone surrogates as `\udXXX` escapes) into JSON
+//! text `serde_json` reads into pml text, and [`to_js_json`] turns what `serde_json` writes
+//! back into the JSON text JavaScript would have written. Neither needs to know where strings
+//! are: in valid JSON a backslash and a non-ASCII character occur only inside strings.
+//! [`lossy`] is what Node prints for a string on a terminal (a lone surrogate as U+FFFD).
+//!
+//! ```
+//! use pml_jstext::{from_js_json, to_js_json};
+//!
+//! let js = r#"{"preview":"ab\ud83d"}"#;
+//! let value: serde_json::Value = serde_json::from_str(&from_js_json(js)).unwrap();
+//! assert_eq!(value["preview"], "ab\u{FDD0}d83d");
+//! let text = serde_json::to_string(&value).unwrap();
+//! assert_eq!(to_js_json(&text), js);
+//! ```
+//!
+//! **Invariant:** `to_js_json(serde(from_js_json(t)))` is `t` for JSON text `t` as
+//! JavaScript's `JSON.stringify` writes it; no dependencies.
+
+use std::borrow::Cow;
+
+/// The character that starts an escape (a Unicode noncharacter).
+pub const ESCAPE: char = '\u{FDD0}';
+
+const ESCAPE_UTF8: &[u8] = "\u{FDD0}".as_bytes();
+
+/// JSON text as JavaScript writes it (lone surrogates as `\udXXX` escapes, anything else
+/// raw or escaped) as JSON text whose strings are pml text. A U+FDD0 written as a `\ufdd0`
+/// escape is doubled too; escaped surrogate pairs and other escapes are kept.
+pub fn from_js_json(text: &str) -> Cow<'_, str> {
+    if !text.contains('\\') && !text.contains(ESCAPE) {
+        return Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            let Some(&next) = bytes.get(i + 1) else { break };
+            if next != b'u' {
+                i += 2;
+                continue;
+            }
+            let Some(unit) = hex4(bytes, i + 2) else {
+                i += 2;
+                continue;
+            };
+            let replacement = match unit {
+                0xD800..=0xDBFF if hex_escape(bytes, i + 6).is_some_and(is_low) => {
+                    // A pair: kept as it is.
+                    i += 12;
+                    continue;
+                }
+                0xD800..=0xDFFF => Some(unit),
+                0xFDD0 => None,
+                _ => {
+                    i += 6;
+                    continue;
+                }
+            };
+            out.push_str(&text[copied..i]);
+            match replacement {
+                Some(unit) => push_escape(&mut out, unit),
+                None => {
+                    out.push(ESCAPE);
+                    out.push(ESCAPE);
+                }
+            }
+            i += 6;
+            copied = i;
+        } else if bytes[i..].starts_with(ESCAPE_UTF8) {
+            out.push_str(&text[copied..i]);
+            out.push(ESCAPE);
+            out.push(ESCAPE);
+            i += ESCAPE.len_utf8();
+            copied = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// JSON text whose strings are pml text (as `serde_json` writes it) as the JSON text
+/// JavaScript's `JSON.stringify` writes for the same strings: each escaped lone surrogate as a
+/// `\udXXX` escape, a doubled U+FDD0 as one.
+pub fn to_js_json(text: &str) -> Cow<'_, str> {
+    decode(text, |out, unit| {
+        out.push_str("\\u");
+        push_hex(out, unit);
+    })
+}
+
+/// pml text as Node prints it (on a terminal or a pipe, in UTF-8): a lone surrogate as
+/// U+FFFD, a doubled U+FDD0 as one.
+pub fn lossy(text: &str) -> Cow<'_, str> {
+    decode(text, |out, _| out.push('\u{FFFD}'))
+}
+
+/// The UTF-16 code units of the JavaScript string `text` (pml text) stands for.
+pub fn utf16_units(text: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(ESCAPE) {
+        units.extend(rest[..at].encode_utf16());
+        let after = &rest[at + ESCAPE.len_utf8()..];
+        match escaped(after) {
+            Escaped::Escape => {
+                units.push(ESCAPE as u16);
+                rest = &after[ESCAPE.len_utf8()..];
+            }
+            Escaped::Surrogate(unit) => {
+                units.push(unit);
+                rest = &after[4..];
+            }
+            Escaped::Plain => {
+                units.push(ESCAPE as u16);
+                rest = after;
+            }
+        }
+    }
+    units.extend(rest.encode_utf16());
+    units
+}
+
+/// The pml text of the JavaScript string whose UTF-16 code units are `units`.
+pub fn from_utf16_units(units: &[u16]) -> String {
+    let mut out = String::with_capacity(units.len());
+    for c in char::decode_utf16(units.iter().copied()) {
+        match c {
+            Ok(ESCAPE) => {
+                out.push(ESCAPE);
+                out.push(ESCAPE);
+            }
+            Ok(c) => out.push(c),
+            Err(e) => push_escape(&mut out, e.unpaired_surrogate()),
+        }
+    }
+    out
+}
+
+fn decode(text: &str, surrogate: impl Fn(&mut String, u16)) -> Cow<'_, str> {
+    if !text.contains(ESCAPE) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(ESCAPE) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + ESCAPE.len_utf8()..];
+        match escaped(after) {
+            Escaped::Escape => {
+                out.push(ESCAPE);
+                rest = &after[ESCAPE.len_utf8()..];
+            }
+            Escaped::Surrogate(unit) => {
+                surrogate(&mut out, unit);
+                rest = &after[4..];
+            }
+            Escaped::Plain => {
+                out.push(ESCAPE);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// What follows an [`ESCAPE`].
+enum Escaped {
+    /// A second escape: U+FDD0 itself.
+    Escape,
+    /// Four lowercase hex digits of a surrogate.
+    Surrogate(u16),
+    /// Anything else: the escape stands for itself.
+    Plain,
+}
+
+fn escaped(after: &str) -> Escaped {
+    if after.starts_with(ESCAPE) {
+        return Escaped::Escape;
+    }
+    let digits = after.as_bytes().get(..4).unwrap_or_default();
+    if digits.len() == 4
+        && digits
+            .iter()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        if let Some(unit @ 0xD800..=0xDFFF) = hex4(digits, 0) {
+            return Escaped::Surrogate(unit);
+        }
+    }
+    Escaped::Plain
+}
+
+fn push_escape(out: &mut String, unit: u16) {
+    out.push(ESCAPE);
+    push_hex(out, unit);
+}
+
+fn push_hex(out: &mut String, unit: u16) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for shift in [12, 8, 4, 0] {
+        out.push(DIGITS[usize::from((unit >> shift) & 0xF)] as char);
+    }
+}
+
+fn is_low(unit: u16) -> bool {
+    (0xDC00..=0xDFFF).contains(&unit)
+}
+
+/// The code unit of a `\uXXXX` escape at `at`.
+fn hex_escape(bytes: &[u8], at: usize) -> Option<u16> {
+    if bytes.get(at..at + 2)? != b"\\u" {
+        return None;
+    }
+    hex4(bytes, at + 2)
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
+    let digits = bytes.get(at..at + 4)?;
+    let mut unit = 0u16;
+    for &b in digits {
+        let digit = (b as char).to_digit(16)?;
+        unit = unit << 4 | digit as u16;
+    }
+    Some(unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// What `JSON.stringify` writes for the string with these code units.
+    fn js_stringify(units: &[u16]) -> String {
+        let mut out = String::from("\"");
+        for c in char::decode_utf16(units.iter().copied()) {
+            match c {
+                Ok('"') => out.push_str("\\\""),
+                Ok('\\') => out.push_str("\\\\"),
+                Ok('\u{8}') => out.push_str("\\b"),
+                Ok('\u{c}') => out.push_str("\\f"),
+                Ok('\n') => out.push_str("\\n"),
+                Ok('\r') => out.push_str("\\r"),
+                Ok('\t') => out.push_str("\\t"),
+                Ok(c) if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                Ok(c) => out.push(c),
+                Err(e) => out.push_str(&format!("\\u{:04x}", e.unpaired_surrogate())),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn lone_surrogates_and_the_escape_itself() {
+        let js = r#"["\ud83d","\ude00x","😀","\ud83d\ude00","\ufdd0","﷐","a\\ud800"]"#;
+        let value: Value = serde_json::from_str(&from_js_json(js)).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!([
+                "\u{FDD0}d83d",
+                "\u{FDD0}de00x",
+                "😀",
+                "😀",
+                "\u{FDD0}\u{FDD0}",
+                "\u{FDD0}\u{FDD0}",
+                "a\\ud800"
+            ])
+        );
+        let back = serde_json::to_string(&value).unwrap();
+        assert_eq!(
+            to_js_json(&back),
+            r#"["\ud83d","\ude00x","😀","😀","﷐","﷐","a\\ud800"]"#
+        );
+        assert_eq!(
+            lossy("a\u{FDD0}d83db\u{FDD0}\u{FDD0}"),
+            "a\u{FFFD}b\u{FDD0}"
+        );
+        assert_eq!(lossy("\u{FDD0}zz"), "\u{FDD0}zz");
+        assert!(matches!(from_js_json(r#"{"a":"b"}"#), Cow::Borrowed(_)));
+    }
+
+    proptest! {
+        #[test]
+        fn any_javascript_string_round_trips(units in proptest::collection::vec(
+            prop_oneof![Just(0xD83Du16), Just(0xDE00), Just(0xFDD0), Just(0x5C), Just(0x22),
+                        Just(0x66), Just(0x64), Just(0x38), 0u16..0x80, any::<u16>()],
+            0..24,
+        )) {
+            let js = js_stringify(&units);
+            let text: String = serde_json::from_str(&from_js_json(&js)).unwrap();
+            prop_assert_eq!(utf16_units(&text), units.clone());
+            prop_assert_eq!(from_utf16_units(&units), text.clone());
+            let written = serde_json::to_string(&text).unwrap();
+            prop_assert_eq!(to_js_json(&written).into_owned(), js);
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! `localeCompare`, `Intl.Collator`, `Intl.NumberFormat` and `toLocaleString` of numbers and
+//! BigInts as Node's ICU answers them, with ICU4X's collator and decimal formatter and their
+//! compiled CLDR data.
+//!
+//! QuickJS has no `Intl`; its `localeCompare` compares code points and its `toLocaleString`
+//! is `toString`. Every context (code tasks' and programs') gets [`INTL`], a script that
+//! defines `Intl.Collator` and `Intl.NumberFormat` over three native functions made here and
+//! replaces `String.prototype.localeCompare`, `Number.prototype.toLocaleString` and
+//! `BigInt.prototype.toLocaleString` with them (so `Array.prototype.toLocaleString` follows),
+//! on first use ([`LAZY`]).
+//! The options are read and checked in JavaScript, in ECMA-402's order and with V8's
+//! messages; the natives get them resolved.
+//!
+//! **Covered:** collation with `sensitivity`, `numeric`, `caseFirst`, `ignorePunctuation`
+//! (and the `-u-kn`/`-u-kf` locale extensions); decimal and percent numbers with
+//! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
+//! `minimumSignificantDigits`/`maximumSignificantDigits` and `useGrouping`, rounded half away
+//! from zero (ECMA-402's `halfExpand`); `Date.prototype.toLocaleString`,
+//! `toLocaleDateString` and `toLocaleTimeString` in en-US, with no options or only
+//! `timeZone: "UTC"` (`1/2/2024, 3:04:05 PM`). **Not covered** (a `RangeError` saying so,
+//! never a different answer): `style: "currency"` and `"unit"`, `notation` other than
+//! `"standard"`, `signDisplay` other than `"auto"`, other rounding modes, dates in other
+//! locales, time zones or with other options; `Intl.DateTimeFormat` and the other `Intl`
+//! services do not exist. A
+//! locale is resolved to its canonical tag (Node resolves to the best locale its ICU has:
+//! `fr-FR` is `fr` for a collator there); with no locale it is `en-US`, Node's default.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use fixed_decimal::{Decimal, FloatPrecision, SignedRoundingMode, UnsignedRoundingMode};
+use icu_collator::options::{AlternateHandling, CaseLevel, CollatorOptions, Strength};
+use icu_collator::preferences::{CollationCaseFirst, CollationNumericOrdering};
+use icu_collator::{CollatorBorrowed, CollatorPreferences};
+use icu_decimal::options::{DecimalFormatterOptions, GroupingStrategy};
+use icu_decimal::{DecimalFormatter, DecimalFormatterPreferences};
+use icu_locale_core::Locale;
+use rquickjs::{Ctx, Exception, Function, Value};
+
+/// Node's default locale.
+const DEFAULT_LOCALE: &str = "en-US";
+
+/// Collators and formatters made so far on this worker, by locale and options (a program
+/// sorting with `localeCompare` makes one collator, not one per comparison).
+#[derive(Default)]
+pub(crate) struct IntlCache {
+    /// By locale and `collate`'s flags.
+    collators: RefCell<HashMap<(String, u32), Rc<CollatorBorrowed<'static>>>>,
+    formatters: RefCell<HashMap<(String, u8), Rc<DecimalFormatter>>>,
+}
+
+/// How many collators or formatters a worker keeps at most (the cache is emptied when full).
+const CACHE_ENTRIES: usize = 64;
+
+impl IntlCache {
+    /// The collator for `locale` and `collate`'s `flags`.
+    fn collator(
+        &self,
+        locale: &Locale,
+        flags: u32,
+    ) -> Result<Rc<CollatorBorrowed<'static>>, String> {
+        let key = (locale.to_string(), flags);
+        if let Some(collator) = self.collators.borrow().get(&key) {
+            return Ok(collator.clone());
+        }
+        let sensitivity = (flags & 3) as u8;
+        let numeric = flags & 4 != 0;
+        let case_first = ((flags >> 3) & 3) as u8;
+        let ignore_punctuation = flags & 32 != 0;
+        let mut prefs = CollatorPreferences::from(locale);
+        prefs.numeric_ordering = Some(match numeric {
+            true => CollationNumericOrdering::True,
+            false => CollationNumericOrdering::False,
+        });
+        prefs.case_first = match case_first {
+            1 => Some(CollationCaseFirst::Upper),
+            2 => Some(CollationCaseFirst::Lower),
+            3 => Some(CollationCaseFirst::False),
+            _ => prefs.case_first,
+        };
+        let mut options = CollatorOptions::default();
+        // ECMA-402 sensitivity: base, accent, case, variant.
+        options.strength = Some(match sensitivity {
+            0 | 2 => Strength::Primary,
+            1 => Strength::Secondary,
+            _ => Strength::Tertiary,
+        });
+        if sensitivity == 2 {
+            options.case_level = Some(CaseLevel::On);
+        }
+        if ignore_punctuation {
+            options.alternate_handling = Some(AlternateHandling::Shifted);
+        }
+        let collator = CollatorBorrowed::try_new(prefs, options)
+            .map_err(|e| format!("no collation data for {locale}: {e}"))?;
+        let collator = Rc::new(collator);
+        let mut collators = self.collators.borrow_mut();
+        if collators.len() >= CACHE_ENTRIES {
+            collators.clear();
+        }
+        collators.insert(key, collator.clone());
+        Ok(collator)
+    }
+
+    fn formatter(&self, locale: &Locale, grouping: u8) -> Result<Rc<DecimalFormatter>, String> {
+        let key = (locale.to_string(), grouping);
+        if let Some(formatter) = self.formatters.borrow().get(&key) {
+            return Ok(formatter.clone());
+        }
+        let mut options = DecimalFormatterOptions::default();
+        options.grouping_strategy = Some(match grouping {
+            0 => GroupingStrategy::Never,
+            1 => GroupingStrategy::Always,
+            2 => GroupingStrategy::Min2,
+            _ => GroupingStrategy::Auto,
+        });
+        let formatter =
+            DecimalFormatter::try_new(DecimalFormatterPreferences::from(locale), options)
+                .map_err(|e| format!("no number data for {locale}: {e}"))?;
+        let formatter = Rc::new(formatter);
+        let mut formatters = self.formatters.borrow_mut();
+        if formatters.len() >= CACHE_ENTRIES {
+            formatters.clear();
+        }
+        formatters.insert(key, formatter.clone());
+        Ok(formatter)
+    }
+}
+
+/// The locale a tag names, or the default for `undefined`; `None` for a tag that is not one.
+fn locale_of(tag: Option<&str>) -> Option<Locale> {
+    match tag {
+        None => Some(DEFAULT_LOCALE.parse().ok()?),
+        Some(tag) => Locale::try_from_str(tag).ok(),
+    }
+}
+
+/// `canonical(tag)`: the canonical form of a BCP 47 tag, or `undefined` when it is not one.
+fn canonical(tag: String) -> Option<String> {
+    Locale::try_from_str(&tag).ok().map(|l| l.to_string())
+}
+
+/// The text of a JavaScript string as UTF-16 code units (lone surrogates kept).
+fn units<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> Vec<u16> {
+    match s.to_string() {
+        Ok(text) => text.encode_utf16().collect(),
+        Err(_) => crate::worker::text_of(ctx, s)
+            .map(|text| pml_jstext::utf16_units(&text))
+            .unwrap_or_default(),
+    }
+}
+
+/// The natives [`INTL`] is called with: `canonical(tag)`, `collate(a, b, locale, flags)`
+/// (flags: sensitivity 0-3 base/accent/case/variant, 4 numeric, caseFirst 0-3
+/// locale's/upper/lower/false << 3, 32 ignorePunctuation) and `formatNumber(value, locale,
+/// [percent, minInt, minFrac, maxFrac, minSig (-1: none), maxSig, grouping 0-3
+/// never/always/min2/auto])`, the value a number, or a decimal literal (a BigInt's digits, a
+/// numeric string) formatted exactly.
+pub(crate) fn natives<'js>(
+    ctx: &Ctx<'js>,
+    cache: &Rc<IntlCache>,
+) -> rquickjs::Result<(Function<'js>, Function<'js>, Function<'js>)> {
+    let canonical = Function::new(ctx.clone(), canonical)?;
+    let collate = {
+        let cache = cache.clone();
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  a: rquickjs::String<'js>,
+                  b: rquickjs::String<'js>,
+                  tag: Option<String>,
+                  flags: u32|
+                  -> rquickjs::Result<i32> {
+                let locale = locale_of(tag.as_deref()).ok_or_else(|| {
+                    Exception::throw_range(&ctx, "Incorrect locale information provided")
+                })?;
+                let collator = cache
+                    .collator(&locale, flags)
+                    .map_err(|e| Exception::throw_internal(&ctx, &e))?;
+                let order = match (a.to_string(), b.to_string()) {
+                    (Ok(a), Ok(b)) => collator.compare(&a, &b),
+                    _ => collator.compare_utf16(&units(&ctx, &a), &units(&ctx, &b)),
+                };
+                Ok(order as i32)
+            },
+        )?
+    };
+    let format = {
+        let cache = cache.clone();
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  value: Value<'js>,
+                  tag: Option<String>,
+                  digits: Vec<f64>|
+                  -> rquickjs::Result<String> {
+                let locale = locale_of(tag.as_deref()).ok_or_else(|| {
+                    Exception::throw_range(&ctx, "Incorrect locale information provided")
+                })?;
+                let at = |i: usize| digits.get(i).copied().unwrap_or(-1.0) as i16;
+                let formatter = cache
+                    .formatter(&locale, at(6) as u8)
+                    .map_err(|e| Exception::throw_internal(&ctx, &e))?;
+                let significant = (at(4) > 0).then(|| (at(4), at(5)));
+                let digits = Digits {
+                    percent: at(0) == 1,
+                    min_int: at(1),
+                    min_frac: at(2),
+                    max_frac: at(3),
+                    significant,
+                };
+                format_number(&ctx, &formatter, value, &digits)
+            },
+        )?
+    };
+    Ok((canonical, collate, format))
+}
+
+/// What [`format_number`] is asked for (ECMA-402's resolved digit options).
+struct Digits {
+    percent: bool,
+    min_int: i16,
+    min_frac: i16,
+    max_frac: i16,
+    /// Minimum and maximum significant digits, when given (they win over fraction digits).
+    significant: Option<(i16, i16)>,
+}
+
+/// The native `stringWidth(text)` of `worker/inspect.js`: the columns a terminal gives `text`,
+/// as Node's `getStringWidth` with ICU counts them (`node_i18n.cc`): East Asian wide and
+/// fullwidth characters and emoji presentation 2, controls, format characters, nonspacing and
+/// enclosing marks and emoji modifiers 0 (U+00AD 1), anything else 1; the characters of an
+/// emoji sequence each count.
+pub(crate) fn string_width<'js>(ctx: Ctx<'js>, text: rquickjs::String<'js>) -> u32 {
+    use icu_properties::props::{
+        EastAsianWidth, EmojiModifier, EmojiPresentation, GeneralCategory,
+    };
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    let east_asian = CodePointMapData::<EastAsianWidth>::new();
+    let category = CodePointMapData::<GeneralCategory>::new();
+    let presentation = CodePointSetData::new::<EmojiPresentation>();
+    let modifier = CodePointSetData::new::<EmojiModifier>();
+    let mut width = 0;
+    // Emoji sequences are counted character by character (Node's `expand_emoji_sequence`).
+    for c in char::decode_utf16(units(&ctx, &text)) {
+        let c = c.map_or_else(|e| u32::from(e.unpaired_surrogate()), u32::from);
+        let eaw = east_asian.get32(c);
+        let wide = eaw == EastAsianWidth::Fullwidth || eaw == EastAsianWidth::Wide;
+        // Ambiguous and neutral characters are narrow unless they are emoji.
+        let emoji = (eaw == EastAsianWidth::Ambiguous || eaw == EastAsianWidth::Neutral)
+            && presentation.contains32(c);
+        width += if wide || emoji {
+            2
+        } else if c != 0xAD
+            && (matches!(
+                category.get32(c),
+                GeneralCategory::Control
+                    | GeneralCategory::Format
+                    | GeneralCategory::EnclosingMark
+                    | GeneralCategory::NonspacingMark
+            ) || modifier.contains32(c))
+        {
+            0
+        } else {
+            1
+        };
+    }
+    width
+}
+
+/// A number (or BigInt) as the decimal formatter writes it, rounded as ECMA-402 says.
+fn format_number<'js>(
+    ctx: &Ctx<'js>,
+    formatter: &DecimalFormatter,
+    value: Value<'js>,
+    digits: &Digits,
+) -> rquickjs::Result<String> {
+    let suffix = if digits.percent { "%" } else { "" };
+    let mut decimal = if let Some(n) = value.as_number() {
+        if n.is_nan() {
+            return Ok(format!("NaN{suffix}"));
+        }
+        if n.is_infinite() {
+            let sign = if n < 0.0 { "-" } else { "" };
+            return Ok(format!("{sign}∞{suffix}"));
+        }
+        Decimal::try_from_f64(n, FloatPrecision::RoundTrip)
+            .map_err(|e| Exception::throw_range(ctx, &format!("{e:?}")))?
+    } else if let Some(digits) = value.as_string() {
+        // A BigInt's digits, or a decimal literal (`-1.5e3`) to be formatted exactly.
+        let digits = digits.to_string()?;
+        Decimal::try_from_str(&digits)
+            .map_err(|e| Exception::throw_range(ctx, &format!("{e:?}")))?
+    } else {
+        return Err(Exception::throw_type(ctx, "not a number"));
+    };
+    if digits.percent {
+        decimal.multiply_pow10(2);
+    }
+    let half_expand = SignedRoundingMode::Unsigned(UnsignedRoundingMode::HalfExpand);
+    // Rounding pads with zeros down to where it rounds: round only where there are digits.
+    let round_at = |decimal: &mut Decimal, position: i16| {
+        if !decimal.absolute.is_zero() && decimal.absolute.nonzero_magnitude_end() < position {
+            decimal.round_with_mode(position, half_expand);
+        }
+    };
+    match digits.significant {
+        Some((min_sig, max_sig)) => {
+            // Significant digits win over fraction digits (roundingPriority "auto").
+            let top = decimal.absolute.nonzero_magnitude_start();
+            round_at(&mut decimal, top - max_sig + 1);
+            let top = decimal.absolute.nonzero_magnitude_start();
+            decimal.absolute.pad_end((top - min_sig + 1).min(0));
+        }
+        None => {
+            round_at(&mut decimal, -digits.max_frac);
+            decimal.absolute.pad_end(-digits.min_frac);
+        }
+    }
+    decimal.absolute.pad_start(digits.min_int);
+    Ok(format!("{}{suffix}", formatter.format_to_string(&decimal)))
+}
+
+/// The script that installs `Intl` and the locale methods (see the module doc): a function of
+/// the natives of [`natives`]. Run by [`LAZY`]'s `load` the first time a context uses them.
+pub(crate) const INTL: &str = include_str!("intl.js");
+
+/// The script every context runs, a function of the native `load()` (which runs [`INTL`]):
+/// `Intl` (an accessor until then), `localeCompare` and the `toLocale*String` of numbers,
+/// BigInts and dates load the real ones when first used, then act as them. Making them all in every
+/// context would cost a code task more than the task itself.
+pub(crate) const LAZY: &str = r#"(function (load) {
+  "use strict";
+  const define = Object.defineProperty;
+  const apply = Reflect.apply;
+  let loaded = false;
+  const ensure = () => {
+    if (!loaded) {
+      loaded = true;
+      load();
+    }
+  };
+  const lazy = (object, name, length) => {
+    const stub = { [name](...args) {
+      ensure();
+      const real = object[name];
+      // Still the stub: the program froze the prototype before the first use.
+      if (real === stub) throw new TypeError(`pml: ${name} cannot be loaded into a frozen prototype`);
+      return apply(real, this, args);
+    } }[name];
+    define(stub, "length", { value: length, configurable: true });
+    define(object, name, { value: stub, writable: true, enumerable: false, configurable: true });
+  };
+  lazy(String.prototype, "localeCompare", 1);
+  lazy(Number.prototype, "toLocaleString", 0);
+  lazy(BigInt.prototype, "toLocaleString", 0);
+  lazy(Date.prototype, "toLocaleString", 0);
+  lazy(Date.prototype, "toLocaleDateString", 0);
+  lazy(Date.prototype, "toLocaleTimeString", 0);
+  define(globalThis, "Intl", {
+    get() { ensure(); return globalThis.Intl; },
+    set(value) { define(globalThis, "Intl", { value, writable: true, enumerable: false, configurable: true }); },
+    enumerable: false,
+    configurable: true,
+  });
+})"#;

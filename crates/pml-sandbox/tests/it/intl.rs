@@ -1,0 +1,117 @@
+//! `localeCompare`, `Intl.Collator`, `Intl.NumberFormat` and `toLocaleString` against what
+//! Node 20 (full ICU, default locale en-US) answers for the same program (`node` runs it).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use pml_sandbox::{ProgramTask, Sandbox, SandboxOptions};
+use serde_json::{json, Value};
+
+use crate::{shared, value};
+
+/// What Node's program returns, as JSON.
+fn node_returns(source: &str) -> Value {
+    let runner = r#"
+const src = require("fs").readFileSync(0, "utf8");
+const body = new Function(`return (async () => {\n"use strict";\n${src}\n})();`);
+body().then((v) => process.stdout.write(JSON.stringify(v)), (e) => { console.error(e); process.exitCode = 1; });
+"#;
+    let mut child = Command::new("node")
+        .args(["-e", runner])
+        .env("LANG", "en_US.UTF-8")
+        .env_remove("LC_ALL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node runs (Node 20 is needed by the tests)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(source.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "node failed");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn sandbox_returns(sandbox: &Sandbox, source: &str) -> Value {
+    let task = ProgramTask {
+        name: "agent.js",
+        source,
+        args: &json!({}),
+        probes: None,
+        values: &[],
+        reads: None,
+        originals: None,
+    };
+    sandbox
+        .run_program(&task, &mut |call, answers| {
+            answers.answer(call.id, Ok(Value::Null))
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn collation_and_numbers_give_what_node_gives() {
+    let source = include_str!("intl/values.js");
+    let ours = sandbox_returns(shared(), source);
+    let node = node_returns(source);
+    let (Value::Array(ours), Value::Array(node)) = (&ours, &node) else {
+        panic!("{ours} / {node}");
+    };
+    assert_eq!(ours.len(), node.len());
+    let differ: Vec<String> = (ours.iter().zip(node))
+        .enumerate()
+        .filter(|(_, (o, n))| o != n)
+        .map(|(i, (o, n))| format!("#{i}\n  node: {n}\n  pml:  {o}"))
+        .collect();
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+#[test]
+fn code_tasks_collate_too() {
+    // Pure code evaluated ahead of the program sorts as the program does.
+    assert_eq!(
+        value(
+            "[...xs].sort((a, b) => a.localeCompare(b))",
+            &[("xs", json!(["B", "a", "b", "A"]))]
+        ),
+        json!(["a", "A", "b", "B"])
+    );
+    assert_eq!(
+        value("n.toLocaleString()", &[("n", json!(1234567.891))]),
+        json!("1,234,567.891")
+    );
+}
+
+#[test]
+fn what_pml_cannot_answer_as_node_does_is_an_error() {
+    let sandbox = Sandbox::new(SandboxOptions {
+        workers: 1,
+        ..SandboxOptions::default()
+    })
+    .unwrap();
+    let result = sandbox_returns(
+        &sandbox,
+        "const out = [];
+for (const o of [{ style: 'currency', currency: 'USD' }, { notation: 'compact' }, { signDisplay: 'always' }]) {
+  try { out.push((5).toLocaleString('en', o)); } catch (e) { out.push(e.name + ': ' + e.message); }
+}
+for (const [l, o] of [['de'], ['en', { month: 'long' }], ['en', { timeZone: 'Europe/Paris' }]]) {
+  try { out.push(new Date(0).toLocaleDateString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
+}
+return out;",
+    );
+    assert_eq!(
+        result,
+        json!([
+            "RangeError: pml: Intl.NumberFormat does not support style: \"currency\" (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support signDisplay: \"always\" (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support the locale de for dates (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support the option month (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support timeZone: \"Europe/Paris\" (Node's answer would differ)",
+        ])
+    );
+}
