@@ -753,17 +753,8 @@ impl Calls {
                 };
                 started.push((probe, iteration, at));
                 drop(started);
-                if let Some((probe, iteration, started)) = oldest {
-                    self.push(Report {
-                        at,
-                        what: Reported::Operation {
-                            probe,
-                            iteration,
-                            started,
-                            ok: false,
-                            preview: None,
-                        },
-                    });
+                if let Some(oldest) = oldest {
+                    self.threw(oldest, at);
                 }
                 return;
             }
@@ -867,20 +858,25 @@ impl Calls {
                     _ => None,
                 }
             };
-            let Some((probe, iteration, started)) = top else {
+            let Some(top) = top else {
                 return;
             };
-            self.push(Report {
-                at,
-                what: Reported::Operation {
-                    probe,
-                    iteration,
-                    started,
-                    ok: false,
-                    preview: None,
-                },
-            });
+            self.threw(top, at);
         }
+    }
+
+    /// The operation `(probe, iteration, started)` never ended: it threw (noticed at `at`).
+    fn threw(&self, (probe, iteration, started): Started, at: Instant) {
+        self.push(Report {
+            at,
+            what: Reported::Operation {
+                probe,
+                iteration,
+                started,
+                ok: false,
+                preview: None,
+            },
+        });
     }
 
     /// At the end of the run: operations still started never ended (the innermost last).

@@ -136,16 +136,7 @@ impl World {
 
     /// The files of the data folder, by name.
     fn state(&self) -> Vec<(String, String)> {
-        let mut files: Vec<(String, String)> = std::fs::read_dir(&self.data)
-            .unwrap()
-            .map(|e| {
-                let e = e.unwrap();
-                let text = std::fs::read_to_string(e.path()).unwrap();
-                (e.file_name().to_string_lossy().into_owned(), text)
-            })
-            .collect();
-        files.sort();
-        files
+        crate::store::files_in(&self.data)
     }
 
     /// Waits until no process (the servers of a killed run) still serves the data folder:

@@ -270,6 +270,20 @@ for (let i = 1; i <= 5; i++) {
 return seen;
 "#;
 
+/// The files of folder `dir`, by name, with their text.
+pub(crate) fn files_in(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            (e.file_name().to_string_lossy().into_owned(), text)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// A program run on the real filesystem server serving a folder of its own (`args.dir`),
 /// recorded in a store of its own.
 pub(crate) struct Steps {
@@ -308,16 +322,22 @@ impl Steps {
     }
 
     pub(crate) fn data(&self) -> Vec<(String, String)> {
-        let mut files: Vec<(String, String)> = std::fs::read_dir(self.dir.path().join("data"))
-            .unwrap()
-            .map(|e| {
-                let e = e.unwrap();
-                let text = std::fs::read_to_string(e.path()).unwrap();
-                (e.file_name().to_string_lossy().into_owned(), text)
-            })
-            .collect();
-        files.sort();
-        files
+        files_in(&self.dir.path().join("data"))
+    }
+
+    /// `pml run` of the program with its config and args, recorded in its store.
+    pub(crate) fn run(&self) -> (i32, String, String) {
+        pml_in(
+            &self.store,
+            &[
+                "run",
+                &self.program,
+                "--mcp-config",
+                &self.config,
+                "--args",
+                &self.args,
+            ],
+        )
     }
 
     /// `pml run` with a fault that stops it still at `fault` (`PML_FAULT_...=n`), killed
@@ -577,17 +597,7 @@ await mcp.filesystem.write_file({ path: `${args.dir}/out.txt`, content: text });
 return { text, listed };
 "#,
     );
-    let (code, out, err) = pml_in(
-        &steps.store,
-        &[
-            "run",
-            &steps.program,
-            "--mcp-config",
-            &steps.config,
-            "--args",
-            &steps.args,
-        ],
-    );
+    let (code, out, err) = steps.run();
     assert_eq!(code, 0, "{err}");
     let out: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -610,17 +620,7 @@ return { text, listed };
     let refused = Steps::with(
         "await mcp.filesystem.write_file({ path: `${args.dir}/out.txt`, content: \"x\" });\nreturn await mcp.filesystem.read_txt_file({ path: args.dir });\n",
     );
-    let (code, _, err) = pml_in(
-        &refused.store,
-        &[
-            "run",
-            &refused.program,
-            "--mcp-config",
-            &refused.config,
-            "--args",
-            &refused.args,
-        ],
-    );
+    let (code, _, err) = refused.run();
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("has no tool `read_txt_file`"), "{err}");
     assert!(!err.contains("a warning"), "{err}");
