@@ -82,6 +82,10 @@ pub(crate) struct StoreJournal {
 /// order the program made them (calls count from 1: the two never meet).
 pub const READ_SEQ_BASE: i64 = 1 << 40;
 
+/// Journal entries (answers of reads, clock and random reads) that wait in memory for the next
+/// write at most: past it they are written at once (in one statement).
+const MAX_QUEUED: usize = 64;
+
 /// Reads journaled per run at most: a program polling the clock in a loop would otherwise
 /// write an entry per turn. Past it, reads are live and not written (said once on stderr).
 const MAX_READS: i64 = 10_000;
@@ -244,11 +248,18 @@ impl Journal for StoreJournal {
                 }
             }
             if self.read_only.contains(&call.tool) && self.faults.after != Some(call.seq) {
-                let mut queue = self.queue.lock().await;
-                queue
-                    .0
-                    .append(&mut self.reads.lock().unwrap_or_else(|p| p.into_inner()));
-                queue.0.push(e);
+                let full = {
+                    let mut queue = self.queue.lock().await;
+                    queue
+                        .0
+                        .append(&mut self.reads.lock().unwrap_or_else(|p| p.into_inner()));
+                    queue.0.push(e);
+                    queue.0.len() >= MAX_QUEUED
+                };
+                // Bounded: past that many, what waits is written now.
+                if full {
+                    self.write_waited(None).await;
+                }
             } else {
                 self.write_waited(Some(e)).await;
             }
