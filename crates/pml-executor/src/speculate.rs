@@ -31,6 +31,15 @@
 //! program's calls so far plus the speculative calls not taken yet count against
 //! `--max-calls`.
 //!
+//! **Local functions.** A read directly in a local function's body (whose parameters are plain
+//! names never assigned) is a target once per call of the function made in the program
+//! outside local functions, where that call is certain, with the call's arguments as the
+//! parameters. From there speculation follows the function's own calls of local functions,
+//! recursion included ([`MAX_DEPTH`] deep), where the decisions leading to each read only the
+//! parameters (computed ahead, they say whether the call is made). Calls alike (same tool and
+//! arguments) are one another's: never more are started than the program will make beyond
+//! those it made itself.
+//!
 //! **Taking.** When the program makes a read-only call, it takes a speculative call with the
 //! same tool and the same arguments (canonical JSON) if the program has made no call that is
 //! not read-only since that speculative call started (the *write epoch*); a speculative call
@@ -67,6 +76,68 @@ pub struct SpeculationReport {
 const IN_FLIGHT: usize = 32;
 /// Most speculative calls per loop.
 const PER_LOOP: usize = 256;
+/// How many calls of local functions deep speculation follows a call of a local function.
+const MAX_DEPTH: usize = 16;
+
+/// A speculative call to start: its target's key (and element), where it is.
+struct Call<'a> {
+    key: (String, Option<usize>),
+    node: &'a str,
+    server: &'a str,
+    tool: &'a str,
+    element: Option<usize>,
+    at: usize,
+    /// Made inside a local function.
+    via: bool,
+}
+
+/// What [`Speculation::launch`] did.
+enum Launch {
+    Started,
+    Skipped,
+    /// The program moved on: nothing more this scan.
+    Stop,
+}
+
+/// A local function whose parameters are plain names: what it does directly in its body that
+/// speculation can follow, once its parameters are known.
+struct Helper {
+    params: Vec<String>,
+    /// Its read-only calls on no path of its own that could skip them.
+    reads: Vec<HelperRead>,
+    /// Its calls of local functions (that are helpers too).
+    calls: Vec<NestedCall>,
+}
+
+struct HelperRead {
+    node: String,
+    server: String,
+    tool: String,
+    arguments: IndexMap<String, ArgumentValue>,
+    /// As for [`NestedCall::conditions`].
+    conditions: Vec<(String, Vec<String>, Vec<String>)>,
+}
+
+/// A call of a local function made in another's body.
+struct NestedCall {
+    call: String,
+    function: String,
+    arguments: IndexMap<String, ArgumentValue>,
+    /// The decisions of the body it depends on: each one's condition, what it reads, and the
+    /// outcomes leading to the call.
+    conditions: Vec<(String, Vec<String>, Vec<String>)>,
+}
+
+/// JavaScript's truthiness of a JSON value.
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
 
 /// One call node that may be speculated.
 struct Target {
@@ -110,8 +181,9 @@ impl Target {
 
 /// A call of a local function a target inside that function is speculated for.
 struct Via {
-    /// The call node.
+    /// The call node, and the function it calls.
     call: String,
+    function: String,
     /// The function's parameters, and the call's arguments by position (`"0"`, `"1"`...).
     params: Vec<String>,
     arguments: IndexMap<String, ArgumentValue>,
@@ -297,6 +369,8 @@ struct State {
     via_started: HashMap<(String, String), usize>,
     /// The (target, element) counted in `via_total` already.
     via_known: HashSet<(String, Option<usize>)>,
+    /// The calls of local functions (paths of calls) followed already.
+    expanded: HashSet<String>,
     /// Targets with nothing left to start (every element of a loop's).
     done: HashSet<String>,
     /// Nodes outside loops and functions the program ended without a throw.
@@ -331,6 +405,8 @@ pub(crate) struct Speculation {
     positions: HashMap<String, usize>,
     /// The run's call limit (`--max-calls`): speculative calls count against it.
     max_calls: usize,
+    /// The local functions speculation can follow into, by id.
+    helpers: HashMap<String, Helper>,
 }
 
 impl Speculation {
@@ -439,6 +515,7 @@ impl Speculation {
                         };
                         let via = Via {
                             call: call.id.clone(),
+                            function: function.clone(),
                             params: params.clone(),
                             arguments: call.arguments.clone().unwrap_or_default(),
                         };
@@ -458,6 +535,19 @@ impl Speculation {
         if targets.is_empty() {
             return None;
         }
+        let helpers = helpers(
+            structure,
+            instrumented,
+            &deps,
+            &|n: &pml_structure::Node| {
+                let tool = n.tool.as_deref().unwrap_or_default();
+                read_only(tool)
+                    && awaited.contains(n.id.as_str())
+                    && !services
+                        .policy
+                        .needs_approval(tool, services.facts.destructive(tool))
+            },
+        );
         // The pure operations the targets read, and those these read, transitively.
         let mut read: HashSet<&str> = (targets.iter())
             .flat_map(|t| t.reads.iter().map(String::as_str))
@@ -520,6 +610,7 @@ impl Speculation {
                 .map(|n| (n.id.clone(), n.span.start))
                 .collect(),
             max_calls,
+            helpers,
         }))
     }
 
@@ -622,6 +713,7 @@ impl Speculation {
                     continue;
                 }
                 all_started = false;
+                let mut params = None;
                 let arguments = match &target.via {
                     None => {
                         let arguments = match element {
@@ -658,108 +750,252 @@ impl Speculation {
                             literals: &literals,
                             ..known
                         };
-                        inside.object(&target.arguments, &self.services.sandbox, &reader)
+                        let arguments =
+                            inside.object(&target.arguments, &self.services.sandbox, &reader);
+                        params = Some(literals);
+                        arguments
                     }
                 };
                 let Ok(arguments) = arguments else {
                     continue;
                 };
                 let arguments = Value::Object(arguments);
-                let mut state = self.lock();
-                // A call in a local function: counted among those the program will make.
-                let same = (
-                    format!("{}:{}", target.server, target.tool),
-                    canonical(&arguments),
-                );
-                if target.via.is_some() && state.via_known.insert(key.clone()) {
-                    *state.via_total.entry(same.clone()).or_default() += 1;
-                }
-                // The program may have moved on meanwhile. And no call beyond the run's limit:
-                // the program's calls so far and those started ahead count.
-                let made = self
-                    .services
-                    .made
-                    .load(std::sync::atomic::Ordering::Acquire);
-                if state.over
-                    || state.epoch != epoch
-                    || state.writes_running > 0
-                    || state.running >= IN_FLIGHT
-                    || made + state.untaken + 1 > self.max_calls
-                {
+                let call = Call {
+                    key,
+                    node: &target.node,
+                    server: &target.server,
+                    tool: &target.tool,
+                    element,
+                    at: target.at,
+                    via: target.via.is_some(),
+                };
+                if let Launch::Stop = self.launch(epoch, call, arguments.clone()) {
                     return;
                 }
-                if state.started.contains(&key) {
-                    continue;
-                }
-                // In a local function, never more started than the program will make beyond
-                // those it made already (it may have made this one itself): calls alike are
-                // one another's.
-                if target.via.is_some() {
-                    let made = state.made.get(&same).copied().unwrap_or(0);
-                    let started = state.via_started.get(&same).copied().unwrap_or(0);
-                    let total = state.via_total.get(&same).copied().unwrap_or(0);
-                    if made + started >= total {
-                        continue;
-                    }
-                    *state.via_started.entry(same).or_default() += 1;
-                }
-                state.started.insert(key);
-                let tool = format!("{}:{}", target.server, target.tool);
-                let host = self.services.host.clone();
-                let (server, name) = (target.server.clone(), target.tool.clone());
-                let sent = arguments.clone();
-                let this = self.clone();
-                let (node, at) = (target.node.clone(), target.at);
-                // A call in a local function has a value per call of it: none to keep by node.
-                let keep = element.is_none() && target.via.is_none();
-                let until = Arc::new(std::sync::atomic::AtomicU64::new(0));
-                let ended = until.clone();
-                let since = self.services.tracer.elapsed_ms();
-                let call = tokio::spawn(async move {
-                    let outcome = host.call(&server, &name, sent).await;
-                    let at_end = this.services.tracer.elapsed_ms();
-                    ended.store(at_end.to_bits(), std::sync::atomic::Ordering::Release);
-                    let mut state = this.lock();
-                    state.running -= 1;
-                    match &outcome {
-                        Err(_) => {
-                            state.failed.insert(node, at);
+                // Calls of local functions inside this call's function, where certain.
+                if let Some(via) = &target.via {
+                    if let Some(literals) = &params {
+                        let path = format!("{}@{element:?}", via.call);
+                        let stop = self.expand(epoch, &via.function, literals, &path, target.at, 1);
+                        if stop {
+                            return;
                         }
-                        // A guess for what reads it, until the program's own answer comes (a
-                        // wrong guess only makes reads nobody takes).
-                        Ok(value) if keep => {
-                            state
-                                .values
-                                .entry(node)
-                                .or_insert_with(|| Some(value.clone()));
-                        }
-                        Ok(_) => {}
                     }
-                    drop(state);
-                    this.wake.notify_one();
-                    outcome
-                });
-                state.running += 1;
-                state.untaken += 1;
-                state.report.planned += 1;
-                state
-                    .entries
-                    .entry((tool.clone(), canonical(&arguments)))
-                    .or_default()
-                    .push(Entry {
-                        epoch,
-                        call,
-                        node: target.node.clone(),
-                        element,
-                        tool,
-                        since,
-                        until,
-                    });
+                }
             }
             if all_started {
                 self.lock().done.insert(target.key());
             }
         }
+    }
+
+    /// Starts speculative call `call` with `arguments`, unless the program moved on (`Stop`:
+    /// nothing more this scan), it was started already, or (in a local function) as many as
+    /// the program will make beyond its own are started already.
+    fn launch(self: &Arc<Self>, epoch: u64, call: Call<'_>, arguments: Value) -> Launch {
+        let mut state = self.lock();
+        // A call in a local function: counted among those the program will make.
+        let same = (
+            format!("{}:{}", call.server, call.tool),
+            canonical(&arguments),
+        );
+        if call.via && state.via_known.insert(call.key.clone()) {
+            *state.via_total.entry(same.clone()).or_default() += 1;
+        }
+        // The program may have moved on meanwhile. And no call beyond the run's limit: the
+        // program's calls so far and those started ahead count.
+        let made = self
+            .services
+            .made
+            .load(std::sync::atomic::Ordering::Acquire);
+        if state.over
+            || state.epoch != epoch
+            || state.writes_running > 0
+            || state.running >= IN_FLIGHT
+            || made + state.untaken + 1 > self.max_calls
+        {
+            return Launch::Stop;
+        }
+        if state.started.contains(&call.key) {
+            return Launch::Skipped;
+        }
+        // In a local function, never more started than the program will make beyond those it
+        // made already (it may have made this one itself): calls alike are one another's.
+        if call.via {
+            let made = state.made.get(&same).copied().unwrap_or(0);
+            let started = state.via_started.get(&same).copied().unwrap_or(0);
+            let total = state.via_total.get(&same).copied().unwrap_or(0);
+            if made + started >= total {
+                // None to start for it: the program makes it, or another serves it.
+                state.started.insert(call.key);
+                return Launch::Skipped;
+            }
+            *state.via_started.entry(same).or_default() += 1;
+        }
+        state.started.insert(call.key);
+        let tool = format!("{}:{}", call.server, call.tool);
+        let host = self.services.host.clone();
+        let (server, name) = (call.server.to_owned(), call.tool.to_owned());
+        let sent = arguments.clone();
+        let this = self.clone();
+        let (node, at) = (call.node.to_owned(), call.at);
+        // A call in a local function has a value per call of it: none to keep by node.
+        let keep = call.element.is_none() && !call.via;
+        let until = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let ended = until.clone();
+        let since = self.services.tracer.elapsed_ms();
+        let handle = tokio::spawn(async move {
+            let outcome = host.call(&server, &name, sent).await;
+            let at_end = this.services.tracer.elapsed_ms();
+            ended.store(at_end.to_bits(), std::sync::atomic::Ordering::Release);
+            let mut state = this.lock();
+            state.running -= 1;
+            match &outcome {
+                Err(_) => {
+                    state.failed.insert(node, at);
+                }
+                // A guess for what reads it, until the program's own answer comes (a wrong
+                // guess only makes reads nobody takes).
+                Ok(value) if keep => {
+                    state
+                        .values
+                        .entry(node)
+                        .or_insert_with(|| Some(value.clone()));
+                }
+                Ok(_) => {}
+            }
+            drop(state);
+            this.wake.notify_one();
+            outcome
+        });
+        state.running += 1;
+        state.untaken += 1;
+        state.report.planned += 1;
+        state
+            .entries
+            .entry((tool.clone(), canonical(&arguments)))
+            .or_default()
+            .push(Entry {
+                epoch,
+                call: handle,
+                node: call.node.to_owned(),
+                element: call.element,
+                tool,
+                since,
+                until,
+            });
+        Launch::Started
+    }
+
+    /// The calls of local functions `function` makes directly in its body, called with
+    /// parameters `literals` (through `path`, `depth` calls deep): where each is certain (the
+    /// decisions it depends on there read only the parameters, and take an outcome leading to
+    /// it), the reads directly in the called function's body start, with its parameters, and
+    /// so on into its own calls. `true`: the program moved on (stop this scan).
+    fn expand(
+        self: &Arc<Self>,
+        epoch: u64,
+        function: &str,
+        literals: &IndexMap<String, Value>,
+        path: &str,
+        at: usize,
+        depth: usize,
+    ) -> bool {
+        let Some(helper) = self.helpers.get(function) else {
+            return false;
+        };
+        if depth > MAX_DEPTH || !self.lock().expanded.insert(path.to_owned()) {
+            return false;
+        }
+        let joins = IndexMap::new();
+        let results = Results::new();
+        let known = Values {
+            args: &self.args,
+            results: &results,
+            joins: &joins,
+            literals,
+        };
+        for nested in &helper.calls {
+            let Some(called) = self.helpers.get(&nested.function) else {
+                continue;
+            };
+            let reader = Reader {
+                task_id: &nested.call,
+                tool: "",
+            };
+            if !self.leads(&known, &nested.conditions, &reader) {
+                continue;
+            }
+            let mut inner = self.literals.clone();
+            let mut passed = true;
+            for (i, param) in called.params.iter().enumerate() {
+                let argument = nested.arguments.get(&i.to_string());
+                match argument.map(|a| known.argument(a, &self.services.sandbox, &reader)) {
+                    Some(Ok(Some(v))) => {
+                        inner.insert(param.clone(), v);
+                    }
+                    _ => passed = false,
+                }
+            }
+            if !passed {
+                continue;
+            }
+            let path = format!("{path}/{}", nested.call);
+            let inside = Values {
+                literals: &inner,
+                ..known
+            };
+            for read in &called.reads {
+                let reader = Reader {
+                    task_id: &read.node,
+                    tool: &read.tool,
+                };
+                if !self.leads(&inside, &read.conditions, &reader) {
+                    continue;
+                }
+                let Ok(arguments) = inside.object(&read.arguments, &self.services.sandbox, &reader)
+                else {
+                    continue;
+                };
+                let call = Call {
+                    key: (format!("{}@{path}", read.node), None),
+                    node: &read.node,
+                    server: &read.server,
+                    tool: &read.tool,
+                    element: None,
+                    at,
+                    via: true,
+                };
+                if let Launch::Stop = self.launch(epoch, call, Value::Object(arguments)) {
+                    return true;
+                }
+            }
+            if self.expand(epoch, &nested.function, &inner, &path, at, depth + 1) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether every decision of `conditions` (condition, what it reads, the outcomes leading
+    /// on), computed over `known`, takes an outcome leading on.
+    fn leads(
+        &self,
+        known: &Values<'_>,
+        conditions: &[(String, Vec<String>, Vec<String>)],
+        reader: &Reader<'_>,
+    ) -> bool {
+        conditions.iter().all(|(condition, reads, outcomes)| {
+            let value = known.expression(condition, reads, &self.services.sandbox, reader);
+            let taken = match value {
+                Ok(Some(v)) => truthy(&v),
+                Ok(None) => false,
+                Err(_) => return false,
+            };
+            outcomes
+                .iter()
+                .any(|o| o == if taken { "true" } else { "false" })
+        })
     }
 
     /// Whether `target` may start now, but for its data: not done, the writes before it
@@ -996,6 +1232,108 @@ fn enclosing_loops(structure: &StaticStructure, id: &str) -> Vec<String> {
             Scope::Decision { id, .. } | Scope::Fork { id } | Scope::Function { id } => id,
         };
         at = structure.node(&id).and_then(|n| n.scope.clone());
+    }
+    out
+}
+
+/// The local functions with plain parameters, what each reads and which others it calls,
+/// directly in its body (`speculable`: a call node that may be started ahead).
+fn helpers(
+    structure: &StaticStructure,
+    instrumented: &pml_structure::Instrumented,
+    deps: &ControlDeps<'_>,
+    speculable: &dyn Fn(&pml_structure::Node) -> bool,
+) -> HashMap<String, Helper> {
+    // `??` guards: their outcome is not their condition's truthiness.
+    let nullish: HashSet<&str> = (instrumented.probes.iter())
+        .filter(|p| p.kind == ProbeKind::Nullish)
+        .flat_map(|p| p.nodes.iter().map(String::as_str))
+        .collect();
+    let mut out = HashMap::new();
+    for f in structure
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Function)
+    {
+        let Some(params) = f.params.clone() else {
+            continue;
+        };
+        // In its body, in no loop, fork or other function of it (branches are fine: their
+        // conditions are checked against the parameters), outside any `try`.
+        let directly = |n: &&pml_structure::Node| {
+            let mut at = n.scope.clone();
+            for _ in 0..structure.nodes.len() {
+                match at {
+                    Some(Scope::Function { id }) => return id == f.id && !n.guarded,
+                    Some(Scope::Decision { id, .. }) => {
+                        at = structure.node(&id).and_then(|d| d.scope.clone());
+                    }
+                    _ => return false,
+                }
+            }
+            false
+        };
+        // What a node there depends on: decisions of this body over what the parameters hold
+        // (`None`: something else).
+        let conditions = |n: &pml_structure::Node| {
+            let mut out = Vec::new();
+            for (d, outcomes) in deps.of(&n.id) {
+                let d = structure.node(&d)?;
+                let inside = directly(&d);
+                let simple = d.outcomes.is_empty() && !nullish.contains(d.id.as_str());
+                let reads_inside = d.reads.iter().any(|r| structure.node(r).is_some());
+                if !inside || !simple || reads_inside {
+                    return None;
+                }
+                out.push((d.condition.clone()?, d.reads.clone(), outcomes));
+            }
+            Some(out)
+        };
+        let reads = (structure.nodes.iter())
+            .filter(directly)
+            .filter(|n| n.is_mcp() && speculable(n))
+            .filter_map(|n| {
+                let arguments = n.arguments.clone()?;
+                // Only parameters, `args`, constants and results outside local functions.
+                let inside = (arguments.values())
+                    .flat_map(|v| v.reads())
+                    .any(|r| structure.node(r).is_some());
+                let (server, tool) = crate::host::split_tool(n.tool.as_deref()?);
+                (!inside).then_some(())?;
+                Some(HelperRead {
+                    node: n.id.clone(),
+                    server: server.to_owned(),
+                    tool: tool.to_owned(),
+                    arguments,
+                    conditions: conditions(n)?,
+                })
+            })
+            .collect();
+        let calls = (structure.nodes.iter())
+            .filter(directly)
+            .filter(|n| n.kind == NodeKind::Call)
+            .filter_map(|n| {
+                let function = n.function.clone()?;
+                let arguments = n.arguments.clone().unwrap_or_default();
+                if arguments.keys().any(|k| k.starts_with("...")) {
+                    return None;
+                }
+                Some(NestedCall {
+                    call: n.id.clone(),
+                    function,
+                    arguments,
+                    conditions: conditions(n)?,
+                })
+            })
+            .collect();
+        out.insert(
+            f.id.clone(),
+            Helper {
+                params,
+                reads,
+                calls,
+            },
+        );
     }
     out
 }

@@ -383,3 +383,25 @@ async fn helper_reads_the_program_may_not_make_are_not_started() {
         assert_eq!(wasted, 0, "{source}");
     }
 }
+
+/// A recursive helper whose next call depends only on its parameters: every level's read is
+/// started ahead (they overlap). One whose next call depends on what it read, or is made in a
+/// `try`: only what is certain, nothing the program does not make.
+#[tokio::test(flavor = "multi_thread")]
+async fn recursive_helpers_are_followed_where_their_parameters_decide() {
+    let source = "async function walk(depth) {\n  const r = await mcp.t.read({ id: depth });\n  return depth < 3 ? [r.v, ...(await walk(depth + 1))] : [r.v];\n}\nreturn await walk(0);";
+    let (_, fast, _, fast_host) = both(source).await;
+    assert_eq!(fast.result, json!([0, 10, 20, 30]));
+    assert!(fast_host.max_in_flight() >= 3, "{:?}", fast.speculation);
+    assert_eq!(fast.speculation.unwrap().wasted, 0);
+    let exact = [
+        "async function walk(n) {\n  const r = await mcp.t.read({ id: n });\n  if (r.v < 30) return [r.v, ...(await walk(n + 1))];\n  return [r.v];\n}\nreturn await walk(1);",
+        "async function walk(n) {\n  await mcp.t.read({ id: n });\n  if (n > 2) return n;\n  try { return await walk(n + 1); } catch (e) { return -1; }\n}\nreturn await walk(1);",
+        "async function walk(n) {\n  await mcp.t.read({ id: n });\n  for (const m of [n + 1]) { if (m < 4) await walk(m); }\n  return n;\n}\nreturn await walk(1);",
+    ];
+    for source in exact {
+        let (_, fast, _, _) = both(source).await;
+        let wasted = fast.speculation.map_or(0, |s| s.wasted);
+        assert_eq!(wasted, 0, "{source}");
+    }
+}
