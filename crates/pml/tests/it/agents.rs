@@ -230,7 +230,8 @@ fn parameterized_agent_programs_give_what_the_programs_give() {
 
 /// What the servers receive, behind a logging proxy each (`mcp-servers/logging-proxy.mjs`):
 /// with speculation, exactly the calls of the run without it (the program's own calls, which
-/// are the direct run's: `agent_programs_give_what_node_gives`), tool and arguments alike.
+/// are the direct run's: `agent_programs_give_what_node_gives`), tool and arguments alike, for
+/// every agent program and every example.
 #[test]
 fn the_servers_receive_exactly_the_programs_calls() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -240,7 +241,15 @@ fn the_servers_receive_exactly_the_programs_calls() {
     let modules = pml::servers::mcp_servers_dir().join("node_modules/@modelcontextprotocol");
     let proxy = pml::servers::mcp_servers_dir().join("logging-proxy.mjs");
     let mut differences = Vec::new();
-    for file in &agents() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(&examples)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ts"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 5, "{examples:?}");
+    for file in agents().iter().chain(&examples) {
         let args: Value = std::fs::read_to_string(file.with_extension("args.json"))
             .map(|t| serde_json::from_str(&t).unwrap())
             .unwrap_or_else(|_| Value::Object(Default::default()));
