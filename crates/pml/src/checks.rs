@@ -171,7 +171,12 @@ fn suggestion<'a>(name: &str, known: impl Iterator<Item = &'a str>, what: &str) 
         (Some((_, k)), _) => format!("; did you mean `{k}`?"),
         (None, 0) => String::new(),
         (None, n) if n <= 12 => format!(" ({what}: {})", known.join(", ")),
-        (None, n) => format!(" ({n} {what}, e.g. {})", known[..6].join(", ")),
+        // "its tools" -> "(14 tools, e.g. ...)".
+        (None, n) => format!(
+            " ({n} {}, e.g. {})",
+            what.trim_start_matches("its "),
+            known[..6].join(", ")
+        ),
     }
 }
 
