@@ -279,7 +279,10 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         }
         _ => None,
     };
+    let forged = shared.forged.load(Ordering::Acquire);
     let result = match outcome {
+        // A run whose instrumentation cannot be trusted fails, even if the program ended.
+        Ok(_) if forged => Err(RunError::internal(limited.unwrap_or_default())),
         Ok(Ok(value)) => Ok(value),
         Ok(Err(_)) if limited.is_some() => Err(RunError::internal(limited.unwrap_or_default())),
         Ok(Err(e)) => Err(map.error(e, &shared)),

@@ -202,3 +202,37 @@ return total;
         last.text
     );
 }
+
+/// The host checks every report against the probes the program has: one that no probe makes
+/// (a decision reported with an iteration vector deeper than its probe's, a probe the program
+/// does not have) ends the run, and nothing the instrumentation reported is kept. (The
+/// program cannot make such reports: this forges them in the instrumented text itself.)
+#[tokio::test(flavor = "multi_thread")]
+async fn reports_no_probe_makes_end_the_run_and_leave_no_trace() {
+    let host = FakeHost::new()
+        .tool("t:check", ToolSpec::new(Behavior::Echo).read_only())
+        .into_arc();
+    let source = "if (args.never) { await mcp.t.check({}); }\nreturn 1;";
+    for forged in [
+        "{ns}.d(1, [7, 7], true);",
+        "{ns}.d(999, 0, true);",
+        "{ns}.e(1, 0, 5);",
+    ] {
+        let mut p = program(source, &host.catalog());
+        let instrumented = p.instrumented.as_mut().unwrap();
+        let forged = forged.replace("{ns}", &instrumented.namespace);
+        instrumented.source = format!("{forged}{}", instrumented.source);
+        let options = ExecuteOptions {
+            args: json!({ "never": false }),
+            ..host.options()
+        };
+        let report = run(&p, host.clone(), &options).await;
+        assert!(!report.ok, "{forged}: {:?}", report.result);
+        let message = &report.error.as_ref().unwrap().message;
+        assert!(
+            message.contains("instrumentation reported"),
+            "{forged}: {message}"
+        );
+        assert!(report.trace.is_empty(), "{forged}: {:?}", report.trace);
+    }
+}
