@@ -510,6 +510,11 @@ impl Speculation {
                             && !in_function(structure, &c.id)
                     });
                     for call in calls {
+                        // Not in a `try` or a `catch` handler: a throw before the read, in the
+                        // function or around the call, could skip it there.
+                        if call.guarded {
+                            continue;
+                        }
                         let Some(site) = Site::of(structure, call, &deps, &writes) else {
                             continue;
                         };

@@ -405,3 +405,19 @@ async fn recursive_helpers_are_followed_where_their_parameters_decide() {
         assert_eq!(wasted, 0, "{source}");
     }
 }
+
+/// A helper called in a `catch` handler, or in a `try` after a call that throws: its read is
+/// not started ahead (the program does not make it).
+#[tokio::test(flavor = "multi_thread")]
+async fn helpers_called_where_a_throw_decides_are_not_followed() {
+    let programs = [
+        "const load = async (id) => (await mcp.t.read({ id })).v;\nlet v = 0;\ntry { v = (await mcp.t.read({ id: 1 })).v; } catch (e) { v = await load(5); }\nreturn v;",
+        "const load = async (id) => (await mcp.t.read({ id })).v;\nlet v = 0;\ntry { await mcp.t.flaky({}); v = await load(6); } catch (e) { v = -1; }\nreturn v;",
+        "const load = async (id) => { await mcp.t.flaky({}); return (await mcp.t.read({ id })).v; };\nlet v = 0;\ntry { v = await load(7); } catch (e) { v = -1; }\nreturn v;",
+    ];
+    for source in programs {
+        let (_, fast, plain_host, _) = both(source).await;
+        let wasted = fast.speculation.map_or(0, |s| s.wasted);
+        assert_eq!(wasted, 0, "{source}: {:?}", received(&plain_host));
+    }
+}
