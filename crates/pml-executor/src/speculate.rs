@@ -235,21 +235,20 @@ impl Site {
             _ => return None,
         };
         // In a `try`: after every node before it that may throw there (conservatively, in any
-        // `try` before it), once they ended without a throw.
-        let ended: Vec<String> = match node.guarded {
-            false => Vec::new(),
-            true => (structure.nodes.iter())
-                .filter(|n| n.guarded && n.span.start < node.span.start)
-                .filter(|n| {
-                    matches!(
-                        n.kind,
-                        NodeKind::Task | NodeKind::Capability | NodeKind::Call
-                    )
-                })
-                .filter(|n| !in_function(structure, &n.id))
-                .map(|n| n.id.clone())
-                .collect(),
-        };
+        // `try` before it), once they ended without a throw. And after a `try` whose handler
+        // may end the path: once what may throw in it ended without a throw.
+        let ended: Vec<String> = (structure.nodes.iter())
+            .filter(|n| (node.guarded && n.guarded) || n.throw_exits)
+            .filter(|n| n.span.start < node.span.start)
+            .filter(|n| {
+                matches!(
+                    n.kind,
+                    NodeKind::Task | NodeKind::Capability | NodeKind::Call
+                )
+            })
+            .filter(|n| !in_function(structure, &n.id))
+            .map(|n| n.id.clone())
+            .collect();
         if ended.iter().any(|n| in_loop(structure, n)) {
             return None;
         }
@@ -491,7 +490,14 @@ impl Speculation {
                     else {
                         continue;
                     };
-                    if node.guarded || !deps.of(&node.id).is_empty() {
+                    // After a `try` of the function whose handler may end the path: not
+                    // certain.
+                    let after_exit = (structure.nodes.iter()).any(|m| {
+                        m.throw_exits
+                            && m.span.start < node.span.start
+                            && function_of(structure, m).is_some_and(|id| id == function)
+                    });
+                    if node.guarded || after_exit || !deps.of(&node.id).is_empty() {
                         continue;
                     }
                     // It reads the parameters, `args`, constants and results outside local
@@ -1278,6 +1284,14 @@ fn helpers(
             }
             false
         };
+        // A node of this body after a `try` of it whose handler may end the path: not certain.
+        let after_exit = |n: &pml_structure::Node| {
+            (structure.nodes.iter()).any(|m| {
+                m.throw_exits
+                    && m.span.start < n.span.start
+                    && function_of(structure, m).is_some_and(|id| id == f.id)
+            })
+        };
         // What a node there depends on: decisions of this body over what the parameters hold
         // (`None`: something else).
         let conditions = |n: &pml_structure::Node| {
@@ -1296,7 +1310,7 @@ fn helpers(
         };
         let reads = (structure.nodes.iter())
             .filter(directly)
-            .filter(|n| n.is_mcp() && speculable(n))
+            .filter(|n| n.is_mcp() && speculable(n) && !after_exit(n))
             .filter_map(|n| {
                 let arguments = n.arguments.clone()?;
                 // Only parameters, `args`, constants and results outside local functions.
@@ -1316,7 +1330,7 @@ fn helpers(
             .collect();
         let calls = (structure.nodes.iter())
             .filter(directly)
-            .filter(|n| n.kind == NodeKind::Call)
+            .filter(|n| n.kind == NodeKind::Call && !after_exit(n))
             .filter_map(|n| {
                 let function = n.function.clone()?;
                 let arguments = n.arguments.clone().unwrap_or_default();
@@ -1438,6 +1452,18 @@ fn in_fork(structure: &StaticStructure, id: &str) -> bool {
         at = structure.node(&id).and_then(|n| n.scope.clone());
     }
     false
+}
+
+/// The innermost local function node `n` is in, if any.
+fn function_of<'s>(structure: &'s StaticStructure, n: &pml_structure::Node) -> Option<&'s str> {
+    let mut at = n.scope.clone();
+    for _ in 0..structure.nodes.len() {
+        match at? {
+            Scope::Function { id } => return structure.node(&id).map(|f| f.id.as_str()),
+            scope => at = structure.node(scope.id()).and_then(|n| n.scope.clone()),
+        }
+    }
+    None
 }
 
 /// Whether node `id` is inside a local function, at any depth.

@@ -167,6 +167,8 @@ pub(crate) struct Builder<'a> {
     results: Vec<(u32, u32)>,
     /// `try` blocks and `catch` handlers being walked (their nodes are [`Node::guarded`]).
     guarded: usize,
+    /// How many paths ended so far (`return`, `throw`, `break`, `continue`).
+    ends: usize,
 }
 
 impl Env for Builder<'_> {
@@ -223,6 +225,7 @@ impl<'a> Builder<'a> {
             functions: Vec::new(),
             results: Vec::new(),
             guarded: 0,
+            ends: 0,
         }
     }
 
@@ -792,6 +795,7 @@ impl<'a> Builder<'a> {
     fn end_path(&mut self) {
         self.frontier.clear();
         self.live = false;
+        self.ends += 1;
     }
 
     fn warn_unanalysed(&mut self, span: SwcSpan, what: &str) {
@@ -881,6 +885,10 @@ impl<'a> Builder<'a> {
             .collect();
         let mut abrupt = start;
         abrupt.extend(throwers);
+        let block_end = self.nodes.len();
+        let ends = self.ends;
+        // No handler: a throw leaves the statement (what follows does not run).
+        let mut handler_exits = t.handler.is_none();
         if let Some(handler) = &t.handler {
             self.frontier = abrupt.clone();
             self.live = true;
@@ -894,9 +902,15 @@ impl<'a> Builder<'a> {
             self.guarded -= 1;
             self.probes.leave_handler();
             self.pop_env();
+            handler_exits = !self.live || self.ends > ends;
             if self.live {
                 any_live = true;
                 exits.extend(std::mem::take(&mut self.frontier));
+            }
+        }
+        if handler_exits {
+            for node in &mut self.nodes[first..block_end] {
+                node.throw_exits = true;
             }
         }
         match &t.finalizer {

@@ -107,6 +107,7 @@ fn node(out: &mut Vec<u8>, n: &Node) {
         // Not part of the JSON (as `#[serde(skip)]` says).
         guarded: _,
         leaves: _,
+        throw_exits: _,
         params: _,
     } = n;
     out.extend_from_slice(b"{\"id\":");

@@ -133,6 +133,11 @@ pub struct Node {
     /// iteration is not certain to run. Not part of the JSON (nor the hash).
     #[serde(skip)]
     pub leaves: bool,
+    /// Made in a `try` block whose `catch` handler may end the path (`return`, `throw`,
+    /// `break`, `continue`), or that has none: if this throws, what follows the `try` may not
+    /// run. Not part of the JSON (nor the hash).
+    #[serde(skip)]
+    pub throw_exits: bool,
     /// Functions: the names of their parameters, when each is a plain name the program never
     /// assigns or changes in place (so in the body it always holds what the call passed).
     /// Not part of the JSON (nor the hash).
@@ -160,6 +165,7 @@ impl Node {
             span,
             guarded: false,
             leaves: false,
+            throw_exits: false,
             params: None,
         }
     }

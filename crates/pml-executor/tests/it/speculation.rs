@@ -421,3 +421,20 @@ async fn helpers_called_where_a_throw_decides_are_not_followed() {
         assert_eq!(wasted, 0, "{source}: {:?}", received(&plain_host));
     }
 }
+
+/// After a `try` whose handler ends the path (`return`, `throw`), what follows runs only if
+/// nothing in the `try` threw: it waits for that, in the program and in a helper. A handler
+/// that falls through leaves what follows certain.
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_after_a_try_whose_handler_returns_wait_for_it() {
+    let programs = [
+        "let cfg;\ntry { cfg = await mcp.t.flaky({}); } catch (e) { return 'no config'; }\nconst data = await mcp.t.read({ id: 2 });\nreturn data.v;",
+        "let cfg;\ntry { cfg = await mcp.t.flaky({}); } catch (e) { throw new Error('no config'); }\nreturn (await mcp.t.read({ id: 2 })).v;",
+        "const load = async (id) => {\n  try { await mcp.t.flaky({}); } catch (e) { return -1; }\n  return (await mcp.t.read({ id })).v;\n};\nreturn await load(3);",
+    ];
+    for source in programs {
+        let (_, fast, plain_host, _) = both(source).await;
+        let wasted = fast.speculation.map_or(0, |s| s.wasted);
+        assert_eq!(wasted, 0, "{source}: {:?}", received(&plain_host));
+    }
+}
