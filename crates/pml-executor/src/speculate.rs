@@ -23,8 +23,9 @@
 //! structure's edges: the branch it is in, and the code after an early `return`, `throw`,
 //! `break` or `continue` waits for the decision that could end the path first); (3) the
 //! program got past every loop before it that may leave early (a node after the loop
-//! reported); (4) in a `try`, every node before it there that may throw (calls, operations,
-//! calls of local functions) ended without throwing; (5) every call that is not read-only and
+//! reported); (4) in a `try`, or after a `try` whose `catch` may end the path, every node
+//! before it there that may throw (calls, operations, calls of local functions) ended without
+//! throwing; (5) every call that is not read-only and
 //! comes before it in program order (or shares its loop) has finished, at most once (not
 //! inside a loop); no call that is not read-only is running; (6) no read before it failed
 //! ahead that the program has not got past yet; (7) the run's call limit leaves room: the
