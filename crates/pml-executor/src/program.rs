@@ -895,12 +895,7 @@ async fn answer(
         }
     }
     let read_only = cx.facts.tool_read_only(&tool);
-    // Directly in one loop: which element (what speculation keys its calls by).
-    let element = match call.iteration.as_slice() {
-        [] => None,
-        [i] => Some(*i as usize),
-        _ => Some(usize::MAX),
-    };
+    let element = element_of(&call.iteration);
     let ahead = shared.speculation.as_ref().and_then(|s| {
         s.before_call(
             &tool,
@@ -955,6 +950,16 @@ async fn answer(
         journal.finished(entry, outcome.as_ref()).await;
     }
     settle(&op, since, outcome, call.arguments)
+}
+
+/// Directly in one loop, which element a call is at (what speculation keys its calls by);
+/// deeper, a mark that matches no element.
+fn element_of(iteration: &[u32]) -> Option<usize> {
+    match iteration {
+        [] => None,
+        [i] => Some(*i as usize),
+        _ => Some(usize::MAX),
+    }
 }
 
 /// A call of a capability: its program run as a nested run (module `capability`), traced as
@@ -1027,11 +1032,7 @@ fn capability<'a>(
         };
         // To the caller's speculation, the capability's run is a write: nothing started ahead
         // overlaps it, and what comes after it waits for it (it may write anything).
-        let element = match call.iteration.as_slice() {
-            [] => None,
-            [i] => Some(*i as usize),
-            _ => Some(usize::MAX),
-        };
+        let element = element_of(&call.iteration);
         if let Some(s) = &shared.speculation {
             s.before_call(
                 &tool,

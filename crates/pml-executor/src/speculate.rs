@@ -1371,20 +1371,24 @@ type Leads<'s> = (String, HashSet<&'s str>);
 
 impl<'s> ControlDeps<'s> {
     fn new(structure: &'s StaticStructure) -> Self {
+        // Every node's successors (whatever the outcome), and where each outcome of a decision
+        // leads first.
         let mut next: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut first: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
         for edge in &structure.edges {
-            match (edge.kind, &edge.outcome) {
-                (pml_structure::EdgeKind::Conditional, Some(outcome)) => first
-                    .entry((edge.from.as_str(), outcome.as_str()))
-                    .or_default()
-                    .push(edge.to.as_str()),
-                (pml_structure::EdgeKind::Provides, _) => {}
-                _ => next
-                    .entry(edge.from.as_str())
-                    .or_default()
-                    .push(edge.to.as_str()),
+            if edge.kind == pml_structure::EdgeKind::Provides {
+                continue;
             }
+            if let (pml_structure::EdgeKind::Conditional, Some(outcome)) =
+                (edge.kind, &edge.outcome)
+            {
+                (first.entry((edge.from.as_str(), outcome.as_str())))
+                    .or_default()
+                    .push(edge.to.as_str());
+            }
+            (next.entry(edge.from.as_str()))
+                .or_default()
+                .push(edge.to.as_str());
         }
         let mut reach = Vec::new();
         for d in structure
@@ -1411,11 +1415,6 @@ impl<'s> ControlDeps<'s> {
                 while let Some(id) = todo.pop() {
                     if seen.insert(id) {
                         todo.extend(next.get(id).into_iter().flatten().copied());
-                        todo.extend(
-                            (first.iter())
-                                .filter(|((from, _), _)| *from == id)
-                                .flat_map(|(_, to)| to.iter().copied()),
-                        );
                     }
                 }
                 per.push((outcome, seen));
