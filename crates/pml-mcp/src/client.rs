@@ -27,6 +27,10 @@ pub struct ClientOptions {
     /// At shutdown, how long a server gets after its stdin is closed, and again after
     /// SIGTERM, before it is killed; default 2 s.
     pub shutdown_grace: Duration,
+    /// Start a server again at its next use after it crashed (or wrote garbage), or after
+    /// it failed to start: servers that outlive a run (`pml serve`). Default false: a run's
+    /// server fails the same way at every later call.
+    pub restart: bool,
 }
 
 impl Default for ClientOptions {
@@ -35,6 +39,7 @@ impl Default for ClientOptions {
             call_timeout: Duration::from_secs(60),
             start_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(2),
+            restart: false,
         }
     }
 }
@@ -42,7 +47,7 @@ impl Default for ClientOptions {
 /// The MCP servers of one run. Each server is spawned on first use (two concurrent first
 /// uses spawn it once; different servers start concurrently), initialized and asked for its
 /// tools. A server that fails to start keeps failing with the same error; one that crashes is
-/// not restarted. [`McpClients::shutdown`] closes all of them; dropping without it kills
+/// not restarted (unless [`ClientOptions::restart`]: then the next use starts it again). [`McpClients::shutdown`] closes all of them; dropping without it kills
 /// them (SIGKILL to each server's process group).
 pub struct McpClients {
     slots: IndexMap<String, Arc<Slot>>,
@@ -169,7 +174,12 @@ impl McpClients {
         };
         let mut state = slot.state.lock().await;
         match &*state {
+            SlotState::Running(s) if self.options.restart && s.process.health().is_faulty() => {
+                // What is left of it goes (its process group killed) before a fresh one starts.
+                s.close(Duration::ZERO).await;
+            }
             SlotState::Running(s) => return Ok(s.clone()),
+            SlotState::Failed(_) if self.options.restart => {}
             SlotState::Failed(e) => return Err(e.clone().for_tool(tool)),
             SlotState::Closed => {
                 return Err(McpError::Closed {

@@ -8,6 +8,23 @@ use serde_json::{json, Value};
 use crate::run::RunOutput;
 use crate::AnalyzeOptions;
 
+/// Names a capability can have: what `capabilities.NAME(...)` or `capabilities["NAME"](...)`
+/// can call, and never mistaken for a hash.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 200 {
+        return Err("a capability name has 1 to 200 bytes".into());
+    }
+    if let Some(c) = name.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "a capability name has no spaces or control characters ({c:?})"
+        ));
+    }
+    if name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err("a capability name cannot look like a hash".into());
+    }
+    Ok(())
+}
+
 /// The semantic hash of `code` as `pml save` computes it (`None` when it has errors).
 pub fn program_hash(code: &str, dialect: Dialect) -> Option<String> {
     let options = AnalyzeOptions {

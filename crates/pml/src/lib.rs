@@ -26,6 +26,7 @@ mod journal;
 pub mod learn;
 pub mod otlp;
 pub mod run;
+pub mod serve;
 pub mod servers;
 pub mod summary;
 pub mod types;

@@ -820,9 +820,8 @@ fn run_program(command: Command) -> ExitCode {
         permissions,
         store,
         resume,
-        interrupt: None,
         keep_scratch,
-        on_event: None,
+        ..pml::run::RunOptions::default()
     };
     let runtime = match runtime() {
         Ok(r) => r,

@@ -69,6 +69,14 @@ pub struct RunOptions {
     pub keep_scratch: bool,
     /// Told of each trace event as it happens ([`ExecuteOptions::on_event`]).
     pub on_event: Option<pml_executor::Observer>,
+    /// Decides the calls that need approval, in place of [`RunOptions::approve`].
+    pub approver: Option<Arc<dyn Approver>>,
+    /// The semantic hash the run is recorded under, in place of its program's own (a run of
+    /// a capability's parameterized code is a run of that capability).
+    pub program_hash: Option<String>,
+    /// Print the warnings of the checks on stderr as the run starts (they are in
+    /// [`RunOutput::warnings`] either way).
+    pub print_warnings: bool,
 }
 
 /// `pml run --resume RUN_ID`.
@@ -100,6 +108,9 @@ impl Default for RunOptions {
             interrupt: None,
             keep_scratch: false,
             on_event: None,
+            approver: None,
+            program_hash: None,
+            print_warnings: true,
         }
     }
 }
@@ -129,6 +140,8 @@ pub struct RunOutput {
     pub program: Program,
     /// The run's id in the store, when it is recorded there.
     pub run_id: Option<String>,
+    /// What the checks found that did not keep the program from running.
+    pub warnings: Vec<String>,
     /// When the program started (the trace's `tsMs` count from here).
     pub executed_at: std::time::SystemTime,
 }
@@ -305,14 +318,64 @@ fn load_config_reusing(
 
 /// JavaScript for the program: TypeScript types blanked out (positions kept).
 pub fn javascript_of(file: &Path, source: &str) -> Result<String, RunSetupError> {
-    match dialect_for(file) {
+    javascript_in(&file.display().to_string(), dialect_for(file), source)
+}
+
+/// [`javascript_of`] for a program that is not a file: `place` names it in errors.
+fn javascript_in(place: &str, dialect: Dialect, source: &str) -> Result<String, RunSetupError> {
+    match dialect {
         Dialect::JavaScript => Ok(source.to_owned()),
         Dialect::TypeScript => {
             pml_structure::strip_types(source).map_err(|e| RunSetupError::Source {
-                file: file.display().to_string(),
+                file: place.to_owned(),
                 message: e.to_string(),
             })
         }
+    }
+}
+
+/// A program to run and where it comes from.
+#[derive(Debug, Clone)]
+pub struct ProgramSource {
+    /// How errors and the run record name it: the file's path, or what the gateway calls a
+    /// program sent to it.
+    pub place: String,
+    /// The file it was read from (the default servers work in a copy of its data folder).
+    pub file: Option<PathBuf>,
+    pub text: String,
+    pub dialect: Dialect,
+}
+
+impl ProgramSource {
+    /// The program in `file`.
+    pub fn read(file: &Path) -> Result<Self, RunSetupError> {
+        Ok(ProgramSource {
+            place: file.display().to_string(),
+            file: Some(file.to_path_buf()),
+            text: read_source(file)?,
+            dialect: dialect_for(file),
+        })
+    }
+}
+
+/// A program checked before anything starts: its JavaScript (types blanked out), free of
+/// syntax errors, and whether it calls capabilities.
+#[derive(Debug, Clone)]
+pub struct Analyzed {
+    pub source: ProgramSource,
+    pub javascript: String,
+    pub calls_capabilities: bool,
+}
+
+impl Analyzed {
+    pub fn of(source: ProgramSource) -> Result<Self, RunSetupError> {
+        let javascript = javascript_in(&source.place, source.dialect, &source.text)?;
+        let calls_capabilities = check_syntax(&source.place, &javascript)?;
+        Ok(Analyzed {
+            source,
+            javascript,
+            calls_capabilities,
+        })
     }
 }
 
@@ -455,7 +518,7 @@ pub fn program_of(
 
 /// A program with syntax errors does not start: the first error, as `file:line:col: message`.
 /// Else whether the program calls capabilities.
-fn check_syntax(file: &Path, javascript: &str) -> Result<bool, RunSetupError> {
+fn check_syntax(place: &str, javascript: &str) -> Result<bool, RunSetupError> {
     let options = AnalyzeOptions {
         dialect: Dialect::JavaScript,
         ..Default::default()
@@ -467,7 +530,7 @@ fn check_syntax(file: &Path, javascript: &str) -> Result<bool, RunSetupError> {
         .find(|d| d.severity == pml_structure::Severity::Error)
     {
         Some(d) => Err(RunSetupError::Source {
-            file: file.display().to_string(),
+            file: place.to_owned(),
             message: format!("{}:{}: {}", d.line, d.column, d.message),
         }),
         None => Ok(structure
@@ -623,20 +686,11 @@ impl Approver for Prompt {
 /// program that fails is an `Ok` report with `ok: false` (exit 1). With a store, the run is
 /// written there as it starts, each call as it starts and ends (the journal), and the whole
 /// run when it ends; with `resume`, the calls the interrupted run completed are answered from
-/// its journal.
+/// its journal. The servers start for this run and stop after it.
 pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, RunSetupError> {
     let started = Instant::now();
-    let started_at = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
-    let source = read_source(file)?;
-    let javascript = javascript_of(file, &source)?;
-    let calls_capabilities = check_syntax(file, &javascript)?;
-    let permissions = options
-        .permissions
-        .as_deref()
-        .map(load_permissions)
-        .transpose()?;
+    let started_at = now_ms();
+    let analyzed = Analyzed::of(ProgramSource::read(file)?)?;
     // The store opens while the servers start, unless what comes before them needs it (the
     // run to resume, the capabilities the program calls).
     let mut opening = options.store.clone().map(|location| {
@@ -644,14 +698,125 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     });
     let mut store_ms = 0.0;
     let mut store: Option<Arc<pml_store::Store>> = None;
-    if options.resume.is_some() || calls_capabilities {
+    if options.resume.is_some() || analyzed.calls_capabilities {
         let waited = Instant::now();
         store = open_store(opening.take()).await?;
         store_ms += waited.elapsed().as_secs_f64() * 1e3;
     }
-    // Resuming: the run's start and journal, checked against what runs now.
-    let resumed = match (&options.resume, &store) {
-        (Some(resume), Some(store)) => Some(resumable(store, resume, options, &source).await?),
+    let (resumed, called) = before_servers(&analyzed, store.as_deref(), options).await?;
+    let reuse = resumed.as_ref().and_then(|(_, start, _)| {
+        start
+            .args
+            .get("root")
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+    });
+    let reuse = reuse.filter(|_| options.mcp_config.is_none());
+    let (config, scratch) = load_config_reusing(options, file, reuse.as_deref())?;
+    let mut inherited = serde_json::Map::new();
+    if let Some(scratch) = &scratch {
+        // The folder the default config's filesystem server serves.
+        let root = scratch.root().to_string_lossy().into_owned();
+        inherited.insert("root".to_owned(), Value::String(root));
+    }
+    let clients = Arc::new(McpClients::new(
+        config,
+        ClientOptions {
+            call_timeout: std::time::Duration::from_millis(options.timeout_ms),
+            ..ClientOptions::default()
+        },
+    ));
+    let output = run_set_up(
+        SetUp {
+            analyzed,
+            called,
+            resumed,
+            inherited,
+            clients,
+            owns_clients: true,
+            store: StoreState { store, opening },
+            store_ms,
+            started,
+            started_at,
+        },
+        options,
+    )
+    .await;
+    match scratch {
+        Some(scratch) if options.keep_scratch => {
+            eprintln!(
+                "pml: the scratch folder is kept: {}",
+                scratch.keep().display()
+            );
+        }
+        scratch => drop(scratch),
+    }
+    output
+}
+
+/// What runs share when they run on servers that stay up (`pml serve`): the servers, the
+/// store, and the arguments every program gets unless it passes its own.
+#[derive(Clone)]
+pub struct SharedEnv {
+    pub clients: Arc<McpClients>,
+    pub store: Option<Arc<pml_store::Store>>,
+    /// `args` given to every program that does not pass them (the default filesystem
+    /// server's folder as `root`).
+    pub inherited: serde_json::Map<String, Value>,
+}
+
+/// Runs `source` per `options` on servers and a store that outlive the run (they are neither
+/// started nor stopped here): as [`run_file`] does otherwise, resuming included.
+pub async fn run_shared(
+    source: ProgramSource,
+    env: &SharedEnv,
+    options: &RunOptions,
+) -> Result<RunOutput, RunSetupError> {
+    let started = Instant::now();
+    let started_at = now_ms();
+    let analyzed = Analyzed::of(source)?;
+    let (resumed, called) = before_servers(&analyzed, env.store.as_deref(), options).await?;
+    run_set_up(
+        SetUp {
+            analyzed,
+            called,
+            resumed,
+            inherited: env.inherited.clone(),
+            clients: env.clients.clone(),
+            owns_clients: false,
+            store: StoreState {
+                store: env.store.clone(),
+                opening: None,
+            },
+            store_ms: 0.0,
+            started,
+            started_at,
+        },
+        options,
+    )
+    .await
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// An interrupted run being resumed: its full id, start and journal.
+type Resumed = (String, pml_store::RunStart, Vec<pml_store::JournalEntry>);
+
+/// Before any server starts: the run to resume (checked against what runs now) and the
+/// capabilities the program calls (and those they call), from `store`.
+async fn before_servers(
+    analyzed: &Analyzed,
+    store: Option<&pml_store::Store>,
+    options: &RunOptions,
+) -> Result<(Option<Resumed>, Vec<crate::capability::Called>), RunSetupError> {
+    let resumed = match (&options.resume, store) {
+        (Some(resume), Some(store)) => {
+            Some(resumable(store, resume, options, &analyzed.source.text).await?)
+        }
         (Some(resume), None) => {
             return Err(RunSetupError::Resume {
                 run: resume.run_id.clone(),
@@ -660,13 +825,12 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         }
         _ => None,
     };
-    // The capabilities it calls, before anything starts.
-    let called = match calls_capabilities {
+    let called = match analyzed.calls_capabilities {
         true => {
             crate::capability::resolve_called(
-                store.as_deref(),
-                &file.display().to_string(),
-                &javascript,
+                store,
+                &analyzed.source.place,
+                &analyzed.javascript,
             )
             .await?
         }
@@ -690,38 +854,79 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             }
         }
     }
-    let reuse = resumed.as_ref().and_then(|(_, start, _)| {
-        start
-            .args
-            .get("root")
-            .and_then(Value::as_str)
-            .map(PathBuf::from)
-    });
-    let reuse = reuse.filter(|_| options.mcp_config.is_none());
-    let (config, scratch) = load_config_reusing(options, file, reuse.as_deref())?;
+    Ok((resumed, called))
+}
+
+/// The store of a run: open, being opened, or none.
+struct StoreState {
+    store: Option<Arc<pml_store::Store>>,
+    opening: Option<tokio::task::JoinHandle<Result<Arc<pml_store::Store>, pml_store::StoreError>>>,
+}
+
+/// A run whose program is analysed and whose servers are configured.
+struct SetUp {
+    analyzed: Analyzed,
+    called: Vec<crate::capability::Called>,
+    resumed: Option<Resumed>,
+    /// `args` the program gets unless it passes its own.
+    inherited: serde_json::Map<String, Value>,
+    clients: Arc<McpClients>,
+    /// Stop the servers when the run ends.
+    owns_clients: bool,
+    store: StoreState,
+    /// How long the run waited for the store so far.
+    store_ms: f64,
+    started: Instant,
+    started_at: i64,
+}
+
+/// The rest of a run, shared by [`run_file`] and [`run_shared`]: the servers list their tools
+/// while the run's start is written, the program is checked against them, runs, and is
+/// recorded.
+async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, RunSetupError> {
+    let SetUp {
+        analyzed,
+        called,
+        resumed,
+        inherited,
+        clients,
+        owns_clients,
+        store: StoreState { store, mut opening },
+        mut store_ms,
+        started,
+        started_at,
+    } = set_up;
+    let place = analyzed.source.place.clone();
+    let file = analyzed.source.file.as_ref().map(|f| f.display().to_string());
+    let javascript = &analyzed.javascript;
+    let source = &analyzed.source.text;
+    let permissions = options
+        .permissions
+        .as_deref()
+        .map(load_permissions)
+        .transpose()?;
     let mut args = match &resumed {
         Some((_, start, _)) => start.args.clone(),
         None => options.args.clone(),
     };
-    if let (Some(scratch), Value::Object(map)) = (&scratch, &mut args) {
-        map.entry("root")
-            .or_insert_with(|| Value::String(scratch.root().to_string_lossy().into_owned()));
+    if let Value::Object(map) = &mut args {
+        for (key, value) in &inherited {
+            map.entry(key.clone()).or_insert_with(|| value.clone());
+        }
     }
+    let stop = |clients: Arc<McpClients>| async move {
+        if owns_clients {
+            clients.shutdown().await;
+        }
+    };
     let analyze_ms = started.elapsed().as_secs_f64() * 1e3;
-    let clients = Arc::new(McpClients::new(
-        config,
-        ClientOptions {
-            call_timeout: std::time::Duration::from_millis(options.timeout_ms),
-            ..ClientOptions::default()
-        },
-    ));
     let servers_started = Instant::now();
     let sources: Vec<&str> = std::iter::once(javascript.as_str())
         .chain(called.iter().map(|c| c.javascript.as_str()))
         .collect();
     let start = pml_store::RunStart {
         program_hash: None,
-        file: Some(file.display().to_string()),
+        file: Some(place.clone()),
         source: source.clone(),
         args: args.clone(),
         given_args: match &resumed {
@@ -741,6 +946,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         let listed = tool_catalog(&sources, clients.clone()).await;
         (listed, servers_started.elapsed())
     };
+    let dialect = analyzed.source.dialect;
     let recording = async {
         let store = match store.clone() {
             Some(store) => Some(store),
@@ -750,7 +956,10 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             return Ok(None);
         };
         let mut start = start;
-        start.program_hash = crate::capability::program_hash(&source, dialect_for(file));
+        start.program_hash = match &options.program_hash {
+            Some(hash) => Some(hash.clone()),
+            None => crate::capability::program_hash(source, dialect),
+        };
         let id = pml_store::new_run_id();
         // One connection for the start and the journal.
         let mut writer = store.journal_writer().await?;
@@ -762,14 +971,14 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     let recorded = match recorded {
         Ok(recorded) => recorded,
         Err(e) => {
-            clients.shutdown().await;
+            stop(clients).await;
             return Err(e);
         }
     };
     if recorded.is_some() {
         store_ms += (servers_started.elapsed().saturating_sub(listing)).as_secs_f64() * 1e3;
     }
-    let program = program_of(&javascript, &catalog, permissions.clone(), true);
+    let program = program_of(javascript, &catalog, permissions.clone(), true);
     let capabilities = (called.iter())
         .map(|c| {
             let program = CapabilityProgram {
@@ -788,7 +997,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         listed: &listed,
         catalog: &catalog,
     };
-    let structures = std::iter::once((file.display().to_string(), &program.structure)).chain(
+    let structures = std::iter::once((place.clone(), &program.structure)).chain(
         called.iter().map(|c| {
             let structure = &capabilities[&c.name].program.structure;
             (format!("capability {}", c.name), structure)
@@ -800,7 +1009,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     } = problems_of(structures, &offered);
     if !problems.is_empty() {
         let problems = problems.into_iter().chain(warnings).collect();
-        clients.shutdown().await;
+        stop(clients).await;
         if let Some((store, id, writer, _)) = recorded {
             drop(writer);
             if let Err(e) = store.discard_start(&id).await {
@@ -809,12 +1018,15 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         }
         return Err(RunSetupError::Checks { problems });
     }
-    for warning in warnings {
-        eprintln!("pml: {warning}");
-    }
+    let mut notes = warnings;
     if resumed.is_none() {
         for p in crate::checks::missing_args(&program.structure, &args) {
-            eprintln!("pml: {}{p} (a warning)", file.display());
+            notes.push(format!("{place}{p} (a warning)"));
+        }
+    }
+    if options.print_warnings {
+        for note in &notes {
+            eprintln!("pml: {note}");
         }
     }
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
@@ -834,7 +1046,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
                 Some((id, _, journal)) => {
                     if let Err(e) = check_uncertain(id, journal, options, &annotations, &read_only)
                     {
-                        clients.shutdown().await;
+                        stop(clients).await;
                         return Err(e);
                     }
                     journal.clone()
@@ -854,15 +1066,21 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         }
         None => (None, None, None, None),
     };
-    let sandbox = Sandbox::new(SandboxOptions {
+    let sandbox = match Sandbox::new(SandboxOptions {
         time_limit: std::time::Duration::from_millis(options.code_time_limit_ms.max(1)),
         ..SandboxOptions::default()
-    })
-    .map_err(|e| RunSetupError::Setup(e.to_string()))?;
-    let approver: Arc<dyn Approver> = match options.approve {
-        ApproveMode::Auto => Arc::new(AutoApprove),
-        ApproveMode::Deny => Arc::new(DenyAll),
-        ApproveMode::Prompt => Arc::new(Prompt {
+    }) {
+        Ok(sandbox) => sandbox,
+        Err(e) => {
+            stop(clients).await;
+            return Err(RunSetupError::Setup(e.to_string()));
+        }
+    };
+    let approver: Arc<dyn Approver> = match (&options.approver, options.approve) {
+        (Some(approver), _) => approver.clone(),
+        (None, ApproveMode::Auto) => Arc::new(AutoApprove),
+        (None, ApproveMode::Deny) => Arc::new(DenyAll),
+        (None, ApproveMode::Prompt) => Arc::new(Prompt {
             interrupt: options.interrupt.clone(),
             ..Prompt::default()
         }),
@@ -878,11 +1096,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         read_only: options.read_only.clone(),
         journal: journal.clone().map(|j| j as Arc<dyn pml_executor::Journal>),
         capabilities,
-        // The folder the default config's filesystem server serves.
-        inherited_args: match &scratch {
-            Some(_) => vec!["root".to_owned()],
-            None => Vec::new(),
-        },
+        inherited_args: inherited.keys().cloned().collect(),
         interrupt: options.interrupt.clone(),
         on_event: options.on_event.clone(),
     };
@@ -908,12 +1122,13 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         },
         program,
         run_id: None,
+        warnings: notes,
         executed_at,
     };
     // The servers stop while the run is written down.
     let stopping = async {
         let stopped = Instant::now();
-        clients.shutdown().await;
+        stop(clients).await;
         stopped.elapsed()
     };
     let recording = async {
@@ -923,7 +1138,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         }
         let record = crate::capability::run_record(
             program_hash,
-            Some(&file.display().to_string()),
+            file.as_deref().or(Some(place.as_str())),
             &args,
             &output,
             started_at,
@@ -933,7 +1148,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         let recorded = store.record_run(Some(&id), &record).await;
         // Closed, not dropped: the journal's connection goes back first, and closing the
         // last connection checkpoints SQLite's write-ahead log (left to grow, it makes every
-        // later open slower).
+        // later open slower). A store shared with other runs stays open.
         drop(journal);
         if let Some(store) = Arc::into_inner(store) {
             store.close().await;
@@ -942,15 +1157,6 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     };
     let ended = Instant::now();
     let (shutdown, recorded) = tokio::join!(stopping, recording);
-    match scratch {
-        Some(scratch) if options.keep_scratch => {
-            eprintln!(
-                "pml: the scratch folder is kept: {}",
-                scratch.keep().display()
-            );
-        }
-        scratch => drop(scratch),
-    }
     match recorded {
         Some(Ok(id)) => {
             output.run_id = Some(id);
@@ -1025,9 +1231,11 @@ pub async fn check_file(
     mcp_config: Option<&Path>,
     store: Option<String>,
 ) -> Result<CallProblems, RunSetupError> {
-    let source = read_source(file)?;
-    let javascript = javascript_of(file, &source)?;
-    let calls_capabilities = check_syntax(file, &javascript)?;
+    let Analyzed {
+        javascript,
+        calls_capabilities,
+        ..
+    } = Analyzed::of(ProgramSource::read(file)?)?;
     let store = match (calls_capabilities, store) {
         (true, Some(location)) => Some(pml_store::Store::open(&location).await?),
         _ => None,

@@ -113,23 +113,6 @@ fn with_store<T>(
     })
 }
 
-/// Names a capability can have: what `capabilities.NAME(...)` or `capabilities["NAME"](...)`
-/// can call, and never mistaken for a hash.
-fn check_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 200 {
-        return Err("a capability name has 1 to 200 bytes".into());
-    }
-    if let Some(c) = name.chars().find(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!(
-            "a capability name has no spaces or control characters ({c:?})"
-        ));
-    }
-    if name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err("a capability name cannot look like a hash".into());
-    }
-    Ok(())
-}
-
 pub struct SaveArgs {
     pub file: PathBuf,
     pub name: String,
@@ -142,7 +125,7 @@ pub struct SaveArgs {
 
 /// `pml save`.
 pub fn save(args: SaveArgs) -> ExitCode {
-    if let Err(message) = check_name(&args.name) {
+    if let Err(message) = pml::capability::check_name(&args.name) {
         eprintln!("pml: --name {:?}: {message}", args.name);
         return ExitCode::from(2);
     }
@@ -641,6 +624,7 @@ mod tests {
 
     #[test]
     fn names() {
+        use pml::capability::check_name;
         assert!(check_name("summarize").is_ok());
         assert!(check_name("fs:list-files").is_ok());
         assert!(check_name("").is_err());

@@ -45,33 +45,7 @@ pub fn declarations(
     for (server, tools) in listings {
         let _ = writeln!(out, "  {}: {{", key(server));
         for tool in tools {
-            doc(&mut out, "    ", tool_doc(tool).as_deref());
-            let root = &tool.input_schema;
-            let input = Schema {
-                root,
-                depth: 0,
-                refs: 0,
-            }
-            .ts(root, "    ");
-            let optional = match root.get("required").and_then(Value::as_array) {
-                Some(required) => required.is_empty(),
-                None => true,
-            };
-            let output = match &tool.output_schema {
-                Some(schema) => Schema {
-                    root: schema,
-                    depth: 0,
-                    refs: 0,
-                }
-                .ts(schema, "    "),
-                None => "any".to_owned(),
-            };
-            let _ = writeln!(
-                out,
-                "    {}(args{}: {input}): Promise<{output}>;",
-                key(&tool.name),
-                if optional { "?" } else { "" },
-            );
+            out.push_str(&tool_declaration(tool, "    "));
         }
         out.push_str("  };\n");
     }
@@ -90,6 +64,40 @@ pub fn declarations(
            error(...data: any[]): void;\n  \
            debug(...data: any[]): void;\n\
          };\n",
+    );
+    out
+}
+
+/// One tool as a method of its server in `declare const mcp` (its doc comment, then
+/// `name(args: Input): Promise<Output>;`), each line indented by `indent`.
+pub fn tool_declaration(tool: &ToolInfo, indent: &str) -> String {
+    let mut out = String::new();
+    doc(&mut out, indent, tool_doc(tool).as_deref());
+    let root = &tool.input_schema;
+    let input = Schema {
+        root,
+        depth: 0,
+        refs: 0,
+    }
+    .ts(root, indent);
+    let optional = match root.get("required").and_then(Value::as_array) {
+        Some(required) => required.is_empty(),
+        None => true,
+    };
+    let output = match &tool.output_schema {
+        Some(schema) => Schema {
+            root: schema,
+            depth: 0,
+            refs: 0,
+        }
+        .ts(schema, indent),
+        None => "any".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "{indent}{}(args{}: {input}): Promise<{output}>;",
+        key(&tool.name),
+        if optional { "?" } else { "" },
     );
     out
 }

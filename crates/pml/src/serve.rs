@@ -1,0 +1,934 @@
+//! `pml serve`: pml as an MCP server. Agents send programs (`execute`), find the tools they
+//! may call (`search_tools`, `describe_tools`), and save, find and run capabilities; every
+//! program runs exactly as `pml run` runs it ([`crate::run::run_shared`]), on downstream
+//! servers that stay up between programs and are shared by the programs running at once.
+//!
+//! Nothing the gateway keeps in memory is needed for correctness: capabilities and runs live
+//! in the store, so several gateways on one PostgreSQL store behave as one. What it keeps is a
+//! cache (the servers' tool listings) and the servers themselves.
+//!
+//! The tools' inputs and outputs are in `docs/formats.md` ("pml serve").
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pml_mcp::{ClientOptions, McpClients, McpConfig, ToolInfo};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{json, Map, Value};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use crate::run::{ProgramSource, RunOptions, RunOutput, RunSetupError, SharedEnv};
+use crate::servers::Listings;
+use crate::types::CapabilityType;
+
+/// Most programs running at once, by default; later ones wait for a place.
+pub const DEFAULT_MAX_CONCURRENT: usize = 8;
+/// How much of a result `execute` returns: its JSON text up to this many bytes; the whole
+/// result stays in the store (`pml://runs/{runId}`).
+pub const RESULT_LIMIT: usize = 64 * 1024;
+/// How long the `mcp` declarations in `execute`'s description may be; past it the description
+/// lists the tools by name and points to `search_tools` and `describe_tools`.
+pub const DECLARATIONS_BUDGET: usize = 16 * 1024;
+/// The most hits `search_tools` returns.
+const MAX_HITS: usize = 50;
+/// The name a program sent to `execute` has in errors and in the store.
+const EXECUTE_PLACE: &str = "execute";
+
+/// What `pml serve` is given.
+#[derive(Clone)]
+pub struct ServeOptions {
+    /// The downstream servers.
+    pub config: McpConfig,
+    /// Arguments every program gets unless it passes its own (`root`: the folder of the
+    /// default filesystem server).
+    pub inherited: Map<String, Value>,
+    /// The store's location (`None`: runs are not recorded, capabilities cannot be used).
+    pub store: Option<String>,
+    /// Start every server now rather than at first use.
+    pub warm: bool,
+    /// Most programs running at once.
+    pub max_concurrent: usize,
+    /// The limits and policies of each program's run (`args`, `resume`, `interrupt`,
+    /// `on_event` and the approver are set per run).
+    pub run: RunOptions,
+}
+
+/// The gateway: the servers, the store, and the bound on programs running at once.
+#[derive(Clone)]
+pub struct Gateway {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    env: SharedEnv,
+    run: RunOptions,
+    permits: Semaphore,
+    max_concurrent: usize,
+}
+
+/// Why the gateway could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Store(#[from] pml_store::StoreError),
+    #[error("{0}")]
+    Transport(String),
+}
+
+impl Gateway {
+    /// Opens the store and, with `warm`, starts every server.
+    pub async fn new(options: ServeOptions) -> Result<Self, ServeError> {
+        let store = match &options.store {
+            Some(location) => Some(Arc::new(pml_store::Store::open(location).await?)),
+            None => None,
+        };
+        let clients = Arc::new(McpClients::new(
+            options.config,
+            ClientOptions {
+                call_timeout: Duration::from_millis(options.run.timeout_ms),
+                restart: true,
+                ..ClientOptions::default()
+            },
+        ));
+        let gateway = Gateway {
+            inner: Arc::new(Inner {
+                env: SharedEnv {
+                    clients,
+                    store,
+                    inherited: options.inherited,
+                },
+                run: RunOptions {
+                    print_warnings: false,
+                    ..options.run
+                },
+                permits: Semaphore::new(options.max_concurrent.max(1)),
+                max_concurrent: options.max_concurrent.max(1),
+            }),
+        };
+        if options.warm {
+            for (server, listed) in gateway.listings_with_errors().await.1 {
+                eprintln!("pml serve: server {server} did not start: {listed}");
+            }
+        }
+        Ok(gateway)
+    }
+
+    /// Stops every server (and closes the store).
+    pub async fn shutdown(&self) {
+        self.inner.env.clients.shutdown().await;
+    }
+
+    fn clients(&self) -> &Arc<McpClients> {
+        &self.inner.env.clients
+    }
+
+    fn store(&self) -> Result<&pml_store::Store, String> {
+        self.inner.env.store.as_deref().ok_or_else(|| {
+            "this gateway has no store (started with --no-store): capabilities and runs are not kept"
+                .to_owned()
+        })
+    }
+
+    /// Every server's tools (servers started as needed, concurrently), in config order, and
+    /// why each server that did not list its tools did not.
+    async fn listings_with_errors(&self) -> (Listings, Vec<(String, String)>) {
+        let clients = self.clients().clone();
+        let mut tasks = tokio::task::JoinSet::new();
+        let names: Vec<String> = clients.server_names().map(str::to_owned).collect();
+        for (i, server) in names.iter().cloned().enumerate() {
+            let clients = clients.clone();
+            tasks.spawn(async move {
+                let listed = clients.list_tools(&server).await;
+                (i, server, listed)
+            });
+        }
+        let mut done = Vec::new();
+        while let Some(Ok(one)) = tasks.join_next().await {
+            done.push(one);
+        }
+        done.sort_by_key(|(i, _, _)| *i);
+        let mut listings = Vec::new();
+        let mut errors = Vec::new();
+        for (_, server, listed) in done {
+            match listed {
+                Ok(tools) => listings.push((server, tools)),
+                Err(e) => errors.push((server, e.to_string())),
+            }
+        }
+        (listings, errors)
+    }
+
+    async fn listings(&self) -> Listings {
+        self.listings_with_errors().await.0
+    }
+
+    /// The stored capabilities as programs call them (`None` without a store).
+    async fn capability_types(&self) -> Result<Option<Vec<CapabilityType>>, String> {
+        let Some(store) = self.inner.env.store.as_deref() else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        for summary in store.capabilities().await.map_err(|e| e.to_string())? {
+            let stored = (store.capability(&summary.code_hash).await).map_err(|e| e.to_string())?;
+            for name in &summary.names {
+                out.push(CapabilityType {
+                    name: name.clone(),
+                    description: stored.description.clone(),
+                    parameters: stored.parameter_schema.clone(),
+                });
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// The declarations of the `mcp` API and the stored capabilities (`pml types`).
+    async fn declarations(&self) -> String {
+        let listings = self.listings().await;
+        let capabilities = self.capability_types().await.ok().flatten();
+        crate::types::declarations(&listings, capabilities.as_deref())
+    }
+
+    /// `execute`'s description: what it does, then the declarations when they fit the
+    /// budget, else the tools by name.
+    async fn execute_description(&self) -> String {
+        let mut out = String::from(
+            "Run a TypeScript program against the MCP tools below and return what it returns. \
+             The program is the body of an async function: `mcp.<server>.<tool>(args)` calls a \
+             tool (await it), `args` holds the `args` given here, `capabilities.<name>(args)` runs \
+             a saved capability, `console.log` is collected. Independent reads run in parallel; \
+             side effects that need approval are asked for first. Returns {ok, result, error?, \
+             runId, calls, durationMs, console?}; a failing program returns isError with the \
+             error and its line:col.\n\n",
+        );
+        let declarations = self.declarations().await;
+        if declarations.len() <= DECLARATIONS_BUDGET {
+            out.push_str("```ts\n");
+            out.push_str(&declarations);
+            out.push_str("```\n");
+            return out;
+        }
+        out.push_str(
+            "The tools (call search_tools to find one and describe_tools for its exact \
+             TypeScript signature):\n",
+        );
+        for (server, tools) in self.listings().await {
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            out.push_str(&format!("- mcp.{server}: {}\n", names.join(", ")));
+        }
+        out
+    }
+
+    /// Runs `source` with `args`, told of cancellation by `context`.
+    async fn run(
+        &self,
+        source: ProgramSource,
+        args: Value,
+        program_hash: Option<String>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(RunOutput, Duration), RunSetupError> {
+        let _permit = self.permit(context).await?;
+        let started = Instant::now();
+        let (interrupt, interrupted) = tokio::sync::watch::channel(false);
+        let ct = context.ct.clone();
+        let cancelled = tokio::spawn(async move {
+            ct.cancelled().await;
+            let _ = interrupt.send(true);
+        });
+        let options = RunOptions {
+            args,
+            interrupt: Some(interrupted),
+            on_event: progress_observer(context),
+            program_hash,
+            ..self.inner.run.clone()
+        };
+        let output = crate::run::run_shared(source, &self.inner.env, &options).await;
+        cancelled.abort();
+        output.map(|output| (output, started.elapsed()))
+    }
+
+    /// A place among the programs running at once (waiting for one as long as it takes,
+    /// unless the client cancels).
+    async fn permit(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<SemaphorePermit<'_>, RunSetupError> {
+        tokio::select! {
+            permit = self.inner.permits.acquire() => {
+                permit.map_err(|_| RunSetupError::Setup("the gateway is stopping".into()))
+            }
+            _ = context.ct.cancelled() => Err(RunSetupError::Setup(
+                "cancelled by the client before it started".into(),
+            )),
+        }
+    }
+
+    async fn execute(&self, input: &Map<String, Value>, context: &RequestContext<RoleServer>) -> CallToolResult {
+        let code = match input.get("code") {
+            Some(Value::String(code)) => code.clone(),
+            _ => return failure("execute needs `code`: the program, as a string"),
+        };
+        let args = match input.get("args") {
+            None | Some(Value::Null) => json!({}),
+            Some(Value::Object(args)) => Value::Object(args.clone()),
+            Some(_) => return failure("`args` is an object (the program reads it as `args`)"),
+        };
+        let source = ProgramSource {
+            place: EXECUTE_PLACE.to_owned(),
+            file: None,
+            text: code,
+            dialect: pml_structure::Dialect::TypeScript,
+        };
+        self.answer(self.run(source, args, None, context).await)
+    }
+
+    /// The answer to a run: `{ok, result, error?, runId, calls, durationMs, console?,
+    /// warnings?}`, the result cut past [`RESULT_LIMIT`].
+    fn answer(&self, ran: Result<(RunOutput, Duration), RunSetupError>) -> CallToolResult {
+        let (output, took) = match ran {
+            Ok(ran) => ran,
+            Err(e) => return setup_failure(e),
+        };
+        let report = &output.report;
+        let calls = (report.trace.iter())
+            .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
+            .filter(|e| e.taken != Some(false))
+            .count();
+        let mut out = json!({
+            "ok": report.ok,
+            "result": report.result,
+            "calls": calls,
+            "durationMs": took.as_secs_f64() * 1e3,
+        });
+        if let Some(id) = &output.run_id {
+            out["runId"] = json!(id);
+        }
+        let text = report.result.to_string();
+        if text.len() > RESULT_LIMIT {
+            let mut cut = RESULT_LIMIT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out["result"] = json!(&text[..cut]);
+            out["resultTruncated"] = json!({
+                "bytes": text.len(),
+                "shown": cut,
+                "rest": output.run_id.as_ref().map(|id| format!("pml://runs/{id}")),
+            });
+        }
+        if let Some(error) = &report.error {
+            out["error"] = json!(error.message);
+            if let Some(tool) = &error.tool {
+                out["errorTool"] = json!(tool);
+            }
+        }
+        if !report.console.is_empty() {
+            out["console"] = json!(report.console);
+        }
+        if !output.warnings.is_empty() {
+            out["warnings"] = json!(output.warnings);
+        }
+        match report.ok {
+            true => CallToolResult::structured(out),
+            false => CallToolResult::structured_error(out),
+        }
+    }
+
+    async fn search_tools(&self, input: &Map<String, Value>) -> CallToolResult {
+        let query = input.get("query").and_then(Value::as_str).unwrap_or("");
+        let limit = (input.get("limit").and_then(Value::as_u64))
+            .map_or(10, |l| (l as usize).clamp(1, MAX_HITS));
+        let listings = self.listings().await;
+        let mut hits: Vec<(f64, &str, &ToolInfo)> = Vec::new();
+        for (server, tools) in &listings {
+            for tool in tools {
+                let score = score(query, server, tool);
+                if score > 0.0 || query.trim().is_empty() {
+                    hits.push((score, server, tool));
+                }
+            }
+        }
+        hits.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| (a.1, &a.2.name).cmp(&(b.1, &b.2.name)))
+        });
+        let tools: Vec<Value> = hits
+            .iter()
+            .take(limit)
+            .map(|(score, server, tool)| {
+                json!({
+                    "name": format!("{server}:{}", tool.name),
+                    "call": format!("mcp.{}.{}", server, tool.name),
+                    "description": tool.description,
+                    "signature": crate::types::tool_declaration(tool, "").trim_end(),
+                    "score": score,
+                })
+            })
+            .collect();
+        CallToolResult::structured(json!({ "tools": tools, "total": hits.len() }))
+    }
+
+    async fn describe_tools(&self, input: &Map<String, Value>) -> CallToolResult {
+        let Some(names) = input.get("names").and_then(Value::as_array) else {
+            return failure("describe_tools needs `names`: tools as `server:tool` (or `server.tool`)");
+        };
+        let listings = self.listings().await;
+        let mut tools = Vec::new();
+        let mut unknown = Vec::new();
+        for name in names {
+            let Some(name) = name.as_str() else {
+                return failure("each of `names` is a string, `server:tool`");
+            };
+            let (server, tool) = name
+                .split_once(':')
+                .or_else(|| name.split_once('.'))
+                .unwrap_or((name, ""));
+            let server = server.strip_prefix("mcp.").unwrap_or(server);
+            let found = (listings.iter())
+                .filter(|(s, _)| s == server)
+                .flat_map(|(s, tools)| tools.iter().map(move |t| (s, t)))
+                .filter(|(_, t)| tool.is_empty() || t.name == tool)
+                .collect::<Vec<_>>();
+            if found.is_empty() {
+                unknown.push(name.to_owned());
+            }
+            for (server, tool) in found {
+                tools.push(json!({
+                    "name": format!("{server}:{}", tool.name),
+                    "declaration": format!(
+                        "declare const mcp: {{\n  {}: {{\n{}  }};\n}};",
+                        server,
+                        crate::types::tool_declaration(tool, "    ")
+                    ),
+                    "inputSchema": tool.input_schema,
+                    "outputSchema": tool.output_schema,
+                    "annotations": tool.annotations,
+                }));
+            }
+        }
+        let mut out = json!({ "tools": tools });
+        if !unknown.is_empty() {
+            out["unknown"] = json!(unknown);
+        }
+        CallToolResult::structured(out)
+    }
+
+    async fn save_capability(&self, input: &Map<String, Value>) -> CallToolResult {
+        let store = match self.store() {
+            Ok(store) => store,
+            Err(e) => return failure(&e),
+        };
+        let (Some(code), Some(name)) = (
+            input.get("code").and_then(Value::as_str),
+            input.get("name").and_then(Value::as_str),
+        ) else {
+            return failure("save_capability needs `code` and `name` (strings)");
+        };
+        if let Err(why) = crate::capability::check_name(name) {
+            return failure(&format!("name {name:?}: {why}"));
+        }
+        let description = input.get("description").and_then(Value::as_str);
+        let replace = input.get("replace").and_then(Value::as_bool).unwrap_or(false);
+        let options = crate::AnalyzeOptions {
+            dialect: pml_structure::Dialect::TypeScript,
+            permissions: self.permissions(),
+            ..Default::default()
+        };
+        let new = match crate::capability::prepare(code, &options, name, description) {
+            Ok(new) => new,
+            Err(errors) => {
+                return failure(&format!(
+                    "not saved: the program has errors\n{}",
+                    crate::render_diagnostics("code", &errors)
+                ))
+            }
+        };
+        match store.save_capability(&new, replace).await {
+            Ok(saved) => {
+                let mut out = serde_json::to_value(&saved).unwrap_or_default();
+                out["parameters"] = new.parameter_schema.clone();
+                CallToolResult::structured(out)
+            }
+            Err(e) => failure(&e.to_string()),
+        }
+    }
+
+    fn permissions(&self) -> Option<pml_structure::Permissions> {
+        (self.inner.run.permissions.as_deref()).and_then(|p| crate::load_permissions(p).ok())
+    }
+
+    async fn search_capabilities(&self, input: &Map<String, Value>) -> CallToolResult {
+        let store = match self.store() {
+            Ok(store) => store,
+            Err(e) => return failure(&e),
+        };
+        let query = input.get("query").and_then(Value::as_str).unwrap_or("");
+        let words = words(query);
+        let summaries = match store.capabilities().await {
+            Ok(summaries) => summaries,
+            Err(e) => return failure(&e.to_string()),
+        };
+        let mut found = Vec::new();
+        for summary in summaries {
+            let text = format!(
+                "{} {} {}",
+                summary.names.join(" "),
+                summary.description.as_deref().unwrap_or(""),
+                summary.tools.join(" ")
+            )
+            .to_lowercase();
+            let score = words.iter().filter(|w| text.contains(w.as_str())).count();
+            if !words.is_empty() && score == 0 {
+                continue;
+            }
+            let stored = match store.capability(&summary.code_hash).await {
+                Ok(stored) => stored,
+                Err(e) => return failure(&e.to_string()),
+            };
+            let runs = match store.runs(Some(&summary.code_hash), i64::MAX).await {
+                Ok(runs) => runs,
+                Err(e) => return failure(&e.to_string()),
+            };
+            let finished: Vec<_> = runs.iter().filter(|r| r.finished).collect();
+            let ok = finished.iter().filter(|r| r.ok).count();
+            found.push((
+                score,
+                json!({
+                    "name": summary.names.first(),
+                    "names": summary.names,
+                    "description": summary.description,
+                    "parameters": stored.parameter_schema,
+                    "hash": summary.code_hash,
+                    "tools": summary.tools,
+                    "runs": finished.len(),
+                    "successRate": (!finished.is_empty()).then(|| ok as f64 / finished.len() as f64),
+                }),
+            ));
+        }
+        found.sort_by(|a, b| b.0.cmp(&a.0));
+        let capabilities: Vec<Value> = found.into_iter().map(|(_, c)| c).collect();
+        CallToolResult::structured(json!({ "capabilities": capabilities }))
+    }
+
+    async fn run_capability(
+        &self,
+        input: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let store = match self.store() {
+            Ok(store) => store,
+            Err(e) => return failure(&e),
+        };
+        let Some(name) = input.get("name").and_then(Value::as_str) else {
+            return failure("run_capability needs `name`");
+        };
+        let given = match input.get("args") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(args)) => args.clone(),
+            Some(_) => return failure("`args` is an object"),
+        };
+        let stored = match store.capability(name).await {
+            Ok(stored) => stored,
+            Err(pml_store::StoreError::NotFound(_)) => {
+                return failure(&format!(
+                    "there is no capability named `{name}` (search_capabilities lists them)"
+                ))
+            }
+            Err(e) => return failure(&e.to_string()),
+        };
+        // Its literals are parameters whose saved values are the defaults.
+        let mut args = stored.parameters.as_object().cloned().unwrap_or_default();
+        args.extend(given);
+        let source = ProgramSource {
+            place: format!("capability {name}"),
+            file: None,
+            text: stored.parameterized_code.clone(),
+            dialect: pml_structure::Dialect::TypeScript,
+        };
+        let ran = self
+            .run(source, Value::Object(args), Some(stored.code_hash.clone()), context)
+            .await;
+        self.answer(ran)
+    }
+
+    fn tools(&self, execute_description: String) -> Vec<Tool> {
+        let object = |properties: Value, required: &[&str]| {
+            let schema = json!({
+                "type": "object",
+                "properties": properties,
+                "required": required,
+            });
+            Arc::new(schema.as_object().cloned().unwrap_or_default())
+        };
+        let read_only = rmcp::model::ToolAnnotations::new().read_only(true);
+        vec![
+            Tool::new(
+                "execute",
+                execute_description,
+                object(
+                    json!({
+                        "code": {"type": "string", "description": "The TypeScript program: the body of an async function with `mcp`, `args` and `capabilities` in scope; what it returns is the result."},
+                        "args": {"type": "object", "description": "What the program reads as `args`."},
+                    }),
+                    &["code"],
+                ),
+            )
+            .with_annotations(rmcp::model::ToolAnnotations::new().open_world(true)),
+            Tool::new(
+                "search_tools",
+                "Find the MCP tools a program can call: ranked over names, descriptions and parameter names, each with its TypeScript signature.",
+                object(
+                    json!({
+                        "query": {"type": "string", "description": "Words to look for."},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HITS, "description": "Most hits (default 10)."},
+                    }),
+                    &["query"],
+                ),
+            )
+            .with_annotations(read_only.clone()),
+            Tool::new(
+                "describe_tools",
+                "The full TypeScript declarations and schemas of tools, by name (`server:tool`, or `server` for all of its tools).",
+                object(
+                    json!({"names": {"type": "array", "items": {"type": "string"}}}),
+                    &["names"],
+                ),
+            )
+            .with_annotations(read_only.clone()),
+            Tool::new(
+                "save_capability",
+                "Save a program as a capability other programs call as `capabilities.<name>(args)`: stored once by its semantic hash (the same program saved under another name becomes an alias), its literals lifted into parameters.",
+                object(
+                    json!({
+                        "code": {"type": "string"},
+                        "name": {"type": "string"},
+                        "description": {"type": "string"},
+                        "replace": {"type": "boolean", "description": "Move the name when it names another capability."},
+                    }),
+                    &["code", "name"],
+                ),
+            )
+            .with_annotations(rmcp::model::ToolAnnotations::new().idempotent(true).destructive(false)),
+            Tool::new(
+                "search_capabilities",
+                "The saved capabilities (matching `query` when given): names, description, parameters, hash, runs and success rate.",
+                object(json!({"query": {"type": "string"}}), &[]),
+            )
+            .with_annotations(read_only),
+            Tool::new(
+                "run_capability",
+                "Run a saved capability with `args` (its parameters; the saved values are the defaults).",
+                object(
+                    json!({"name": {"type": "string"}, "args": {"type": "object"}}),
+                    &["name"],
+                ),
+            )
+            .with_annotations(rmcp::model::ToolAnnotations::new().open_world(true)),
+        ]
+    }
+
+    async fn read(&self, uri: &str) -> Result<(String, String), String> {
+        if uri == TYPES_URI {
+            return Ok(("text/x-typescript".into(), self.declarations().await));
+        }
+        if let Some(name) = uri.strip_prefix("pml://capabilities/") {
+            let store = self.store()?;
+            let stored = store.capability(name).await.map_err(|e| e.to_string())?;
+            let doc = json!({
+                "name": name,
+                "names": stored.names,
+                "hash": stored.code_hash,
+                "description": stored.description,
+                "code": stored.code,
+                "parameters": stored.parameter_schema,
+                "tools": stored.tools,
+            });
+            return Ok(("application/json".into(), pretty(&doc)));
+        }
+        if let Some(id) = uri.strip_prefix("pml://runs/") {
+            let store = self.store()?;
+            let run = store.run(id).await.map_err(|e| e.to_string())?;
+            let doc = serde_json::to_value(&run).unwrap_or_default();
+            return Ok(("application/json".into(), pretty(&doc)));
+        }
+        Err(format!("no resource {uri}"))
+    }
+}
+
+const TYPES_URI: &str = "pml://types/mcp.d.ts";
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// A progress notification per trace event, when the client asked for them.
+fn progress_observer(context: &RequestContext<RoleServer>) -> Option<pml_executor::Observer> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let done = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let runtime = tokio::runtime::Handle::current();
+    Some(Arc::new(move |event: &pml_executor::TraceEvent| {
+        if event.event != "tool_end" {
+            return;
+        }
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let params = ProgressNotificationParam::new(token.clone(), n as f64)
+            .with_message(format!("{} done", event.tool));
+        let peer = peer.clone();
+        runtime.spawn(async move {
+            let _ = peer.notify_progress(params).await;
+        });
+    }))
+}
+
+/// A tool answer saying what was wrong, with `isError`.
+fn failure(message: &str) -> CallToolResult {
+    CallToolResult::structured_error(json!({ "ok": false, "error": message }))
+}
+
+/// A program that did not start: its problems (`execute:line:col: why`).
+fn setup_failure(e: RunSetupError) -> CallToolResult {
+    let mut out = json!({ "ok": false, "error": e.to_string() });
+    if let RunSetupError::Checks { problems } = &e {
+        out["problems"] = json!(problems);
+    }
+    CallToolResult::structured_error(out)
+}
+
+/// The lowercase words of `text` (identifiers split at `_`, `-` and case changes).
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && previous_lower && !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            previous_lower = c.is_lowercase();
+            word.extend(c.to_lowercase());
+        } else {
+            previous_lower = false;
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// How well `tool` of `server` matches `query`: per query word, a word of its name counts 4
+/// (3 when the word only starts one), its server 2, a parameter name 2, its description 1;
+/// all words found doubles the score.
+fn score(query: &str, server: &str, tool: &ToolInfo) -> f64 {
+    let name = words(&tool.name);
+    let server = words(server);
+    let description: HashSet<String> = words(tool.description.as_deref().unwrap_or(""))
+        .into_iter()
+        .collect();
+    let parameters: Vec<String> = (tool.input_schema.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().flat_map(|k| words(k)).collect())
+        .unwrap_or_default();
+    let query = words(query);
+    let mut total = 0.0;
+    let mut found = 0;
+    for q in &query {
+        let stem = |w: &String| w.starts_with(q.as_str()) || q.starts_with(w.as_str());
+        let mut s = 0.0;
+        if name.contains(q) {
+            s += 4.0;
+        } else if name.iter().any(stem) {
+            s += 3.0;
+        }
+        if server.contains(q) {
+            s += 2.0;
+        }
+        if parameters.iter().any(|p| p == q || stem(p)) {
+            s += 2.0;
+        }
+        if description.contains(q) || description.iter().any(|d| d.len() > 3 && stem(d)) {
+            s += 1.0;
+        }
+        if s > 0.0 {
+            found += 1;
+        }
+        total += s;
+    }
+    if found == query.len() && found > 1 {
+        total *= 2.0;
+    }
+    total
+}
+
+impl ServerHandler for Gateway {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("pml", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "pml runs TypeScript programs that call MCP tools (`execute`), in parallel where \
+                 they may, with approvals before side effects, and keeps each run. Find tools \
+                 with search_tools/describe_tools (declarations: {TYPES_URI}); save programs \
+                 that work as capabilities (save_capability) and reuse them \
+                 (search_capabilities, run_capability, or `capabilities.<name>(args)` inside \
+                 a program). At most {} programs run at once; others wait.",
+                self.inner.max_concurrent
+            ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let description = self.execute_description().await;
+        Ok(ListToolsResult::with_all_items(self.tools(description)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let input = request.arguments.clone().unwrap_or_default();
+        let result = match request.name.as_ref() {
+            "execute" => self.execute(&input, &context).await,
+            "search_tools" => self.search_tools(&input).await,
+            "describe_tools" => self.describe_tools(&input).await,
+            "save_capability" => self.save_capability(&input).await,
+            "search_capabilities" => self.search_capabilities(&input).await,
+            "run_capability" => self.run_capability(&input, &context).await,
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool `{other}` (tools/list lists them)"),
+                    None,
+                ))
+            }
+        };
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut resources = vec![json!({
+            "uri": TYPES_URI,
+            "name": "mcp.d.ts",
+            "description": "TypeScript declarations of the `mcp` API and the saved capabilities",
+            "mimeType": "text/x-typescript",
+        })];
+        if let Ok(Some(capabilities)) = self.capability_types().await {
+            for c in capabilities {
+                resources.push(json!({
+                    "uri": format!("pml://capabilities/{}", c.name),
+                    "name": c.name,
+                    "description": c.description,
+                    "mimeType": "application/json",
+                }));
+            }
+        }
+        serde_json::from_value(json!({ "resources": resources }))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        serde_json::from_value(json!({ "resourceTemplates": [
+            {
+                "uriTemplate": "pml://capabilities/{name}",
+                "name": "capability",
+                "description": "A saved capability: its code, parameter schema and hash",
+                "mimeType": "application/json",
+            },
+            {
+                "uriTemplate": "pml://runs/{runId}",
+                "name": "run",
+                "description": "A recorded run: its whole result, error, trace and timings",
+                "mimeType": "application/json",
+            },
+        ]}))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        match self.read(uri).await {
+            Ok((mime, text)) => serde_json::from_value::<rmcp::model::ReadResourceResult>(
+                json!({ "contents": [{ "uri": uri, "mimeType": mime, "text": text }] }),
+            )
+            .map(Into::into)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+            Err(why) => Err(ErrorData::resource_not_found(why, None)),
+        }
+    }
+}
+
+/// Serves `gateway` over stdin/stdout until the client closes it or `stop` turns true, then
+/// stops the servers.
+pub async fn serve_stdio(
+    gateway: Gateway,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<(), ServeError> {
+    use rmcp::ServiceExt;
+    let service = gateway
+        .clone()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| ServeError::Transport(format!("the client did not initialize: {e}")));
+    let outcome = match service {
+        Ok(service) => {
+            let cancel = service.cancellation_token();
+            tokio::select! {
+                _ = service.waiting() => {}
+                _ = stop.wait_for(|on| *on) => cancel.cancel(),
+            }
+            Ok(())
+        }
+        Err(e) => Err(e),
+    };
+    gateway.shutdown().await;
+    outcome
+}
+
+/// The default servers of `pml serve`: the reference servers, the filesystem one rooted in
+/// `root`, the memory one's file in `scratch`.
+pub fn default_config(
+    root: &std::path::Path,
+    scratch: &std::path::Path,
+) -> Result<(McpConfig, Map<String, Value>), RunSetupError> {
+    let config = crate::servers::reference_config(root, scratch)?;
+    let mut inherited = Map::new();
+    inherited.insert(
+        "root".to_owned(),
+        Value::String(root.to_string_lossy().into_owned()),
+    );
+    Ok((config, inherited))
+}
+
+/// Where a gateway's default servers keep their files.
+pub fn scratch() -> Result<crate::run::Scratch, RunSetupError> {
+    crate::run::Scratch::new()
+}
