@@ -131,7 +131,16 @@ impl Store {
                 Value::String(result[..end].to_string()).to_string()
             }
         };
+        let whole = truncated.then(|| serde_json::to_string(&run.result).unwrap_or_default());
         self.write(async |conn| {
+            if let Some(whole) = &whole {
+                sqlx::query("INSERT INTO pml_run_results (run_id, result) VALUES ($1, $2)")
+                    .bind(&id)
+                    .bind(whole)
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(|e| self.error(e))?;
+            }
             sqlx::query(
                 "INSERT INTO pml_runs (id, program_hash, file, args, ok, result, result_truncated,
                     error, trace, executed_path, decisions, timings, calls, started_at,
@@ -287,6 +296,80 @@ impl Store {
                 matches: ids.join(", "),
             }),
         }
+    }
+
+    /// The whole result of run `id` (its full id), also when [`Run::result`] holds only its
+    /// start.
+    pub async fn whole_result(&self, id: &str) -> Result<Value, StoreError> {
+        let db = |e| self.error(e);
+        let row = sqlx::query("SELECT result FROM pml_run_results WHERE run_id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        let text: String = match row {
+            Some(row) => row.try_get(0).map_err(db)?,
+            None => {
+                let run = self.run(id).await?;
+                return Ok(run.result);
+            }
+        };
+        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+            location: self.location.clone(),
+            message: format!("the result of run {id} is not JSON: {e}"),
+        })
+    }
+
+    /// Run `id` ended waiting for an approval of `plan` (the side effects it may make).
+    pub async fn pause(&self, id: &str, plan: &Value) -> Result<(), StoreError> {
+        self.write(async |conn| {
+            sqlx::query("INSERT INTO pml_approvals (run_id, plan, state) VALUES ($1, $2, 'paused')")
+                .bind(id)
+                .bind(plan.to_string())
+                .execute(&mut *conn)
+                .await
+                .map_err(|e| self.error(e))?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Decides paused run `id` (`approved` or `denied`), once: its plan when this call
+    /// decided it; `Err(state)` when it was not paused (`None`) or was decided already
+    /// (`Some(that decision)`). Several gateways deciding at once: one wins.
+    pub async fn decide(
+        &self,
+        id: &str,
+        decision: &str,
+        at: i64,
+    ) -> Result<Result<Value, Option<String>>, StoreError> {
+        let db = |e| self.error(e);
+        let claimed = self
+            .write(async |conn| {
+                let done = sqlx::query(
+                    "UPDATE pml_approvals SET state = $2, decided_at = $3
+                     WHERE run_id = $1 AND state = 'paused'",
+                )
+                .bind(id)
+                .bind(decision)
+                .bind(at)
+                .execute(&mut *conn)
+                .await
+                .map_err(|e| self.error(e))?;
+                Ok(done.rows_affected() == 1)
+            })
+            .await?;
+        let row = sqlx::query("SELECT plan, state FROM pml_approvals WHERE run_id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        let Some(row) = row else { return Ok(Err(None)) };
+        if !claimed {
+            return Ok(Err(Some(row.try_get(1).map_err(db)?)));
+        }
+        let plan: String = row.try_get(0).map_err(db)?;
+        Ok(Ok(serde_json::from_str(&plan).unwrap_or(Value::Null)))
     }
 
     /// The run with this id, or the only one whose id starts with it (6 characters at least).

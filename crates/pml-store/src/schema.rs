@@ -85,6 +85,19 @@ const MIGRATIONS: &[&[&str]] = &[
     ],
     // 4: the capabilities a run called, by name, with their hashes (JSON object).
     &["ALTER TABLE pml_run_starts ADD COLUMN capabilities TEXT"],
+    // 5: whole results whose start is all `pml_runs` keeps; runs paused for an approval.
+    &[
+        "CREATE TABLE pml_run_results (
+            run_id TEXT PRIMARY KEY,
+            result TEXT NOT NULL
+        )",
+        "CREATE TABLE pml_approvals (
+            run_id TEXT PRIMARY KEY,
+            plan TEXT NOT NULL,
+            state TEXT NOT NULL,
+            decided_at BIGINT
+        )",
+    ],
 ];
 
 /// The schema version this build writes.

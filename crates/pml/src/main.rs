@@ -132,6 +132,56 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Serve pml as an MCP server over stdio: agents send programs (`execute`), search the
+    /// tools, and save, find and run capabilities. The downstream servers start once and stay
+    /// up; every program runs as `pml run` runs it and is recorded in the store.
+    Serve {
+        /// The downstream MCP servers (`{"mcpServers": {...}}`) [default: the project's
+        /// .mcp.json, else the reference servers, the filesystem one serving --root].
+        #[arg(long, value_name = "CONFIG.json")]
+        mcp_config: Option<PathBuf>,
+        /// The folder the reference filesystem server serves, given to programs as
+        /// `args.root` [default: the current directory].
+        #[arg(long, value_name = "DIR", conflicts_with = "mcp_config")]
+        root: Option<PathBuf>,
+        /// Start every downstream server now, not at first use.
+        #[arg(long)]
+        warm: bool,
+        /// Most programs running at once; later ones wait for a place.
+        #[arg(long, value_name = "N", default_value_t = pml::serve::DEFAULT_MAX_CONCURRENT)]
+        max_concurrent: usize,
+        /// Calls that need approval: ask the client (MCP elicitation, else the run pauses
+        /// for the `approve` tool), run them, or fail them.
+        #[arg(long, value_enum, default_value_t = ServeApprove::Client)]
+        approve: ServeApprove,
+        /// Permission config (`{"permissions": {"server:*": "hil"}}`): which tools need approval
+        /// (default: those annotated `destructiveHint`).
+        #[arg(long, value_name = "PERMS.json")]
+        permissions: Option<PathBuf>,
+        /// Longest an MCP call may take.
+        #[arg(long, value_name = "N", default_value_t = 60_000)]
+        timeout_ms: u64,
+        /// Longest a program's own JavaScript may run (time waiting for servers not counted).
+        #[arg(long, value_name = "N", default_value_t = 5_000)]
+        code_timeout_ms: u64,
+        /// Longest one program may take, wall clock.
+        #[arg(long, value_name = "N", default_value_t = 600_000)]
+        run_timeout_ms: u64,
+        /// Most tool calls one program may make.
+        #[arg(long, value_name = "N", default_value_t = 1_000)]
+        max_calls: usize,
+        /// Do not start read-only calls ahead of the programs.
+        #[arg(long)]
+        no_speculate: bool,
+        /// Treat this tool (`server:tool`) as read-only, like a `readOnlyHint` (repeatable).
+        #[arg(long, value_name = "TOOL")]
+        read_only: Vec<String>,
+        /// Keep no runs and no capabilities.
+        #[arg(long)]
+        no_store: bool,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
+    },
     /// Run an agent program as written (instrumented, reads speculated ahead) against MCP
     /// servers; print {ok, result, error, executedPath, trace, console, speculation, timings}
     /// as JSON. Exit 0 when it succeeded, 1 when it failed, 2 for bad input.
@@ -299,6 +349,13 @@ enum Approve {
     Auto,
     Deny,
     Prompt,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ServeApprove {
+    Client,
+    Auto,
+    Deny,
 }
 
 fn main() -> ExitCode {
@@ -518,6 +575,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             Ok(exit_status(&out.diagnostics))
         }
         command @ Command::Run { .. } => Ok(run_program(command)),
+        command @ Command::Serve { .. } => Ok(serve(command)),
         Command::Save {
             file,
             name,
@@ -748,6 +806,131 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), ExitCode> {
 }
 
 /// `pml run`.
+/// `pml serve`.
+fn serve(command: Command) -> ExitCode {
+    let Command::Serve {
+        mcp_config,
+        root,
+        warm,
+        max_concurrent,
+        approve,
+        permissions,
+        timeout_ms,
+        code_timeout_ms,
+        run_timeout_ms,
+        max_calls,
+        no_speculate,
+        read_only,
+        no_store,
+        store,
+    } = command
+    else {
+        return ExitCode::from(2);
+    };
+    let store = match no_store {
+        true => None,
+        false => match store_cli::location(&store) {
+            Ok(location) => Some(location),
+            Err(code) => return code,
+        },
+    };
+    if let Some(path) = &permissions {
+        if let Err(e) = pml::load_permissions(path) {
+            eprintln!("pml: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    // The reference servers keep their files (the memory server's) here while it serves.
+    let mut scratch = None;
+    let servers = match pml::servers::ServerSource::choose(mcp_config.as_deref()) {
+        pml::servers::ServerSource::File { path, .. } => {
+            pml::servers::read_config(&path).map(|config| (config, serde_json::Map::new()))
+        }
+        pml::servers::ServerSource::Reference => pml::serve::scratch().and_then(|dir| {
+            let root = match root.map(|r| r.canonicalize().map_err(|e| (r, e))) {
+                Some(Ok(root)) => root,
+                Some(Err((r, e))) => {
+                    return Err(pml::run::RunSetupError::Setup(format!(
+                        "--root {}: {e}",
+                        r.display()
+                    )))
+                }
+                None => std::env::current_dir()
+                    .map_err(|e| pml::run::RunSetupError::Setup(e.to_string()))?,
+            };
+            let config = pml::serve::default_config(&root, &dir.dir);
+            scratch = Some(dir);
+            config
+        }),
+    };
+    let (config, inherited) = match servers {
+        Ok(servers) => servers,
+        Err(e) => {
+            eprintln!("pml: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = pml::serve::ServeOptions {
+        config,
+        inherited,
+        store,
+        warm,
+        max_concurrent,
+        approve: match approve {
+            ServeApprove::Client => pml::serve::Approvals::Client,
+            ServeApprove::Auto => pml::serve::Approvals::Auto,
+            ServeApprove::Deny => pml::serve::Approvals::Deny,
+        },
+        run: pml::run::RunOptions {
+            permissions,
+            timeout_ms,
+            code_time_limit_ms: code_timeout_ms,
+            run_timeout_ms,
+            max_calls,
+            speculate: !no_speculate,
+            read_only,
+            ..pml::run::RunOptions::default()
+        },
+    };
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let code = runtime.block_on(async move {
+        tokio::spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            if let (Ok(mut int), Ok(mut term)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+                stop.send_replace(true);
+            }
+        });
+        let gateway = match pml::serve::Gateway::new(options).await {
+            Ok(gateway) => gateway,
+            Err(e) => {
+                eprintln!("pml: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        match pml::serve::serve_stdio(gateway, stopped).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("pml: {e}");
+                ExitCode::from(1)
+            }
+        }
+    });
+    drop(scratch);
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    code
+}
+
 fn run_program(command: Command) -> ExitCode {
     let Command::Run {
         file,

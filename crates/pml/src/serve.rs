@@ -56,6 +56,8 @@ pub struct ServeOptions {
     pub warm: bool,
     /// Most programs running at once.
     pub max_concurrent: usize,
+    /// How calls that need approval are decided.
+    pub approve: Approvals,
     /// The limits and policies of each program's run (`args`, `resume`, `interrupt`,
     /// `on_event` and the approver are set per run).
     pub run: RunOptions,
@@ -72,6 +74,119 @@ struct Inner {
     run: RunOptions,
     permits: Semaphore,
     max_concurrent: usize,
+    approve: Approvals,
+}
+
+/// How `pml serve` decides the calls that need approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approvals {
+    /// Ask the client: the whole plan once, through MCP elicitation when the client offers
+    /// it; else the run pauses, and the `approve` tool continues or ends it.
+    Client,
+    /// Run them.
+    Auto,
+    /// Fail them (the program may catch the failure).
+    Deny,
+}
+
+/// Asks the client for approvals: the plan through elicitation, else it pauses the run.
+struct ClientApprover {
+    peer: rmcp::Peer<RoleServer>,
+    /// The client takes elicitation requests.
+    elicit: bool,
+    /// A run the `approve` tool continues: its plan was approved already.
+    approved_ahead: bool,
+    plan: pml_executor::ApprovedPlan,
+    /// The plan that paused the run (no elicitation).
+    paused: std::sync::Mutex<Option<Vec<pml_executor::SideEffect>>>,
+}
+
+impl ClientApprover {
+    /// Asks the client `question` (a yes or no); `None` when it cannot be asked.
+    async fn ask(&self, question: String) -> Option<bool> {
+        if !self.elicit {
+            return None;
+        }
+        let params: rmcp::model::ElicitRequestParams = serde_json::from_value(json!({
+            "mode": "form",
+            "message": question,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "approve": {
+                        "type": "boolean",
+                        "title": "Approve",
+                        "description": "Let these calls run",
+                        "default": false,
+                    },
+                },
+                "required": ["approve"],
+            },
+        }))
+        .ok()?;
+        let answer = self.peer.create_elicitation(params).await.ok()?;
+        Some(
+            answer.action == rmcp::model::ElicitationAction::Accept
+                && (answer.content.as_ref())
+                    .and_then(|c| c.get("approve"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+        )
+    }
+}
+
+impl pml_executor::Approver for ClientApprover {
+    fn review<'a>(
+        &'a self,
+        planned: &'a [pml_executor::SideEffect],
+    ) -> pml_executor::BoxFuture<'a, bool> {
+        Box::pin(async move {
+            let asked: Vec<pml_executor::SideEffect> =
+                planned.iter().filter(|e| e.needs_approval).cloned().collect();
+            if asked.is_empty() {
+                return true;
+            }
+            if self.approved_ahead {
+                self.plan.approve(&asked);
+                return true;
+            }
+            let question = format!(
+                "The program may make these calls, which need approval:\n{}Run it?",
+                crate::run::describe_plan(&asked)
+            );
+            match self.ask(question).await {
+                Some(yes) => {
+                    if yes {
+                        self.plan.approve(&asked);
+                    }
+                    yes
+                }
+                None => {
+                    *self.paused.lock().unwrap_or_else(|e| e.into_inner()) = Some(asked);
+                    false
+                }
+            }
+        })
+    }
+
+    fn approve<'a>(
+        &'a self,
+        call: &'a pml_executor::SideEffect,
+    ) -> pml_executor::BoxFuture<'a, bool> {
+        Box::pin(async move {
+            if self.plan.covers(call) {
+                return true;
+            }
+            let question = format!(
+                "A call the approved plan does not cover: {} with {}. Let it run?",
+                call.tool,
+                (call.arguments.as_ref())
+                    .map(pml_executor::preview)
+                    .unwrap_or_default()
+            );
+            self.ask(question).await.unwrap_or(false)
+        })
+    }
 }
 
 /// Why the gateway could not start.
@@ -111,6 +226,7 @@ impl Gateway {
                 },
                 permits: Semaphore::new(options.max_concurrent.max(1)),
                 max_concurrent: options.max_concurrent.max(1),
+                approve: options.approve,
             }),
         };
         if options.warm {
@@ -226,14 +342,15 @@ impl Gateway {
         out
     }
 
-    /// Runs `source` with `args`, told of cancellation by `context`.
+    /// Runs `source` with `args` (or resumes a run), told of cancellation by `context`; its
+    /// approvals asked per [`Approvals`].
     async fn run(
         &self,
         source: ProgramSource,
         args: Value,
-        program_hash: Option<String>,
+        how: How,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(RunOutput, Duration), RunSetupError> {
+    ) -> Result<Ran, RunSetupError> {
         let _permit = self.permit(context).await?;
         let started = Instant::now();
         let (interrupt, interrupted) = tokio::sync::watch::channel(false);
@@ -242,16 +359,42 @@ impl Gateway {
             ct.cancelled().await;
             let _ = interrupt.send(true);
         });
+        let client = match self.inner.approve {
+            Approvals::Client => Some(Arc::new(ClientApprover {
+                elicit: context
+                    .peer
+                    .supported_elicitation_modes()
+                    .contains(&rmcp::service::ElicitationMode::Form),
+                peer: context.peer.clone(),
+                approved_ahead: how.resume.is_some(),
+                plan: Default::default(),
+                paused: Default::default(),
+            })),
+            _ => None,
+        };
         let options = RunOptions {
             args,
             interrupt: Some(interrupted),
             on_event: progress_observer(context),
-            program_hash,
+            program_hash: how.program_hash,
+            resume: how.resume,
+            approve: match self.inner.approve {
+                Approvals::Deny => crate::run::ApproveMode::Deny,
+                _ => crate::run::ApproveMode::Auto,
+            },
+            approver: client
+                .clone()
+                .map(|c| c as Arc<dyn pml_executor::Approver>),
             ..self.inner.run.clone()
         };
         let output = crate::run::run_shared(source, &self.inner.env, &options).await;
         cancelled.abort();
-        output.map(|output| (output, started.elapsed()))
+        let paused = client.and_then(|c| c.paused.lock().unwrap_or_else(|e| e.into_inner()).take());
+        output.map(|output| Ran {
+            output,
+            took: started.elapsed(),
+            paused,
+        })
     }
 
     /// A place among the programs running at once (waiting for one as long as it takes,
@@ -286,16 +429,24 @@ impl Gateway {
             text: code,
             dialect: pml_structure::Dialect::TypeScript,
         };
-        self.answer(self.run(source, args, None, context).await)
+        let ran = self.run(source, args, How::default(), context).await;
+        self.answer(ran).await
     }
 
     /// The answer to a run: `{ok, result, error?, runId, calls, durationMs, console?,
     /// warnings?}`, the result cut past [`RESULT_LIMIT`].
-    fn answer(&self, ran: Result<(RunOutput, Duration), RunSetupError>) -> CallToolResult {
-        let (output, took) = match ran {
+    async fn answer(&self, ran: Result<Ran, RunSetupError>) -> CallToolResult {
+        let Ran {
+            output,
+            took,
+            paused,
+        } = match ran {
             Ok(ran) => ran,
             Err(e) => return setup_failure(e),
         };
+        if let Some(plan) = paused {
+            return self.pause(&output, &plan).await;
+        }
         let report = &output.report;
         let calls = (report.trace.iter())
             .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
@@ -552,10 +703,92 @@ impl Gateway {
             text: stored.parameterized_code.clone(),
             dialect: pml_structure::Dialect::TypeScript,
         };
-        let ran = self
-            .run(source, Value::Object(args), Some(stored.code_hash.clone()), context)
-            .await;
-        self.answer(ran)
+        let how = How {
+            program_hash: Some(stored.code_hash.clone()),
+            resume: None,
+        };
+        let ran = self.run(source, Value::Object(args), how, context).await;
+        self.answer(ran).await
+    }
+
+    /// A run the client could not be asked about: kept as paused in the store, for the
+    /// `approve` tool (of this gateway or another) to continue or end.
+    async fn pause(&self, output: &RunOutput, plan: &[pml_executor::SideEffect]) -> CallToolResult {
+        let (Some(store), Some(id)) = (self.inner.env.store.as_deref(), &output.run_id) else {
+            return failure(
+                "the program makes calls that need approval, the client cannot be asked (no elicitation), and without a store the run cannot wait for the approve tool: nothing ran",
+            );
+        };
+        let plan = serde_json::to_value(plan).unwrap_or_default();
+        if let Err(e) = store.pause(id, &plan).await {
+            return failure(&format!("the run could not be paused: {e}"));
+        }
+        CallToolResult::structured(json!({
+            "ok": false,
+            "status": "paused",
+            "runId": id,
+            "plan": plan,
+            "message": format!(
+                "nothing ran: the program may make calls that need approval (plan); call approve {{\"runId\": \"{id}\", \"decision\": \"approve\"}} to run it, or \"deny\" to end it"
+            ),
+        }))
+    }
+
+    async fn approve(
+        &self,
+        input: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let store = match self.store() {
+            Ok(store) => store,
+            Err(e) => return failure(&e),
+        };
+        let Some(run_id) = input.get("runId").and_then(Value::as_str) else {
+            return failure("approve needs `runId`: the id of the paused run");
+        };
+        let decision = match input.get("decision").and_then(Value::as_str) {
+            Some("approve") => "approved",
+            Some("deny") => "denied",
+            _ => return failure("`decision` is \"approve\" or \"deny\""),
+        };
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        match store.decide(run_id, decision, at).await {
+            Err(e) => return failure(&e.to_string()),
+            Ok(Err(None)) => return failure(&format!("run {run_id} is not waiting for an approval")),
+            Ok(Err(Some(state))) => {
+                return failure(&format!("run {run_id} was {state} already"))
+            }
+            Ok(Ok(_plan)) => {}
+        }
+        if decision == "denied" {
+            return CallToolResult::structured(json!({
+                "ok": false,
+                "status": "denied",
+                "runId": run_id,
+            }));
+        }
+        let start = match store.run_start(run_id).await {
+            Ok((_, start)) => start,
+            Err(e) => return failure(&e.to_string()),
+        };
+        let source = ProgramSource {
+            place: start.file.clone().unwrap_or_else(|| EXECUTE_PLACE.to_owned()),
+            file: None,
+            text: start.source.clone(),
+            dialect: pml_structure::Dialect::TypeScript,
+        };
+        let how = How {
+            program_hash: start.program_hash.clone(),
+            resume: Some(crate::run::ResumeOptions {
+                run_id: run_id.to_owned(),
+                uncertain: None,
+                args_given: false,
+            }),
+        };
+        let ran = self.run(source, start.args.clone(), how, context).await;
+        self.answer(ran).await
     }
 
     fn tools(&self, execute_description: String) -> Vec<Tool> {
@@ -631,6 +864,18 @@ impl Gateway {
                 ),
             )
             .with_annotations(rmcp::model::ToolAnnotations::new().open_world(true)),
+            Tool::new(
+                "approve",
+                "Continue a run that paused for approval (`execute` answered status \"paused\" with its plan): `approve` runs it with that plan approved, `deny` ends it. Each paused run is decided once.",
+                object(
+                    json!({
+                        "runId": {"type": "string"},
+                        "decision": {"type": "string", "enum": ["approve", "deny"]},
+                    }),
+                    &["runId", "decision"],
+                ),
+            )
+            .with_annotations(rmcp::model::ToolAnnotations::new().open_world(true)),
         ]
     }
 
@@ -655,7 +900,12 @@ impl Gateway {
         if let Some(id) = uri.strip_prefix("pml://runs/") {
             let store = self.store()?;
             let run = store.run(id).await.map_err(|e| e.to_string())?;
-            let doc = serde_json::to_value(&run).unwrap_or_default();
+            let mut doc = serde_json::to_value(&run).unwrap_or_default();
+            if run.result_truncated {
+                let whole = store.whole_result(&run.id).await.map_err(|e| e.to_string())?;
+                doc["result"] = whole;
+                doc["resultTruncated"] = json!(false);
+            }
             return Ok(("application/json".into(), pretty(&doc)));
         }
         Err(format!("no resource {uri}"))
@@ -663,6 +913,22 @@ impl Gateway {
 }
 
 const TYPES_URI: &str = "pml://types/mcp.d.ts";
+
+/// How a run is made beyond its program and args.
+#[derive(Default)]
+struct How {
+    /// Recorded under this hash (a capability's).
+    program_hash: Option<String>,
+    /// Continues a paused run.
+    resume: Option<crate::run::ResumeOptions>,
+}
+
+/// A run that ended, how long it took, and the plan it paused on.
+struct Ran {
+    output: RunOutput,
+    took: Duration,
+    paused: Option<Vec<pml_executor::SideEffect>>,
+}
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
@@ -812,6 +1078,7 @@ impl ServerHandler for Gateway {
             "save_capability" => self.save_capability(&input).await,
             "search_capabilities" => self.search_capabilities(&input).await,
             "run_capability" => self.run_capability(&input, &context).await,
+            "approve" => self.approve(&input, &context).await,
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no tool `{other}` (tools/list lists them)"),

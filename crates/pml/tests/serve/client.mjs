@@ -1,0 +1,77 @@
+// An MCP client for the `pml serve` tests, on the official TypeScript SDK (the copy pinned in
+// mcp-servers/). Usage: node client.mjs <command> [args...] (stdio: the gateway is spawned).
+// Reads one JSON request per line on stdin and answers each, as it completes, with one JSON
+// line on stdout: {id, result} or {id, error}. Requests run concurrently.
+//   {id, op: "listTools"} | {id, op: "callTool", name, arguments, progress?, cancelAfterMs?}
+//   {id, op: "listResources"} | {id, op: "readResource", uri} | {id, op: "close"}
+// PML_TEST_ELICIT=approve|deny makes the client offer elicitation and answer it so; the
+// questions it was asked are in the answer to the next request, as `elicited`.
+import { createInterface } from "node:readline";
+
+const sdk = `${process.env.PML_MCP_SERVERS}/node_modules/@modelcontextprotocol/sdk/dist/esm`;
+const { Client } = await import(`${sdk}/client/index.js`);
+const { StdioClientTransport } = await import(`${sdk}/client/stdio.js`);
+const { ElicitRequestSchema } = await import(`${sdk}/types.js`);
+
+const elicit = process.env.PML_TEST_ELICIT;
+const client = new Client(
+  { name: "pml-test-client", version: "1.0.0" },
+  { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+);
+const elicited = [];
+if (elicit) {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    elicited.push(request.params.message);
+    return { action: "accept", content: { approve: elicit === "approve" } };
+  });
+}
+const [command, ...args] = process.argv.slice(2);
+const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
+await client.connect(transport);
+
+const write = (line) => process.stdout.write(JSON.stringify(line) + "\n");
+
+async function handle(request) {
+  switch (request.op) {
+    case "listTools":
+      return client.listTools();
+    case "callTool": {
+      const progress = [];
+      const controller = new AbortController();
+      if (request.cancelAfterMs !== undefined) {
+        setTimeout(() => controller.abort("cancelled by the test"), request.cancelAfterMs);
+      }
+      const options = { signal: controller.signal, timeout: 120000 };
+      if (request.progress) options.onprogress = (p) => progress.push(p);
+      const result = await client.callTool(
+        { name: request.name, arguments: request.arguments ?? {} },
+        undefined,
+        options,
+      );
+      return request.progress ? { ...result, progress } : result;
+    }
+    case "listResources":
+      return client.listResources();
+    case "readResource":
+      return client.readResource({ uri: request.uri });
+    case "close":
+      await client.close();
+      return {};
+    default:
+      throw new Error(`unknown op ${request.op}`);
+  }
+}
+
+const pending = [];
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue;
+  const request = JSON.parse(line);
+  pending.push(
+    handle(request).then(
+      (result) => write({ id: request.id, result, elicited: elicited.splice(0) }),
+      (error) => write({ id: request.id, error: String(error?.message ?? error) }),
+    ),
+  );
+}
+await Promise.all(pending);
+await client.close();
