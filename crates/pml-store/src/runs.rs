@@ -323,12 +323,14 @@ impl Store {
     /// Run `id` ended waiting for an approval of `plan` (the side effects it may make).
     pub async fn pause(&self, id: &str, plan: &Value) -> Result<(), StoreError> {
         self.write(async |conn| {
-            sqlx::query("INSERT INTO pml_approvals (run_id, plan, state) VALUES ($1, $2, 'paused')")
-                .bind(id)
-                .bind(plan.to_string())
-                .execute(&mut *conn)
-                .await
-                .map_err(|e| self.error(e))?;
+            sqlx::query(
+                "INSERT INTO pml_approvals (run_id, plan, state) VALUES ($1, $2, 'paused')",
+            )
+            .bind(id)
+            .bind(plan.to_string())
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| self.error(e))?;
             Ok(())
         })
         .await

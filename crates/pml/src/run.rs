@@ -827,12 +827,8 @@ async fn before_servers(
     };
     let called = match analyzed.calls_capabilities {
         true => {
-            crate::capability::resolve_called(
-                store,
-                &analyzed.source.place,
-                &analyzed.javascript,
-            )
-            .await?
+            crate::capability::resolve_called(store, &analyzed.source.place, &analyzed.javascript)
+                .await?
         }
         false => Vec::new(),
     };
@@ -897,7 +893,11 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         started_at,
     } = set_up;
     let place = analyzed.source.place.clone();
-    let file = analyzed.source.file.as_ref().map(|f| f.display().to_string());
+    let file = analyzed
+        .source
+        .file
+        .as_ref()
+        .map(|f| f.display().to_string());
     let javascript = &analyzed.javascript;
     let source = &analyzed.source.text;
     let permissions = options
@@ -997,12 +997,11 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         listed: &listed,
         catalog: &catalog,
     };
-    let structures = std::iter::once((place.clone(), &program.structure)).chain(
-        called.iter().map(|c| {
+    let structures =
+        std::iter::once((place.clone(), &program.structure)).chain(called.iter().map(|c| {
             let structure = &capabilities[&c.name].program.structure;
             (format!("capability {}", c.name), structure)
-        }),
-    );
+        }));
     let CallProblems {
         certain: problems,
         warnings,

@@ -23,7 +23,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::run::{ProgramSource, RunOptions, RunOutput, RunSetupError, SharedEnv};
 use crate::servers::Listings;
@@ -72,7 +72,7 @@ pub struct Gateway {
 struct Inner {
     env: SharedEnv,
     run: RunOptions,
-    permits: Semaphore,
+    permits: Arc<Semaphore>,
     max_concurrent: usize,
     approve: Approvals,
 }
@@ -141,8 +141,11 @@ impl pml_executor::Approver for ClientApprover {
         planned: &'a [pml_executor::SideEffect],
     ) -> pml_executor::BoxFuture<'a, bool> {
         Box::pin(async move {
-            let asked: Vec<pml_executor::SideEffect> =
-                planned.iter().filter(|e| e.needs_approval).cloned().collect();
+            let asked: Vec<pml_executor::SideEffect> = planned
+                .iter()
+                .filter(|e| e.needs_approval)
+                .cloned()
+                .collect();
             if asked.is_empty() {
                 return true;
             }
@@ -224,7 +227,7 @@ impl Gateway {
                     print_warnings: false,
                     ..options.run
                 },
-                permits: Semaphore::new(options.max_concurrent.max(1)),
+                permits: Arc::new(Semaphore::new(options.max_concurrent.max(1))),
                 max_concurrent: options.max_concurrent.max(1),
                 approve: options.approve,
             }),
@@ -351,7 +354,7 @@ impl Gateway {
         how: How,
         context: &RequestContext<RoleServer>,
     ) -> Result<Ran, RunSetupError> {
-        let _permit = self.permit(context).await?;
+        let permit = self.permit(context).await?;
         let started = Instant::now();
         let (interrupt, interrupted) = tokio::sync::watch::channel(false);
         let ct = context.ct.clone();
@@ -382,13 +385,20 @@ impl Gateway {
                 Approvals::Deny => crate::run::ApproveMode::Deny,
                 _ => crate::run::ApproveMode::Auto,
             },
-            approver: client
-                .clone()
-                .map(|c| c as Arc<dyn pml_executor::Approver>),
+            approver: client.clone().map(|c| c as Arc<dyn pml_executor::Approver>),
             ..self.inner.run.clone()
         };
-        let output = crate::run::run_shared(source, &self.inner.env, &options).await;
-        cancelled.abort();
+        // On a task of its own: a client that cancels drops this future, and the run must
+        // still see the interrupt, stop its calls and be recorded.
+        let env = self.inner.env.clone();
+        let output = tokio::spawn(async move {
+            let output = crate::run::run_shared(source, &env, &options).await;
+            cancelled.abort();
+            drop(permit);
+            output
+        })
+        .await
+        .map_err(|e| RunSetupError::Setup(format!("the run stopped: {e}")))?;
         let paused = client.and_then(|c| c.paused.lock().unwrap_or_else(|e| e.into_inner()).take());
         output.map(|output| Ran {
             output,
@@ -402,9 +412,9 @@ impl Gateway {
     async fn permit(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Result<SemaphorePermit<'_>, RunSetupError> {
+    ) -> Result<OwnedSemaphorePermit, RunSetupError> {
         tokio::select! {
-            permit = self.inner.permits.acquire() => {
+            permit = self.inner.permits.clone().acquire_owned() => {
                 permit.map_err(|_| RunSetupError::Setup("the gateway is stopping".into()))
             }
             _ = context.ct.cancelled() => Err(RunSetupError::Setup(
@@ -413,7 +423,11 @@ impl Gateway {
         }
     }
 
-    async fn execute(&self, input: &Map<String, Value>, context: &RequestContext<RoleServer>) -> CallToolResult {
+    async fn execute(
+        &self,
+        input: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let code = match input.get("code") {
             Some(Value::String(code)) => code.clone(),
             _ => return failure("execute needs `code`: the program, as a string"),
@@ -481,7 +495,14 @@ impl Gateway {
             }
         }
         if !report.console.is_empty() {
-            out["console"] = json!(report.console);
+            // One line per call: its text, after `[warn] ` or `[error] ` for those levels.
+            let lines: Vec<String> = (report.console.iter())
+                .map(|line| match line.level {
+                    "warn" | "error" => format!("[{}] {}", line.level, line.text),
+                    _ => line.text.clone(),
+                })
+                .collect();
+            out["console"] = json!(lines);
         }
         if !output.warnings.is_empty() {
             out["warnings"] = json!(output.warnings);
@@ -528,7 +549,9 @@ impl Gateway {
 
     async fn describe_tools(&self, input: &Map<String, Value>) -> CallToolResult {
         let Some(names) = input.get("names").and_then(Value::as_array) else {
-            return failure("describe_tools needs `names`: tools as `server:tool` (or `server.tool`)");
+            return failure(
+                "describe_tools needs `names`: tools as `server:tool` (or `server.tool`)",
+            );
         };
         let listings = self.listings().await;
         let mut tools = Vec::new();
@@ -586,7 +609,10 @@ impl Gateway {
             return failure(&format!("name {name:?}: {why}"));
         }
         let description = input.get("description").and_then(Value::as_str);
-        let replace = input.get("replace").and_then(Value::as_bool).unwrap_or(false);
+        let replace = input
+            .get("replace")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         let options = crate::AnalyzeOptions {
             dialect: pml_structure::Dialect::TypeScript,
             permissions: self.permissions(),
@@ -756,10 +782,10 @@ impl Gateway {
             .map_or(0, |d| d.as_millis() as i64);
         match store.decide(run_id, decision, at).await {
             Err(e) => return failure(&e.to_string()),
-            Ok(Err(None)) => return failure(&format!("run {run_id} is not waiting for an approval")),
-            Ok(Err(Some(state))) => {
-                return failure(&format!("run {run_id} was {state} already"))
+            Ok(Err(None)) => {
+                return failure(&format!("run {run_id} is not waiting for an approval"))
             }
+            Ok(Err(Some(state))) => return failure(&format!("run {run_id} was {state} already")),
             Ok(Ok(_plan)) => {}
         }
         if decision == "denied" {
@@ -774,7 +800,10 @@ impl Gateway {
             Err(e) => return failure(&e.to_string()),
         };
         let source = ProgramSource {
-            place: start.file.clone().unwrap_or_else(|| EXECUTE_PLACE.to_owned()),
+            place: start
+                .file
+                .clone()
+                .unwrap_or_else(|| EXECUTE_PLACE.to_owned()),
             file: None,
             text: start.source.clone(),
             dialect: pml_structure::Dialect::TypeScript,
@@ -902,7 +931,10 @@ impl Gateway {
             let run = store.run(id).await.map_err(|e| e.to_string())?;
             let mut doc = serde_json::to_value(&run).unwrap_or_default();
             if run.result_truncated {
-                let whole = store.whole_result(&run.id).await.map_err(|e| e.to_string())?;
+                let whole = store
+                    .whole_result(&run.id)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 doc["result"] = whole;
                 doc["resultTruncated"] = json!(false);
             }

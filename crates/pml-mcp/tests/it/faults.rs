@@ -72,6 +72,34 @@ async fn values_follow_the_rule() {
 }
 
 #[tokio::test]
+async fn a_crashed_server_restarts_at_its_next_use_when_asked_to() {
+    within(30, async {
+        let options = ClientOptions {
+            restart: true,
+            ..quick()
+        };
+        let mcp = clients(vec![("bad", misbehaving(&[]))], options);
+        let first = pid_of(&mcp.call_value("bad", "pid", json!({})).await.unwrap());
+        // The call that saw the crash fails, saying so.
+        let err = mcp
+            .call("bad", "crash", json!({"code": 3}))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, McpError::Crashed { .. }), "{err:?}");
+        assert_gone(first, Duration::from_secs(2)).await;
+        // The next one gets a fresh server.
+        let second = pid_of(&mcp.call_value("bad", "pid", json!({})).await.unwrap());
+        assert_ne!(first, second);
+        assert_eq!(mcp.process_id("bad"), Some(second));
+        let echoed = mcp.call_value("bad", "echo", json!({"text": "x"})).await;
+        assert!(echoed.is_ok(), "{echoed:?}");
+        mcp.shutdown().await;
+        assert_gone(second, Duration::from_secs(2)).await;
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn crash_mid_call() {
     within(30, async {
         let mcp = clients(vec![("bad", misbehaving(&[]))], quick());

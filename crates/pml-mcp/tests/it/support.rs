@@ -137,6 +137,7 @@ pub fn quick() -> ClientOptions {
         call_timeout: Duration::from_secs(20),
         start_timeout: Duration::from_secs(20),
         shutdown_grace: Duration::from_millis(500),
+        restart: false,
     }
 }
 

@@ -240,12 +240,14 @@ async fn a_store_of_version_3_is_migrated_and_its_runs_still_resume() {
     };
     store.start_run(&id, &start).await.unwrap();
     store.close().await;
-    // As version 3 left it: no `capabilities` column.
+    // As version 3 left it: no `capabilities` column, nor the tables of version 5.
     let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{location}"))
         .await
         .unwrap();
     for statement in [
         "ALTER TABLE pml_run_starts DROP COLUMN capabilities",
+        "DROP TABLE pml_run_results",
+        "DROP TABLE pml_approvals",
         "UPDATE pml_meta SET value = '3' WHERE key = 'schema_version'",
     ] {
         sqlx::query(statement).execute(&mut conn).await.unwrap();

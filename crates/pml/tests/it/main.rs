@@ -10,6 +10,7 @@ mod learn;
 mod otlp;
 mod postgres;
 mod run;
+mod serve;
 mod servers;
 mod store;
 mod terminal;

@@ -1,0 +1,490 @@
+//! `pml serve` driven by the official TypeScript SDK client (`tests/serve/client.mjs`) over
+//! stdio, against the reference servers: what an agent sees.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// A TypeScript SDK client connected to a `pml serve` it spawned.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    answers: Arc<(Mutex<HashMap<u64, Value>>, Condvar)>,
+    next: u64,
+    /// The store the gateway records into.
+    store: String,
+}
+
+impl Client {
+    /// `pml serve` with `args`, its filesystem server rooted in `root`, a store of its own.
+    fn start(root: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Client {
+        let store = root.join("store.sqlite").display().to_string();
+        let servers = concat!(env!("CARGO_MANIFEST_DIR"), "/../../mcp-servers");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/serve/client.mjs");
+        let mut command = Command::new("node");
+        command
+            .arg(script)
+            .arg(env!("CARGO_BIN_EXE_pml"))
+            .args(["serve", "--store", &store, "--root"])
+            .arg(root)
+            .args(args)
+            .env("PML_MCP_SERVERS", servers)
+            .env_remove("PML_STORE")
+            .envs(env.iter().copied())
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = command.spawn().expect("node runs the client");
+        let stdout = child.stdout.take().unwrap();
+        let answers: Arc<(Mutex<HashMap<u64, Value>>, Condvar)> = Arc::default();
+        let filled = answers.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let Ok(answer) = serde_json::from_str::<Value>(&line) else {
+                    panic!("the client wrote {line}");
+                };
+                let id = answer["id"].as_u64().unwrap();
+                filled.0.lock().unwrap().insert(id, answer);
+                filled.1.notify_all();
+            }
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            answers,
+            next: 0,
+            store,
+        }
+    }
+
+    /// Sends `request` (`op` and its fields); its id.
+    fn send(&mut self, mut request: Value) -> u64 {
+        self.next += 1;
+        request["id"] = json!(self.next);
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        self.next
+    }
+
+    /// The answer to request `id`: `{id, result}` or `{id, error}`.
+    fn wait(&self, id: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let (answers, arrived) = &*self.answers;
+        let mut answers = answers.lock().unwrap();
+        loop {
+            if let Some(answer) = answers.remove(&id) {
+                return answer;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "no answer to request {id} within 120 s");
+            answers = arrived.wait_timeout(answers, left).unwrap().0;
+        }
+    }
+
+    fn ask(&mut self, request: Value) -> Value {
+        let id = self.send(request);
+        self.wait(id)
+    }
+
+    /// Calls tool `name`: its result (`structuredContent`, `isError`...).
+    fn call(&mut self, name: &str, arguments: Value) -> Value {
+        let answer = self.ask(json!({"op": "callTool", "name": name, "arguments": arguments}));
+        assert!(answer.get("error").is_none(), "{name}: {answer}");
+        answer["result"].clone()
+    }
+
+    /// `execute {code, args}`'s structured answer, and whether it is an error.
+    fn execute(&mut self, code: &str, args: Value) -> (Value, bool) {
+        let result = self.call("execute", json!({"code": code, "args": args}));
+        (
+            result["structuredContent"].clone(),
+            result["isError"] == json!(true),
+        )
+    }
+
+    /// Closes the client's side (EOF to the gateway) and waits for the client to exit.
+    fn close(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        panic!("the client did not exit after its stdin closed");
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+/// The processes whose command line holds `needle`, by pid (from /proc).
+fn processes_with(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(needle) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// The children of process `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
+        let after = &stat[stat.rfind(')').unwrap_or(0) + 1..];
+        let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse().ok());
+        if ppid == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+fn folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("users.json"),
+        r#"[{"name":"ada","active":true},{"name":"bob","active":false}]"#,
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn an_agent_lists_executes_searches_and_reuses_capabilities() {
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &[], &[]);
+
+    let listed = client.ask(json!({"op": "listTools"}));
+    let names: Vec<&str> = (listed["result"]["tools"].as_array().unwrap().iter())
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "execute",
+        "search_tools",
+        "describe_tools",
+        "save_capability",
+        "search_capabilities",
+        "run_capability",
+        "approve",
+    ] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let description = listed["result"]["tools"][0]["description"]
+        .as_str()
+        .unwrap();
+    assert!(description.contains("read_text_file"), "{description}");
+
+    // A program that reads, computes and returns.
+    let program = r#"
+        const file = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+        const names = JSON.parse(file.content).filter(u => u.active).map(u => u.name);
+        console.log("found", names.length);
+        return { names, greeting: args.greeting };"#;
+    let (out, failed) = client.execute(program, json!({"greeting": "hi"}));
+    assert!(!failed, "{out}");
+    assert_eq!(out["ok"], json!(true));
+    assert_eq!(out["result"], json!({"names": ["ada"], "greeting": "hi"}));
+    assert_eq!(out["calls"], json!(1));
+    assert_eq!(out["console"], json!(["found 1"]));
+    let run_id = out["runId"].as_str().unwrap().to_owned();
+
+    // A program that throws: the error, where, and the run kept.
+    let (out, failed) = client.execute("const x = 1;\nthrow new Error(\"boom\");", json!({}));
+    assert!(failed);
+    assert_eq!(out["ok"], json!(false));
+    assert!(
+        out["error"].as_str().unwrap().contains("boom (at 2:1"),
+        "{out}"
+    );
+    assert!(out["runId"].is_string());
+
+    // A program that does not parse, and one that calls a tool no server has.
+    let (out, failed) = client.execute("return (1 +;", json!({}));
+    assert!(failed);
+    assert!(
+        out["error"].as_str().unwrap().starts_with("execute:1:"),
+        "{out}"
+    );
+    let (out, failed) = client.execute("return await mcp.filesystem.no_such_tool({});", json!({}));
+    assert!(failed);
+    assert!(
+        out["problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("no_such_tool"),
+        "{out}"
+    );
+
+    // Finding tools.
+    let found = client.call("search_tools", json!({"query": "write a file", "limit": 3}));
+    let top = &found["structuredContent"]["tools"][0];
+    assert_eq!(top["name"], json!("filesystem:write_file"), "{found}");
+    assert!(top["signature"]
+        .as_str()
+        .unwrap()
+        .contains("write_file(args: {"));
+    let described = client.call(
+        "describe_tools",
+        json!({"names": ["filesystem:read_text_file", "nowhere:nothing"]}),
+    );
+    let described = &described["structuredContent"];
+    assert!(described["tools"][0]["declaration"]
+        .as_str()
+        .unwrap()
+        .contains("read_text_file(args: {"));
+    assert_eq!(described["unknown"], json!(["nowhere:nothing"]));
+
+    // Capabilities: saved once by meaning, found, run, and called from a program.
+    let code = r#"const file = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+return JSON.parse(file.content).length;"#;
+    let saved = client.call(
+        "save_capability",
+        json!({"code": code, "name": "count_users", "description": "How many users there are"}),
+    );
+    assert_eq!(
+        saved["structuredContent"]["outcome"],
+        json!("created"),
+        "{saved}"
+    );
+    // The same program, its variable renamed and reformatted.
+    let renamed = r#"const users =
+    await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+return JSON.parse(users.content).length;"#;
+    let alias = client.call(
+        "save_capability",
+        json!({"code": renamed, "name": "user_count"}),
+    );
+    assert_eq!(
+        alias["structuredContent"]["outcome"],
+        json!("alias"),
+        "{alias}"
+    );
+    let ran = client.call("run_capability", json!({"name": "user_count"}));
+    assert_eq!(ran["structuredContent"]["result"], json!(2), "{ran}");
+    let (out, failed) = client.execute(
+        "const n = await capabilities.count_users({}); return n * 10;",
+        json!({}),
+    );
+    assert!(!failed, "{out}");
+    assert_eq!(out["result"], json!(20));
+    let searched = client.call("search_capabilities", json!({"query": "users"}));
+    let first = &searched["structuredContent"]["capabilities"][0];
+    assert_eq!(
+        first["names"],
+        json!(["count_users", "user_count"]),
+        "{searched}"
+    );
+    assert_eq!(first["runs"], json!(1), "{searched}");
+    assert_eq!(first["successRate"].as_f64(), Some(1.0));
+
+    // Resources: the declarations, a capability, a run.
+    let types = client.ask(json!({"op": "readResource", "uri": "pml://types/mcp.d.ts"}));
+    let text = types["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("declare const mcp") && text.contains("count_users("),
+        "{types}"
+    );
+    let run = client.ask(json!({"op": "readResource", "uri": format!("pml://runs/{run_id}")}));
+    let run: Value =
+        serde_json::from_str(run["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(run["result"]["names"], json!(["ada"]));
+    client.close();
+}
+
+#[test]
+fn sixteen_executes_at_once_on_warm_servers_then_nothing_is_left() {
+    let dir = folder();
+    for i in 0..16 {
+        std::fs::write(dir.path().join(format!("n{i}.txt")), format!("{}", i * i)).unwrap();
+    }
+    let mut client = Client::start(dir.path(), &["--max-concurrent", "4"], &[]);
+    let program = r#"
+        const f = await mcp.filesystem.read_text_file({ path: `${args.root}/n${args.i}.txt` });
+        const echoed = await mcp.everything.echo({ message: f.content });
+        return { i: args.i, square: Number(f.content), echoed: echoed };"#;
+    let ids: Vec<(u64, u64)> = (0..16)
+        .map(|i| {
+            let id = client.send(json!({
+                "op": "callTool",
+                "name": "execute",
+                "arguments": {"code": program, "args": {"i": i}},
+            }));
+            (i, id)
+        })
+        .collect();
+    for (i, id) in ids {
+        let answer = client.wait(id);
+        let out = &answer["result"]["structuredContent"];
+        assert_eq!(out["ok"], json!(true), "execute {i}: {answer}");
+        assert_eq!(out["result"]["i"], json!(i));
+        assert_eq!(out["result"]["square"], json!(i * i));
+    }
+    // One process per server used (filesystem, everything), started once for all of them.
+    let gateway = processes_with(&client.store);
+    let gateway: Vec<u32> = gateway
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "pml")
+        })
+        .collect();
+    assert_eq!(gateway.len(), 1, "one gateway: {gateway:?}");
+    let servers = children_of(gateway[0]);
+    assert_eq!(servers.len(), 2, "warm servers: {servers:?}");
+    client.close();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline
+        && servers
+            .iter()
+            .any(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists())
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for pid in servers {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(
+            stat.is_empty() || stat.contains(") Z"),
+            "server {pid} outlived the gateway"
+        );
+    }
+}
+
+#[test]
+fn a_cancelled_execute_stops_and_the_next_one_runs() {
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &[], &[]);
+    let long = r#"
+        await mcp.everything["trigger-long-running-operation"]({ duration: 30, steps: 30 });
+        return "finished";"#;
+    let started = Instant::now();
+    let answer = client.ask(json!({
+        "op": "callTool",
+        "name": "execute",
+        "arguments": {"code": long},
+        "progress": true,
+        "cancelAfterMs": 2500,
+    }));
+    assert!(answer["error"].is_string(), "cancelled: {answer}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let (out, failed) = client.execute(
+        "return await mcp.everything.echo({ message: 'still here' });",
+        json!({}),
+    );
+    assert!(!failed, "{out}");
+    assert!(
+        out["result"].to_string().contains("Echo: still here"),
+        "{out}"
+    );
+    // The cancelled run is kept, interrupted.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut runs = pml_store_runs(&client.store);
+    while Instant::now() < deadline && !runs.iter().any(|r| r.contains("interrupted")) {
+        std::thread::sleep(Duration::from_millis(200));
+        runs = pml_store_runs(&client.store);
+    }
+    assert!(runs.iter().any(|r| r.contains("interrupted")), "{runs:?}");
+    client.close();
+}
+
+/// The errors of the runs in `store` (via `pml runs --json`).
+fn pml_store_runs(store: &str) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["runs", "--json", "--store", store])
+        .output()
+        .unwrap();
+    let runs: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (runs.as_array().into_iter().flatten())
+        .map(|r| r.to_string())
+        .collect()
+}
+
+#[test]
+fn approvals_through_elicitation_or_a_paused_run() {
+    let write = r#"
+        await mcp.filesystem.write_file({ path: args.root + "/out.txt", content: "written" });
+        return "done";"#;
+    // The client approves when asked.
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &[], &[("PML_TEST_ELICIT", "approve")]);
+    let answer =
+        client.ask(json!({"op": "callTool", "name": "execute", "arguments": {"code": write}}));
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"],
+        json!("done"),
+        "{answer}"
+    );
+    assert!(
+        answer["elicited"][0]
+            .as_str()
+            .unwrap()
+            .contains("filesystem:write_file"),
+        "{answer}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "written"
+    );
+    client.close();
+
+    // The client denies: nothing is written.
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &[], &[("PML_TEST_ELICIT", "deny")]);
+    let (out, failed) = client.execute(write, json!({}));
+    assert!(failed, "{out}");
+    assert!(!dir.path().join("out.txt").exists());
+    client.close();
+
+    // The client cannot be asked: the run pauses; `approve` runs it, once.
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &[], &[]);
+    let (out, failed) = client.execute(write, json!({}));
+    assert!(!failed, "{out}");
+    assert_eq!(out["status"], json!("paused"), "{out}");
+    assert_eq!(out["plan"][0]["tool"], json!("filesystem:write_file"));
+    assert!(!dir.path().join("out.txt").exists());
+    let run_id = out["runId"].as_str().unwrap().to_owned();
+    let approved = client.call("approve", json!({"runId": run_id, "decision": "approve"}));
+    assert_eq!(
+        approved["structuredContent"]["result"],
+        json!("done"),
+        "{approved}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "written"
+    );
+    let again = client.call("approve", json!({"runId": run_id, "decision": "approve"}));
+    assert_eq!(again["isError"], json!(true));
+    assert!(again["structuredContent"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("approved already"));
+    client.close();
+}
