@@ -144,6 +144,17 @@ enum Command {
         /// `args.root` [default: the current directory].
         #[arg(long, value_name = "DIR", conflicts_with = "mcp_config")]
         root: Option<PathBuf>,
+        /// Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any free
+        /// one; the address is said on stderr). Beyond 127.0.0.1/::1 a token is required.
+        #[arg(long, value_name = "HOST:PORT")]
+        http: Option<std::net::SocketAddr>,
+        /// The bearer token every HTTP request must carry (`Authorization: Bearer TOKEN`).
+        #[arg(long, value_name = "TOKEN", env = "PML_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// A browser origin allowed to call the HTTP endpoint, besides the loopback ones
+        /// (`https://app.example.com:443`; repeatable).
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<String>,
         /// Start every downstream server now, not at first use.
         #[arg(long)]
         warm: bool,
@@ -811,6 +822,9 @@ fn serve(command: Command) -> ExitCode {
     let Command::Serve {
         mcp_config,
         root,
+        http,
+        token,
+        allow_origin,
         warm,
         max_concurrent,
         approve,
@@ -827,6 +841,12 @@ fn serve(command: Command) -> ExitCode {
     else {
         return ExitCode::from(2);
     };
+    if let Some(address) = http.filter(|a| !a.ip().is_loopback() && token.is_none()) {
+        eprintln!(
+            "pml: listening on {address} (beyond the loopback interface) needs a bearer token: --token or PML_TOKEN"
+        );
+        return ExitCode::from(2);
+    }
     let store = match no_store {
         true => None,
         false => match store_cli::location(&store) {
@@ -918,7 +938,24 @@ fn serve(command: Command) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        match pml::serve::serve_stdio(gateway, stopped).await {
+        let served = match http {
+            Some(address) => {
+                let options = pml::serve::HttpOptions {
+                    address,
+                    token,
+                    allowed_origins: allow_origin,
+                };
+                pml::serve::serve_http(gateway, options, stopped, |bound| {
+                    eprintln!(
+                        "pml serve: listening on http://{bound}{}",
+                        pml::serve::HTTP_PATH
+                    );
+                })
+                .await
+            }
+            None => pml::serve::serve_stdio(gateway, stopped).await,
+        };
+        match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("pml: {e}");

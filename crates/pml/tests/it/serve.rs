@@ -19,20 +19,48 @@ struct Client {
     store: String,
 }
 
+const SERVERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../mcp-servers");
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/serve/client.mjs");
+
 impl Client {
     /// `pml serve` with `args`, its filesystem server rooted in `root`, a store of its own.
     fn start(root: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Client {
         let store = root.join("store.sqlite").display().to_string();
-        let servers = concat!(env!("CARGO_MANIFEST_DIR"), "/../../mcp-servers");
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/serve/client.mjs");
+        Client::on_store(root, &store, args, env)
+    }
+
+    /// `pml serve` with `args` on `store`, its filesystem server rooted in `root`.
+    fn on_store(
+        root: &std::path::Path,
+        store: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Client {
         let mut command = Command::new("node");
         command
-            .arg(script)
+            .arg(SCRIPT)
             .arg(env!("CARGO_BIN_EXE_pml"))
-            .args(["serve", "--store", &store, "--root"])
+            .args(["serve", "--store", store, "--root"])
             .arg(root)
-            .args(args)
-            .env("PML_MCP_SERVERS", servers)
+            .args(args);
+        Client::spawn(command, root, store, env)
+    }
+
+    /// A client of the gateway at `url` (streamable HTTP), with `token`.
+    fn http(url: &str, token: Option<&str>, root: &std::path::Path) -> Client {
+        let mut command = Command::new("node");
+        command.arg(SCRIPT).args(["--url", url]).args(token);
+        Client::spawn(command, root, "", &[])
+    }
+
+    fn spawn(
+        mut command: Command,
+        root: &std::path::Path,
+        store: &str,
+        env: &[(&str, &str)],
+    ) -> Client {
+        command
+            .env("PML_MCP_SERVERS", SERVERS)
             .env_remove("PML_STORE")
             .envs(env.iter().copied())
             .current_dir(root)
@@ -59,7 +87,7 @@ impl Client {
             child,
             answers,
             next: 0,
-            store,
+            store: store.to_owned(),
         }
     }
 
@@ -487,4 +515,231 @@ fn approvals_through_elicitation_or_a_paused_run() {
         .unwrap()
         .contains("approved already"));
     client.close();
+}
+
+/// A `pml serve --http` on its own: the process and the URL it listens on.
+struct HttpGateway {
+    child: Child,
+    url: String,
+}
+
+impl HttpGateway {
+    fn start(root: &std::path::Path, args: &[&str]) -> HttpGateway {
+        let store = root.join("store.sqlite");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pml"))
+            .args(["serve", "--store"])
+            .arg(&store)
+            .arg("--root")
+            .arg(root)
+            .args(args)
+            .env_remove("PML_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        let url = loop {
+            line.clear();
+            assert!(
+                stderr.read_line(&mut line).unwrap() > 0,
+                "pml serve --http ended"
+            );
+            if let Some(url) = line.trim().strip_prefix("pml serve: listening on ") {
+                break url.to_owned();
+            }
+        };
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::stderr()));
+        HttpGateway { child, url }
+    }
+
+    /// The status line of a raw POST of `body` with `headers` to the endpoint.
+    fn post(&self, headers: &[&str], body: &str) -> String {
+        use std::io::Read;
+        let address = self
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp");
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        for header in headers {
+            request.push_str(header);
+            request.push_str("\r\n");
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer.lines().next().unwrap_or("").to_owned()
+    }
+
+    /// SIGTERM, and its exit status.
+    fn stop(mut self) -> Option<i32> {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+}
+
+impl Drop for HttpGateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+#[test]
+fn streamable_http_with_a_token_and_origin_checks() {
+    // Beyond the loopback interface, not without a token.
+    let out = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args([
+            "serve",
+            "--no-store",
+            "--http",
+            "0.0.0.0:0",
+            "--mcp-config",
+            "/dev/null",
+        ])
+        .env_remove("PML_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a bearer token"));
+
+    let dir = folder();
+    let gateway = HttpGateway::start(dir.path(), &["--http", "127.0.0.1:0", "--token", "s3cret"]);
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    assert!(gateway.post(&[], initialize).contains(" 401 "), "no token");
+    assert!(
+        gateway
+            .post(&["Authorization: Bearer wrong"], initialize)
+            .contains(" 401 "),
+        "a wrong token"
+    );
+    let evil = gateway.post(
+        &[
+            "Authorization: Bearer s3cret",
+            "Origin: http://evil.example",
+        ],
+        initialize,
+    );
+    assert!(evil.contains(" 403 "), "a foreign origin: {evil}");
+    let fine = gateway.post(
+        &[
+            "Authorization: Bearer s3cret",
+            "Origin: http://localhost:3000",
+        ],
+        initialize,
+    );
+    assert!(fine.contains(" 200 "), "{fine}");
+
+    // The TypeScript SDK over HTTP: two clients, one set of servers.
+    let mut first = Client::http(&gateway.url, Some("s3cret"), dir.path());
+    let mut second = Client::http(&gateway.url, Some("s3cret"), dir.path());
+    let program = r#"
+        const f = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+        return JSON.parse(f.content).length;"#;
+    let (out, failed) = first.execute(program, json!({}));
+    assert!(!failed, "{out}");
+    assert_eq!(out["result"], json!(2));
+    let (out, failed) = second.execute(program, json!({}));
+    assert!(!failed, "{out}");
+    assert_eq!(out["result"], json!(2));
+    let found = second.call("search_tools", json!({"query": "echo"}));
+    assert_eq!(
+        found["structuredContent"]["tools"][0]["name"],
+        json!("everything:echo")
+    );
+    first.close();
+    second.close();
+    let servers = children_of(gateway.child.id());
+    assert_eq!(gateway.stop(), Some(0));
+    for pid in servers {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(
+            stat.is_empty() || stat.contains(") Z"),
+            "server {pid} outlived the gateway"
+        );
+    }
+}
+
+#[test]
+fn two_gateways_on_one_postgres_store_behave_as_one() {
+    let Some(url) = crate::postgres::url() else {
+        return;
+    };
+    let store = crate::postgres::fresh_database(&url);
+    let dir = folder();
+    let mut a = Client::on_store(dir.path(), &store, &[], &[]);
+    let mut b = Client::on_store(dir.path(), &store, &[], &[]);
+    // Saved through one, found and run through the other.
+    let code = r#"const f = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+return JSON.parse(f.content).filter(u => u.active).length;"#;
+    let saved = a.call(
+        "save_capability",
+        json!({"code": code, "name": "active_users"}),
+    );
+    assert_eq!(
+        saved["structuredContent"]["outcome"],
+        json!("created"),
+        "{saved}"
+    );
+    let found = b.call("search_capabilities", json!({"query": "active"}));
+    assert_eq!(
+        found["structuredContent"]["capabilities"][0]["name"],
+        json!("active_users")
+    );
+    let ran = b.call("run_capability", json!({"name": "active_users"}));
+    assert_eq!(ran["structuredContent"]["result"], json!(1), "{ran}");
+    let (out, failed) = a.execute("return await capabilities.active_users({}) + 1;", json!({}));
+    assert!(!failed, "{out}");
+    assert_eq!(out["result"], json!(2));
+    // Paused through one, approved through the other, once.
+    let write = r#"await mcp.filesystem.write_file({ path: args.root + "/out.txt", content: "from a" });
+return "written";"#;
+    let (out, _) = a.execute(write, json!({}));
+    assert_eq!(out["status"], json!("paused"), "{out}");
+    let run_id = out["runId"].as_str().unwrap().to_owned();
+    let first = b.send(json!({"op": "callTool", "name": "approve", "arguments": {"runId": run_id, "decision": "approve"}}));
+    let second = a.send(json!({"op": "callTool", "name": "approve", "arguments": {"runId": run_id, "decision": "approve"}}));
+    let answers = [b.wait(first), a.wait(second)];
+    let done: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a["result"]["structuredContent"]["result"] == json!("written"))
+        .collect();
+    assert_eq!(done.len(), 1, "approved once: {answers:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "from a"
+    );
+    // Every execute of both is a run of the one store, and learning covers them all.
+    let (out, _) = b.execute("return 40 + 2;", json!({}));
+    let id = out["runId"].as_str().unwrap().to_owned();
+    let seen = a.ask(json!({"op": "readResource", "uri": format!("pml://runs/{id}")}));
+    assert!(
+        seen["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("42"),
+        "{seen}"
+    );
+    let learned = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["learn", "--json", "--store", &store])
+        .output()
+        .unwrap();
+    let learned: Value = serde_json::from_slice(&learned.stdout).unwrap();
+    let runs = learned["runs"].as_u64().unwrap_or(0);
+    assert!(runs >= 5, "learning covers both gateways' runs: {learned}");
+    a.close();
+    b.close();
 }

@@ -1,5 +1,6 @@
 // An MCP client for the `pml serve` tests, on the official TypeScript SDK (the copy pinned in
-// mcp-servers/). Usage: node client.mjs <command> [args...] (stdio: the gateway is spawned).
+// mcp-servers/). Usage: node client.mjs <command> [args...] (stdio: the gateway is spawned),
+// or node client.mjs --url http://HOST:PORT/mcp [TOKEN] (streamable HTTP).
 // Reads one JSON request per line on stdin and answers each, as it completes, with one JSON
 // line on stdout: {id, result} or {id, error}. Requests run concurrently.
 //   {id, op: "listTools"} | {id, op: "callTool", name, arguments, progress?, cancelAfterMs?}
@@ -11,6 +12,7 @@ import { createInterface } from "node:readline";
 const sdk = `${process.env.PML_MCP_SERVERS}/node_modules/@modelcontextprotocol/sdk/dist/esm`;
 const { Client } = await import(`${sdk}/client/index.js`);
 const { StdioClientTransport } = await import(`${sdk}/client/stdio.js`);
+const { StreamableHTTPClientTransport } = await import(`${sdk}/client/streamableHttp.js`);
 const { ElicitRequestSchema } = await import(`${sdk}/types.js`);
 
 const elicit = process.env.PML_TEST_ELICIT;
@@ -26,7 +28,12 @@ if (elicit) {
   });
 }
 const [command, ...args] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
+const transport =
+  command === "--url"
+    ? new StreamableHTTPClientTransport(new URL(args[0]), {
+        requestInit: args[1] ? { headers: { Authorization: `Bearer ${args[1]}` } } : {},
+      })
+    : new StdioClientTransport({ command, args, stderr: "inherit" });
 await client.connect(transport);
 
 const write = (line) => process.stdout.write(JSON.stringify(line) + "\n");
