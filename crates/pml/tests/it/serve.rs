@@ -743,3 +743,43 @@ return "written";"#;
     a.close();
     b.close();
 }
+
+#[test]
+fn pml_itself_drives_a_gateway_through_rmcp() {
+    // `pml run`'s MCP client (rmcp) with `pml serve` as its only downstream server.
+    let dir = folder();
+    let config = dir.path().join("gateway.json");
+    let config_text = json!({"mcpServers": {"gateway": {
+        "command": env!("CARGO_BIN_EXE_pml"),
+        "args": ["serve", "--no-store", "--root", dir.path()],
+    }}});
+    std::fs::write(&config, config_text.to_string()).unwrap();
+    let program = dir.path().join("outer.ts");
+    std::fs::write(
+        &program,
+        r#"const inner = `const f = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+return JSON.parse(f.content).map(u => u.name);`;
+const ran = await mcp.gateway.execute({ code: inner });
+const found = await mcp.gateway.search_tools({ query: "list directory", limit: 1 });
+const failed = await mcp.gateway.execute({ code: "throw new Error('inner')" }).catch(e => String(e));
+return { names: ran.result, ok: ran.ok, tool: found.tools[0].name, failed };"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .arg("run")
+        .arg(&program)
+        .arg("--mcp-config")
+        .arg(&config)
+        .arg("--no-store")
+        .env("PML_MCP_SERVERS", SERVERS)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!("{}", String::from_utf8_lossy(&out.stderr));
+    });
+    assert_eq!(report["ok"], json!(true), "{report}");
+    assert_eq!(report["result"]["names"], json!(["ada", "bob"]));
+    assert_eq!(report["result"]["ok"], json!(true));
+    assert_eq!(report["result"]["tool"], json!("filesystem:list_directory"));
+    assert!(report["result"]["failed"].as_str().unwrap().contains("inner"), "{report}");
+}
