@@ -862,11 +862,23 @@ fn serve(command: Command) -> ExitCode {
     }
     // The reference servers keep their files (the memory server's) here while it serves.
     let mut scratch = None;
-    let servers = match pml::servers::ServerSource::choose(mcp_config.as_deref()) {
-        pml::servers::ServerSource::File { path, .. } => {
-            pml::servers::read_config(&path).map(|config| (config, serde_json::Map::new()))
+    let mut servers = match pml::servers::ServerSource::choose(mcp_config.as_deref()) {
+        pml::servers::ServerSource::File { path, found } => {
+            pml::servers::read_config(&path).map(|mut config| {
+                for name in pml::serve::without_gateways(&mut config) {
+                    eprintln!(
+                        "pml serve: server `{name}` of {} is a pml gateway itself: left out",
+                        path.display()
+                    );
+                }
+                // A project's config that only declares this gateway: the reference servers.
+                (!(found && config.servers.is_empty())).then_some((config, serde_json::Map::new()))
+            })
         }
-        pml::servers::ServerSource::Reference => pml::serve::scratch().and_then(|dir| {
+        pml::servers::ServerSource::Reference => Ok(None),
+    };
+    if let Ok(None) = servers {
+        servers = pml::serve::scratch().and_then(|dir| {
             let root = match root.map(|r| r.canonicalize().map_err(|e| (r, e))) {
                 Some(Ok(root)) => root,
                 Some(Err((r, e))) => {
@@ -880,9 +892,10 @@ fn serve(command: Command) -> ExitCode {
             };
             let config = pml::serve::default_config(&root, &dir.dir);
             scratch = Some(dir);
-            config
-        }),
-    };
+            config.map(Some)
+        });
+    }
+    let servers = servers.map(|s| s.unwrap_or_default());
     let (config, inherited) = match servers {
         Ok(servers) => servers,
         Err(e) => {

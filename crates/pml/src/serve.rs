@@ -1227,6 +1227,29 @@ pub fn default_config(
     Ok((config, inherited))
 }
 
+/// `config` without the servers that are a `pml serve` themselves (the project's `.mcp.json`
+/// that declares this gateway for the agent also lists it among its servers): a gateway
+/// that started itself would start itself again, without end. Their names.
+pub fn without_gateways(config: &mut McpConfig) -> Vec<String> {
+    let is_pml = |command: &str| {
+        let path = std::path::Path::new(command);
+        path.file_stem().is_some_and(|stem| stem == "pml")
+            || std::env::current_exe().is_ok_and(|exe| {
+                path.canonicalize()
+                    .is_ok_and(|c| exe.canonicalize().is_ok_and(|e| e == c))
+            })
+    };
+    let mut left_out = Vec::new();
+    config.servers.retain(|name, server| {
+        let gateway = is_pml(&server.command) && server.args.iter().any(|a| a == "serve");
+        if gateway {
+            left_out.push(name.clone());
+        }
+        !gateway
+    });
+    left_out
+}
+
 /// Where a gateway's default servers keep their files.
 pub fn scratch() -> Result<crate::run::Scratch, RunSetupError> {
     crate::run::Scratch::new()

@@ -781,5 +781,29 @@ return { names: ran.result, ok: ran.ok, tool: found.tools[0].name, failed };"#,
     assert_eq!(report["result"]["names"], json!(["ada", "bob"]));
     assert_eq!(report["result"]["ok"], json!(true));
     assert_eq!(report["result"]["tool"], json!("filesystem:list_directory"));
-    assert!(report["result"]["failed"].as_str().unwrap().contains("inner"), "{report}");
+    assert!(
+        report["result"]["failed"]
+            .as_str()
+            .unwrap()
+            .contains("inner"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_project_config_that_declares_the_gateway_does_not_start_it_again() {
+    // The `.mcp.json` an agent client reads to start `pml serve` is also the one the gateway
+    // reads for its own servers: it leaves itself out (here: nothing else, so the reference
+    // servers serve).
+    let dir = folder();
+    let config = json!({"mcpServers": {"pml": {"command": "pml", "args": ["serve"]}}});
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
+    let mut client = Client::start(dir.path(), &[], &[]);
+    let (out, failed) = client.execute(
+        "const l = await mcp.filesystem.list_directory({ path: args.root }); return l.content.includes('users.json');",
+        json!({}),
+    );
+    assert!(!failed, "{out}");
+    assert_eq!(out["result"], json!(true));
+    client.close();
 }
