@@ -1027,7 +1027,7 @@ fn words(text: &str) -> Vec<String> {
 
 /// How well `tool` of `server` matches `query`: per query word, a word of its name counts 4
 /// (3 when the word only starts one), its server 2, a parameter name 2, its description 1;
-/// all words found doubles the score.
+/// all words found doubles the score; a tool its description says is deprecated counts half.
 fn score(query: &str, server: &str, tool: &ToolInfo) -> f64 {
     let name = words(&tool.name);
     let server = words(server);
@@ -1065,6 +1065,9 @@ fn score(query: &str, server: &str, tool: &ToolInfo) -> f64 {
     }
     if found == query.len() && found > 1 {
         total *= 2.0;
+    }
+    if description.contains("deprecated") {
+        total *= 0.5;
     }
     total
 }
