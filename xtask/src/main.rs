@@ -8,6 +8,8 @@
 //!   `everything` server, instrumentation overhead, per-call overhead.
 //! - `bench-store [--quick]`: the capability store: save throughput (SQLite, and PostgreSQL
 //!   under `scripts/with-postgres.sh`), the cost of recording a run.
+//! - `bench-serve [--quick]`: `pml serve`: an echo through `execute` against the server
+//!   straight, `execute` against `pml run`, many agents over HTTP, the gateway's memory.
 //! - `gen --bytes N [--seed S] [--out FILE]`: generate a synthetic agent program.
 
 use std::process::ExitCode;
@@ -15,6 +17,7 @@ use std::process::ExitCode;
 mod bench;
 mod bench_dag;
 mod bench_run;
+mod bench_serve;
 mod bench_store;
 mod gen;
 mod pipeline;
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
         "bench-dag" => bench_dag::run(rest).map(|()| ExitCode::SUCCESS),
         "bench-run" => bench_run::run(rest).map(|()| ExitCode::SUCCESS),
         "bench-store" => bench_store::run(rest).map(|()| ExitCode::SUCCESS),
+        "bench-serve" => bench_serve::run(rest).map(|()| ExitCode::SUCCESS),
         "gen" => gen::run(rest).map(|()| ExitCode::SUCCESS),
         other => Err(anyhow::anyhow!(
             "unknown task `{other}` (expected run-pipeline, bench or gen)"

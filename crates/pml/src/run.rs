@@ -734,6 +734,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             inherited,
             clients,
             owns_clients: true,
+            sandboxes: None,
             store: StoreState { store, opening },
             store_ms,
             started,
@@ -755,7 +756,8 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
 }
 
 /// What runs share when they run on servers that stay up (`pml serve`): the servers, the
-/// store, and the arguments every program gets unless it passes its own.
+/// store, the arguments every program gets unless it passes its own, and sandboxes made
+/// ahead.
 #[derive(Clone)]
 pub struct SharedEnv {
     pub clients: Arc<McpClients>,
@@ -763,6 +765,88 @@ pub struct SharedEnv {
     /// `args` given to every program that does not pass them (the default filesystem
     /// server's folder as `root`).
     pub inherited: serde_json::Map<String, Value>,
+    pub sandboxes: Option<Arc<Spares>>,
+}
+
+/// Sandboxes ready for the next runs: made ahead (making one starts its worker threads and
+/// their QuickJS runtimes: ~10 ms of CPU), and given back by the runs that used them. A
+/// sandbox runs every task in a fresh context (`pml_sandbox`: nothing a task defines
+/// survives it), so a run sees nothing of the runs that used its sandbox before; one run
+/// uses a sandbox at a time.
+pub struct Spares {
+    options: SandboxOptions,
+    ready: std::sync::Mutex<Vec<Sandbox>>,
+    /// How many are kept ready.
+    keep: usize,
+}
+
+impl Spares {
+    /// Keeps up to `keep` sandboxes with the limits of `options` (`code_time_limit_ms`)
+    /// ready, two of them made now.
+    pub fn new(options: &RunOptions, keep: usize) -> Arc<Self> {
+        let spares = Arc::new(Spares {
+            options: sandbox_options(options),
+            ready: std::sync::Mutex::new(Vec::new()),
+            keep,
+        });
+        spares.refill_to(keep.min(2));
+        spares
+    }
+
+    /// A ready sandbox, or a new one when none is; when that was the last one, another is
+    /// made behind it.
+    fn take(self: &Arc<Self>) -> Result<Sandbox, RunSetupError> {
+        let (spare, left) = {
+            let mut ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+            (ready.pop(), ready.len())
+        };
+        if left == 0 {
+            self.refill_to(1);
+        }
+        match spare {
+            Some(sandbox) => Ok(sandbox),
+            None => {
+                Sandbox::new(self.options.clone()).map_err(|e| RunSetupError::Setup(e.to_string()))
+            }
+        }
+    }
+
+    /// A sandbox a run used, for the next ones (dropped when enough are ready).
+    fn give_back(&self, sandbox: Sandbox) {
+        let mut ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        if ready.len() < self.keep {
+            ready.push(sandbox);
+        }
+    }
+
+    /// Makes sandboxes on a blocking thread until `count` are ready.
+    fn refill_to(self: &Arc<Self>, count: usize) {
+        let spares = self.clone();
+        let make = move || loop {
+            if spares.ready.lock().unwrap_or_else(|e| e.into_inner()).len() >= count {
+                return;
+            }
+            let Ok(sandbox) = Sandbox::new(spares.options.clone()) else {
+                return;
+            };
+            spares
+                .ready
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(sandbox);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(make)),
+            Err(_) => make(),
+        }
+    }
+}
+
+fn sandbox_options(options: &RunOptions) -> SandboxOptions {
+    SandboxOptions {
+        time_limit: std::time::Duration::from_millis(options.code_time_limit_ms.max(1)),
+        ..SandboxOptions::default()
+    }
 }
 
 /// Runs `source` per `options` on servers and a store that outlive the run (they are neither
@@ -784,6 +868,7 @@ pub async fn run_shared(
             inherited: env.inherited.clone(),
             clients: env.clients.clone(),
             owns_clients: false,
+            sandboxes: env.sandboxes.clone(),
             store: StoreState {
                 store: env.store.clone(),
                 opening: None,
@@ -869,6 +954,8 @@ struct SetUp {
     clients: Arc<McpClients>,
     /// Stop the servers when the run ends.
     owns_clients: bool,
+    /// Where its sandbox comes from (`None`: made for it).
+    sandboxes: Option<Arc<Spares>>,
     store: StoreState,
     /// How long the run waited for the store so far.
     store_ms: f64,
@@ -887,6 +974,7 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         inherited,
         clients,
         owns_clients,
+        sandboxes,
         store: StoreState { store, mut opening },
         mut store_ms,
         started,
@@ -1065,14 +1153,17 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         }
         None => (None, None, None, None),
     };
-    let sandbox = match Sandbox::new(SandboxOptions {
-        time_limit: std::time::Duration::from_millis(options.code_time_limit_ms.max(1)),
-        ..SandboxOptions::default()
-    }) {
+    let sandbox = match &sandboxes {
+        Some(spares) => spares.take(),
+        None => {
+            Sandbox::new(sandbox_options(options)).map_err(|e| RunSetupError::Setup(e.to_string()))
+        }
+    };
+    let sandbox = match sandbox {
         Ok(sandbox) => sandbox,
         Err(e) => {
             stop(clients).await;
-            return Err(RunSetupError::Setup(e.to_string()));
+            return Err(e);
         }
     };
     let approver: Arc<dyn Approver> = match (&options.approver, options.approve) {
@@ -1100,15 +1191,22 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         on_event: options.on_event.clone(),
     };
     let executed_at = std::time::SystemTime::now();
+    let sandbox = Arc::new(sandbox);
     let report = execute(
         &program,
         clients.clone(),
         approver,
-        Arc::new(sandbox),
+        sandbox.clone(),
         &execute_options,
     )
     .await;
     drop(execute_options);
+    if let (Some(spares), Some(sandbox)) = (&sandboxes, Arc::into_inner(sandbox)) {
+        // A sandbox with a worker the watchdog gave up on is not handed on.
+        if sandbox.abandoned_workers() == 0 {
+            spares.give_back(sandbox);
+        }
+    }
     let journal_ms = journal.as_ref().map(|j| j.waited_ms());
     store_ms += journal_ms.unwrap_or(0.0);
     let mut output = RunOutput {

@@ -222,6 +222,10 @@ impl Gateway {
                     clients,
                     store,
                     inherited: options.inherited,
+                    sandboxes: Some(crate::run::Spares::new(
+                        &options.run,
+                        options.max_concurrent.max(1),
+                    )),
                 },
                 run: RunOptions {
                     print_warnings: false,
