@@ -244,6 +244,31 @@ fn an_agent_lists_executes_searches_and_reuses_capabilities() {
     assert_eq!(out["console"], json!(["found 1"]));
     let run_id = out["runId"].as_str().unwrap().to_owned();
 
+    // A client that asks for progress hears of each call done.
+    let answer = client.ask(json!({
+        "op": "callTool",
+        "name": "execute",
+        "arguments": {"code": "for (const m of ['a', 'b', 'c']) await mcp.everything.echo({ message: m }); return 3;"},
+        "progress": true,
+    }));
+    let progress = answer["result"]["progress"].as_array().cloned().unwrap_or_default();
+    assert_eq!(progress.len(), 3, "{answer}");
+    assert_eq!(progress[2]["progress"], json!(3));
+    assert_eq!(progress[0]["message"], json!("everything:echo done"));
+
+    // One program leaves nothing for the next (they run one after the other, the second in
+    // the sandbox the first gave back).
+    let (out, _) = client.execute(
+        "globalThis.leaked = 42; Object.prototype.polluted = 'yes'; Array.prototype.map = () => 'hijacked'; return 1;",
+        json!({}),
+    );
+    assert_eq!(out["result"], json!(1), "{out}");
+    let (out, _) = client.execute(
+        "return [typeof globalThis.leaked, ({}).polluted ?? 'clean', [1, 2].map(x => x * 2)];",
+        json!({}),
+    );
+    assert_eq!(out["result"], json!(["undefined", "clean", [2, 4]]), "{out}");
+
     // A program that throws: the error, where, and the run kept.
     let (out, failed) = client.execute("const x = 1;\nthrow new Error(\"boom\");", json!({}));
     assert!(failed);
