@@ -290,6 +290,7 @@ pub fn run(args: &[String]) -> Result<()> {
         let filled = Instant::now();
         for i in 0..stored {
             let run = pml_store::NewRun {
+                trace_context: None,
                 started_at: i,
                 duration_ms: 400 + i % 50,
                 ..record.clone()

@@ -33,6 +33,8 @@ pub struct NewRun {
     /// Milliseconds since the Unix epoch.
     pub started_at: i64,
     pub duration_ms: i64,
+    /// The distributed trace the run was part of (`{"traceparent", "tracestate"?}`).
+    pub trace_context: Option<Value>,
 }
 
 /// A stored run.
@@ -65,6 +67,9 @@ pub struct Run {
     pub calls: i64,
     pub started_at: i64,
     pub duration_ms: i64,
+    /// The distributed trace the run was part of (`{"traceparent", "tracestate"?}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_context: Option<Value>,
 }
 
 /// A finished run as learning reads it ([`Store::learning_runs`]): JSON columns as text,
@@ -144,8 +149,8 @@ impl Store {
             sqlx::query(
                 "INSERT INTO pml_runs (id, program_hash, file, args, ok, result, result_truncated,
                     error, trace, executed_path, decisions, timings, calls, started_at,
-                    duration_ms)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                    duration_ms, trace_context)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
             )
             .bind(&id)
             .bind(run.program_hash.as_deref())
@@ -162,6 +167,7 @@ impl Store {
             .bind(run.calls)
             .bind(run.started_at)
             .bind(run.duration_ms)
+            .bind(run.trace_context.as_ref().map(Value::to_string))
             .execute(&mut *conn)
             .await
             .map_err(|e| self.error(e))?;
@@ -380,7 +386,7 @@ impl Store {
         let id = self.run_id_of(id).await?;
         let row = sqlx::query(
             "SELECT id, program_hash, file, args, ok, result, result_truncated, error, trace,
-                executed_path, decisions, timings, calls, started_at, duration_ms
+                executed_path, decisions, timings, calls, started_at, duration_ms, trace_context
              FROM pml_runs WHERE id = $1",
         )
         .bind(&id)
@@ -419,6 +425,17 @@ impl Store {
             calls: row.try_get(12).map_err(db)?,
             started_at: row.try_get(13).map_err(db)?,
             duration_ms: row.try_get(14).map_err(db)?,
+            trace_context: match row.try_get::<Option<String>, _>(15).map_err(db)? {
+                Some(text) => {
+                    Some(
+                        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                            location: self.location.clone(),
+                            message: format!("the trace context of run {id}: {e}"),
+                        })?,
+                    )
+                }
+                None => None,
+            },
         })
     }
 
@@ -444,6 +461,7 @@ impl Store {
             calls: journal.len() as i64,
             started_at: start.started_at,
             duration_ms: 0,
+            trace_context: None,
             journal,
             id,
         })

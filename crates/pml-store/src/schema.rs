@@ -85,8 +85,10 @@ const MIGRATIONS: &[&[&str]] = &[
     ],
     // 4: the capabilities a run called, by name, with their hashes (JSON object).
     &["ALTER TABLE pml_run_starts ADD COLUMN capabilities TEXT"],
-    // 5: whole results whose start is all `pml_runs` keeps; runs paused for an approval.
+    // 5: whole results whose start is all `pml_runs` keeps; runs paused for an approval; the
+    // trace context a run was part of (W3C `traceparent`, from an MCP client's `_meta`).
     &[
+        "ALTER TABLE pml_runs ADD COLUMN trace_context TEXT",
         "CREATE TABLE pml_run_results (
             run_id TEXT PRIMARY KEY,
             result TEXT NOT NULL

@@ -78,6 +78,7 @@ pub fn run_record(
         calls: calls as i64,
         started_at,
         duration_ms,
+        trace_context: output.trace_context.clone(),
     }
 }
 

@@ -187,6 +187,11 @@ enum Command {
         /// Treat this tool (`server:tool`) as read-only, like a `readOnlyHint` (repeatable).
         #[arg(long, value_name = "TOOL")]
         read_only: Vec<String>,
+        /// Export each run as OpenTelemetry spans to this OTLP/HTTP endpoint
+        /// (`http://localhost:4318`), under the client's span when its request carries a
+        /// `traceparent` in `_meta`.
+        #[arg(long, value_name = "URL")]
+        otlp: Option<String>,
         /// Keep no runs and no capabilities.
         #[arg(long)]
         no_store: bool,
@@ -835,6 +840,7 @@ fn serve(command: Command) -> ExitCode {
         max_calls,
         no_speculate,
         read_only,
+        otlp,
         no_store,
         store,
     } = command
@@ -909,6 +915,7 @@ fn serve(command: Command) -> ExitCode {
         store,
         warm,
         max_concurrent,
+        otlp,
         approve: match approve {
             ServeApprove::Client => pml::serve::Approvals::Client,
             ServeApprove::Auto => pml::serve::Approvals::Auto,
@@ -1112,6 +1119,7 @@ fn run_program(command: Command) -> ExitCode {
             error: report.error.as_ref().map(|e| e.message.clone()),
             run_id: output.run_id.clone(),
             trace: report.trace.clone(),
+            parent: None,
         };
         if let Err(e) = pml::otlp::export(url, spans) {
             eprintln!("pml: {e}");

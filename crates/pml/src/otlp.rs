@@ -29,6 +29,40 @@ pub struct RunSpans {
     pub error: Option<String>,
     pub run_id: Option<String>,
     pub trace: Vec<TraceEvent>,
+    /// The W3C `traceparent` of the trace the run is part of (an MCP client's `_meta`): the
+    /// run's span continues it.
+    pub parent: Option<String>,
+}
+
+/// The span context of a W3C `traceparent` (`00-<32 hex>-<16 hex>-<2 hex>`), when it is one.
+pub fn remote_parent(traceparent: &str) -> Option<opentelemetry::trace::SpanContext> {
+    use opentelemetry::trace::{SpanContext, SpanId, TraceFlags, TraceId, TraceState};
+    let mut parts = traceparent.trim().split('-');
+    let (version, trace, span, flags) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if version != "00"
+        || parts.next().is_some()
+        || !hex(trace, 32)
+        || !hex(span, 16)
+        || !hex(flags, 2)
+    {
+        return None;
+    }
+    let trace = TraceId::from_hex(trace)
+        .ok()
+        .filter(|t| *t != TraceId::INVALID)?;
+    let span = SpanId::from_hex(span)
+        .ok()
+        .filter(|s| *s != SpanId::INVALID)?;
+    let flags = TraceFlags::new(u8::from_str_radix(flags, 16).ok()?);
+    Some(SpanContext::new(
+        trace,
+        span,
+        flags,
+        true,
+        TraceState::default(),
+    ))
 }
 
 /// Sends `spans` to the OTLP/HTTP endpoint `url` (`http://host:4318`, or the full
@@ -66,13 +100,17 @@ fn send(endpoint: &str, spans: RunSpans) -> Result<(), String> {
     if let Some(id) = &spans.run_id {
         attributes.push(KeyValue::new("pml.run_id", id.clone()));
     }
+    let caller = match spans.parent.as_deref().and_then(remote_parent) {
+        Some(parent) => Context::new().with_remote_span_context(parent),
+        None => Context::new(),
+    };
     let run = tracer
         .span_builder(format!("pml run {}", spans.file))
         .with_kind(SpanKind::Internal)
         .with_start_time(spans.started)
         .with_attributes(attributes)
-        .start(&tracer);
-    let run = Context::current_with_span(run);
+        .start_with_context(&tracer, &caller);
+    let run = caller.with_span(run);
     // Operations, outermost first: a capability's operations go under the span of its call.
     let mut ended: Vec<&TraceEvent> = (spans.trace.iter())
         .filter(|e| matches!(e.event, "tool_end" | "call"))

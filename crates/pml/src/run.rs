@@ -71,6 +71,9 @@ pub struct RunOptions {
     pub on_event: Option<pml_executor::Observer>,
     /// Decides the calls that need approval, in place of [`RunOptions::approve`].
     pub approver: Option<Arc<dyn Approver>>,
+    /// The distributed trace the run is part of (`{"traceparent", "tracestate"?}`: an MCP
+    /// client's `_meta`), kept in its record.
+    pub trace_context: Option<Value>,
     /// The semantic hash the run is recorded under, in place of its program's own (a run of
     /// a capability's parameterized code is a run of that capability).
     pub program_hash: Option<String>,
@@ -109,6 +112,7 @@ impl Default for RunOptions {
             keep_scratch: false,
             on_event: None,
             approver: None,
+            trace_context: None,
             program_hash: None,
             print_warnings: true,
         }
@@ -142,6 +146,8 @@ pub struct RunOutput {
     pub run_id: Option<String>,
     /// What the checks found that did not keep the program from running.
     pub warnings: Vec<String>,
+    /// [`RunOptions::trace_context`].
+    pub trace_context: Option<Value>,
     /// When the program started (the trace's `tsMs` count from here).
     pub executed_at: std::time::SystemTime,
 }
@@ -1220,6 +1226,7 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         program,
         run_id: None,
         warnings: notes,
+        trace_context: options.trace_context.clone(),
         executed_at,
     };
     // The servers stop while the run is written down.

@@ -58,6 +58,9 @@ pub struct ServeOptions {
     pub max_concurrent: usize,
     /// How calls that need approval are decided.
     pub approve: Approvals,
+    /// Export each run as OpenTelemetry spans to this OTLP/HTTP endpoint, under the span of
+    /// the client's call when its `_meta` carries a `traceparent`.
+    pub otlp: Option<String>,
     /// The limits and policies of each program's run (`args`, `resume`, `interrupt`,
     /// `on_event` and the approver are set per run).
     pub run: RunOptions,
@@ -75,6 +78,7 @@ struct Inner {
     permits: Arc<Semaphore>,
     max_concurrent: usize,
     approve: Approvals,
+    otlp: Option<String>,
 }
 
 /// How `pml serve` decides the calls that need approval.
@@ -234,6 +238,7 @@ impl Gateway {
                 permits: Arc::new(Semaphore::new(options.max_concurrent.max(1))),
                 max_concurrent: options.max_concurrent.max(1),
                 approve: options.approve,
+                otlp: options.otlp,
             }),
         };
         if options.warm {
@@ -379,9 +384,20 @@ impl Gateway {
             })),
             _ => None,
         };
+        // The client's trace (SEP-414: W3C trace context in `_meta`), when it sent a valid one.
+        let trace_context = (context.meta.get_traceparent())
+            .filter(|t| crate::otlp::remote_parent(t).is_some())
+            .map(|traceparent| {
+                let mut trace = json!({ "traceparent": traceparent });
+                if let Some(state) = context.meta.get_tracestate() {
+                    trace["tracestate"] = json!(state);
+                }
+                trace
+            });
         let options = RunOptions {
             args,
             interrupt: Some(interrupted),
+            trace_context,
             on_event: progress_observer(context),
             program_hash: how.program_hash,
             resume: how.resume,
@@ -392,6 +408,7 @@ impl Gateway {
             approver: client.clone().map(|c| c as Arc<dyn pml_executor::Approver>),
             ..self.inner.run.clone()
         };
+        let place = source.place.clone();
         // On a task of its own: a client that cancels drops this future, and the run must
         // still see the interrupt, stop its calls and be recorded.
         let env = self.inner.env.clone();
@@ -404,6 +421,9 @@ impl Gateway {
         .await
         .map_err(|e| RunSetupError::Setup(format!("the run stopped: {e}")))?;
         let paused = client.and_then(|c| c.paused.lock().unwrap_or_else(|e| e.into_inner()).take());
+        if let (Some(url), Ok(output)) = (&self.inner.otlp, &output) {
+            export_spans(url.clone(), place, output);
+        }
         output.map(|output| Ran {
             output,
             took: started.elapsed(),
@@ -968,6 +988,30 @@ struct Ran {
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// Exports the run as spans, on a thread of its own, after the answer (a failure is said
+/// on stderr).
+fn export_spans(url: String, place: String, output: &RunOutput) {
+    let report = &output.report;
+    let spans = crate::otlp::RunSpans {
+        file: place,
+        started: output.executed_at,
+        duration: Duration::from_secs_f64(report.timings.execute_ms.max(0.0) / 1e3),
+        ok: report.ok,
+        error: report.error.as_ref().map(|e| e.message.clone()),
+        run_id: output.run_id.clone(),
+        trace: report.trace.clone(),
+        parent: (output.trace_context.as_ref())
+            .and_then(|t| t.get("traceparent"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    };
+    std::thread::spawn(move || {
+        if let Err(e) = crate::otlp::export(&url, spans) {
+            eprintln!("pml serve: {e}");
+        }
+    });
 }
 
 /// A progress notification per trace event, when the client asked for them.

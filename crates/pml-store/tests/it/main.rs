@@ -248,6 +248,7 @@ async fn a_store_of_version_3_is_migrated_and_its_runs_still_resume() {
         "ALTER TABLE pml_run_starts DROP COLUMN capabilities",
         "DROP TABLE pml_run_results",
         "DROP TABLE pml_approvals",
+        "ALTER TABLE pml_runs DROP COLUMN trace_context",
         "UPDATE pml_meta SET value = '3' WHERE key = 'schema_version'",
     ] {
         sqlx::query(statement).execute(&mut conn).await.unwrap();
@@ -323,6 +324,7 @@ async fn reopening_keeps_everything() {
 
 fn run_of(program: &str, ok: bool, result: serde_json::Value) -> pml_store::NewRun {
     pml_store::NewRun {
+        trace_context: None,
         program_hash: Some(program.to_string()),
         file: Some("p.ts".into()),
         args: json!({ "n": 1 }),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::store::pml_in;
 
 /// Accepts OTLP/HTTP requests until `done` says so (or 30 s pass): their JSON bodies.
-fn receive(listener: TcpListener, done: std::sync::mpsc::Receiver<()>) -> Vec<Value> {
+pub(crate) fn receive(listener: TcpListener, done: std::sync::mpsc::Receiver<()>) -> Vec<Value> {
     listener.set_nonblocking(true).unwrap();
     let mut bodies = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(30);

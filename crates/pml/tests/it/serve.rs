@@ -251,7 +251,10 @@ fn an_agent_lists_executes_searches_and_reuses_capabilities() {
         "arguments": {"code": "for (const m of ['a', 'b', 'c']) await mcp.everything.echo({ message: m }); return 3;"},
         "progress": true,
     }));
-    let progress = answer["result"]["progress"].as_array().cloned().unwrap_or_default();
+    let progress = answer["result"]["progress"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(progress.len(), 3, "{answer}");
     assert_eq!(progress[2]["progress"], json!(3));
     assert_eq!(progress[0]["message"], json!("everything:echo done"));
@@ -267,7 +270,11 @@ fn an_agent_lists_executes_searches_and_reuses_capabilities() {
         "return [typeof globalThis.leaked, ({}).polluted ?? 'clean', [1, 2].map(x => x * 2)];",
         json!({}),
     );
-    assert_eq!(out["result"], json!(["undefined", "clean", [2, 4]]), "{out}");
+    assert_eq!(
+        out["result"],
+        json!(["undefined", "clean", [2, 4]]),
+        "{out}"
+    );
 
     // A program that throws: the error, where, and the run kept.
     let (out, failed) = client.execute("const x = 1;\nthrow new Error(\"boom\");", json!({}));
@@ -831,4 +838,58 @@ fn a_project_config_that_declares_the_gateway_does_not_start_it_again() {
     assert!(!failed, "{out}");
     assert_eq!(out["result"], json!(true));
     client.close();
+}
+
+#[test]
+fn a_run_continues_the_clients_trace() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (done, finished) = std::sync::mpsc::channel();
+    let collector = std::thread::spawn(move || crate::otlp::receive(listener, finished));
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &["--otlp", &url], &[]);
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let parent = "00f067aa0ba902b7";
+    let traceparent = format!("00-{trace}-{parent}-01");
+    let answer = client.ask(json!({
+        "op": "callTool",
+        "name": "execute",
+        "arguments": {"code": "return await mcp.everything.echo({ message: 'traced' });"},
+        "meta": {"traceparent": traceparent, "tracestate": "vendor=x"},
+    }));
+    let out = &answer["result"]["structuredContent"];
+    assert_eq!(out["ok"], json!(true), "{answer}");
+    let id = out["runId"].as_str().unwrap().to_owned();
+    let run = client.ask(json!({"op": "readResource", "uri": format!("pml://runs/{id}")}));
+    let run: Value =
+        serde_json::from_str(run["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        run["traceContext"],
+        json!({"traceparent": traceparent, "tracestate": "vendor=x"})
+    );
+    // The spans are sent after the answer.
+    std::thread::sleep(Duration::from_secs(2));
+    client.close();
+    done.send(()).unwrap();
+    let bodies = collector.join().unwrap();
+    let spans: Vec<&Value> = bodies
+        .iter()
+        .flat_map(|b| b["resourceSpans"].as_array().into_iter().flatten())
+        .flat_map(|r| r["scopeSpans"].as_array().into_iter().flatten())
+        .flat_map(|s| s["spans"].as_array().into_iter().flatten())
+        .collect();
+    let run_span = spans
+        .iter()
+        .find(|s| s["name"] == json!("pml run execute"))
+        .unwrap_or_else(|| panic!("no run span in {bodies:?}"));
+    assert_eq!(run_span["traceId"].as_str().unwrap().to_lowercase(), trace);
+    assert_eq!(
+        run_span["parentSpanId"].as_str().unwrap().to_lowercase(),
+        parent
+    );
+    let call = spans
+        .iter()
+        .find(|s| s["name"] == json!("execute_tool everything:echo"))
+        .expect("the call's span");
+    assert_eq!(call["parentSpanId"], run_span["spanId"]);
 }

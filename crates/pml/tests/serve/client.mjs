@@ -3,7 +3,7 @@
 // or node client.mjs --url http://HOST:PORT/mcp [TOKEN] (streamable HTTP).
 // Reads one JSON request per line on stdin and answers each, as it completes, with one JSON
 // line on stdout: {id, result} or {id, error}. Requests run concurrently.
-//   {id, op: "listTools"} | {id, op: "callTool", name, arguments, progress?, cancelAfterMs?}
+//   {id, op: "listTools"} | {id, op: "callTool", name, arguments, meta?, progress?, cancelAfterMs?}
 //   {id, op: "listResources"} | {id, op: "readResource", uri} | {id, op: "close"}
 // PML_TEST_ELICIT=approve|deny makes the client offer elicitation and answer it so; the
 // questions it was asked are in the answer to the next request, as `elicited`.
@@ -50,8 +50,10 @@ async function handle(request) {
       }
       const options = { signal: controller.signal, timeout: 120000 };
       if (request.progress) options.onprogress = (p) => progress.push(p);
+      const params = { name: request.name, arguments: request.arguments ?? {} };
+      if (request.meta) params._meta = request.meta;
       const result = await client.callTool(
-        { name: request.name, arguments: request.arguments ?? {} },
+        params,
         undefined,
         options,
       );
