@@ -192,6 +192,10 @@ enum Command {
         /// `traceparent` in `_meta`.
         #[arg(long, value_name = "URL")]
         otlp: Option<String>,
+        /// Offer each saved capability as a tool of its own (`cap_NAME`), with
+        /// `notifications/tools/list_changed` when one is saved.
+        #[arg(long)]
+        capabilities_as_tools: bool,
         /// Keep no runs and no capabilities.
         #[arg(long)]
         no_store: bool,
@@ -841,6 +845,7 @@ fn serve(command: Command) -> ExitCode {
         no_speculate,
         read_only,
         otlp,
+        capabilities_as_tools,
         no_store,
         store,
     } = command
@@ -916,6 +921,7 @@ fn serve(command: Command) -> ExitCode {
         warm,
         max_concurrent,
         otlp,
+        capabilities_as_tools,
         approve: match approve {
             ServeApprove::Client => pml::serve::Approvals::Client,
             ServeApprove::Auto => pml::serve::Approvals::Auto,

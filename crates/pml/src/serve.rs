@@ -61,6 +61,9 @@ pub struct ServeOptions {
     /// Export each run as OpenTelemetry spans to this OTLP/HTTP endpoint, under the span of
     /// the client's call when its `_meta` carries a `traceparent`.
     pub otlp: Option<String>,
+    /// Offer each stored capability as a tool of its own (`cap_<name>`), and tell clients
+    /// when the list changes.
+    pub capabilities_as_tools: bool,
     /// The limits and policies of each program's run (`args`, `resume`, `interrupt`,
     /// `on_event` and the approver are set per run).
     pub run: RunOptions,
@@ -79,6 +82,9 @@ struct Inner {
     max_concurrent: usize,
     approve: Approvals,
     otlp: Option<String>,
+    capabilities_as_tools: bool,
+    /// The clients connected (to tell of `tools/list_changed`).
+    peers: std::sync::Mutex<Vec<rmcp::Peer<RoleServer>>>,
 }
 
 /// How `pml serve` decides the calls that need approval.
@@ -239,6 +245,8 @@ impl Gateway {
                 max_concurrent: options.max_concurrent.max(1),
                 approve: options.approve,
                 otlp: options.otlp,
+                capabilities_as_tools: options.capabilities_as_tools,
+                peers: Default::default(),
             }),
         };
         if options.warm {
@@ -394,11 +402,15 @@ impl Gateway {
                 }
                 trace
             });
+        let (on_event, forwarding) = match progress_observer(context) {
+            Some((observer, forwarding)) => (Some(observer), Some(forwarding)),
+            None => (None, None),
+        };
         let options = RunOptions {
             args,
             interrupt: Some(interrupted),
             trace_context,
-            on_event: progress_observer(context),
+            on_event,
             program_hash: how.program_hash,
             resume: how.resume,
             approve: match self.inner.approve {
@@ -420,6 +432,10 @@ impl Gateway {
         })
         .await
         .map_err(|e| RunSetupError::Setup(format!("the run stopped: {e}")))?;
+        // Every progress notification goes out before the answer.
+        if let Some(forwarding) = forwarding {
+            let _ = tokio::time::timeout(Duration::from_secs(5), forwarding).await;
+        }
         let paused = client.and_then(|c| c.paused.lock().unwrap_or_else(|e| e.into_inner()).take());
         if let (Some(url), Ok(output)) = (&self.inner.otlp, &output) {
             export_spans(url.clone(), place, output);
@@ -655,10 +671,57 @@ impl Gateway {
             Ok(saved) => {
                 let mut out = serde_json::to_value(&saved).unwrap_or_default();
                 out["parameters"] = new.parameter_schema.clone();
+                if self.inner.capabilities_as_tools {
+                    self.tools_changed().await;
+                }
                 CallToolResult::structured(out)
             }
             Err(e) => failure(&e.to_string()),
         }
+    }
+
+    /// Tells every connected client that the tool list changed (those gone are forgotten).
+    async fn tools_changed(&self) {
+        let peers: Vec<rmcp::Peer<RoleServer>> = self
+            .inner
+            .peers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut gone = Vec::new();
+        for (i, peer) in peers.iter().enumerate() {
+            if peer.notify_tool_list_changed().await.is_err() {
+                gone.push(i);
+            }
+        }
+        if !gone.is_empty() {
+            let mut peers = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner());
+            let mut i = 0;
+            peers.retain(|_| {
+                i += 1;
+                !gone.contains(&(i - 1))
+            });
+        }
+    }
+
+    /// The stored capabilities as tools: `(tool name, capability name, description,
+    /// parameter schema)`, in name order; a name that maps to a tool name taken already is
+    /// left out.
+    async fn capability_tools(&self) -> Vec<(String, String, Option<String>, Value)> {
+        let Ok(Some(capabilities)) = self.capability_types().await else {
+            return Vec::new();
+        };
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let mut capabilities = capabilities;
+        capabilities.sort_by(|a, b| a.name.cmp(&b.name));
+        for c in capabilities {
+            let tool = capability_tool_name(&c.name);
+            if seen.insert(tool.clone()) {
+                out.push((tool, c.name, c.description, c.parameters));
+            }
+        }
+        out
     }
 
     fn permissions(&self) -> Option<pml_structure::Permissions> {
@@ -1014,24 +1077,50 @@ fn export_spans(url: String, place: String, output: &RunOutput) {
     });
 }
 
-/// A progress notification per trace event, when the client asked for them.
-fn progress_observer(context: &RequestContext<RoleServer>) -> Option<pml_executor::Observer> {
+/// A progress notification per tool call done, when the client asked for them: the
+/// observer, and the task that sends them in order (it ends once the observer is dropped,
+/// so the answer can wait until they are all sent: a client forgets a request's progress
+/// once it has its answer).
+fn progress_observer(
+    context: &RequestContext<RoleServer>,
+) -> Option<(pml_executor::Observer, tokio::task::JoinHandle<()>)> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
-    let done = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let runtime = tokio::runtime::Handle::current();
-    Some(Arc::new(move |event: &pml_executor::TraceEvent| {
-        if event.event != "tool_end" {
-            return;
-        }
-        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        let params = ProgressNotificationParam::new(token.clone(), n as f64)
-            .with_message(format!("{} done", event.tool));
-        let peer = peer.clone();
-        runtime.spawn(async move {
+    let (send, mut sent) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let forwarder = tokio::spawn(async move {
+        let mut done = 0u64;
+        while let Some(tool) = sent.recv().await {
+            done += 1;
+            let params = ProgressNotificationParam::new(token.clone(), done as f64)
+                .with_message(format!("{tool} done"));
             let _ = peer.notify_progress(params).await;
+        }
+    });
+    let observer: pml_executor::Observer = Arc::new(move |event: &pml_executor::TraceEvent| {
+        let call = event.event == "tool_end"
+            && !event.tool.starts_with("code:")
+            && event.taken != Some(false);
+        if call {
+            let _ = send.send(event.tool.clone());
+        }
+    });
+    Some((observer, forwarder))
+}
+
+/// The tool a capability is offered as (`--capabilities-as-tools`): `cap_` and its name,
+/// characters clients refuse in tool names as `_`, at most 64 characters.
+fn capability_tool_name(name: &str) -> String {
+    let mut tool = String::from("cap_");
+    for c in name.chars() {
+        if tool.len() >= 64 {
+            break;
+        }
+        tool.push(match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' => c,
+            _ => '_',
         });
-    }))
+    }
+    tool
 }
 
 /// A tool answer saying what was wrong, with `isError`.
@@ -1122,10 +1211,17 @@ fn score(query: &str, server: &str, tool: &ToolInfo) -> f64 {
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_resources()
-            .build();
+        let capabilities = match self.inner.capabilities_as_tools {
+            true => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .build(),
+            false => ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("pml", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
@@ -1145,7 +1241,27 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let description = self.execute_description().await;
-        Ok(ListToolsResult::with_all_items(self.tools(description)))
+        let mut tools = self.tools(description);
+        if self.inner.capabilities_as_tools {
+            for (tool, name, description, parameters) in self.capability_tools().await {
+                let mut schema = parameters.as_object().cloned().unwrap_or_default();
+                schema.remove("required");
+                schema.remove("$schema");
+                schema.insert("type".into(), json!("object"));
+                let description = format!(
+                    "The saved capability `{name}`{}; its parameters default to the saved values.",
+                    description.map(|d| format!(": {d}")).unwrap_or_default()
+                );
+                tools.push(Tool::new(tool, description, Arc::new(schema)));
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if self.inner.capabilities_as_tools {
+            (self.inner.peers.lock().unwrap_or_else(|e| e.into_inner())).push(context.peer);
+        }
     }
 
     async fn call_tool(
@@ -1162,6 +1278,25 @@ impl ServerHandler for Gateway {
             "search_capabilities" => self.search_capabilities(&input).await,
             "run_capability" => self.run_capability(&input, &context).await,
             "approve" => self.approve(&input, &context).await,
+            other if self.inner.capabilities_as_tools && other.starts_with("cap_") => {
+                let found = (self.capability_tools().await.into_iter())
+                    .find(|(tool, ..)| tool == other)
+                    .map(|(_, name, ..)| name);
+                match found {
+                    Some(name) => {
+                        let mut call = Map::new();
+                        call.insert("name".into(), json!(name));
+                        call.insert("args".into(), Value::Object(input.clone()));
+                        self.run_capability(&call, &context).await
+                    }
+                    None => {
+                        return Err(ErrorData::invalid_params(
+                            format!("no tool `{other}` (tools/list lists them)"),
+                            None,
+                        ))
+                    }
+                }
+            }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no tool `{other}` (tools/list lists them)"),

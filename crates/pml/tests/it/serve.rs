@@ -46,6 +46,25 @@ impl Client {
         Client::spawn(command, root, store, env)
     }
 
+    /// `pml serve --mcp-config config --approve auto` (a store in `root`).
+    fn with_config(root: &std::path::Path, config: &std::path::Path) -> Client {
+        let store = root.join("store.sqlite").display().to_string();
+        let mut command = Command::new("node");
+        command
+            .arg(SCRIPT)
+            .arg(env!("CARGO_BIN_EXE_pml"))
+            .args([
+                "serve",
+                "--approve",
+                "auto",
+                "--store",
+                &store,
+                "--mcp-config",
+            ])
+            .arg(config);
+        Client::spawn(command, root, &store, &[])
+    }
+
     /// A client of the gateway at `url` (streamable HTTP), with `token`.
     fn http(url: &str, token: Option<&str>, root: &std::path::Path) -> Client {
         let mut command = Command::new("node");
@@ -209,7 +228,24 @@ fn folder() -> tempfile::TempDir {
 fn an_agent_lists_executes_searches_and_reuses_capabilities() {
     let dir = folder();
     let mut client = Client::start(dir.path(), &[], &[]);
+    agent_scenario(&mut client);
+    client.close();
+}
 
+#[test]
+fn the_same_agent_over_streamable_http() {
+    let dir = folder();
+    let gateway = HttpGateway::start(dir.path(), &["--http", "127.0.0.1:0"]);
+    let mut client = Client::http(&gateway.url, None, dir.path());
+    agent_scenario(&mut client);
+    client.close();
+    assert_eq!(gateway.stop(), Some(0));
+}
+
+/// What an agent does with a gateway whose filesystem server serves [`folder`]: list the
+/// tools, run programs (fine, failing, not starting), find tools, save, find and reuse
+/// capabilities, read resources.
+fn agent_scenario(client: &mut Client) {
     let listed = client.ask(json!({"op": "listTools"}));
     let names: Vec<&str> = (listed["result"]["tools"].as_array().unwrap().iter())
         .map(|t| t["name"].as_str().unwrap())
@@ -376,7 +412,6 @@ return JSON.parse(users.content).length;"#;
     let run: Value =
         serde_json::from_str(run["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(run["result"]["names"], json!(["ada"]));
-    client.close();
 }
 
 #[test]
@@ -892,4 +927,55 @@ fn a_run_continues_the_clients_trace() {
         .find(|s| s["name"] == json!("execute_tool everything:echo"))
         .expect("the call's span");
     assert_eq!(call["parentSpanId"], run_span["spanId"]);
+}
+
+#[test]
+fn a_crashed_server_fails_the_program_that_saw_it_and_the_next_gets_a_fresh_one() {
+    let dir = folder();
+    let config = dir.path().join("bad.json");
+    let script = format!("{SERVERS}/misbehaving-server.mjs");
+    let text = json!({"mcpServers": {"bad": {"command": "node", "args": [script]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    let mut client = Client::with_config(dir.path(), &config);
+    let (first, failed) = client.execute("return await mcp.bad.pid({});", json!({}));
+    assert!(!failed, "{first}");
+    let (out, failed) = client.execute(
+        "await mcp.bad.crash({ code: 3 }); return 'unreachable';",
+        json!({}),
+    );
+    assert!(failed, "{out}");
+    assert!(out["error"].as_str().unwrap().contains("crashed"), "{out}");
+    let (second, failed) = client.execute("return await mcp.bad.pid({});", json!({}));
+    assert!(!failed, "{second}");
+    assert_ne!(first["result"], second["result"], "a fresh server");
+    client.close();
+}
+
+#[test]
+fn capabilities_as_tools_of_their_own() {
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &["--capabilities-as-tools"], &[]);
+    let names = |listed: &Value| -> Vec<String> {
+        (listed["result"]["tools"].as_array().into_iter().flatten())
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let before = client.ask(json!({"op": "listTools"}));
+    assert!(!names(&before).iter().any(|n| n.starts_with("cap_")));
+    let code = r#"const f = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
+return JSON.parse(f.content).length;"#;
+    client.call(
+        "save_capability",
+        json!({"code": code, "name": "count:users", "description": "How many users"}),
+    );
+    // The notification is sent before the save answers; the next answer counts it.
+    let after = client.ask(json!({"op": "listTools"}));
+    assert!(after["listChanged"].as_u64().unwrap() >= 1, "{after}");
+    assert!(
+        names(&after).contains(&"cap_count_users".to_owned()),
+        "{after}"
+    );
+    let ran = client.call("cap_count_users", json!({}));
+    assert_eq!(ran["structuredContent"]["result"], json!(2), "{ran}");
+    client.close();
 }

@@ -6,14 +6,17 @@
 //   {id, op: "listTools"} | {id, op: "callTool", name, arguments, meta?, progress?, cancelAfterMs?}
 //   {id, op: "listResources"} | {id, op: "readResource", uri} | {id, op: "close"}
 // PML_TEST_ELICIT=approve|deny makes the client offer elicitation and answer it so; the
-// questions it was asked are in the answer to the next request, as `elicited`.
+// questions it was asked are in the answer to the next request, as `elicited`. Every answer
+// says how many tools/list_changed notifications came so far (`listChanged`).
 import { createInterface } from "node:readline";
 
 const sdk = `${process.env.PML_MCP_SERVERS}/node_modules/@modelcontextprotocol/sdk/dist/esm`;
 const { Client } = await import(`${sdk}/client/index.js`);
 const { StdioClientTransport } = await import(`${sdk}/client/stdio.js`);
 const { StreamableHTTPClientTransport } = await import(`${sdk}/client/streamableHttp.js`);
-const { ElicitRequestSchema } = await import(`${sdk}/types.js`);
+const { ElicitRequestSchema, ToolListChangedNotificationSchema } = await import(
+  `${sdk}/types.js`
+);
 
 const elicit = process.env.PML_TEST_ELICIT;
 const client = new Client(
@@ -21,6 +24,11 @@ const client = new Client(
   { capabilities: elicit ? { elicitation: { form: {} } } : {} },
 );
 const elicited = [];
+// How many `notifications/tools/list_changed` came (in every answer, as `listChanged`).
+let listChanged = 0;
+client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  listChanged += 1;
+});
 if (elicit) {
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     elicited.push(request.params.message);
@@ -77,7 +85,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   const request = JSON.parse(line);
   pending.push(
     handle(request).then(
-      (result) => write({ id: request.id, result, elicited: elicited.splice(0) }),
+      (result) => write({ id: request.id, result, elicited: elicited.splice(0), listChanged }),
       (error) => write({ id: request.id, error: String(error?.message ?? error) }),
     ),
   );
