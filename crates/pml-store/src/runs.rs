@@ -304,6 +304,28 @@ impl Store {
         }
     }
 
+    /// How many finished runs are recorded under `program_hash`, and how many of them
+    /// succeeded.
+    pub async fn run_counts(&self, program_hash: &str) -> Result<(i64, i64), StoreError> {
+        let db = |e| self.error(e);
+        let mut counts = [0i64; 2];
+        for (i, query) in [
+            "SELECT COUNT(*) FROM pml_runs WHERE program_hash = $1",
+            "SELECT COUNT(*) FROM pml_runs WHERE program_hash = $1 AND ok = 1",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let row = sqlx::query(query)
+                .bind(program_hash)
+                .fetch_one(&self.pool)
+                .await
+                .map_err(db)?;
+            counts[i] = row.try_get(0).map_err(db)?;
+        }
+        Ok((counts[0], counts[1]))
+    }
+
     /// The whole result of run `id` (its full id), also when [`Run::result`] holds only its
     /// start.
     pub async fn whole_result(&self, id: &str) -> Result<Value, StoreError> {

@@ -756,12 +756,10 @@ impl Gateway {
                 Ok(stored) => stored,
                 Err(e) => return failure(&e.to_string()),
             };
-            let runs = match store.runs(Some(&summary.code_hash), i64::MAX).await {
-                Ok(runs) => runs,
+            let (runs, ok) = match store.run_counts(&summary.code_hash).await {
+                Ok(counts) => counts,
                 Err(e) => return failure(&e.to_string()),
             };
-            let finished: Vec<_> = runs.iter().filter(|r| r.finished).collect();
-            let ok = finished.iter().filter(|r| r.ok).count();
             found.push((
                 score,
                 json!({
@@ -771,8 +769,8 @@ impl Gateway {
                     "parameters": stored.parameter_schema,
                     "hash": summary.code_hash,
                     "tools": summary.tools,
-                    "runs": finished.len(),
-                    "successRate": (!finished.is_empty()).then(|| ok as f64 / finished.len() as f64),
+                    "runs": runs,
+                    "successRate": (runs > 0).then(|| ok as f64 / runs as f64),
                 }),
             ));
         }

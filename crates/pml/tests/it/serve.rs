@@ -135,6 +135,11 @@ impl Client {
         }
     }
 
+    /// Whether request `id` has its answer already.
+    fn answered(&self, id: u64) -> bool {
+        self.answers.0.lock().unwrap().contains_key(&id)
+    }
+
     fn ask(&mut self, request: Value) -> Value {
         let id = self.send(request);
         self.wait(id)
@@ -977,5 +982,29 @@ return JSON.parse(f.content).length;"#;
     );
     let ran = client.call("cap_count_users", json!({}));
     assert_eq!(ran["structuredContent"]["result"], json!(2), "{ran}");
+    client.close();
+}
+
+#[test]
+fn a_runaway_program_does_not_hold_up_the_others() {
+    let dir = folder();
+    let mut client = Client::start(dir.path(), &["--code-timeout-ms", "8000"], &[]);
+    let runaway = client.send(json!({
+        "op": "callTool",
+        "name": "execute",
+        "arguments": {"code": "let n = 0; while (true) { n++; } return n;"},
+    }));
+    std::thread::sleep(Duration::from_millis(200));
+    let (out, failed) = client.execute(
+        "return await mcp.everything.echo({ message: 'meanwhile' });",
+        json!({}),
+    );
+    assert!(!failed, "{out}");
+    // Answered while the loop still runs (it runs until its 8 s limit).
+    assert!(!client.answered(runaway), "the loop ended first");
+    let answer = client.wait(runaway);
+    let out = &answer["result"]["structuredContent"];
+    assert_eq!(out["ok"], json!(false), "{answer}");
+    assert!(out["error"].as_str().unwrap().contains("time"), "{answer}");
     client.close();
 }
