@@ -23,6 +23,7 @@
 pub mod capability;
 pub mod checks;
 mod journal;
+pub use journal::READ_SEQ_BASE;
 pub mod learn;
 pub mod otlp;
 pub mod run;

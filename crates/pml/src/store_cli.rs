@@ -393,7 +393,7 @@ fn runs_table(list: &[RunSummary]) -> String {
         })
         .collect();
     aligned(
-        &["RUN", "STARTED (UTC)", "", "TOOK", "CALLS", "PROGRAM"],
+        &["RUN", "STARTED (UTC)", "STATUS", "TOOK", "CALLS", "PROGRAM"],
         rows,
     )
 }
@@ -401,12 +401,19 @@ fn runs_table(list: &[RunSummary]) -> String {
 fn describe_run(r: &Run) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "run          {}", r.id);
-    let _ = writeln!(
-        out,
-        "started      {} UTC, took {} ms",
-        date(r.started_at),
-        r.duration_ms
-    );
+    let _ = match r.finished {
+        true => writeln!(
+            out,
+            "started      {} UTC, took {} ms",
+            date(r.started_at),
+            r.duration_ms
+        ),
+        false => writeln!(
+            out,
+            "started      {} UTC, did not finish",
+            date(r.started_at)
+        ),
+    };
     if let Some(file) = &r.file {
         let _ = writeln!(out, "file         {file}");
     }
@@ -429,6 +436,17 @@ fn describe_run(r: &Run) -> String {
             r.calls, r.id
         );
         for e in &r.journal {
+            // Reads of the clock and of Math.random() are numbered apart from the calls.
+            if e.seq >= pml::READ_SEQ_BASE {
+                let value = e.result.as_ref().map(preview).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "  read {:<3} {} gave {value}",
+                    e.seq - pml::READ_SEQ_BASE + 1,
+                    e.tool
+                );
+                continue;
+            }
             let state = match e.state {
                 pml_store::CallState::Done => "done",
                 pml_store::CallState::Failed => "failed",
@@ -436,7 +454,7 @@ fn describe_run(r: &Run) -> String {
             };
             let _ = writeln!(
                 out,
-                "  {:>3} {:<6} {} {}  {state}",
+                "  call {:<3} {:<6} {} {}  {state}",
                 e.seq,
                 e.node.as_deref().unwrap_or("-"),
                 e.tool,
@@ -466,8 +484,15 @@ fn describe_run(r: &Run) -> String {
             continue;
         }
         let iteration = match e.get("iteration").and_then(|v| v.as_array()) {
-            Some(i) if !i.is_empty() => format!("{i:?}"),
+            Some(i) if !i.is_empty() => {
+                let i: Vec<String> = i.iter().map(|n| n.to_string()).collect();
+                format!(" [{}]", i.join(", "))
+            }
             _ => String::new(),
+        };
+        let within = match e.get("capability").and_then(|v| v.as_str()) {
+            Some(name) => format!(" (in capability {name})"),
+            None => String::new(),
         };
         let detail = match field("event") {
             "decision" => field("outcome").to_string(),
@@ -488,7 +513,7 @@ fn describe_run(r: &Run) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:<6} {:<10} {detail}{iteration}{}{speculative}{failed}",
+            "  {:<6} {:<10} {detail}{iteration}{}{speculative}{failed}{within}",
             e.get("taskId").and_then(|v| v.as_str()).unwrap_or("-"),
             field("event"),
             ms.map(|ms| format!("  {ms:.1} ms")).unwrap_or_default(),
@@ -620,6 +645,92 @@ mod tests {
         assert_eq!(date(0), "1970-01-01 00:00");
         assert_eq!(date(1_795_591_320_000), "2026-11-25 07:22");
         assert_eq!(date(951_782_400_000), "2000-02-29 00:00");
+    }
+
+    fn run(finished: bool) -> Run {
+        Run {
+            id: "01a2".into(),
+            finished,
+            resumed_from: None,
+            journal: Vec::new(),
+            program_hash: None,
+            capability: Vec::new(),
+            file: Some("p.ts".into()),
+            args: serde_json::json!({}),
+            ok: true,
+            result: serde_json::json!(1),
+            result_truncated: false,
+            error: None,
+            trace: serde_json::json!([
+                {"event": "tool_end", "taskId": "n1", "tool": "fs:read", "iteration": [0, 1], "durationMs": 1.0},
+                {"event": "tool_end", "taskId": "n1", "tool": "fs:read", "capability": "archive", "durationMs": 2.0},
+            ]),
+            executed_path: serde_json::json!([]),
+            decisions: serde_json::json!([]),
+            timings: serde_json::json!({}),
+            calls: 2,
+            started_at: 0,
+            duration_ms: if finished { 12 } else { 0 },
+            trace_context: None,
+        }
+    }
+
+    #[test]
+    fn a_run_is_told_plainly() {
+        let text = describe_run(&run(true));
+        assert!(text.contains("fs:read [0, 1]  1.0 ms"), "{text}");
+        assert!(text.contains("2.0 ms (in capability archive)"), "{text}");
+        let mut killed = run(false);
+        killed.journal = vec![
+            pml_store::JournalEntry {
+                seq: 1,
+                node: Some("n1".into()),
+                iteration: Vec::new(),
+                tool: "fs:read".into(),
+                arguments: serde_json::json!({"path": "a"}),
+                state: pml_store::CallState::Done,
+                result: Some(serde_json::json!("x")),
+                error: None,
+            },
+            pml_store::JournalEntry {
+                seq: pml::READ_SEQ_BASE,
+                node: None,
+                iteration: Vec::new(),
+                tool: "Date.now".into(),
+                arguments: serde_json::Value::Null,
+                state: pml_store::CallState::Done,
+                result: Some(serde_json::json!(1700000000000u64)),
+                error: None,
+            },
+        ];
+        let text = describe_run(&killed);
+        assert!(text.contains("did not finish"), "{text}");
+        assert!(!text.contains("took 0 ms"), "{text}");
+        assert!(text.contains("call 1   n1     fs:read"), "{text}");
+        assert!(
+            text.contains("read 1   Date.now gave 1700000000000"),
+            "{text}"
+        );
+        assert!(!text.contains("1099511627776"), "{text}");
+    }
+
+    #[test]
+    fn every_column_of_runs_list_has_a_header() {
+        let summary = RunSummary {
+            id: "01a2".into(),
+            program_hash: None,
+            capability: Vec::new(),
+            file: Some("p.ts".into()),
+            ok: true,
+            error: None,
+            calls: 1,
+            started_at: 0,
+            duration_ms: 3,
+            finished: true,
+        };
+        let table = runs_table(&[summary]);
+        let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+        assert!(header.contains(&"STATUS"), "{table}");
     }
 
     #[test]

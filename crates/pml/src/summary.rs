@@ -164,8 +164,9 @@ pub fn run(file: &str, output: &RunOutput) -> String {
     let status = if report.ok { "ok" } else { "failed" };
     let _ = write!(
         out,
-        "{file}: {status} · {calls} calls, {} operations in {:.0} ms (servers started in {:.0} ms)",
-        ops.len() - calls,
+        "{file}: {status} · {}, {} in {:.0} ms (servers started in {:.0} ms)",
+        counted(calls, "call"),
+        counted(ops.len() - calls, "operation"),
         report.timings.execute_ms,
         output.stages.servers_ms
     );
@@ -182,10 +183,15 @@ pub fn run(file: &str, output: &RunOutput) -> String {
             let text = pml_jstext::to_js_json(&text);
             let lines: Vec<&str> = text.lines().collect();
             let _ = writeln!(out, "result:");
-            for line in lines.iter().take(RESULT_LINES) {
+            // A cut that would leave one or two lines (a lone `}`) shows them instead.
+            let shown = match lines.len() <= RESULT_LINES + 2 {
+                true => lines.len(),
+                false => RESULT_LINES,
+            };
+            for line in lines.iter().take(shown) {
                 let _ = writeln!(out, "  {line}");
             }
-            if lines.len() > RESULT_LINES {
+            if lines.len() > shown {
                 let _ = writeln!(
                     out,
                     "  ... {} more lines (--json for everything)",
@@ -197,32 +203,78 @@ pub fn run(file: &str, output: &RunOutput) -> String {
     if !ops.is_empty() {
         out.push_str(&timeline(&ops));
     }
-    let decisions: Vec<String> = (report.trace.iter())
+    let decisions: Vec<(Option<&str>, String)> = (report.trace.iter())
         .filter(|e| e.event == "decision")
         .map(|e| {
             let id = e.task_id.as_deref().unwrap_or("?");
-            format!("{id} {}", e.outcome.as_deref().unwrap_or("?"))
+            let said = format!("{id} {}", e.outcome.as_deref().unwrap_or("?"));
+            (e.capability.as_deref(), said)
         })
         .collect();
-    if !decisions.is_empty() {
-        let _ = writeln!(out, "decisions: {}", decisions.join(", "));
-    }
-    let loops: Vec<String> = (report.trace.iter())
+    out.push_str(&grouped("decisions", &decisions));
+    let loops: Vec<(Option<&str>, String)> = (report.trace.iter())
         .filter(|e| e.event == "loop")
         .map(|e| {
             let id = e.task_id.as_deref().unwrap_or("?");
-            format!("{id} ran {} times", e.iterations.unwrap_or(0))
+            let ran = counted(e.iterations.unwrap_or(0) as usize, "time");
+            (e.capability.as_deref(), format!("{id} ran {ran}"))
         })
         .collect();
-    if !loops.is_empty() {
-        let _ = writeln!(out, "loops: {}", loops.join(", "));
-    }
+    out.push_str(&grouped("loops", &loops));
     if let Some(s) = &report.speculation {
         let _ = writeln!(
             out,
             "speculation: {} reads started ahead, {} taken, {} wasted",
             s.planned, s.served, s.wasted
         );
+    }
+    out
+}
+
+/// `1 call`, `2 calls`, `0 calls`.
+pub fn counted(n: usize, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    }
+}
+
+/// Most items a `decisions:` or `loops:` line lists; the rest are counted.
+const GROUP_ITEMS: usize = 12;
+
+/// `label: a, b, c` for the program's items, then one such line per capability that had
+/// some (`label in capability NAME: ...`); past [`GROUP_ITEMS`], how many more.
+fn grouped(label: &str, items: &[(Option<&str>, String)]) -> String {
+    let mut owners: Vec<Option<&str>> = Vec::new();
+    for (owner, _) in items {
+        if !owners.contains(owner) {
+            owners.push(*owner);
+        }
+    }
+    owners.sort_by_key(|o| o.is_some());
+    let mut out = String::new();
+    for owner in owners {
+        let mine: Vec<&str> = (items.iter())
+            .filter(|(o, _)| *o == owner)
+            .map(|(_, said)| said.as_str())
+            .collect();
+        let mut line = mine
+            .iter()
+            .take(GROUP_ITEMS)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if mine.len() > GROUP_ITEMS {
+            let _ = write!(line, ", ... {} more", mine.len() - GROUP_ITEMS);
+        }
+        match owner {
+            None => {
+                let _ = writeln!(out, "{label}: {line}");
+            }
+            Some(name) => {
+                let _ = writeln!(out, "{label} in capability {name}: {line}");
+            }
+        }
     }
     out
 }
@@ -372,5 +424,33 @@ impl Progress {
         if state.shown {
             eprint!("\r\x1b[2K");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_say_one_or_many() {
+        assert_eq!(counted(1, "call"), "1 call");
+        assert_eq!(counted(0, "operation"), "0 operations");
+        assert_eq!(counted(3, "time"), "3 times");
+    }
+
+    #[test]
+    fn decisions_are_grouped_by_capability_and_summarised() {
+        let mut items: Vec<(Option<&str>, String)> =
+            (1..=14).map(|i| (None, format!("d{i} true"))).collect();
+        items.push((Some("archive"), "d1 false".to_owned()));
+        let text = grouped("decisions", &items);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(
+            lines[0].starts_with("decisions: d1 true, d2 true"),
+            "{text}"
+        );
+        assert!(lines[0].ends_with("d12 true, ... 2 more"), "{text}");
+        assert_eq!(lines[1], "decisions in capability archive: d1 false");
     }
 }
