@@ -52,6 +52,7 @@ enum Command {
     /// configured server and one of its tools, literal arguments fit the tool's input schema),
     /// against the servers, without running the program. Exit 0 when it passes, 1 when not.
     Check {
+        /// The agent program (TypeScript, or JavaScript for .js files).
         file: PathBuf,
         /// Check the calls against these MCP servers (`{"mcpServers": {...}}`).
         #[arg(long, value_name = "CONFIG.json")]
@@ -76,6 +77,7 @@ enum Command {
         /// Only this server (repeatable).
         #[arg(long, value_name = "NAME")]
         server: Vec<String>,
+        /// Pretty-printed JSON.
         #[arg(long)]
         pretty: bool,
     },
@@ -98,6 +100,7 @@ enum Command {
     },
     /// Print the logical DAG (tasks, dependencies, conditions) of an agent program as JSON.
     Dag {
+        /// The agent program (TypeScript, or JavaScript for .js files).
         file: PathBuf,
         /// The physical DAG instead: pure code chains fused, with `physicalToLogical`.
         #[arg(long)]
@@ -108,6 +111,7 @@ enum Command {
         /// Most logical operations per fused task.
         #[arg(long, default_value_t = 10)]
         max_fused: usize,
+        /// Tool catalog with input/output schemas and annotations (`{"tools": [...]}`): read-only tools make their calls independent.
         #[arg(long, value_name = "CATALOG.json")]
         tools: Option<PathBuf>,
         /// Pretty-printed JSON (on a terminal the default is a summary).
@@ -119,16 +123,22 @@ enum Command {
     },
     /// Print the semantic hash of an agent program (one line, lowercase hex SHA-256).
     Hash {
+        /// The agent program (TypeScript, or JavaScript for .js files).
         file: PathBuf,
         /// Print the canonical form that is hashed instead.
         #[arg(long)]
         explain: bool,
     },
     /// Print the program with bound variable names rewritten to `_n1`, `_n2`...
-    Normalize { file: PathBuf },
+    Normalize {
+        /// The agent program (TypeScript, or JavaScript for .js files).
+        file: PathBuf,
+    },
     /// Replace the literals inside code-template arguments by `${args.<name>}` parameters.
     Parameterize {
+        /// The agent program (TypeScript, or JavaScript for .js files).
         file: PathBuf,
+        /// Pretty-printed JSON.
         #[arg(long)]
         pretty: bool,
     },
@@ -206,6 +216,7 @@ enum Command {
     /// servers; print {ok, result, error, executedPath, trace, console, speculation, timings}
     /// as JSON. Exit 0 when it succeeded, 1 when it failed, 2 for bad input.
     Run {
+        /// The agent program (TypeScript, or JavaScript for .js files).
         file: PathBuf,
         /// MCP servers (`{"mcpServers": {...}}`); default: the reference servers from npm,
         /// the filesystem one rooted in a scratch copy of `<file stem>/` (given as `args.root`).
@@ -274,10 +285,12 @@ enum Command {
     /// literals parameterized, stored once per semantic hash (saving the same program again
     /// adds a name to it). Exit 1 when the program has errors or the name is taken.
     Save {
+        /// The agent program to save (TypeScript, or JavaScript for .js files).
         file: PathBuf,
         /// The name other programs call it by (`capabilities.NAME(...)`).
         #[arg(long)]
         name: String,
+        /// What the capability does, for whoever looks for one (`search_capabilities`, `pml capabilities`).
         #[arg(long)]
         description: Option<String>,
         /// Move the name when it names another capability.
@@ -300,6 +313,7 @@ enum Command {
         filter: store_cli::RunsFilter,
         #[command(flatten)]
         store: store_cli::StoreArg,
+        /// JSON (`docs/formats.md`) instead of a table or text.
         #[arg(long, global = true)]
         json: bool,
     },
@@ -329,6 +343,7 @@ enum Command {
         /// Lay every recorded run of the program on (counts aggregated).
         #[arg(long)]
         runs: bool,
+        /// The drawing: Mermaid (Markdown renders it), Graphviz DOT, or a standalone HTML page.
         #[arg(long, value_enum, default_value = "mermaid")]
         format: ViewFormat,
         /// Write the view to this file instead of stdout.
@@ -343,6 +358,7 @@ enum Command {
         action: Option<store_cli::CapabilitiesAction>,
         #[command(flatten)]
         store: store_cli::StoreArg,
+        /// JSON (`docs/formats.md`) instead of a table or text.
         #[arg(long, global = true)]
         json: bool,
     },
@@ -1217,4 +1233,31 @@ fn append_trace(
     }
     // Strings are pml text: lone surrogates written as JavaScript writes them.
     file.write_all(pml_jstext::to_js_json(&text).as_bytes())
+}
+
+#[cfg(test)]
+mod help_tests {
+    use clap::CommandFactory;
+
+    /// Every flag and argument of every command says what it is for in `--help`.
+    #[test]
+    fn every_flag_has_help_text() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in command.get_subcommands() {
+                if sub.get_about().is_none() && sub.get_long_about().is_none() {
+                    missing.push(format!("{path} {} (the command)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "pml", &mut missing);
+        assert!(missing.is_empty(), "without help text: {missing:#?}");
+    }
 }

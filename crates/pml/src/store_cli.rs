@@ -22,9 +22,15 @@ pub enum CapabilitiesAction {
     /// Every capability: hash, names, tools, when saved (the default).
     List,
     /// One capability, by name or hash (or the start of a hash, 6 characters at least).
-    Show { key: String },
+    Show {
+        /// A name, a hash, or the start of a hash (6 characters at least).
+        key: String,
+    },
     /// Remove a name (the capability goes with its last name), or a capability by hash.
-    Remove { key: String },
+    Remove {
+        /// A name (the capability goes with its last name), or a hash.
+        key: String,
+    },
 }
 
 #[derive(clap::Subcommand, Clone)]
@@ -32,7 +38,10 @@ pub enum RunsAction {
     /// The latest runs, newest first (the default).
     List,
     /// One run in full: args, result, error, trace, decisions, timings.
-    Show { id: String },
+    Show {
+        /// The run's id, or its start (6 characters at least).
+        id: String,
+    },
 }
 
 /// The exit status of a store error: 1 for an answer ("no such name"), 2 for a store that

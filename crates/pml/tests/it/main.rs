@@ -207,3 +207,29 @@ fn dag_hash_and_normalize() {
     assert_eq!(code, 0);
     assert!(stdout.contains("const _n1 = await mcp.filesystem.read_text_file"));
 }
+
+#[test]
+fn the_release_binary_carries_no_debug_info() {
+    // `cargo build --release` and `cargo install` build with the workspace's release profile.
+    let manifest =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml")).unwrap();
+    let release = manifest
+        .split("[profile.release]")
+        .nth(1)
+        .expect("a release profile")
+        .split("\n[")
+        .next()
+        .unwrap();
+    let setting = |key: &str| {
+        release.lines().map(str::trim).find_map(|l| {
+            l.strip_prefix(key)
+                .map(|v| v.trim_start_matches([' ', '=']).trim().to_owned())
+        })
+    };
+    assert_eq!(setting("debug").as_deref(), Some("false"), "{release}");
+    assert_eq!(
+        setting("strip").as_deref(),
+        Some("\"debuginfo\""),
+        "{release}"
+    );
+}
