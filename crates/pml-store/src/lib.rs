@@ -109,7 +109,7 @@ impl Store {
         }
         let unreachable = |e: sqlx::Error| StoreError::Unreachable {
             location: location.to_string(),
-            message: e.to_string(),
+            message: plain(&e),
         };
         // One connection first, for the real reason when there is none (the pool would only
         // say that it timed out).
@@ -218,10 +218,30 @@ impl Store {
     }
 }
 
+/// What went wrong with the database, in pml's words: the database's own message (without
+/// the driver's wrapping and codes), or what kept pml from reaching it.
+fn plain(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Database(d) => d.message().to_owned(),
+        sqlx::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => {
+                "nothing answers at that address (connection refused)".to_owned()
+            }
+            std::io::ErrorKind::NotFound => "no such file or socket".to_owned(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+            _ => format!("cannot reach the database: {io}"),
+        },
+        sqlx::Error::PoolTimedOut => "no connection to the database came free in time".to_owned(),
+        sqlx::Error::Tls(e) => format!("TLS: {e}"),
+        sqlx::Error::Configuration(e) => format!("the location is not usable: {e}"),
+        other => other.to_string(),
+    }
+}
+
 /// A database error, classified: a SQLite file that is not a database (or is damaged) is
 /// [`StoreError::Corrupt`].
 fn classify(backend: Backend, location: &str, e: sqlx::Error) -> StoreError {
-    let message = e.to_string();
+    let message = plain(&e);
     let corrupt = matches!(&e, sqlx::Error::Database(d)
         if backend == Backend::Sqlite
             && (d.code().as_deref() == Some("26") || d.code().as_deref() == Some("11")));

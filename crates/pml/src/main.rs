@@ -782,7 +782,7 @@ fn check_calls(file: &Path, mcp_config: Option<&Path>, store: &store_cli::StoreA
     match runtime.block_on(pml::run::check_file(file, mcp_config, store)) {
         Ok(problems) => {
             for problem in problems.certain.iter().chain(&problems.warnings) {
-                eprintln!("pml: {problem}");
+                eprintln!("{problem}");
             }
             match problems.certain.is_empty() {
                 true => ExitCode::SUCCESS,
@@ -790,7 +790,7 @@ fn check_calls(file: &Path, mcp_config: Option<&Path>, store: &store_cli::StoreA
             }
         }
         Err(e @ pml::run::RunSetupError::Source { .. }) => {
-            eprintln!("pml: {e}");
+            eprintln!("{e}");
             ExitCode::from(1)
         }
         Err(e) => {
@@ -1114,17 +1114,29 @@ fn run_program(command: Command) -> ExitCode {
     let output = match output {
         Ok(output) => output,
         // The program's calls do not fit the servers: a "no", like a syntax error.
+        // Said as `file:line:col: why`, which editors and CI annotations pick up.
         Err(pml::run::RunSetupError::Checks { problems }) => {
             for problem in problems {
-                eprintln!("pml: {problem}");
+                eprintln!("{problem}");
             }
             return ExitCode::from(1);
         }
         // The program has errors (syntax, an unknown or cyclic capability): exit 1, as for
         // every other command.
         Err(e @ pml::run::RunSetupError::Source { .. }) => {
-            eprintln!("pml: {e}");
+            eprintln!("{e}");
             return ExitCode::from(1);
+        }
+        Err(pml::run::RunSetupError::Store(
+            e @ (pml_store::StoreError::Unreachable { .. }
+            | pml_store::StoreError::Corrupt { .. }
+            | pml_store::StoreError::NewerSchema { .. }),
+        )) => {
+            eprintln!("pml: {e}");
+            eprintln!(
+                "pml: run it without recording with --no-store, or name another store with --store (or PML_STORE)"
+            );
+            return ExitCode::from(2);
         }
         Err(e) => {
             eprintln!("pml: {e}");

@@ -1119,7 +1119,8 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     }
     if options.print_warnings {
         for note in &notes {
-            eprintln!("pml: {note}");
+            // `file:line:col: why (a warning)`, as editors and CI annotations read it.
+            eprintln!("{note}");
         }
     }
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;

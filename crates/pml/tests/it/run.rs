@@ -297,7 +297,7 @@ fn bad_input_exits_2_with_a_clear_message() {
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         stderr,
-        format!("pml: {}:1:11: expression expected\n", syntax.path())
+        format!("{}:1:11: expression expected\n", syntax.path())
     );
 }
 

@@ -211,7 +211,7 @@ fn check_against_the_servers_runs_nothing() {
     assert_eq!(out, "");
     assert_eq!(
         err,
-        format!("pml: {p}:2:14: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`; did you mean `read_text_file`?\n")
+        format!("{p}:2:14: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`; did you mean `read_text_file`?\n")
     );
     assert!(!data.join("x.txt").exists(), "the check ran the program");
 
@@ -222,7 +222,7 @@ fn check_against_the_servers_runs_nothing() {
     .unwrap();
     let (code, _, err) = pml(&["check", p, "--mcp-config", config]);
     assert_eq!(code, 1);
-    assert!(err.starts_with(&format!("pml: {p}:2:14: ")), "{err}");
+    assert!(err.starts_with(&format!("{p}:2:14: ")), "{err}");
     assert!(err.contains("`path`"), "{err}");
 
     std::fs::write(

@@ -543,11 +543,11 @@ return [a, b, c, d];
     assert_eq!(
         lines,
         [
-            format!("pml: {file}:2:17: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`; did you mean `read_text_file`?"),
-            format!("pml: {file}:3:17: mcp.filesytem.read_text_file: no server `filesytem` is configured; did you mean `filesystem`?"),
-            format!("pml: {file}:4:17: mcp.filesystem.read_text_file: the required argument `path` is missing"),
-            format!("pml: {file}:5:17: mcp.filesystem.read_text_file: the argument `path` is an integer, the tool takes a string"),
-            format!("pml: {file}:5:17: mcp.filesystem.read_text_file: the argument `head` is a string, the tool takes a number"),
+            format!("{file}:2:17: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`; did you mean `read_text_file`?"),
+            format!("{file}:3:17: mcp.filesytem.read_text_file: no server `filesytem` is configured; did you mean `filesystem`?"),
+            format!("{file}:4:17: mcp.filesystem.read_text_file: the required argument `path` is missing"),
+            format!("{file}:5:17: mcp.filesystem.read_text_file: the argument `path` is an integer, the tool takes a string"),
+            format!("{file}:5:17: mcp.filesystem.read_text_file: the argument `head` is a string, the tool takes a number"),
         ]
     );
     // Nothing ran: the write before them did not happen, and no run is recorded.
@@ -573,7 +573,7 @@ return [a, b, c, d];
     assert_eq!(
         err.trim(),
         format!(
-            "pml: {}:2:1: args.limit is read but not given (--args): it is undefined (a warning)",
+            "{}:2:1: args.limit is read but not given (--args): it is undefined (a warning)",
             warned.program
         )
     );
@@ -625,4 +625,25 @@ return { text, listed };
     assert!(err.contains("has no tool `read_txt_file`"), "{err}");
     assert!(!err.contains("a warning"), "{err}");
     assert_eq!(refused.data(), []);
+}
+
+#[test]
+fn a_store_that_cannot_be_used_is_said_plainly_with_a_way_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("not-a-store.sqlite");
+    std::fs::write(
+        &bad,
+        "this is not a database, only some text long enough to be read",
+    )
+    .unwrap();
+    let file = format!("{}/../../examples/branches.ts", env!("CARGO_MANIFEST_DIR"));
+    let (code, _, err) = crate::pml(&["run", &file, "--store", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("not a pml store (file is not a database)"),
+        "{err}"
+    );
+    assert!(err.contains("--no-store"), "{err}");
+    assert!(!err.contains("error returned from database"), "{err}");
+    assert!(!err.contains("code: 26"), "{err}");
 }
