@@ -1,6 +1,7 @@
 //! Checks before anything runs: every `mcp.<server>.<tool>(...)` a program (or a capability it
-//! calls) can make names a configured server and one of its tools, and its literal arguments
-//! fit the tool's `inputSchema`; `args.<name>` read but not given is a warning.
+//! calls) can make names a configured server and one of its tools, and its arguments, as far
+//! as they are known before the run, fit the tool's whole `inputSchema` (the `jsonschema`
+//! validator; computed parts left open); `args.<name>` read but not given is a warning.
 //!
 //! The servers' catalogs are what `tools/list` returned when they started, so nothing here
 //! guesses: a server that did not start is not checked (its calls fail when they are made).
@@ -180,92 +181,264 @@ fn suggestion<'a>(name: &str, known: impl Iterator<Item = &'a str>, what: &str) 
     }
 }
 
-/// What does not fit `schema` in the call's literal arguments: missing required properties
-/// (when every property is known: no spread, no computed key), unknown ones (when the schema
-/// forbids others), literal values of the wrong type.
+/// What does not fit `schema` in the call's arguments, as far as they are known before the
+/// run: the whole input schema is checked (nested objects, arrays, enums, formats, `required`,
+/// `additionalProperties`...) by a JSON Schema validator against the arguments with every part
+/// computed at run time left open. Nothing is said where such a part could change the answer:
+/// at or under a computed value, `required` of an object built with a spread or a computed
+/// key, or a combinator (`anyOf`, `oneOf`...) over something computed.
 fn misfits(node: &Node, schema: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let given = match &node.arguments {
-        Some(arguments) => arguments,
-        None => return out,
+    let Some(given) = &node.arguments else {
+        return Vec::new();
     };
-    let all_known = given
-        .keys()
-        .all(|k| !k.starts_with("...") && !k.starts_with('['));
-    let properties = schema.get("properties").and_then(Value::as_object);
-    if all_known {
-        let required = schema.get("required").and_then(Value::as_array);
-        for name in required.into_iter().flatten().filter_map(Value::as_str) {
-            if !given.contains_key(name) {
-                out.push(format!("the required argument `{name}` is missing"));
-            }
+    // A schema the validator cannot read says nothing about the call. Formats (`uri`,
+    // `email`...) are annotations a server may or may not enforce: not checked.
+    let Ok(validator) = jsonschema::options()
+        .should_validate_formats(false)
+        .build(schema)
+    else {
+        return Vec::new();
+    };
+    let mut known = Known::default();
+    let instance = known.object(given, "");
+    // (where, which kind of problem, what is said): said by place, then missing properties,
+    // unknown ones, wrong types, the rest.
+    let mut out: Vec<(String, u8, String)> = Vec::new();
+    for error in validator.iter_errors(&instance) {
+        let path = error.instance_path().as_str();
+        if known.unknown_at_or_under(path) {
+            continue;
         }
-    }
-    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
-        if let Some(properties) = properties {
-            for name in given
-                .keys()
-                .filter(|k| !k.starts_with("...") && !k.starts_with('['))
-            {
-                if !properties.contains_key(name) {
-                    let known = properties.keys().map(String::as_str);
-                    out.push(format!(
-                        "the argument `{name}` is not one the tool takes{}",
-                        suggestion(name, known, "it takes")
-                    ));
+        let above_unknown = known.unknown_under(path);
+        let place = place(&instance, path);
+        let message = match error.kind() {
+            jsonschema::error::ValidationErrorKind::Required { property } => {
+                if known.open.iter().any(|o| o == path) {
+                    continue;
+                }
+                let property = property.as_str().unwrap_or_default();
+                match place {
+                    None => format!("the required argument `{property}` is missing"),
+                    Some(place) => {
+                        format!("`{place}` lacks the required property `{property}`")
+                    }
                 }
             }
-        }
-    }
-    for (name, value) in given {
-        let Some(expected) = properties.and_then(|p| p.get(name)) else {
-            continue;
+            jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                let owner = parent_pointer(error.schema_path().as_str());
+                let properties = (schema.pointer(owner))
+                    .and_then(|s| s.get("properties"))
+                    .and_then(Value::as_object);
+                let said: Vec<String> = unexpected
+                    .iter()
+                    .map(|name| {
+                        let hint = properties
+                            .map(|p| suggestion(name, p.keys().map(String::as_str), "it takes"))
+                            .unwrap_or_default();
+                        match &place {
+                            None => format!("the argument `{name}` is not one the tool takes{hint}"),
+                            Some(place) => format!(
+                                "`{place}` has the property `{name}`, which the tool does not take{hint}"
+                            ),
+                        }
+                    })
+                    .collect();
+                out.extend(said.into_iter().map(|m| (path.to_owned(), 1, m)));
+                continue;
+            }
+            jsonschema::error::ValidationErrorKind::Type { .. } => {
+                let found = json_type(error.instance());
+                let expected = schema
+                    .pointer(parent_pointer(error.schema_path().as_str()))
+                    .map(describe_type)
+                    .unwrap_or_else(|| "something else".to_owned());
+                match &place {
+                    None => format!(
+                        "the arguments are {} {found}, the tool takes {expected}",
+                        article(found)
+                    ),
+                    Some(place) if !place.contains(['.', '[']) => format!(
+                        "the argument `{place}` is {} {found}, the tool takes {expected}",
+                        article(found)
+                    ),
+                    Some(place) => format!(
+                        "`{place}` is {} {found}, the tool takes {expected}",
+                        article(found)
+                    ),
+                }
+            }
+            // What a computed part may change is not said.
+            _ if above_unknown => continue,
+            _ => match &place {
+                None => format!("the arguments do not fit: {error}"),
+                Some(place) => format!("`{place}` does not fit: {error}"),
+            },
         };
-        if let Some(found) = literal_type(value) {
-            if !type_fits(expected, found) {
-                out.push(format!(
-                    "the argument `{name}` is {} {found}, the tool takes {}",
-                    article(found),
-                    describe_type(expected)
-                ));
+        let rank = match error.kind() {
+            jsonschema::error::ValidationErrorKind::Required { .. } => 0,
+            jsonschema::error::ValidationErrorKind::Type { .. } => 2,
+            _ => 3,
+        };
+        out.push((path.to_owned(), rank, message));
+    }
+    // In the order the program writes the arguments.
+    let mut order = std::collections::HashMap::new();
+    preorder(&instance, String::new(), &mut order);
+    let at = |path: &str| order.get(path).copied().unwrap_or(usize::MAX);
+    out.sort_by(|a, b| (at(&a.0), a.1).cmp(&(at(&b.0), b.1)));
+    let mut said: Vec<String> = out.into_iter().map(|(_, _, m)| m).collect();
+    said.dedup();
+    said
+}
+
+/// The arguments as far as they are known: literal values as they are, computed ones as
+/// `null` with their JSON pointer in `unknown`, objects with a spread or a computed key in
+/// `open` (their other properties are known; which properties they have is not).
+#[derive(Default)]
+struct Known {
+    unknown: Vec<String>,
+    open: Vec<String>,
+}
+
+impl Known {
+    fn object(
+        &mut self,
+        properties: &indexmap::IndexMap<String, ArgumentValue>,
+        at: &str,
+    ) -> Value {
+        let mut out = serde_json::Map::new();
+        for (key, value) in properties {
+            if key.starts_with("...") || key.starts_with('[') {
+                if !self.open.iter().any(|o| o == at) {
+                    self.open.push(at.to_owned());
+                }
+                continue;
+            }
+            let path = format!("{at}/{}", escape(key));
+            let value = self.value(value, &path);
+            out.insert(key.clone(), value);
+        }
+        Value::Object(out)
+    }
+
+    fn value(&mut self, value: &ArgumentValue, at: &str) -> Value {
+        match value {
+            ArgumentValue::Literal { value, .. } => value.clone(),
+            ArgumentValue::Object { properties } => self.object(properties, at),
+            ArgumentValue::Array { items } => {
+                // A spread item: which items there are is not known.
+                let spread = items.iter().any(|item| {
+                    matches!(item, ArgumentValue::Reference { expression, .. } if expression.starts_with("..."))
+                });
+                if spread {
+                    self.unknown.push(at.to_owned());
+                    return Value::Null;
+                }
+                let items = (items.iter().enumerate())
+                    .map(|(i, item)| self.value(item, &format!("{at}/{i}")))
+                    .collect();
+                Value::Array(items)
+            }
+            ArgumentValue::Reference { .. } | ArgumentValue::Parameter { .. } => {
+                self.unknown.push(at.to_owned());
+                Value::Null
             }
         }
     }
-    out
+
+    fn unknown_at_or_under(&self, path: &str) -> bool {
+        self.unknown.iter().any(|u| {
+            path == u
+                || path
+                    .strip_prefix(u.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        })
+    }
+
+    /// Something under `path` is computed.
+    fn unknown_under(&self, path: &str) -> bool {
+        self.unknown
+            .iter()
+            .any(|u| u.strip_prefix(path).is_some_and(|r| r.starts_with('/')))
+    }
 }
 
-/// The JSON type of a value known before the run (`None`: computed at run time).
-fn literal_type(value: &ArgumentValue) -> Option<&'static str> {
+/// The JSON pointer of every value in `value`, numbered in document order.
+fn preorder(value: &Value, at: String, order: &mut std::collections::HashMap<String, usize>) {
+    let n = order.len();
+    order.insert(at.clone(), n);
     match value {
-        ArgumentValue::Literal { value, .. } => Some(match value {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        }),
-        ArgumentValue::Object { .. } => Some("object"),
-        ArgumentValue::Array { .. } => Some("array"),
-        ArgumentValue::Reference { .. } | ArgumentValue::Parameter { .. } => None,
+        Value::Object(map) => {
+            for (key, v) in map {
+                preorder(v, format!("{at}/{}", escape(key)), order);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                preorder(v, format!("{at}/{i}"), order);
+            }
+        }
+        _ => {}
     }
 }
 
-/// Whether a value of JSON type `found` fits the property schema `expected` (its `type`, or
-/// any of `anyOf`/`oneOf`; no `type`: anything fits).
-fn type_fits(expected: &Value, found: &str) -> bool {
-    let fits = |t: &str| t == found || (t == "number" && found == "integer");
-    if let Some(alternatives) = (expected.get("anyOf"))
-        .or_else(|| expected.get("oneOf"))
-        .and_then(Value::as_array)
-    {
-        return alternatives.iter().any(|a| type_fits(a, found));
+/// A JSON pointer segment for `key`.
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The pointer above the last segment of `pointer` (`/properties/a/type` -> `/properties/a`).
+fn parent_pointer(pointer: &str) -> &str {
+    pointer.rfind('/').map_or("", |i| &pointer[..i])
+}
+
+/// Where `pointer` is in the arguments, as JavaScript writes it (`entities[0].name`); `None`
+/// for the arguments themselves.
+fn place(instance: &Value, pointer: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut here = instance;
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        match here {
+            Value::Array(items) => {
+                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("[{segment}]"));
+                here = segment
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .unwrap_or(&Value::Null);
+            }
+            _ => {
+                let identifier = !segment.is_empty()
+                    && segment
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                    && !segment.starts_with(|c: char| c.is_ascii_digit());
+                match (out.is_empty(), identifier) {
+                    (true, true) => out.push_str(&segment),
+                    (false, true) => {
+                        out.push('.');
+                        out.push_str(&segment);
+                    }
+                    (_, false) => out.push_str(&format!("[{}]", Value::String(segment.clone()))),
+                }
+                here = here.get(&segment).unwrap_or(&Value::Null);
+            }
+        }
     }
-    match expected.get("type") {
-        Some(Value::String(t)) => fits(t),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(fits),
-        _ => true,
+    (!out.is_empty()).then_some(out)
+}
+
+/// The JSON type of a known value (`integer` for whole numbers).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }
 
@@ -327,12 +500,47 @@ mod tests {
     }
 
     #[test]
-    fn types_fit_their_schemas() {
-        let schema = serde_json::json!({ "type": "number" });
-        assert!(type_fits(&schema, "integer"));
-        assert!(!type_fits(&schema, "string"));
-        let either = serde_json::json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] });
-        assert!(type_fits(&either, "null") && !type_fits(&either, "boolean"));
-        assert!(type_fits(&serde_json::json!({}), "object"));
+    fn the_whole_schema_is_checked_where_the_arguments_are_known() {
+        let source = r#"await mcp.memory.create_entities({ entities: [{ name: "a", entityTyp: "x", observations: [] }] });
+await mcp.memory.create_entities({ entities: [{ name: who, entityType: "t", observations: seen }] });
+await mcp.memory.create_entities({ entities: [{ ...base, name: "b" }] });
+await mcp.memory.create_entities({ entities: [{ name: 3, entityType: "t", observations: ["o"] }], mode: "z" });
+await mcp.memory.create_entities({ entities: [...more] });"#;
+        let structure = crate::analyze(source, &crate::AnalyzeOptions::default()).structure;
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "entities": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "entityType": {"type": "string"},
+                        "observations": {"type": "array", "items": {"type": "string"}}
+                    },
+                    "required": ["name", "entityType", "observations"],
+                    "additionalProperties": false
+                }},
+                "mode": {"enum": ["a", "b"]}
+            },
+            "required": ["entities"]
+        });
+        let calls: Vec<&Node> = structure.nodes.iter().filter(|n| n.is_mcp()).collect();
+        assert_eq!(
+            misfits(calls[0], &schema),
+            [
+                "`entities[0]` lacks the required property `entityType`",
+                "`entities[0]` has the property `entityTyp`, which the tool does not take; did you mean `entityType`?",
+            ]
+        );
+        // Computed values, a spread, a spread array: nothing is said of what they may hold.
+        assert_eq!(misfits(calls[1], &schema), Vec::<String>::new());
+        assert_eq!(misfits(calls[2], &schema), Vec::<String>::new());
+        assert_eq!(misfits(calls[4], &schema), Vec::<String>::new());
+        let wrong = misfits(calls[3], &schema);
+        assert_eq!(
+            wrong[0], "`entities[0].name` is an integer, the tool takes a string",
+            "{wrong:?}"
+        );
+        assert!(wrong[1].starts_with("`mode` does not fit: "), "{wrong:?}");
     }
 }

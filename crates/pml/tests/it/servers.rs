@@ -345,3 +345,25 @@ fn an_installed_pml_runs_an_example_from_anywhere() {
     // The run was recorded in the store it was given.
     assert!(v["runId"].is_string());
 }
+
+#[test]
+fn check_goes_as_deep_as_the_schema() {
+    // `entityTyp` for `entityType` inside an array of objects: the memory server refuses the
+    // call; `pml check --servers` says so before anything runs, with where.
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("p.ts");
+    std::fs::write(
+        &program,
+        "const who = args.who ?? \"ada\";\nawait mcp.memory.create_entities({ entities: [{ name: who, entityTyp: \"person\", observations: [] }] });\n",
+    )
+    .unwrap();
+    let p = program.to_str().unwrap();
+    let (code, _, err) = crate::pml_with(Some(dir.path()), &[], &["check", p, "--servers"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{p}:2:7: mcp.memory.create_entities: `entities[0]` lacks the required property `entityType`"
+        )),
+        "{err}"
+    );
+}
