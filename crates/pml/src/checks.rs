@@ -285,7 +285,7 @@ fn misfits(node: &Node, schema: &Value) -> Vec<String> {
     let mut order = std::collections::HashMap::new();
     preorder(&instance, String::new(), &mut order);
     let at = |path: &str| order.get(path).copied().unwrap_or(usize::MAX);
-    out.sort_by(|a, b| (at(&a.0), a.1).cmp(&(at(&b.0), b.1)));
+    out.sort_by_key(|(path, rank, _)| (at(path), *rank));
     let mut said: Vec<String> = out.into_iter().map(|(_, _, m)| m).collect();
     said.dedup();
     said
