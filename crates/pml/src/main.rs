@@ -490,10 +490,23 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 eprintln!("{line}");
             }
             let status = exit_status(&diagnostics);
-            if status != ExitCode::SUCCESS || !(servers || mcp_config.is_some()) {
+            if status != ExitCode::SUCCESS {
                 return Ok(status);
             }
-            Ok(check_calls(&file, mcp_config.as_deref(), &store))
+            // The calls are checked against the servers named, or the project's.
+            let project = match pml::servers::ServerSource::choose_for(None, Some(&file)) {
+                pml::servers::ServerSource::File { path, .. } => Some(path),
+                pml::servers::ServerSource::Reference => None,
+            };
+            if !servers && mcp_config.is_none() && project.is_none() {
+                eprintln!(
+                    "pml: {}: syntax checked; its calls were not checked against any server (no .mcp.json here or beside the program: --servers checks them against the reference servers, --mcp-config against others)",
+                    display(&file)
+                );
+                return Ok(status);
+            }
+            let config = mcp_config.or(if servers { None } else { project });
+            Ok(check_calls(&file, config.as_deref(), &store))
         }
         Command::Tools {
             mcp_config,

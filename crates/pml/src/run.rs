@@ -299,7 +299,8 @@ fn load_config_reusing(
     file: &Path,
     reuse: Option<&Path>,
 ) -> Result<(McpConfig, Option<Scratch>), RunSetupError> {
-    if let ServerSource::File { path, found } = ServerSource::choose(options.mcp_config.as_deref())
+    if let ServerSource::File { path, found } =
+        ServerSource::choose_for(options.mcp_config.as_deref(), Some(file))
     {
         if found && std::io::stderr().is_terminal() {
             eprintln!("pml: the MCP servers of {}", path.display());

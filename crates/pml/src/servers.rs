@@ -40,15 +40,29 @@ impl ServerSource {
     /// `flag` when given, else the project's `.mcp.json` seen from the current directory,
     /// else the reference servers.
     pub fn choose(flag: Option<&Path>) -> ServerSource {
+        ServerSource::choose_for(flag, None)
+    }
+
+    /// [`ServerSource::choose`] for the program `program`: without a project config seen
+    /// from the current directory, the one seen from the program's folder.
+    pub fn choose_for(flag: Option<&Path>, program: Option<&Path>) -> ServerSource {
         if let Some(path) = flag {
             return ServerSource::File {
                 path: path.to_path_buf(),
                 found: false,
             };
         }
-        let found = std::env::current_dir()
-            .ok()
-            .and_then(|dir| project_config(&dir));
+        let beside = || {
+            let dir = program?.parent()?;
+            let dir = match dir.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => dir,
+            };
+            project_config(&dir.canonicalize().ok()?)
+        };
+        let found = (std::env::current_dir().ok())
+            .and_then(|dir| project_config(&dir))
+            .or_else(beside);
         match found {
             Some(path) => ServerSource::File { path, found: true },
             None => ServerSource::Reference,

@@ -367,3 +367,37 @@ fn check_goes_as_deep_as_the_schema() {
         "{err}"
     );
 }
+
+#[test]
+fn check_uses_the_programs_project_config_and_says_when_no_call_was_checked() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let data = project.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let program = project.path().join("p.ts");
+    std::fs::write(
+        &program,
+        "return await mcp.filesystem.read_txt_file({ path: \"a\" });\n",
+    )
+    .unwrap();
+    let p = program.to_str().unwrap();
+    // No config anywhere: the syntax is fine, and it says the calls were not checked.
+    let (code, _, err) = crate::pml_with(Some(elsewhere.path()), &[], &["check", p]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("its calls were not checked against any server"),
+        "{err}"
+    );
+    // The program's project has a `.mcp.json`: run from elsewhere, its calls are checked.
+    std::fs::write(
+        project.path().join(".mcp.json"),
+        filesystem_config(&data).to_string(),
+    )
+    .unwrap();
+    let (code, _, err) = crate::pml_with(Some(elsewhere.path()), &[], &["check", p]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!("{p}:1:14: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`")),
+        "{err}"
+    );
+}
