@@ -105,7 +105,16 @@ fn syntax_errors_exit_1_with_file_line_column() {
 fn check_reports_syntax_only_with_the_analyze_exit_codes() {
     let (code, stdout, stderr) = pml(&["check", &fixture("example-mission"), "--timings"]);
     assert_eq!((code, stdout.as_str()), (0, ""));
-    let v: serde_json::Value = serde_json::from_str(stderr.trim()).unwrap();
+    let mut lines = stderr.lines();
+    let v: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    // No server config here: said, not silently skipped.
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .contains("its calls were not checked against any server"),
+        "{stderr}"
+    );
     assert!(
         v["parse_ms"].as_f64().is_some_and(|ms| ms > 0.0),
         "{stderr}"

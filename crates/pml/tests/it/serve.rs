@@ -292,12 +292,12 @@ fn agent_scenario(client: &mut Client) {
         "arguments": {"code": "for (const m of ['a', 'b', 'c']) await mcp.everything.echo({ message: m }); return 3;"},
         "progress": true,
     }));
-    let progress = answer["result"]["progress"]
-        .as_array()
+    // (The SDK client keeps those it gets before the answer; `progress_comes_before_the_answer`
+    // checks on the wire that all three come before it.)
+    let progress = (answer["result"]["progress"].as_array())
         .cloned()
         .unwrap_or_default();
-    assert_eq!(progress.len(), 3, "{answer}");
-    assert_eq!(progress[2]["progress"], json!(3));
+    assert!(!progress.is_empty(), "{answer}");
     assert_eq!(progress[0]["message"], json!("everything:echo done"));
 
     // One program leaves nothing for the next (they run one after the other, the second in
@@ -1007,4 +1007,57 @@ fn a_runaway_program_does_not_hold_up_the_others() {
     assert_eq!(out["ok"], json!(false), "{answer}");
     assert!(out["error"].as_str().unwrap().contains("time"), "{answer}");
     client.close();
+}
+
+#[test]
+fn progress_comes_before_the_answer() {
+    // Raw JSON-RPC on the gateway's stdio: every progress notification of a call is written
+    // before its answer, numbered 1, 2, 3.
+    let dir = folder();
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["serve", "--no-store", "--root"])
+        .arg(dir.path())
+        .current_dir(dir.path())
+        .env("PML_MCP_SERVERS", SERVERS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = gateway.stdin.take().unwrap();
+    let mut lines = BufReader::new(gateway.stdout.take().unwrap()).lines();
+    let mut send = |message: Value| {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}),
+    );
+    let initialized = lines.next().unwrap().unwrap();
+    assert!(initialized.contains("\"id\":0"), "{initialized}");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "execute",
+        "arguments": {"code": "for (const m of ['a', 'b', 'c']) await mcp.everything.echo({ message: m }); return 3;"},
+        "_meta": {"progressToken": "p1"}}}),
+    );
+    let mut progress = Vec::new();
+    loop {
+        let line = lines.next().expect("an answer").unwrap();
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["method"] == json!("notifications/progress") {
+            assert_eq!(message["params"]["progressToken"], json!("p1"));
+            progress.push(message["params"]["progress"].as_f64().unwrap());
+            continue;
+        }
+        assert_eq!(message["id"], json!(1), "{line}");
+        break;
+    }
+    assert_eq!(progress, [1.0, 2.0, 3.0]);
+    drop(send);
+    drop(stdin);
+    let _ = gateway.wait();
 }
