@@ -1057,7 +1057,6 @@ fn progress_comes_before_the_answer() {
         break;
     }
     assert_eq!(progress, [1.0, 2.0, 3.0]);
-    drop(send);
     drop(stdin);
     let _ = gateway.wait();
 }
