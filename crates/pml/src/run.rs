@@ -311,13 +311,25 @@ fn load_config_reusing(
         Some(root) => Scratch::reuse(root)?,
         None => Scratch::new()?,
     };
-    if let (None, Some(data)) = (reuse, data_dir_of(file)) {
-        copy_dir(&data, &scratch.root()).map_err(|e| {
-            RunSetupError::Setup(format!(
-                "cannot copy {} to the scratch folder: {e}",
-                data.display()
-            ))
-        })?;
+    match (reuse, data_dir_of(file)) {
+        (None, Some(data)) => {
+            copy_dir(&data, &scratch.root()).map_err(|e| {
+                RunSetupError::Setup(format!(
+                    "cannot copy {} to the scratch folder: {e}",
+                    data.display()
+                ))
+            })?;
+        }
+        // Said to a person, who may have expected their files there.
+        (None, None) if std::io::stderr().is_terminal() => {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+            eprintln!(
+                "pml: {} has no data folder beside it ({}/): the filesystem server serves an empty folder (args.root)",
+                file.display(),
+                file.with_file_name(stem.unwrap_or_default()).display()
+            );
+        }
+        _ => {}
     }
     let config = crate::servers::reference_config(&scratch.root(), &scratch.dir)?;
     Ok((config, Some(scratch)))

@@ -98,3 +98,24 @@ fn analyze_and_dag_summarise_on_a_terminal() {
     let (_, shown) = on_terminal(&["analyze", &file, "--json"]);
     assert!(shown.starts_with("{\n  \"nodes\": ["), "{shown}");
 }
+
+#[test]
+fn a_program_without_a_data_folder_is_told_it_runs_on_an_empty_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("lonely.ts");
+    std::fs::write(
+        &program,
+        "const l = await mcp.filesystem.list_directory({ path: args.root }); return l;",
+    )
+    .unwrap();
+    let (code, shown) = on_terminal(&["run", program.to_str().unwrap(), "--no-store"]);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("has no data folder beside it (") && shown.contains("lonely/)"),
+        "{shown}"
+    );
+    // With one, nothing is said.
+    std::fs::create_dir(dir.path().join("lonely")).unwrap();
+    let (_, shown) = on_terminal(&["run", program.to_str().unwrap(), "--no-store"]);
+    assert!(!shown.contains("no data folder"), "{shown}");
+}
