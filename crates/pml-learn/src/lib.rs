@@ -129,6 +129,9 @@ pub struct Learner {
     programs: BTreeMap<Option<String>, Program>,
     names: FxHashMap<String, Vec<String>>,
     runs: u64,
+    /// Leave pure JavaScript operations (`code:*`) out: MCP calls (and capability calls)
+    /// only, each after the call before it.
+    mcp_only: bool,
 }
 
 #[derive(Default)]
@@ -201,6 +204,15 @@ impl Learner {
         Learner::default()
     }
 
+    /// A learner of MCP calls (and capability calls) only: `code:*` operations are left out
+    /// of the graph, the paths and the successions (a call follows the call before it).
+    pub fn mcp_only() -> Self {
+        Learner {
+            mcp_only: true,
+            ..Learner::default()
+        }
+    }
+
     fn tool(&mut self, tool: &str) -> NodeIndex {
         if let Some(&index) = self.tools.get(tool) {
             return index;
@@ -257,6 +269,9 @@ impl Learner {
             let Some(tool) = e.tool.as_deref() else {
                 continue;
             };
+            if self.mcp_only && tool.starts_with("code:") {
+                continue;
+            }
             let index = self.tool(tool);
             let success = e.success.unwrap_or(false);
             let ms = e.duration_ms.unwrap_or(0.0);
@@ -323,9 +338,13 @@ impl Learner {
                 _ => None,
             }
         };
+        let mcp_only = self.mcp_only;
         let mut declared: Vec<(String, String)> = (parsed.edges.iter())
             .filter(|e| e.kind == "provides")
             .filter_map(|e| Some((tool_of(&e.from)?, tool_of(&e.to)?)))
+            .filter(|(from, to)| {
+                !mcp_only || !(from.starts_with("code:") || to.starts_with("code:"))
+            })
             .collect();
         // Once per structure.
         declared.sort();
@@ -478,6 +497,38 @@ impl Learned {
             &node_attributes,
         );
         format!("{dot:?}")
+    }
+}
+
+#[cfg(test)]
+mod mcp_only_tests {
+    use super::*;
+
+    #[test]
+    fn pure_operations_can_be_left_out() {
+        let trace = r#"[
+            {"event": "tool_end", "tool": "fs:read", "success": true, "durationMs": 1.0},
+            {"event": "tool_end", "tool": "code:filter", "success": true, "durationMs": 0.1},
+            {"event": "tool_end", "tool": "code:map", "success": true, "durationMs": 0.1},
+            {"event": "tool_end", "tool": "mem:write", "success": true, "durationMs": 2.0}
+        ]"#;
+        let mut all = Learner::new();
+        all.add_run("r", Some("p"), true, 3.0, trace, "[]").unwrap();
+        assert_eq!(all.finish().graph.node_count(), 4);
+        let mut calls = Learner::mcp_only();
+        calls
+            .add_run("r", Some("p"), true, 3.0, trace, "[]")
+            .unwrap();
+        let learned = calls.finish();
+        let tools: Vec<&str> = learned.nodes().iter().map(|n| n.tool.as_str()).collect();
+        assert_eq!(tools, ["fs:read", "mem:write"]);
+        let edges: Vec<(String, String)> = (learned.graph.edge_indices())
+            .map(|e| {
+                let (a, b) = learned.graph.edge_endpoints(e).unwrap();
+                (learned.graph[a].tool.clone(), learned.graph[b].tool.clone())
+            })
+            .collect();
+        assert_eq!(edges, [("fs:read".to_owned(), "mem:write".to_owned())]);
     }
 }
 

@@ -19,6 +19,15 @@ pub enum LearnFailure {
 /// What the finished runs in `store` teach (only those of the capability `capability`, a
 /// name or hash, when given), with the stored capabilities' names and `provides` edges.
 pub async fn learn(store: &Store, capability: Option<&str>) -> Result<Learned, LearnFailure> {
+    learn_with(store, capability, Learner::new()).await
+}
+
+/// [`learn`] into `learner` ([`Learner::mcp_only`]: MCP calls only).
+pub async fn learn_with(
+    store: &Store,
+    capability: Option<&str>,
+    mut learner: Learner,
+) -> Result<Learned, LearnFailure> {
     let hash = match capability {
         Some(key) => Some(store.capability(key).await?.code_hash),
         None => None,
@@ -27,7 +36,6 @@ pub async fn learn(store: &Store, capability: Option<&str>) -> Result<Learned, L
         location: store.location().to_string(),
         error,
     };
-    let mut learner = Learner::new();
     for (code_hash, names, structure) in store.capability_structures().await? {
         if hash.as_ref().is_none_or(|h| *h == code_hash) {
             learner

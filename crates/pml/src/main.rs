@@ -323,6 +323,10 @@ enum Command {
         /// Only the runs of this capability (name or hash).
         #[arg(long, value_name = "NAME|HASH")]
         capability: Option<String>,
+        /// MCP calls (and capability calls) only: pure JavaScript operations (`code:*`) left
+        /// out of the graph, the paths and the successions.
+        #[arg(long)]
+        mcp_only: bool,
         /// JSON (`docs/formats.md`).
         #[arg(long, conflicts_with = "dot")]
         json: bool,
@@ -655,10 +659,11 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
         } => Ok(store_cli::runs(action, filter, store, json)),
         Command::Learn {
             capability,
+            mcp_only,
             json,
             dot,
             store,
-        } => Ok(store_cli::learn(capability, store, json, dot)),
+        } => Ok(store_cli::learn(capability, mcp_only, store, json, dot)),
         Command::View {
             target,
             run,

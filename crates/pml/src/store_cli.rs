@@ -296,7 +296,13 @@ pub fn view(
 }
 
 /// `pml learn`.
-pub fn learn(capability: Option<String>, store: StoreArg, json: bool, dot: bool) -> ExitCode {
+pub fn learn(
+    capability: Option<String>,
+    mcp_only: bool,
+    store: StoreArg,
+    json: bool,
+    dot: bool,
+) -> ExitCode {
     let location = match location(&store) {
         Ok(location) => location,
         Err(code) => return code,
@@ -313,7 +319,11 @@ pub fn learn(capability: Option<String>, store: StoreArg, json: bool, dot: bool)
     };
     let learned = runtime.block_on(async {
         let store = Store::open(&location).await?;
-        let learned = pml::learn::learn(&store, capability.as_deref()).await;
+        let learner = match mcp_only {
+            true => pml_learn::Learner::mcp_only(),
+            false => pml_learn::Learner::new(),
+        };
+        let learned = pml::learn::learn_with(&store, capability.as_deref(), learner).await;
         store.close().await;
         learned
     });

@@ -122,6 +122,13 @@ fn learning_counts_paths_and_outcomes_of_the_stored_runs_exactly() {
     assert_eq!(code, 0);
     assert!(out.starts_with("digraph {"), "{out}");
     assert!(out.contains("filesystem:list_directory"), "{out}");
+    // MCP calls only: the same runs, no pure operation left.
+    let (code, out, _) = pml_in(&store, &["learn", "--mcp-only", "--json"]);
+    assert_eq!(code, 0);
+    let calls: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(calls["runs"], 7);
+    assert!(!out.contains("\"code:"), "{out}");
+    assert!(out.contains("filesystem:list_directory"), "{out}");
     let (code, _, err) = pml_in(&store, &["learn", "--capability", "nobody"]);
     assert_eq!(
         (code, err.trim()),
