@@ -175,28 +175,8 @@ enum Command {
         /// for the `approve` tool), run them, or fail them.
         #[arg(long, value_enum, default_value_t = ServeApprove::Client)]
         approve: ServeApprove,
-        /// Permission config (`{"permissions": {"server:*": "hil"}}`): which tools need approval
-        /// (default: those annotated `destructiveHint`).
-        #[arg(long, value_name = "PERMS.json")]
-        permissions: Option<PathBuf>,
-        /// Longest an MCP call may take.
-        #[arg(long, value_name = "N", default_value_t = 60_000)]
-        timeout_ms: u64,
-        /// Longest a program's own JavaScript may run (time waiting for servers not counted).
-        #[arg(long, value_name = "N", default_value_t = 5_000)]
-        code_timeout_ms: u64,
-        /// Longest one program may take, wall clock.
-        #[arg(long, value_name = "N", default_value_t = 600_000)]
-        run_timeout_ms: u64,
-        /// Most tool calls one program may make.
-        #[arg(long, value_name = "N", default_value_t = 1_000)]
-        max_calls: usize,
-        /// Do not start read-only calls ahead of the programs.
-        #[arg(long)]
-        no_speculate: bool,
-        /// Treat this tool (`server:tool`) as read-only, like a `readOnlyHint` (repeatable).
-        #[arg(long, value_name = "TOOL")]
-        read_only: Vec<String>,
+        #[command(flatten)]
+        limits: Limits,
         /// Export each run as OpenTelemetry spans to this OTLP/HTTP endpoint
         /// (`http://localhost:4318`), under the client's span when its request carries a
         /// `traceparent` in `_meta`.
@@ -228,28 +208,8 @@ enum Command {
         /// Calls that need a human: run them (`auto`), fail them (`deny`), or ask (`prompt`).
         #[arg(long, value_enum, default_value_t = Approve::Auto)]
         approve: Approve,
-        /// Permission config (`{"permissions": {"server:*": "hil"}}`): which tools need approval
-        /// (default: those annotated `destructiveHint`).
-        #[arg(long, value_name = "PERMS.json")]
-        permissions: Option<PathBuf>,
-        /// Longest an MCP call may take.
-        #[arg(long, value_name = "N", default_value_t = 60_000)]
-        timeout_ms: u64,
-        /// Longest the program's own JavaScript may run (time waiting for servers not counted).
-        #[arg(long, value_name = "N", default_value_t = 5_000)]
-        code_timeout_ms: u64,
-        /// Longest the whole run may take, wall clock.
-        #[arg(long, value_name = "N", default_value_t = 600_000)]
-        run_timeout_ms: u64,
-        /// Most tool calls the run may make.
-        #[arg(long, value_name = "N", default_value_t = 1_000)]
-        max_calls: usize,
-        /// Do not start read-only calls ahead of the program.
-        #[arg(long)]
-        no_speculate: bool,
-        /// Treat this tool (`server:tool`) as read-only, like a `readOnlyHint` (repeatable).
-        #[arg(long, value_name = "TOOL")]
-        read_only: Vec<String>,
+        #[command(flatten)]
+        limits: Limits,
         /// Append the trace events as JSON lines to this file.
         #[arg(long, value_name = "FILE.jsonl")]
         trace_out: Option<PathBuf>,
@@ -389,6 +349,49 @@ enum Approve {
     Auto,
     Deny,
     Prompt,
+}
+
+/// How a program may run: approvals policy, limits, speculation (`pml run`, `pml serve`).
+#[derive(clap::Args)]
+struct Limits {
+    /// Permission config (`{"permissions": {"server:*": "hil"}}`): which tools need approval
+    /// (default: those annotated `destructiveHint`).
+    #[arg(long, value_name = "PERMS.json")]
+    permissions: Option<PathBuf>,
+    /// Longest an MCP call may take.
+    #[arg(long, value_name = "N", default_value_t = 60_000)]
+    timeout_ms: u64,
+    /// Longest a program's own JavaScript may run (time waiting for servers not counted).
+    #[arg(long, value_name = "N", default_value_t = 5_000)]
+    code_timeout_ms: u64,
+    /// Longest one run may take, wall clock.
+    #[arg(long, value_name = "N", default_value_t = 600_000)]
+    run_timeout_ms: u64,
+    /// Most tool calls one run may make.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    max_calls: usize,
+    /// Do not start read-only calls ahead of the program.
+    #[arg(long)]
+    no_speculate: bool,
+    /// Treat this tool (`server:tool`) as read-only, like a `readOnlyHint` (repeatable).
+    #[arg(long, value_name = "TOOL")]
+    read_only: Vec<String>,
+}
+
+impl Limits {
+    /// `options` with these limits and policies.
+    fn apply(self, options: pml::run::RunOptions) -> pml::run::RunOptions {
+        pml::run::RunOptions {
+            permissions: self.permissions,
+            timeout_ms: self.timeout_ms,
+            code_time_limit_ms: self.code_timeout_ms,
+            run_timeout_ms: self.run_timeout_ms,
+            max_calls: self.max_calls,
+            speculate: !self.no_speculate,
+            read_only: self.read_only,
+            ..options
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -859,7 +862,6 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), ExitCode> {
     }
 }
 
-/// `pml run`.
 /// `pml serve`.
 fn serve(command: Command) -> ExitCode {
     let Command::Serve {
@@ -871,13 +873,7 @@ fn serve(command: Command) -> ExitCode {
         warm,
         max_concurrent,
         approve,
-        permissions,
-        timeout_ms,
-        code_timeout_ms,
-        run_timeout_ms,
-        max_calls,
-        no_speculate,
-        read_only,
+        limits,
         otlp,
         capabilities_as_tools,
         no_store,
@@ -899,7 +895,7 @@ fn serve(command: Command) -> ExitCode {
             Err(code) => return code,
         },
     };
-    if let Some(path) = &permissions {
+    if let Some(path) = &limits.permissions {
         if let Err(e) = pml::load_permissions(path) {
             eprintln!("pml: {e}");
             return ExitCode::from(2);
@@ -961,16 +957,7 @@ fn serve(command: Command) -> ExitCode {
             ServeApprove::Auto => pml::serve::Approvals::Auto,
             ServeApprove::Deny => pml::serve::Approvals::Deny,
         },
-        run: pml::run::RunOptions {
-            permissions,
-            timeout_ms,
-            code_time_limit_ms: code_timeout_ms,
-            run_timeout_ms,
-            max_calls,
-            speculate: !no_speculate,
-            read_only,
-            ..pml::run::RunOptions::default()
-        },
+        run: limits.apply(pml::run::RunOptions::default()),
     };
     let runtime = match runtime() {
         Ok(r) => r,
@@ -1028,19 +1015,14 @@ fn serve(command: Command) -> ExitCode {
     code
 }
 
+/// `pml run`.
 fn run_program(command: Command) -> ExitCode {
     let Command::Run {
         file,
         mcp_config,
         args,
         approve,
-        permissions,
-        timeout_ms,
-        code_timeout_ms,
-        run_timeout_ms,
-        max_calls,
-        no_speculate,
-        read_only,
+        limits,
         trace_out,
         otlp,
         no_store,
@@ -1083,7 +1065,7 @@ fn run_program(command: Command) -> ExitCode {
         }),
         args_given,
     });
-    let options = pml::run::RunOptions {
+    let options = limits.apply(pml::run::RunOptions {
         mcp_config,
         args,
         approve: match approve {
@@ -1091,18 +1073,11 @@ fn run_program(command: Command) -> ExitCode {
             Approve::Deny => pml::run::ApproveMode::Deny,
             Approve::Prompt => pml::run::ApproveMode::Prompt,
         },
-        timeout_ms,
-        code_time_limit_ms: code_timeout_ms,
-        run_timeout_ms,
-        max_calls,
-        speculate: !no_speculate,
-        read_only,
-        permissions,
         store,
         resume,
         keep_scratch,
         ..pml::run::RunOptions::default()
-    };
+    });
     let runtime = match runtime() {
         Ok(r) => r,
         Err(code) => return code,
