@@ -909,13 +909,17 @@ async fn answer(
         journal.started(entry).await;
     }
     op.speculative = ahead.is_some();
-    let since = cx.tracer.start(&op);
+    // A read started ahead is traced from its own start: the overlap speculation won shows.
+    let since = match &ahead {
+        Some((_, started)) => cx.tracer.started_at(&op, *started),
+        None => cx.tracer.start(&op),
+    };
     // Ended as cancelled if this call is dropped before its answer (an interrupt, a limit).
     let pending = cx.tracer.pending(&op, since);
     let outcome = match ahead {
         // Cancelled with the program's call: cancelled too. Its answer, a failure as well as
         // a success, is the program's: a call is never made twice for one program call.
-        Some(started) => match AbortOnDrop(started).await {
+        Some((started, _)) => match AbortOnDrop(started).await {
             Ok(outcome) => {
                 if let Some(s) = &shared.speculation {
                     s.taken(true);

@@ -1103,7 +1103,7 @@ impl Speculation {
         read_only: bool,
         arguments: &Value,
         node: Option<(&str, Option<usize>)>,
-    ) -> Option<JoinHandle<Result<Value, ToolFailure>>> {
+    ) -> Option<(JoinHandle<Result<Value, ToolFailure>>, f64)> {
         let mut state = self.lock();
         if let Some((node, element)) = node {
             self.reached(&mut state, node);
@@ -1128,7 +1128,7 @@ impl Speculation {
         drop(state);
         // The program got further: what follows may be certain now.
         self.wake.notify_one();
-        taken.map(|entry| entry.call)
+        taken.map(|entry| (entry.call, entry.since))
     }
 
     /// Speculative calls started and not taken, but one the program's call to `tool` with

@@ -274,6 +274,13 @@ impl Tracer {
         ts
     }
 
+    /// Starts an operation that began at `since` (ms), before it was traced: a read started
+    /// ahead of the program, which the program takes now. Its events show when it really ran.
+    pub(crate) fn started_at(&self, op: &Op<'_>, since: f64) -> f64 {
+        self.push(TraceEvent::of("tool_start", op, since));
+        since
+    }
+
     /// Ends an operation started at `since` (ms); adds it to the executed path.
     pub(crate) fn end(&self, op: &Op<'_>, since: f64, outcome: Result<Option<&Value>, &str>) {
         let (success, preview, error) = match outcome {
