@@ -888,12 +888,9 @@ fn serve(command: Command) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let store = match no_store {
-        true => None,
-        false => match store_cli::location(&store) {
-            Ok(location) => Some(location),
-            Err(code) => return code,
-        },
+    let store = match store_cli::location_unless(no_store, &store) {
+        Ok(store) => store,
+        Err(code) => return code,
     };
     if let Some(path) = &limits.permissions {
         if let Err(e) = pml::load_permissions(path) {
@@ -1050,12 +1047,9 @@ fn run_program(command: Command) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let store = match no_store {
-        true => None,
-        false => match store_cli::location(&store) {
-            Ok(location) => Some(location),
-            Err(code) => return code,
-        },
+    let store = match store_cli::location_unless(no_store, &store) {
+        Ok(store) => store,
+        Err(code) => return code,
     };
     let resume = resume.map(|run_id| pml::run::ResumeOptions {
         run_id,

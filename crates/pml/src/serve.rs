@@ -327,9 +327,13 @@ impl Gateway {
 
     /// The declarations of the `mcp` API and the stored capabilities (`pml types`).
     async fn declarations(&self) -> String {
-        let listings = self.listings().await;
+        self.declarations_of(&self.listings().await).await
+    }
+
+    /// The declarations of `listings` and the stored capabilities.
+    async fn declarations_of(&self, listings: &Listings) -> String {
         let capabilities = self.capability_types().await.ok().flatten();
-        crate::types::declarations(&listings, capabilities.as_deref())
+        crate::types::declarations(listings, capabilities.as_deref())
     }
 
     /// `execute`'s description: what it does, then the declarations when they fit the
@@ -344,7 +348,8 @@ impl Gateway {
              runId, calls, durationMs, console?}; a failing program returns isError with the \
              error and its line:col.\n\n",
         );
-        let declarations = self.declarations().await;
+        let listings = self.listings().await;
+        let declarations = self.declarations_of(&listings).await;
         if declarations.len() <= DECLARATIONS_BUDGET {
             out.push_str("```ts\n");
             out.push_str(&declarations);
@@ -355,7 +360,7 @@ impl Gateway {
             "The tools (call search_tools to find one and describe_tools for its exact \
              TypeScript signature):\n",
         );
-        for (server, tools) in self.listings().await {
+        for (server, tools) in listings {
             let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
             out.push_str(&format!("- mcp.{server}: {}\n", names.join(", ")));
         }

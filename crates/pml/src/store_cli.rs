@@ -57,6 +57,14 @@ fn failed(e: &StoreError) -> ExitCode {
     }
 }
 
+/// The store location, or none with `--no-store`.
+pub fn location_unless(no_store: bool, arg: &StoreArg) -> Result<Option<String>, ExitCode> {
+    match no_store {
+        true => Ok(None),
+        false => location(arg).map(Some),
+    }
+}
+
 /// The store location: `--store`, `$PML_STORE`, or the default.
 pub fn location(arg: &StoreArg) -> Result<String, ExitCode> {
     if let Some(store) = arg.store.as_ref().filter(|s| !s.is_empty()) {
