@@ -1,4 +1,5 @@
-//! `cargo xtask bench-run [--quick] [--rounds N]`: the one execution path, measured.
+//! `cargo xtask bench-run [--quick] [--rounds N] [--part 1|2|3]`: the one execution path,
+//! measured (`--part` runs one part alone, for profiling it).
 //!
 //! 1. Four 1-second read-only calls of the real `everything` server
 //!    (`trigger-long-running-operation`, annotated `readOnlyHint`) written five ways: (a)
@@ -31,10 +32,21 @@ use serde_json::{json, Value};
 
 struct Options {
     rounds: usize,
+    /// Only this part (1, 2 or 3), or all of them.
+    part: Option<u8>,
+}
+
+impl Options {
+    fn runs(&self, part: u8) -> bool {
+        self.part.is_none_or(|p| p == part)
+    }
 }
 
 fn options(args: &[String]) -> Result<Options> {
-    let mut opts = Options { rounds: 5 };
+    let mut opts = Options {
+        rounds: 5,
+        part: None,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -45,6 +57,13 @@ fn options(args: &[String]) -> Result<Options> {
                     .context("--rounds needs a number")?
                     .parse()
                     .context("--rounds needs a number")?
+            }
+            "--part" => {
+                let part = it.next().and_then(|p| p.parse().ok());
+                match part {
+                    Some(p @ 1..=3) => opts.part = Some(p),
+                    _ => bail!("--part needs 1, 2 or 3"),
+                }
             }
             other => bail!("bench-run: unknown argument `{other}`"),
         }
@@ -202,71 +221,62 @@ pub fn run(args: &[String]) -> Result<()> {
     );
     let mut figures = BTreeMap::new();
 
-    // 1. Four 1-second calls of the real server.
-    println!("\n1. four 1-second read-only calls of the real `everything` server (execute ms)");
-    let programs = call_programs();
-    let mut files: Vec<PathBuf> = Vec::new();
-    for (i, (_, source, _)) in programs.iter().enumerate() {
-        let file = out_dir.join(format!("bench-run-{i}.js"));
-        std::fs::write(&file, source)?;
-        files.push(file);
-    }
-    // (case, speculate) -> execute times; served counts.
-    let mut times: BTreeMap<(usize, bool), Vec<f64>> = BTreeMap::new();
-    let mut served: BTreeMap<(usize, bool), usize> = BTreeMap::new();
-    for _ in 0..opts.rounds {
-        for (i, file) in files.iter().enumerate() {
-            for speculate in [true, false] {
-                if i == 0 && !speculate {
-                    continue;
+    if opts.runs(1) {
+        // 1. Four 1-second calls of the real server.
+        println!("\n1. four 1-second read-only calls of the real `everything` server (execute ms)");
+        let programs = call_programs();
+        let mut files: Vec<PathBuf> = Vec::new();
+        for (i, (_, source, _)) in programs.iter().enumerate() {
+            let file = out_dir.join(format!("bench-run-{i}.js"));
+            std::fs::write(&file, source)?;
+            files.push(file);
+        }
+        // (case, speculate) -> execute times; served counts.
+        let mut times: BTreeMap<(usize, bool), Vec<f64>> = BTreeMap::new();
+        let mut served: BTreeMap<(usize, bool), usize> = BTreeMap::new();
+        for _ in 0..opts.rounds {
+            for (i, file) in files.iter().enumerate() {
+                for speculate in [true, false] {
+                    if i == 0 && !speculate {
+                        continue;
+                    }
+                    let (ms, _, s) = run_once(&rt, file, speculate)?;
+                    times.entry((i, speculate)).or_default().push(ms);
+                    served.insert((i, speculate), s);
                 }
-                let (ms, _, s) = run_once(&rt, file, speculate)?;
-                times.entry((i, speculate)).or_default().push(ms);
-                served.insert((i, speculate), s);
+            }
+        }
+        let base = median(times[&(0, true)].clone());
+        println!(
+            "  {:<58} {:>10} {:>8} {:>9}  goal",
+            "case", "median", "ratio", "served"
+        );
+        for (i, (name, _, goal)) in programs.iter().enumerate() {
+            for speculate in [true, false] {
+                let Some(t) = times.get(&(i, speculate)) else {
+                    continue;
+                };
+                let m = median(t.clone());
+                let label = if speculate || i == 0 {
+                    name.to_string()
+                } else {
+                    format!("{name}, --no-speculate")
+                };
+                let goal = if speculate { *goal } else { "" };
+                println!(
+                    "  {label:<58} {m:>8.0} ms {:>7.2}x {:>9}  {goal}",
+                    m / base,
+                    served[&(i, speculate)]
+                );
+                figures.insert(
+                    label,
+                    json!({"median_ms": m, "ratio": m / base, "served": served[&(i, speculate)], "goal": goal}),
+                );
             }
         }
     }
-    let base = median(times[&(0, true)].clone());
-    println!(
-        "  {:<58} {:>10} {:>8} {:>9}  goal",
-        "case", "median", "ratio", "served"
-    );
-    for (i, (name, _, goal)) in programs.iter().enumerate() {
-        for speculate in [true, false] {
-            let Some(t) = times.get(&(i, speculate)) else {
-                continue;
-            };
-            let m = median(t.clone());
-            let label = if speculate || i == 0 {
-                name.to_string()
-            } else {
-                format!("{name}, --no-speculate")
-            };
-            let goal = if speculate { *goal } else { "" };
-            println!(
-                "  {label:<58} {m:>8.0} ms {:>7.2}x {:>9}  {goal}",
-                m / base,
-                served[&(i, speculate)]
-            );
-            figures.insert(
-                label,
-                json!({"median_ms": m, "ratio": m / base, "served": served[&(i, speculate)], "goal": goal}),
-            );
-        }
-    }
 
-    // 2. Instrumentation overhead on pure code.
-    println!(
-        "\n2. instrumentation overhead: 100k elements through filter/map/reduce/sort (execute ms)"
-    );
     let host: Arc<dyn ToolHost> = Arc::new(Noop);
-    let program = rt
-        .block_on(pml::run::prepare(HEAVY, host.clone(), None, true))
-        .0;
-    let plain = pml_executor::Program {
-        instrumented: None,
-        ..program.clone()
-    };
     let sandbox = Arc::new(Sandbox::new(SandboxOptions::default())?);
     let exec = |p: &pml_executor::Program, options: &ExecuteOptions| {
         let started = Instant::now();
@@ -279,60 +289,75 @@ pub fn run(args: &[String]) -> Result<()> {
         ));
         (started.elapsed().as_secs_f64() * 1e3, report)
     };
-    let defaults = ExecuteOptions::default();
-    let (mut probed, mut unprobed) = (Vec::new(), Vec::new());
-    for _ in 0..opts.rounds * 4 {
-        let (t, r) = exec(&program, &defaults);
-        assert!(r.ok && r.executed_path.len() >= 5, "{:?}", r.error);
-        probed.push(t);
-        let (t, r) = exec(&plain, &defaults);
-        assert!(r.ok, "{:?}", r.error);
-        unprobed.push(t);
+    if opts.runs(2) {
+        // 2. Instrumentation overhead on pure code.
+        println!(
+            "\n2. instrumentation overhead: 100k elements through filter/map/reduce/sort (execute ms)"
+        );
+        let program = rt
+            .block_on(pml::run::prepare(HEAVY, host.clone(), None, true))
+            .0;
+        let plain = pml_executor::Program {
+            instrumented: None,
+            ..program.clone()
+        };
+        let defaults = ExecuteOptions::default();
+        let (mut probed, mut unprobed) = (Vec::new(), Vec::new());
+        for _ in 0..opts.rounds * 4 {
+            let (t, r) = exec(&program, &defaults);
+            assert!(r.ok && r.executed_path.len() >= 5, "{:?}", r.error);
+            probed.push(t);
+            let (t, r) = exec(&plain, &defaults);
+            assert!(r.ok, "{:?}", r.error);
+            unprobed.push(t);
+        }
+        let (p, u) = (median(probed), median(unprobed));
+        println!("  without probes {u:>8.1} ms");
+        println!("  instrumented   {p:>8.1} ms {:>7.2}x  goal <= 1.3x", p / u);
+        figures.insert(
+            "instrumentation".into(),
+            json!({"instrumented_ms": p, "plain_ms": u, "ratio": p / u, "goal": "<= 1.3x"}),
+        );
     }
-    let (p, u) = (median(probed), median(unprobed));
-    println!("  without probes {u:>8.1} ms");
-    println!("  instrumented   {p:>8.1} ms {:>7.2}x  goal <= 1.3x", p / u);
-    figures.insert(
-        "instrumentation".into(),
-        json!({"instrumented_ms": p, "plain_ms": u, "ratio": p / u, "goal": "<= 1.3x"}),
-    );
 
-    // 3. Per-call overhead.
-    println!("\n3. per-call overhead");
-    let n = 1000;
-    let calls = format!(
-        "let last;\nfor (let i = 0; i < {n}; i++) {{ last = await mcp.t.noop({{ i }}); }}\nreturn last.i;"
-    );
-    let program = rt
-        .block_on(pml::run::prepare(&calls, host.clone(), None, true))
-        .0;
-    let options = ExecuteOptions {
-        speculate: false,
-        max_calls: n + 1,
-        ..ExecuteOptions::default()
-    };
-    let mut per = Vec::new();
-    for _ in 0..opts.rounds {
-        let (t, r) = exec(&program, &options);
-        assert!(r.ok && r.calls.len() == n, "{:?}", r.error);
-        per.push(t * 1e3 / n as f64);
+    if opts.runs(3) {
+        // 3. Per-call overhead.
+        println!("\n3. per-call overhead");
+        let n = 1000;
+        let calls = format!(
+            "let last;\nfor (let i = 0; i < {n}; i++) {{ last = await mcp.t.noop({{ i }}); }}\nreturn last.i;"
+        );
+        let program = rt
+            .block_on(pml::run::prepare(&calls, host.clone(), None, true))
+            .0;
+        let options = ExecuteOptions {
+            speculate: false,
+            max_calls: n + 1,
+            ..ExecuteOptions::default()
+        };
+        let mut per = Vec::new();
+        for _ in 0..opts.rounds {
+            let (t, r) = exec(&program, &options);
+            assert!(r.ok && r.calls.len() == n, "{:?}", r.error);
+            per.push(t * 1e3 / n as f64);
+        }
+        let per = median(per);
+        println!("  in-process no-op tool, {n} sequential calls: {per:>8.1} us per call");
+        figures.insert("per_call_noop_us".into(), json!(per));
+        let echo = out_dir.join("bench-run-echo.js");
+        std::fs::write(
+            &echo,
+            "let last;\nfor (let i = 0; i < 200; i++) { last = await mcp.everything.echo({ message: 'x' + i }); }\nreturn last;",
+        )?;
+        let mut per = Vec::new();
+        for _ in 0..opts.rounds {
+            let (ms, _, _) = run_once(&rt, &echo, false)?;
+            per.push(ms * 1e3 / 200.0);
+        }
+        let per = median(per);
+        println!("  real `everything` echo, 200 sequential calls:  {per:>8.1} us per call");
+        figures.insert("per_call_echo_us".into(), json!(per));
     }
-    let per = median(per);
-    println!("  in-process no-op tool, {n} sequential calls: {per:>8.1} us per call");
-    figures.insert("per_call_noop_us".into(), json!(per));
-    let echo = out_dir.join("bench-run-echo.js");
-    std::fs::write(
-        &echo,
-        "let last;\nfor (let i = 0; i < 200; i++) { last = await mcp.everything.echo({ message: 'x' + i }); }\nreturn last;",
-    )?;
-    let mut per = Vec::new();
-    for _ in 0..opts.rounds {
-        let (ms, _, _) = run_once(&rt, &echo, false)?;
-        per.push(ms * 1e3 / 200.0);
-    }
-    let per = median(per);
-    println!("  real `everything` echo, 200 sequential calls:  {per:>8.1} us per call");
-    figures.insert("per_call_echo_us".into(), json!(per));
 
     let path = out_dir.join("bench-run.json");
     std::fs::write(&path, serde_json::to_string_pretty(&figures)? + "\n")?;

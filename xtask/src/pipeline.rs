@@ -236,6 +236,7 @@ fn execute(file: &Path, args: &serde_json::Value, out: &Path) -> Result<bool> {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(pml::RUNTIME_STACK)
         .build()
         .context("starting the async runtime")?;
     let output = runtime

@@ -35,8 +35,12 @@
 //! assert_eq!(to_js_json(&text), js);
 //! ```
 //!
+//! [`parse_js_json`] and [`parse`] read JSON text into a `serde_json::Value` as deeply nested
+//! as [`MAX_DEPTH`] (serde_json alone stops at 128 levels; Node's `JSON.stringify` goes to about
+//! 4,000 before its stack runs out).
+//!
 //! **Invariant:** `to_js_json(serde(from_js_json(t)))` is `t` for JSON text `t` as
-//! JavaScript's `JSON.stringify` writes it; no dependencies.
+//! JavaScript's `JSON.stringify` writes it. Depends on serde_json only.
 
 use std::borrow::Cow;
 
@@ -118,6 +122,68 @@ pub fn to_js_json(text: &str) -> Cow<'_, str> {
 /// U+FFFD, a doubled U+FDD0 as one.
 pub fn lossy(text: &str) -> Cow<'_, str> {
     decode(text, |out, _| out.push('\u{FFFD}'))
+}
+
+/// How deeply pml lets JSON values nest: the results, call arguments and answers of a run.
+/// Node's `JSON.stringify` stops at about 4,000 levels (its stack), the sandbox's at about as
+/// many; a value read past this depth is an error, not a stack overflow of the host. Threads
+/// that hold such values need a few MiB of stack (serde_json's `Clone`, `Drop` and
+/// serialisation recurse): pml's runtimes are built with 16 MiB.
+pub const MAX_DEPTH: usize = 4096;
+
+/// JSON text as JavaScript writes it, read into a value whose strings are pml text
+/// ([`from_js_json`]), nested up to [`MAX_DEPTH`] levels.
+pub fn parse_js_json(text: &str) -> serde_json::Result<serde_json::Value> {
+    parse(&from_js_json(text))
+}
+
+/// JSON text read into a value, nested up to [`MAX_DEPTH`] levels. Text within serde_json's
+/// own 128 levels takes its usual path; deeper text is measured, then read on a stack that
+/// grows as it needs to.
+pub fn parse(text: &str) -> serde_json::Result<serde_json::Value> {
+    use serde::de::{Deserialize, Error};
+    match serde_json::from_str(text) {
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            let depth = depth_of(text);
+            if depth > MAX_DEPTH {
+                return Err(serde_json::Error::custom(format!(
+                    "the value is nested {depth} levels deep; pml keeps at most {MAX_DEPTH}"
+                )));
+            }
+            let mut de = serde_json::Deserializer::from_str(text);
+            de.disable_recursion_limit();
+            let value = serde_json::Value::deserialize(serde_stacker::Deserializer::new(&mut de))?;
+            de.end()?;
+            Ok(value)
+        }
+        other => other,
+    }
+}
+
+/// The deepest nesting of arrays and objects in JSON text (brackets inside strings left out).
+fn depth_of(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The UTF-16 code units of the JavaScript string `text` (pml text) stands for.
@@ -253,6 +319,30 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn values_nest_as_deep_as_max_depth_and_no_deeper() {
+        let nested = |n: usize| "[".repeat(n) + "\"[{\\\"\"" + &"]".repeat(n);
+        // 129 levels: past serde_json's own limit.
+        let value = super::parse_js_json(&nested(129)).unwrap();
+        let mut inner = &value;
+        for _ in 0..129 {
+            inner = &inner[0];
+        }
+        assert_eq!(inner, "[{\"");
+        let deepest = std::thread::Builder::new()
+            .stack_size(16 << 20)
+            .spawn(move || super::parse(&nested(super::MAX_DEPTH)).is_ok())
+            .unwrap();
+        assert!(deepest.join().unwrap());
+        let error = super::parse(&nested(super::MAX_DEPTH + 1)).unwrap_err();
+        assert!(
+            error.to_string().contains("nested 4097 levels deep"),
+            "{error}"
+        );
+        // Trailing text is still an error on the deep path.
+        assert!(super::parse(&(nested(200) + "x")).is_err());
+    }
+
     use super::*;
     use proptest::prelude::*;
     use serde_json::Value;

@@ -44,7 +44,7 @@ impl CallOutcome {
             match content.as_array().map(Vec::as_slice) {
                 Some([item]) if item.get("type").and_then(Value::as_str) == Some("text") => {
                     let text = item.get("text").and_then(Value::as_str).unwrap_or_default();
-                    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+                    pml_jstext::parse(text).unwrap_or_else(|_| Value::String(text.to_owned()))
                 }
                 _ => content,
             }

@@ -70,7 +70,7 @@ pub enum SandboxError {
         reason: &'static str,
     },
     /// The result cannot be represented as JSON (a function, a symbol, a BigInt, a cycle, a
-    /// promise that never settled, nesting deeper than 128 levels...).
+    /// promise that never settled, nesting deeper than `pml_jstext::MAX_DEPTH` levels...).
     #[error(
         "{} returned a value that is not json: {message}",
         Subject(task_id, tool)

@@ -17,8 +17,9 @@
 //! `JSON.stringify` makes of it (`undefined`, a function or a symbol at the top is `null`;
 //! in objects they are dropped, in arrays `null`; `NaN` is `null`; `toJSON` is honoured, so a
 //! `Date` is its ISO string). Where `JSON.stringify` throws (a BigInt, a cycle), the task
-//! fails with V8's message ([`SandboxError::NotJson`]), as it does past 128 levels of nesting
-//! (serde_json's limit). The code's own `JSON.stringify` throws V8's messages too. Strings holding lone surrogates are kept exactly, as *pml text*
+//! fails with V8's message ([`SandboxError::NotJson`]), as it does past
+//! [`pml_jstext::MAX_DEPTH`] levels of nesting. The code's own `JSON.stringify` throws V8's
+//! messages too. Strings holding lone surrogates are kept exactly, as *pml text*
 //! (`pml_jstext`: `"\ud83d"` is `"\u{FDD0}d83d"` in the `serde_json::Value`), in results,
 //! arguments, `args`, call arguments and answers alike.
 //!

@@ -552,8 +552,7 @@ impl Engine {
         }
         let json = outcome?;
         // Lone surrogates (`\udXXX` escapes) become pml text (see `pml_jstext`).
-        serde_json::from_str(&pml_jstext::from_js_json(&json))
-            .map_err(|e| Failure::NotJson(e.to_string()))
+        pml_jstext::parse_js_json(&json).map_err(|e| Failure::NotJson(e.to_string()))
     }
 
     fn run_timed(&mut self, request: &Request, deadline: Instant) -> Result<String, Failure> {

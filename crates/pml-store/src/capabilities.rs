@@ -420,7 +420,7 @@ impl Store {
 
     fn json_column(&self, row: &AnyRow, index: usize) -> Result<Value, StoreError> {
         let text: String = row.try_get(index).map_err(|e| self.error(e))?;
-        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+        pml_jstext::parse(&text).map_err(|e| StoreError::Corrupt {
             location: self.location.clone(),
             message: format!("a stored JSON document does not parse: {e}"),
         })

@@ -199,12 +199,10 @@ impl Store {
                 },
                 result: match result {
                     Some(text) => {
-                        Some(
-                            serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
-                                location: self.location.clone(),
-                                message: format!("a journaled result does not parse: {e}"),
-                            })?,
-                        )
+                        Some(pml_jstext::parse(&text).map_err(|e| StoreError::Corrupt {
+                            location: self.location.clone(),
+                            message: format!("a journaled result does not parse: {e}"),
+                        })?)
                     }
                     None => None,
                 },

@@ -342,7 +342,7 @@ impl Store {
                 return Ok(run.result);
             }
         };
-        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+        pml_jstext::parse(&text).map_err(|e| StoreError::Corrupt {
             location: self.location.clone(),
             message: format!("the result of run {id} is not JSON: {e}"),
         })
@@ -448,14 +448,10 @@ impl Store {
             started_at: row.try_get(13).map_err(db)?,
             duration_ms: row.try_get(14).map_err(db)?,
             trace_context: match row.try_get::<Option<String>, _>(15).map_err(db)? {
-                Some(text) => {
-                    Some(
-                        serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
-                            location: self.location.clone(),
-                            message: format!("the trace context of run {id}: {e}"),
-                        })?,
-                    )
-                }
+                Some(text) => Some(pml_jstext::parse(&text).map_err(|e| StoreError::Corrupt {
+                    location: self.location.clone(),
+                    message: format!("the trace context of run {id}: {e}"),
+                })?),
                 None => None,
             },
         })
@@ -502,7 +498,7 @@ impl Store {
         let text: Option<String> = row.try_get(index).map_err(|e| self.error(e))?;
         match text {
             None => Ok(Value::Null),
-            Some(text) => serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+            Some(text) => pml_jstext::parse(&text).map_err(|e| StoreError::Corrupt {
                 location: self.location.clone(),
                 message: format!("a stored JSON document does not parse: {e}"),
             }),

@@ -24,6 +24,12 @@ pub mod capability;
 pub mod checks;
 mod journal;
 pub use journal::READ_SEQ_BASE;
+
+/// The stack of each thread of pml's async runtimes. A run's values may nest
+/// [`pml_jstext::MAX_DEPTH`] levels, and serde_json clones, compares, writes and drops them
+/// recursively: tokio's 2 MiB default holds about 3,000 levels in a release build. The stack is
+/// reserved, not used, until a value that deep comes along.
+pub const RUNTIME_STACK: usize = 16 << 20;
 pub mod learn;
 pub mod otlp;
 pub mod run;

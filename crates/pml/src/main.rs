@@ -785,6 +785,7 @@ fn emit_structure(structure: &pml::StaticStructure, pretty: bool) {
 fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(pml::RUNTIME_STACK)
         .build()
         .map_err(|e| {
             eprintln!("pml: cannot start the async runtime: {e}");

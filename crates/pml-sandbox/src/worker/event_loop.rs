@@ -695,11 +695,11 @@ impl Calls {
         text: Option<&str>,
         (site, iteration, stack): (u32, Vec<u32>, Option<String>),
     ) -> rquickjs::Result<f64> {
-        // `JSON.stringify` output; lone surrogates become pml text (`pml_jstext`). serde stops
-        // at 128 levels of nesting.
+        // `JSON.stringify` output; lone surrogates become pml text (`pml_jstext`), nesting up to
+        // `pml_jstext::MAX_DEPTH`.
         let arguments: serde_json::Value = match text {
             None => serde_json::Value::Null,
-            Some(text) => serde_json::from_str(&pml_jstext::from_js_json(text)).map_err(|e| {
+            Some(text) => pml_jstext::parse_js_json(text).map_err(|e| {
                 let callee = match &server {
                     Some(server) => format!("{server}.{tool}"),
                     None => format!("capabilities.{tool}"),
@@ -795,16 +795,14 @@ impl Calls {
                 iteration,
                 ok: ok != 0.0,
             },
-            (8, Some(Extra::Text(text))) => {
-                match serde_json::from_str(&pml_jstext::from_js_json(&text)) {
-                    Ok(value) => Reported::Value {
-                        probe,
-                        iteration,
-                        value,
-                    },
-                    Err(_) => return,
-                }
-            }
+            (8, Some(Extra::Text(text))) => match pml_jstext::parse_js_json(&text) {
+                Ok(value) => Reported::Value {
+                    probe,
+                    iteration,
+                    value,
+                },
+                Err(_) => return,
+            },
             (9, Some(Extra::Number(token))) => {
                 let mut invoked = self.invoked.borrow_mut();
                 // Bounded: past that many calls under way, a call is not traced.

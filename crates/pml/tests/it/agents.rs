@@ -26,12 +26,12 @@ fn agents() -> Vec<PathBuf> {
 /// `\udXXX` escape as pml text, see `pml_jstext`).
 fn expected(file: &Path) -> Value {
     let text = std::fs::read_to_string(file.with_extension("expected.json")).unwrap();
-    serde_json::from_str(&pml_jstext::from_js_json(&text)).unwrap()
+    pml_jstext::parse_js_json(&text).unwrap()
 }
 
 /// `value` with every string occurrence of `root` written `<root>`.
 fn rooted(value: &Value, root: &str) -> Value {
-    serde_json::from_str(&value.to_string().replace(root, "<root>")).unwrap()
+    pml_jstext::parse(&value.to_string().replace(root, "<root>")).unwrap()
 }
 
 fn multiset(tools: impl Iterator<Item = String>) -> BTreeMap<String, usize> {
@@ -46,6 +46,7 @@ fn multiset(tools: impl Iterator<Item = String>) -> BTreeMap<String, usize> {
 fn agent_programs_give_what_node_gives() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(pml::RUNTIME_STACK)
         .build()
         .unwrap();
     let mut differences = Vec::new();
@@ -156,6 +157,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn parameterized_agent_programs_give_what_the_programs_give() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(pml::RUNTIME_STACK)
         .build()
         .unwrap();
     let scratch = std::env::temp_dir().join(format!("pml-parameterized-{}", std::process::id()));
@@ -236,6 +238,7 @@ fn parameterized_agent_programs_give_what_the_programs_give() {
 fn the_servers_receive_exactly_the_programs_calls() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(pml::RUNTIME_STACK)
         .build()
         .unwrap();
     let modules = pml::servers::mcp_servers_dir().join("node_modules/@modelcontextprotocol");
