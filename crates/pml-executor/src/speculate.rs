@@ -32,14 +32,20 @@
 //! program's calls so far plus the speculative calls not taken yet count against
 //! `--max-calls`.
 //!
-//! **Local functions.** A read directly in a local function's body (whose parameters are plain
-//! names never assigned) is a target once per call of the function made in the program
-//! outside local functions, where that call is certain, with the call's arguments as the
-//! parameters. From there speculation follows the function's own calls of local functions,
-//! recursion included ([`MAX_DEPTH`] deep), where the decisions leading to each read only the
-//! parameters (computed ahead, they say whether the call is made). Calls alike (same tool and
-//! arguments) are one another's: never more are started than the program will make beyond
-//! those it made itself.
+//! **Local functions.** Each call of a local function (whose parameters are plain names never
+//! assigned or changed in place) made in the program outside local functions, where that call
+//! is certain, is followed with the call's arguments as the parameters: the reads directly in
+//! the function's body, or in a `for ... of` loop there over what the parameters hold that no
+//! iteration leaves early (one per element), start; so do, the same way, those of the local
+//! functions it calls there, recursion included ([`MAX_DEPTH`] deep: a walk over a tree given
+//! as an argument). Only where the decisions leading to each read only the parameters (computed
+//! ahead, they say whether the call is made). Calls alike (same tool and arguments) are one
+//! another's: never more are started than the program will make beyond those it made itself.
+//!
+//! **Values changed in place.** A result the program changes in place after it is made
+//! (`rows.shift()`, `cfg.dir = ...`, a helper that changes its parameter:
+//! [`pml_structure::Node::changed`]) is not what later code reads: no target reads it, and no
+//! operation over it is computed ahead (its value comes from the program itself).
 //!
 //! **Taking.** When the program makes a read-only call, it takes a speculative call with the
 //! same tool and the same arguments (canonical JSON) if the program has made no call that is
@@ -100,8 +106,8 @@ enum Launch {
     Stop,
 }
 
-/// A local function whose parameters are plain names: what it does directly in its body that
-/// speculation can follow, once its parameters are known.
+/// A local function whose parameters are plain names: what it does directly in its body (or
+/// in a `for ... of` loop there) that speculation can follow, once its parameters are known.
 struct Helper {
     params: Vec<String>,
     /// Its read-only calls on no path of its own that could skip them.
@@ -110,6 +116,11 @@ struct Helper {
     calls: Vec<NestedCall>,
 }
 
+/// The `for ... of` loop directly in a helper's body a read or a call is in, if any: its
+/// iterable expression and the names it reads (parameters only). No iteration of it can leave
+/// it early, so each element's call is made.
+type Each = Option<(String, Vec<String>)>;
+
 struct HelperRead {
     node: String,
     server: String,
@@ -117,6 +128,9 @@ struct HelperRead {
     arguments: IndexMap<String, ArgumentValue>,
     /// As for [`NestedCall::conditions`].
     conditions: Vec<(String, Vec<String>, Vec<String>)>,
+    each: Each,
+    /// The nodes outside local functions its arguments read (their results).
+    outside: Vec<String>,
 }
 
 /// A call of a local function made in another's body.
@@ -127,6 +141,7 @@ struct NestedCall {
     /// The decisions of the body it depends on: each one's condition, what it reads, and the
     /// outcomes leading to the call.
     conditions: Vec<(String, Vec<String>, Vec<String>)>,
+    each: Each,
 }
 
 /// JavaScript's truthiness of a JSON value.
@@ -180,7 +195,16 @@ impl Target {
     }
 }
 
-/// A call of a local function a target inside that function is speculated for.
+/// A scan's view while it follows calls of local functions: its write epoch, the values known,
+/// and where the call it follows them from is.
+struct Entered<'a> {
+    epoch: u64,
+    results: &'a Results,
+    at: usize,
+}
+
+/// A call of a local function, made in the program outside local functions: what it does is
+/// followed from it.
 struct Via {
     /// The call node, and the function it calls.
     call: String,
@@ -463,89 +487,21 @@ impl Speculation {
                 .needs_approval(tool, services.facts.destructive(tool));
             // Calls of a fork run together anyway: the program starts them all at once.
             let in_fork = in_fork(structure, &node.id);
-            // A call inside a local function runs once per call of it, with its arguments.
+            // A call inside a local function is made once per call of the function, with its
+            // arguments: followed from the calls of the function (below).
             let in_helper = in_function(structure, &node.id);
             if !read_only(tool) || approval || !awaited.contains(node.id.as_str()) || in_fork {
                 continue;
             }
-            let Some(arguments) = node.arguments.clone() else {
+            let Some(arguments) = node.arguments.clone().filter(|_| !in_helper) else {
                 continue;
             };
             let (server, tool) = crate::host::split_tool(tool);
-            match in_helper {
-                // Directly in the program: certain where it is.
-                false => {
-                    let Some(site) = Site::of(structure, node, &deps, &writes) else {
-                        continue;
-                    };
-                    targets.push(site.target(structure, node, server, tool, arguments, None));
-                }
-                // Directly in the body of a local function, on no path of its own that could
-                // skip it: once per call of the function, certain where each call is, with
-                // the call's arguments as the parameters.
-                true => {
-                    let Some(Scope::Function { id: function }) = &node.scope else {
-                        continue;
-                    };
-                    let Some(params) = structure.node(function).and_then(|f| f.params.clone())
-                    else {
-                        continue;
-                    };
-                    // After a `try` of the function whose handler may end the path: not
-                    // certain.
-                    let after_exit = (structure.nodes.iter()).any(|m| {
-                        m.throw_exits
-                            && m.span.start < node.span.start
-                            && function_of(structure, m).is_some_and(|id| id == function)
-                    });
-                    if node.guarded || after_exit || !deps.of(&node.id).is_empty() {
-                        continue;
-                    }
-                    // It reads the parameters, `args`, constants and results outside local
-                    // functions only.
-                    let reads_inside = (arguments.values()).flat_map(|v| v.reads()).any(|r| {
-                        structure
-                            .node(r)
-                            .is_some_and(|n| in_function(structure, &n.id))
-                    });
-                    if reads_inside {
-                        continue;
-                    }
-                    let calls = (structure.nodes.iter()).filter(|c| {
-                        c.kind == NodeKind::Call
-                            && c.function.as_deref() == Some(function.as_str())
-                            && !in_function(structure, &c.id)
-                    });
-                    for call in calls {
-                        // Not in a `try` or a `catch` handler: a throw before the read, in the
-                        // function or around the call, could skip it there.
-                        if call.guarded {
-                            continue;
-                        }
-                        let Some(site) = Site::of(structure, call, &deps, &writes) else {
-                            continue;
-                        };
-                        let via = Via {
-                            call: call.id.clone(),
-                            function: function.clone(),
-                            params: params.clone(),
-                            arguments: call.arguments.clone().unwrap_or_default(),
-                        };
-                        let target = site.target(
-                            structure,
-                            node,
-                            server,
-                            tool,
-                            arguments.clone(),
-                            Some(via),
-                        );
-                        targets.push(target);
-                    }
-                }
-            }
-        }
-        if targets.is_empty() {
-            return None;
+            // Directly in the program: certain where it is.
+            let Some(site) = Site::of(structure, node, &deps, &writes) else {
+                continue;
+            };
+            targets.push(site.target(structure, node, server, tool, arguments, None));
         }
         let helpers = helpers(
             structure,
@@ -560,6 +516,46 @@ impl Speculation {
                         .needs_approval(tool, services.facts.destructive(tool))
             },
         );
+        // Each call of a local function made in the program outside local functions, where that
+        // call is certain: what the function does there, with the call's arguments as its
+        // parameters, is followed from it.
+        let entries = (structure.nodes.iter())
+            .filter(|c| c.kind == NodeKind::Call && !c.guarded && !in_function(structure, &c.id));
+        for call in entries {
+            let Some(function) = call.function.as_deref() else {
+                continue;
+            };
+            let Some(helper) = helpers.get(function) else {
+                continue;
+            };
+            if helper.reads.is_empty() && helper.calls.is_empty() {
+                continue;
+            }
+            let Some(site) = Site::of(structure, call, &deps, &writes) else {
+                continue;
+            };
+            let via = Via {
+                call: call.id.clone(),
+                function: function.to_owned(),
+                params: helper.params.clone(),
+                arguments: call.arguments.clone().unwrap_or_default(),
+            };
+            let mut target = site.target(structure, call, "", "", IndexMap::new(), Some(via));
+            // The results outside local functions its own reads need.
+            for r in helper.reads.iter().flat_map(|r| &r.outside) {
+                if !target.reads.contains(r) {
+                    target.reads.push(r.clone());
+                }
+            }
+            targets.push(target);
+        }
+        // What reads a result the program changes in place after it is made (`rows.shift()`)
+        // cannot be known ahead: the result as made is not what the program reads there.
+        let changed = |id: &String| structure.node(id).is_some_and(|n| n.changed);
+        targets.retain(|t| !t.reads.iter().any(changed));
+        if targets.is_empty() {
+            return None;
+        }
         // The pure operations the targets read, and those these read, transitively.
         let mut read: HashSet<&str> = (targets.iter())
             .flat_map(|t| t.reads.iter().map(String::as_str))
@@ -577,6 +573,10 @@ impl Speculation {
                 continue;
             }
             let reads = task.metadata.reads.clone();
+            // Over a result changed in place: only the program's own value of it will do.
+            if reads.iter().any(changed) {
+                continue;
+            }
             for r in &reads {
                 if let Some(r) = structure.node(r) {
                     if read.insert(r.id.as_str()) {
@@ -725,75 +725,60 @@ impl Speculation {
                     continue;
                 }
                 all_started = false;
-                let mut params = None;
-                let arguments = match &target.via {
-                    None => {
-                        let arguments = match element {
-                            None => target.arguments.clone(),
-                            Some(i) => (target.arguments.iter())
-                                .map(|(k, v)| (k.clone(), at_element(v, i)))
-                                .collect(),
-                        };
-                        known.object(&arguments, &self.services.sandbox, &reader)
+                let Some(via) = &target.via else {
+                    let arguments = at_element_all(&target.arguments, element);
+                    let Ok(arguments) = known.object(&arguments, &self.services.sandbox, &reader)
+                    else {
+                        continue;
+                    };
+                    let call = Call {
+                        key,
+                        node: &target.node,
+                        server: &target.server,
+                        tool: &target.tool,
+                        element,
+                        at: target.at,
+                        via: false,
+                    };
+                    if let Launch::Stop = self.launch(epoch, call, Value::Object(arguments)) {
+                        return;
                     }
-                    Some(via) => {
-                        // The parameters hold what the call passes (at this element).
-                        let mut literals = self.literals.clone();
-                        let mut passed = true;
-                        for (i, param) in via.params.iter().enumerate() {
-                            let argument = via.arguments.get(&i.to_string());
-                            let value = argument.map(|a| match element {
-                                None => a.clone(),
-                                Some(e) => at_element(a, e),
-                            });
-                            let value =
-                                value.map(|a| known.argument(&a, &self.services.sandbox, &reader));
-                            match value {
-                                Some(Ok(Some(v))) => {
-                                    literals.insert(param.clone(), v);
-                                }
-                                _ => passed = false,
-                            }
-                        }
-                        if !passed || via.arguments.keys().any(|k| k.starts_with("...")) {
-                            continue;
-                        }
-                        let inside = Values {
-                            literals: &literals,
-                            ..known
-                        };
-                        let arguments =
-                            inside.object(&target.arguments, &self.services.sandbox, &reader);
-                        params = Some(literals);
-                        arguments
-                    }
-                };
-                let Ok(arguments) = arguments else {
                     continue;
                 };
-                let arguments = Value::Object(arguments);
-                let call = Call {
-                    key,
-                    node: &target.node,
-                    server: &target.server,
-                    tool: &target.tool,
-                    element,
-                    at: target.at,
-                    via: target.via.is_some(),
-                };
-                if let Launch::Stop = self.launch(epoch, call, arguments.clone()) {
-                    return;
+                // A call of a local function: its parameters hold what the call passes (at
+                // this element).
+                if via.arguments.keys().any(|k| k.starts_with("...")) {
+                    continue;
                 }
-                // Calls of local functions inside this call's function, where certain.
-                if let Some(via) = &target.via {
-                    if let Some(literals) = &params {
-                        let path = format!("{}@{element:?}", via.call);
-                        let stop = self.expand(epoch, &via.function, literals, &path, target.at, 1);
-                        if stop {
-                            return;
+                let mut literals = self.literals.clone();
+                let mut passed = true;
+                for (i, param) in via.params.iter().enumerate() {
+                    let argument = via.arguments.get(&i.to_string());
+                    let value = argument.map(|a| match element {
+                        None => a.clone(),
+                        Some(e) => at_element(a, e),
+                    });
+                    match value.map(|a| known.argument(&a, &self.services.sandbox, &reader)) {
+                        Some(Ok(Some(v))) => {
+                            literals.insert(param.clone(), v);
                         }
+                        _ => passed = false,
                     }
                 }
+                if !passed {
+                    continue;
+                }
+                let path = format!("{}@{element:?}", via.call);
+                let entered = Entered {
+                    epoch,
+                    results: &values,
+                    at: target.at,
+                };
+                if self.enter(&entered, &via.function, &literals, &path, 0) {
+                    return;
+                }
+                // All it leads to was started (or is not certain).
+                self.lock().started.insert(key);
             }
             if all_started {
                 self.lock().done.insert(target.key());
@@ -899,34 +884,62 @@ impl Speculation {
         Launch::Started
     }
 
-    /// The calls of local functions `function` makes directly in its body, called with
-    /// parameters `literals` (through `path`, `depth` calls deep): where each is certain (the
-    /// decisions it depends on there read only the parameters, and take an outcome leading to
-    /// it), the reads directly in the called function's body start, with its parameters, and
-    /// so on into its own calls. `true`: the program moved on (stop this scan).
-    fn expand(
+    /// What `function`, called with parameters `literals` (through `path`, `depth` calls of
+    /// local functions deep), is certain to do directly in its body or in a `for ... of` loop
+    /// there (once per element): its reads start, with its parameters, and the calls of local
+    /// functions it makes are followed the same way, recursion included. Certain: the
+    /// decisions of the body each depends on read only the parameters and take an outcome
+    /// leading to it. `true`: the program moved on (stop this scan); else everything was
+    /// started, or is not certain.
+    fn enter(
         self: &Arc<Self>,
-        epoch: u64,
+        entered: &Entered<'_>,
         function: &str,
         literals: &IndexMap<String, Value>,
         path: &str,
-        at: usize,
         depth: usize,
     ) -> bool {
         let Some(helper) = self.helpers.get(function) else {
             return false;
         };
-        if depth > MAX_DEPTH || !self.lock().expanded.insert(path.to_owned()) {
+        if depth > MAX_DEPTH || self.lock().expanded.contains(path) {
             return false;
         }
         let joins = IndexMap::new();
-        let results = Results::new();
         let known = Values {
             args: &self.args,
-            results: &results,
+            results: entered.results,
             joins: &joins,
             literals,
         };
+        for read in &helper.reads {
+            let reader = Reader {
+                task_id: &read.node,
+                tool: &read.tool,
+            };
+            if !self.leads(&known, &read.conditions, &reader) {
+                continue;
+            }
+            for element in self.elements(&known, &read.each, &reader) {
+                let arguments = at_element_all(&read.arguments, element);
+                let Ok(arguments) = known.object(&arguments, &self.services.sandbox, &reader)
+                else {
+                    continue;
+                };
+                let call = Call {
+                    key: (format!("{}@{path}", read.node), element),
+                    node: &read.node,
+                    server: &read.server,
+                    tool: &read.tool,
+                    element,
+                    at: entered.at,
+                    via: true,
+                };
+                if let Launch::Stop = self.launch(entered.epoch, call, Value::Object(arguments)) {
+                    return true;
+                }
+            }
+        }
         for nested in &helper.calls {
             let Some(called) = self.helpers.get(&nested.function) else {
                 continue;
@@ -938,55 +951,42 @@ impl Speculation {
             if !self.leads(&known, &nested.conditions, &reader) {
                 continue;
             }
-            let mut inner = self.literals.clone();
-            let mut passed = true;
-            for (i, param) in called.params.iter().enumerate() {
-                let argument = nested.arguments.get(&i.to_string());
-                match argument.map(|a| known.argument(a, &self.services.sandbox, &reader)) {
-                    Some(Ok(Some(v))) => {
-                        inner.insert(param.clone(), v);
+            for element in self.elements(&known, &nested.each, &reader) {
+                let arguments = at_element_all(&nested.arguments, element);
+                let mut inner = self.literals.clone();
+                let mut passed = true;
+                for (i, param) in called.params.iter().enumerate() {
+                    let argument = arguments.get(&i.to_string());
+                    match argument.map(|a| known.argument(a, &self.services.sandbox, &reader)) {
+                        Some(Ok(Some(v))) => {
+                            inner.insert(param.clone(), v);
+                        }
+                        _ => passed = false,
                     }
-                    _ => passed = false,
                 }
-            }
-            if !passed {
-                continue;
-            }
-            let path = format!("{path}/{}", nested.call);
-            let inside = Values {
-                literals: &inner,
-                ..known
-            };
-            for read in &called.reads {
-                let reader = Reader {
-                    task_id: &read.node,
-                    tool: &read.tool,
-                };
-                if !self.leads(&inside, &read.conditions, &reader) {
+                if !passed {
                     continue;
                 }
-                let Ok(arguments) = inside.object(&read.arguments, &self.services.sandbox, &reader)
-                else {
-                    continue;
-                };
-                let call = Call {
-                    key: (format!("{}@{path}", read.node), None),
-                    node: &read.node,
-                    server: &read.server,
-                    tool: &read.tool,
-                    element: None,
-                    at,
-                    via: true,
-                };
-                if let Launch::Stop = self.launch(epoch, call, Value::Object(arguments)) {
+                let path = format!("{path}/{}@{element:?}", nested.call);
+                if self.enter(entered, &nested.function, &inner, &path, depth + 1) {
                     return true;
                 }
             }
-            if self.expand(epoch, &nested.function, &inner, &path, at, depth + 1) {
-                return true;
-            }
         }
+        self.lock().expanded.insert(path.to_owned());
         false
+    }
+
+    /// The elements of loop `each` (computed over `known`) a call in it is made for: `[None]`
+    /// outside a loop; none when the iterable is not known to be an array.
+    fn elements(&self, known: &Values<'_>, each: &Each, reader: &Reader<'_>) -> Vec<Option<usize>> {
+        let Some((iterable, names)) = each else {
+            return vec![None];
+        };
+        match known.expression(iterable, names, &self.services.sandbox, reader) {
+            Ok(Some(Value::Array(items))) => (0..items.len().min(PER_LOOP)).map(Some).collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Whether every decision of `conditions` (condition, what it reads, the outcomes leading
@@ -1270,20 +1270,34 @@ fn helpers(
         let Some(params) = f.params.clone() else {
             continue;
         };
-        // In its body, in no loop, fork or other function of it (branches are fine: their
-        // conditions are checked against the parameters), outside any `try`.
-        let directly = |n: &&pml_structure::Node| {
+        // In its body, outside any `try`, in no fork or other function of it and in one
+        // `for ... of` loop of it at most, over what the parameters hold, that no iteration
+        // leaves early (branches are fine: their conditions are checked against the
+        // parameters). `Some(each)`: there, in that loop if any.
+        let directly = |n: &pml_structure::Node| -> Option<Each> {
+            if n.guarded {
+                return None;
+            }
+            let mut each = None;
             let mut at = n.scope.clone();
             for _ in 0..structure.nodes.len() {
-                match at {
-                    Some(Scope::Function { id }) => return id == f.id && !n.guarded,
-                    Some(Scope::Decision { id, .. }) => {
-                        at = structure.node(&id).and_then(|d| d.scope.clone());
+                match at? {
+                    Scope::Function { id } => return (id == f.id).then_some(each),
+                    Scope::Decision { id, .. } => at = structure.node(&id)?.scope.clone(),
+                    Scope::Loop { id } => {
+                        let l = structure.node(&id)?;
+                        let over_params = !l.reads.iter().any(|r| structure.node(r).is_some());
+                        let for_of = l.loop_kind == Some(LoopKind::ForOf);
+                        if each.is_some() || l.leaves || l.guarded || !for_of || !over_params {
+                            return None;
+                        }
+                        each = Some((l.condition.clone()?, l.reads.clone()));
+                        at = l.scope.clone();
                     }
-                    _ => return false,
+                    Scope::Fork { .. } => return None,
                 }
             }
-            false
+            None
         };
         // A node of this body after a `try` of it whose handler may end the path: not certain.
         let after_exit = |n: &pml_structure::Node| {
@@ -1299,7 +1313,7 @@ fn helpers(
             let mut out = Vec::new();
             for (d, outcomes) in deps.of(&n.id) {
                 let d = structure.node(&d)?;
-                let inside = directly(&d);
+                let inside = directly(d).is_some();
                 let simple = d.outcomes.is_empty() && !nullish.contains(d.id.as_str());
                 let reads_inside = d.reads.iter().any(|r| structure.node(r).is_some());
                 if !inside || !simple || reads_inside {
@@ -1310,32 +1324,42 @@ fn helpers(
             Some(out)
         };
         let reads = (structure.nodes.iter())
-            .filter(directly)
             .filter(|n| n.is_mcp() && speculable(n) && !after_exit(n))
             .filter_map(|n| {
+                let each = directly(n)?;
                 let arguments = n.arguments.clone()?;
                 // Only parameters, `args`, constants and results outside local functions.
-                let inside = (arguments.values())
-                    .flat_map(|v| v.reads())
-                    .any(|r| structure.node(r).is_some());
+                let mut outside = Vec::new();
+                for r in arguments.values().flat_map(|v| v.reads()) {
+                    let Some(read) = structure.node(r) else {
+                        continue;
+                    };
+                    if in_function(structure, &read.id) || read.changed {
+                        return None;
+                    }
+                    outside.push(read.id.clone());
+                }
                 let (server, tool) = crate::host::split_tool(n.tool.as_deref()?);
-                (!inside).then_some(())?;
                 Some(HelperRead {
                     node: n.id.clone(),
                     server: server.to_owned(),
                     tool: tool.to_owned(),
                     arguments,
                     conditions: conditions(n)?,
+                    each,
+                    outside,
                 })
             })
             .collect();
         let calls = (structure.nodes.iter())
-            .filter(directly)
             .filter(|n| n.kind == NodeKind::Call && !after_exit(n))
             .filter_map(|n| {
+                let each = directly(n)?;
                 let function = n.function.clone()?;
                 let arguments = n.arguments.clone().unwrap_or_default();
-                if arguments.keys().any(|k| k.starts_with("...")) {
+                let changed = (arguments.values().flat_map(|a| a.reads()))
+                    .any(|r| structure.node(r).is_some_and(|r| r.changed));
+                if changed || arguments.keys().any(|k| k.starts_with("...")) {
                     return None;
                 }
                 Some(NestedCall {
@@ -1343,6 +1367,7 @@ fn helpers(
                     function,
                     arguments,
                     conditions: conditions(n)?,
+                    each,
                 })
             })
             .collect();
@@ -1481,6 +1506,19 @@ fn in_function(structure: &StaticStructure, id: &str) -> bool {
 
 fn in_loop(structure: &StaticStructure, id: &str) -> bool {
     !enclosing_loops(structure, id).is_empty()
+}
+
+/// The arguments at `element` of their loop (unchanged outside one).
+fn at_element_all(
+    arguments: &IndexMap<String, ArgumentValue>,
+    element: Option<usize>,
+) -> IndexMap<String, ArgumentValue> {
+    match element {
+        None => arguments.clone(),
+        Some(i) => (arguments.iter())
+            .map(|(k, v)| (k.clone(), at_element(v, i)))
+            .collect(),
+    }
 }
 
 /// The argument at element `i` of its loop: the element template `xs[*]` becomes `xs[i]`.

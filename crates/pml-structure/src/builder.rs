@@ -162,6 +162,8 @@ pub(crate) struct Builder<'a> {
     hoisted: HashMap<(u32, u32), usize>,
     /// The function nodes (indices) whose bodies are being walked, innermost last.
     functions: Vec<usize>,
+    /// Local functions (node ids) that change a parameter in place.
+    param_changers: rustc_hash::FxHashSet<String>,
     /// Spans of expressions whose value is a node's result, in the order they were walked: an
     /// operation takes those among its operands (see [`Builder::code_node`]).
     results: Vec<(u32, u32)>,
@@ -223,6 +225,7 @@ impl<'a> Builder<'a> {
             agents: rewrite::AgentNames::default(),
             hoisted: HashMap::default(),
             functions: Vec::new(),
+            param_changers: Default::default(),
             results: Vec::new(),
             guarded: 0,
             ends: 0,
@@ -243,7 +246,19 @@ impl<'a> Builder<'a> {
         (self.finish(), instrumented)
     }
 
-    pub(crate) fn finish(self) -> StaticStructure {
+    pub(crate) fn finish(mut self) -> StaticStructure {
+        // What a call passes to a local function that changes its parameter in place.
+        let passed: Vec<String> = (self.nodes.iter())
+            .filter(|c| {
+                c.kind == NodeKind::Call
+                    && (c.function.as_ref()).is_some_and(|f| self.param_changers.contains(f))
+            })
+            .flat_map(|c| c.arguments.iter().flat_map(|a| a.values()))
+            .flat_map(|a| a.reads().into_iter().map(str::to_owned))
+            .collect();
+        for r in passed {
+            self.mark_changed(&r);
+        }
         StaticStructure {
             nodes: self.nodes,
             edges: self.edges,
@@ -354,6 +369,9 @@ impl<'a> Builder<'a> {
     fn bind_pattern(&mut self, pat: &Pat, value: &str, elements: Option<&[Option<String>]>) {
         match pat {
             Pat::Ident(id) => {
+                if self.is_mutated(&id.id.sym) {
+                    self.mark_changed(value);
+                }
                 self.bind(&id.id.sym, Binding::Node(value.to_string()));
                 self.variable_bindings
                     .insert(id.id.sym.as_str().to_owned(), value.to_string());
@@ -388,6 +406,9 @@ impl<'a> Builder<'a> {
                                 // A default value: the binding may not be the result's property.
                                 self.bind(&name, Binding::Opaque);
                             } else {
+                                if self.is_mutated(&name) {
+                                    self.mark_changed(&path);
+                                }
                                 self.bind(&name, Binding::Node(path.clone()));
                                 self.variable_bindings.insert(name, path);
                             }
@@ -500,6 +521,15 @@ impl<'a> Builder<'a> {
         match &self.mutated {
             Mutated::Known(m) => Some(m),
             Mutated::Unknown | Mutated::Coming(_) => None,
+        }
+    }
+
+    /// The node whose result `path` is (or is a part of: `n1.items`, `n1[0]`) may be changed in
+    /// place after it is made (see [`crate::Node::changed`]).
+    fn mark_changed(&mut self, path: &str) {
+        let root = path.split(['.', '[']).next().unwrap_or(path);
+        if let Some(node) = self.nodes.iter_mut().find(|n| n.id == root) {
+            node.changed = true;
         }
     }
 
@@ -1297,8 +1327,14 @@ impl<'a> Builder<'a> {
             Pat::Ident(id) => {
                 let param = param.filter(|p| !p.is_empty());
                 let binding = match self.is_mutated(&id.id.sym) {
-                    // Changed in place later: the expression is only its first value.
-                    true => Binding::Opaque,
+                    // Changed in place later: the expression is only its first value, and the
+                    // results it holds (or parts of) change with it.
+                    true => {
+                        for r in reads {
+                            self.mark_changed(r);
+                        }
+                        Binding::Opaque
+                    }
                     false => Binding::Expr {
                         text,
                         param,
@@ -2721,6 +2757,15 @@ impl<'a> Builder<'a> {
                 }
                 _ => self.bind_opaque(p),
             }
+        }
+        // One that changes a parameter in place changes what its calls pass (marked in
+        // `finish`).
+        let mut declared = Vec::new();
+        for p in &f.params {
+            rewrite::pattern_names(p, &mut declared);
+        }
+        if self.mutations().is_none_or(|m| declared.iter().any(|n| m.names.contains(n.as_str()))) {
+            self.param_changers.insert(self.nodes[index].id.clone());
         }
         let params: Option<Vec<String>> = (f.params.iter())
             .map(|p| match p {

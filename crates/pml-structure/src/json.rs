@@ -109,6 +109,7 @@ fn node(out: &mut Vec<u8>, n: &Node) {
         leaves: _,
         throw_exits: _,
         params: _,
+        changed: _,
     } = n;
     out.extend_from_slice(b"{\"id\":");
     string(out, id);

@@ -143,6 +143,12 @@ pub struct Node {
     /// Not part of the JSON (nor the hash).
     #[serde(skip)]
     pub params: Option<Vec<String>>,
+    /// Its result may be changed in place after it is made: a name holding it, or a part of it,
+    /// is changed (`rows.shift()`, `cfg.dir = ...`, `delete x.a`), or it is passed to a local
+    /// function that changes its parameter. What later code reads is then not the result as
+    /// made, so nothing may be computed ahead from it. Not part of the JSON (nor the hash).
+    #[serde(skip)]
+    pub changed: bool,
 }
 
 impl Node {
@@ -167,6 +173,7 @@ impl Node {
             leaves: false,
             throw_exits: false,
             params: None,
+            changed: false,
         }
     }
 

@@ -281,6 +281,35 @@ async fn reads_the_program_may_not_make_are_not_started() {
     }
 }
 
+/// A result the program changes in place after it is made (`pop`, `length =`, a property set,
+/// a helper that changes its parameter, `shift` on part of a call's answer) is not what the
+/// program later reads: nothing is computed ahead from it, so no read it would not make is
+/// sent. (`both` checks that the host receives exactly the calls of the run without
+/// speculation.)
+#[tokio::test(flavor = "multi_thread")]
+async fn results_changed_in_place_are_not_read_ahead() {
+    let programs = [
+        "const list = [1, 2, 3].map((x) => x);\nlist.pop();\nconst out = [];\nfor (const id of list) out.push((await mcp.t.read({ id })).v);\nreturn out;",
+        "const list = [1, 2, 3].map((x) => x);\nlist.length = 1;\nconst out = [];\nfor (const id of list) out.push((await mcp.t.read({ id })).v);\nreturn out;",
+        "const list = [1, 2, 3].map((x) => x);\nfunction trim(l) {\n  l.splice(1);\n}\ntrim(list);\nconst out = [];\nfor (const id of list) out.push((await mcp.t.read({ id })).v);\nreturn out;",
+        "const cfg = JSON.parse('{\"id\": 1}');\ncfg.id = 9;\nreturn (await mcp.t.read({ id: cfg.id })).v;",
+        "const list = await mcp.t.list({});\nlist.ids.shift();\nconst out = [];\nfor (const id of list.ids) out.push((await mcp.t.read({ id })).v);\nreturn out;",
+        "const rows = (await mcp.t.list({})).ids;\nrows.pop();\nrows.pop();\nconst out = [];\nfor (const id of rows) out.push((await mcp.t.read({ id })).v);\nreturn out;",
+    ];
+    for source in programs {
+        let (_, fast, plain_host, _) = both(source).await;
+        let wasted = fast.speculation.map_or(0, |s| s.wasted);
+        assert_eq!(wasted, 0, "{source}: {:?}", received(&plain_host));
+    }
+    // What is made from such a result afterwards is the program's own value: reads over it
+    // still overlap.
+    let source = "const list = await mcp.t.list({});\nconst ids = list.ids.slice();\nids.shift();\nconst doubled = ids.map((x) => x * 2);\nconst out = [];\nfor (const id of doubled) out.push((await mcp.t.read({ id })).v);\nreturn out;";
+    let (_, fast, _, _) = both(source).await;
+    assert_eq!(fast.result, json!([40, 60, 80]));
+    let s = fast.speculation.unwrap();
+    assert!(s.served >= 2 && s.wasted == 0, "{s:?}");
+}
+
 /// What is certain is still started ahead: the reads after a decision that cannot end the
 /// path, after a `try` that caught, and after a loop that may return once the program is past
 /// it overlap.
@@ -349,6 +378,16 @@ async fn reads_inside_helpers_overlap() {
             "const load = async (id) => (await mcp.t.read({ id })).v;\nconst out = [];\nfor (const id of [7, 7, 7, 7]) out.push(await load(id));\nreturn out;",
             json!([70, 70, 70, 70]),
         ),
+        // A loop inside the helper, over its parameter.
+        (
+            "async function loadAll(ids) {\n  const out = [];\n  for (const id of ids) out.push((await mcp.t.read({ id })).v);\n  return out;\n}\nreturn await loadAll([1, 2, 3, 4]);",
+            json!([10, 20, 30, 40]),
+        ),
+        // A walk over a tree: a read per node, the children in a loop of the helper.
+        (
+            "async function walk(node) {\n  const r = await mcp.t.read({ id: node.id });\n  const out = [r.v];\n  for (const child of node.children) out.push(...(await walk(child)));\n  return out;\n}\nreturn await walk({ id: 1, children: [{ id: 2, children: [] }, { id: 3, children: [{ id: 4, children: [] }] }] });",
+            json!([10, 20, 30, 40]),
+        ),
     ];
     for (source, expected) in programs {
         let (plain, fast, _, fast_host) = both(source).await;
@@ -376,6 +415,12 @@ async fn helper_reads_the_program_may_not_make_are_not_started() {
         "const load = async (id) => {\n  id = id + 100;\n  return (await mcp.t.read({ id })).v;\n};\nreturn [await load(1), await load(2)];",
         "const load = async (id) => (await mcp.t.read({ id })).v;\nconst first = await load(1);\nif (first > 5) return first;\nreturn await load(2);",
         "const load = async (id) => (await mcp.t.read({ id })).v;\nconst out = [];\nfor (const id of [1, 2, 3]) {\n  if (id === 2) break;\n  out.push(await load(id));\n}\nreturn out;",
+        // Loops inside the helper: one that breaks, one whose reads depend on the element,
+        // one over what the helper computed.
+        "async function loadAll(ids) {\n  const out = [];\n  for (const id of ids) {\n    if (id === 3) break;\n    out.push((await mcp.t.read({ id })).v);\n  }\n  return out;\n}\nreturn await loadAll([1, 2, 3, 4]);",
+        "async function loadOdd(ids) {\n  const out = [];\n  for (const id of ids) {\n    if (id % 2) out.push((await mcp.t.read({ id })).v);\n  }\n  return out;\n}\nreturn await loadOdd([1, 2, 3, 4]);",
+        "async function loadSome(ids) {\n  const out = [];\n  for (const id of ids.filter((x) => x > 2)) out.push((await mcp.t.read({ id })).v);\n  return out;\n}\nreturn await loadSome([1, 2, 3, 4]);",
+        "async function walk(node) {\n  const r = await mcp.t.read({ id: node.id });\n  if (r.v > 15) return [r.v];\n  const out = [r.v];\n  for (const child of node.children) out.push(...(await walk(child)));\n  return out;\n}\nreturn await walk({ id: 1, children: [{ id: 2, children: [{ id: 5, children: [] }] }, { id: 3, children: [] }] });",
     ];
     for source in programs {
         let (_, fast, _, _) = both(source).await;
