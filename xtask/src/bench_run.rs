@@ -2,10 +2,11 @@
 //! measured (`--part` runs one part alone, for profiling it).
 //!
 //! 1. Four 1-second read-only calls of the real `everything` server
-//!    (`trigger-long-running-operation`, annotated `readOnlyHint`) written five ways: (a)
+//!    (`trigger-long-running-operation`, annotated `readOnlyHint`) written ten ways: (a)
 //!    `Promise.all`, (b) four sequential `await`s, (c) four `JSON.stringify(await ...)`, (d) a
 //!    `for ... of` over a literal list, (e) a loop over a list computed from an earlier call,
-//!    (f) a helper awaited in a loop, (g) a helper over a mapped list, (h) a recursive walk;
+//!    (f) a helper awaited in a loop, (g) a helper over a mapped list, (h) a recursive walk,
+//!    (i) a walk over a tree given as an argument, (j) a loop inside a helper;
 //!    each with speculation and without, against one call measured in the same rounds. Goals:
 //!    each <= 1.5x one call with speculation, (a) and (b) <= 1.3x.
 //! 2. Instrumentation overhead: a pure-heavy program (100k array elements through filter, map,
@@ -129,6 +130,20 @@ fn call_programs() -> Vec<(&'static str, String, &'static str)> {
             "(h) a recursive walk, four levels",
             format!(
                 "{OP}async function walk(depth) {{\n  const r = await mcp.everything[OP]({{ duration: 1, steps: 1 }});\n  return depth < 3 ? [r, ...(await walk(depth + 1))] : [r];\n}}\nreturn (await walk(0)).length;"
+            ),
+            "<= 1.5x",
+        ),
+        (
+            "(i) a walk over a tree given as an argument",
+            format!(
+                "{OP}async function walk(node) {{\n  const r = await mcp.everything[OP]({{ duration: 1, steps: 1 }});\n  const out = [node.name];\n  for (const child of node.children) out.push(...(await walk(child)));\n  return out;\n}}\nconst tree = {{ name: \"a\", children: [{{ name: \"b\", children: [] }}, {{ name: \"c\", children: [{{ name: \"d\", children: [] }}] }}] }};\nreturn (await walk(tree)).length;"
+            ),
+            "<= 1.5x",
+        ),
+        (
+            "(j) a loop inside a helper, over its parameter",
+            format!(
+                "{OP}async function all(list) {{\n  const out = [];\n  for (const steps of list) out.push(await mcp.everything[OP]({{ duration: 1, steps }}));\n  return out;\n}}\nreturn (await all([1, 1, 1, 1])).length;"
             ),
             "<= 1.5x",
         ),
