@@ -305,20 +305,18 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         }
         task.depends_on = depends.iter().map(|&j| s.nodes[j].id.clone()).collect();
         task.metadata.reads = reads.into_iter().collect();
-        if !unresolved.is_empty() {
+        let unknown = undeclared(s, &unresolved);
+        if !unknown.is_empty() {
             dag.diagnostics.push(DagDiagnostic {
                 severity: Severity::Warning,
                 code: diagnostics::UNRESOLVED.into(),
-                message: unresolved_message(
-                    &format!("task {} ({})", task.id, task.tool),
-                    &unresolved,
-                ),
+                message: unresolved_message(&format!("task {} ({})", task.id, task.tool), &unknown),
                 task: Some(task.id.clone()),
                 line: Some(s.nodes[i].span.line),
                 column: Some(s.nodes[i].span.column),
             });
-            task.metadata.unresolved = unresolved;
         }
+        task.metadata.unresolved = unresolved;
         dag.tasks.push(task);
     }
     if let Some(value) = &s.result {
@@ -329,11 +327,12 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
             literals,
             unresolved,
         } = names_read(&index, &dag.joins, None, read, false);
-        if !unresolved.is_empty() {
+        let unknown = undeclared(s, &unresolved);
+        if !unknown.is_empty() {
             dag.diagnostics.push(DagDiagnostic {
                 severity: Severity::Warning,
                 code: diagnostics::UNRESOLVED.into(),
-                message: unresolved_message("the program's result", &unresolved),
+                message: unresolved_message("the program's result", &unknown),
                 task: None,
                 line: s.result_span.map(|span| span.line),
                 column: s.result_span.map(|span| span.column),
@@ -401,11 +400,21 @@ fn effect_of(task: &Task, node: &Node, index: &Index<'_>, options: &DagOptions) 
     }
 }
 
-/// `<who> reads `a`, `b` which no earlier task or constant provides; ...`
+/// The names of `unresolved` the program does not declare: those worth a warning. A name it
+/// declares (an accumulator changed in place, a loop variable) and `[*]` (each element of a
+/// list it computes) are ordinary code; the task still depends on everything before it.
+fn undeclared(s: &StaticStructure, unresolved: &[String]) -> Vec<String> {
+    (unresolved.iter())
+        .filter(|n| *n != "[*]" && s.declared.binary_search(n).is_err())
+        .cloned()
+        .collect()
+}
+
+/// `<who> reads `a`, `b` which ...`
 fn unresolved_message(who: &str, names: &[String]) -> String {
     let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     format!(
-        "{who} reads {} which no earlier task or constant provides (a variable changed in place, a loop variable...): its dependencies are everything before it",
+        "{who} reads {} which the program does not declare and no earlier task or constant provides (a global it assumes?): its dependencies are everything before it",
         names.join(", ")
     )
 }

@@ -11,8 +11,8 @@
 //!
 //! **Invariants:** every `dependsOn` names a task of the DAG and the DAG is acyclic (else an
 //! `internal-error` diagnostic names the tasks, never a hang); tasks that read names nothing
-//! provides are flagged (`metadata.unresolved` + an `unresolved-name` diagnostic) instead of
-//! failing at run time. No I/O.
+//! provides are flagged (`metadata.unresolved`, and an `unresolved-name` diagnostic when the
+//! program does not declare the name anywhere) instead of failing at run time. No I/O.
 //!
 //! ```
 //! use pml_structure::{build_structure, BuildOptions};

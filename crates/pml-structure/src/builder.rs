@@ -259,7 +259,12 @@ impl<'a> Builder<'a> {
         for r in passed {
             self.mark_changed(&r);
         }
+        let mut declared: Vec<String> = (self.mutations().into_iter())
+            .flat_map(|m| m.declared.iter().cloned())
+            .collect();
+        declared.sort_unstable();
         StaticStructure {
+            declared,
             nodes: self.nodes,
             edges: self.edges,
             variable_bindings: self.variable_bindings,
@@ -2764,7 +2769,10 @@ impl<'a> Builder<'a> {
         for p in &f.params {
             rewrite::pattern_names(p, &mut declared);
         }
-        if self.mutations().is_none_or(|m| declared.iter().any(|n| m.names.contains(n.as_str()))) {
+        if self
+            .mutations()
+            .is_none_or(|m| declared.iter().any(|n| m.names.contains(n.as_str())))
+        {
             self.param_changers.insert(self.nodes[index].id.clone());
         }
         let params: Option<Vec<String>> = (f.params.iter())

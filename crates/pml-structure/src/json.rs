@@ -60,6 +60,7 @@ impl StaticStructure {
             result,
             result_span: _,
             diagnostics,
+            declared: _,
         } = self;
         out.extend_from_slice(b"{\"nodes\":");
         list(out, nodes, |out, n| {
@@ -627,6 +628,7 @@ mod tests {
                 result,
                 result_span: None,
                 diagnostics: diagnostics.clone(),
+                declared: vec!["rows".into()],
             });
         }
         same_as_serde(&StaticStructure::default());

@@ -29,6 +29,12 @@ pub struct StaticStructure {
     #[serde(skip)]
     pub result_span: Option<Span>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Every name the program declares (`const`/`let`/`var`, parameters, `catch` bindings,
+    /// function and class declarations), at any depth, sorted. A name a task reads that no node
+    /// or constant provides but that the program declares (an accumulator changed in place, a
+    /// loop variable) is ordinary code. Not part of the JSON (nor the hash).
+    #[serde(skip)]
+    pub declared: Vec<String>,
 }
 
 impl StaticStructure {

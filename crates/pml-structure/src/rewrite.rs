@@ -587,6 +587,9 @@ pub(crate) struct Mutations {
     /// Names assigned again (`x = 1`, `x += 1`, `x++`, `[x] = ys`, `for (x of xs)`), with the
     /// start of the first such assignment.
     pub(crate) reassigned: rustc_hash::FxHashMap<String, Reassigned>,
+    /// Every name the program declares (`const`/`let`/`var`, parameters, a `catch` binding,
+    /// function and class declarations), at any depth, ignoring scopes.
+    pub(crate) declared: HashSet<String>,
     /// How many loops and functions the visit is in.
     repeat: usize,
 }
@@ -614,6 +617,12 @@ impl Mutations {
         for name in names {
             self.reassign_name(&name, at);
         }
+    }
+
+    fn declare(&mut self, pat: &Pat) {
+        let mut names = Vec::new();
+        pattern_names(pat, &mut names);
+        self.declared.extend(names.iter().map(|n| n.to_string()));
     }
 
     fn repeating(&mut self, visit: impl FnOnce(&mut Self)) {
@@ -688,11 +697,39 @@ impl Visit for Mutations {
     }
 
     fn visit_function(&mut self, f: &swc_ecma_ast::Function) {
+        for p in &f.params {
+            self.declare(&p.pat);
+        }
         self.repeating(|m| f.visit_children_with(m));
     }
 
     fn visit_arrow_expr(&mut self, a: &swc_ecma_ast::ArrowExpr) {
+        for p in &a.params {
+            self.declare(p);
+        }
         self.repeating(|m| a.visit_children_with(m));
+    }
+
+    fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
+        self.declare(&d.name);
+        d.visit_children_with(self);
+    }
+
+    fn visit_catch_clause(&mut self, c: &swc_ecma_ast::CatchClause) {
+        if let Some(p) = &c.param {
+            self.declare(p);
+        }
+        c.visit_children_with(self);
+    }
+
+    fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
+        self.declared.insert(f.ident.sym.to_string());
+        f.visit_children_with(self);
+    }
+
+    fn visit_class_decl(&mut self, c: &swc_ecma_ast::ClassDecl) {
+        self.declared.insert(c.ident.sym.to_string());
+        c.visit_children_with(self);
     }
 
     fn visit_unary_expr(&mut self, u: &swc_ecma_ast::UnaryExpr) {

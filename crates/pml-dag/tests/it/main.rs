@@ -187,3 +187,46 @@ return n;
     "#]]
     .assert_eq(&render(&dag));
 }
+
+/// Ordinary code gives no warning: an accumulator object filled in a loop and a list pushed to
+/// are names the program declares (the tasks reading them still depend on everything before
+/// them). A name the program never declares (a global it assumes) is still flagged.
+#[test]
+fn accumulators_are_ordinary_code_and_undeclared_names_are_flagged() {
+    let code = r#"
+const listing = await mcp.fs.list({ path: args.root });
+const counts = {};
+const names = [];
+for (const line of listing.content.split("\n")) {
+  const kind = line.startsWith("[DIR]") ? "dir" : "file";
+  counts[kind] = (counts[kind] ?? 0) + 1;
+  names.push(line);
+}
+const total = Object.values(counts).reduce((a, b) => a + b, 0);
+return { counts, total, names, extra: settings.extra };
+"#;
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    let dag = to_dag(&s, &Default::default());
+    let warnings: Vec<&str> = (dag.diagnostics.iter())
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].starts_with(
+            "the program's result reads `settings` which the program does not declare"
+        ),
+        "{warnings:#?}"
+    );
+    // The accumulators still order what reads them after the loop.
+    let n = dag
+        .tasks
+        .iter()
+        .find(|t| t.tool == "code:Object.values")
+        .unwrap();
+    assert!(
+        n.depends_on.contains(&"l1".to_owned()),
+        "{:?}",
+        n.depends_on
+    );
+    assert_eq!(n.metadata.unresolved, ["counts"]);
+}

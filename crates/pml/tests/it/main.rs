@@ -190,7 +190,7 @@ fn dag_diagnostics_say_where() {
     assert_eq!(
         stderr,
         format!(
-            "{file}:2:1: warning: the program's result reads `missing` which no earlier task or constant provides (a variable changed in place, a loop variable...): its dependencies are everything before it [unresolved-name]\n"
+            "{file}:2:1: warning: the program's result reads `missing` which the program does not declare and no earlier task or constant provides (a global it assumes?): its dependencies are everything before it [unresolved-name]\n"
         )
     );
 }
