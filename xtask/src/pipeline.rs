@@ -38,6 +38,9 @@ const STAGES: &[Stage] = &[
 pub struct Fixture {
     pub dir: PathBuf,
     pub input: PathBuf,
+    /// The tools of the servers the program runs against, when no `tools.json` is beside it
+    /// (a single file of the main job: the reference servers' annotations).
+    pub servers: Option<pml::ToolCatalog>,
 }
 
 impl Fixture {
@@ -57,7 +60,7 @@ fn options(fx: &Fixture) -> Result<pml::AnalyzeOptions> {
         catalog: if tools.exists() {
             Some(pml::load_catalog(&tools)?)
         } else {
-            None
+            fx.servers.clone()
         },
         permissions: if perms.exists() {
             Some(pml::load_permissions(&perms)?)
@@ -168,6 +171,7 @@ pub fn discover(root: &Path) -> Result<Vec<Fixture>> {
                 out.push(Fixture {
                     dir: dir.clone(),
                     input: path,
+                    servers: None,
                 });
                 break;
             }
@@ -212,6 +216,27 @@ fn summarise(fx: &Fixture) -> Result<String> {
         out.push_str(&format!("== semantic hash\n{digest}\n"));
     }
     Ok(out)
+}
+
+/// The tools of the servers `pml run` gives `file` (its project's `.mcp.json`, else the
+/// reference servers), with their annotations: what makes independent reads parallel in the
+/// DAGs printed before the run.
+fn server_catalog(file: &Path) -> Result<pml::ToolCatalog> {
+    let config = match pml::servers::ServerSource::choose_for(None, Some(file)) {
+        pml::servers::ServerSource::File { path, .. } => Some(path),
+        pml::servers::ServerSource::Reference => None,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let (listed, failed) = runtime
+        .block_on(pml::servers::catalog(config.as_deref(), &[]))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for why in failed {
+        eprintln!("run-pipeline: {why}");
+    }
+    Ok(pml::servers::catalog_of(&listed))
 }
 
 /// `target/pipeline/<stem>/` for `file`, created.
@@ -387,9 +412,14 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
             let mut status = ExitCode::SUCCESS;
             for file in &files {
                 let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+                let servers = match dir.join("tools.json").exists() {
+                    true => None,
+                    false => Some(server_catalog(file)?),
+                };
                 let fx = Fixture {
                     dir,
                     input: file.clone(),
+                    servers,
                 };
                 let out = output_dir(file)?;
                 for stage in STAGES {

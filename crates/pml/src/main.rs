@@ -112,8 +112,16 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         max_fused: usize,
         /// Tool catalog with input/output schemas and annotations (`{"tools": [...]}`): read-only tools make their calls independent.
+        /// [default: the tools of the project's .mcp.json servers, when there is one]
         #[arg(long, value_name = "CATALOG.json")]
         tools: Option<PathBuf>,
+        /// Take the tools' annotations from these MCP servers (`{"mcpServers": {...}}`).
+        #[arg(long, value_name = "CONFIG.json", conflicts_with = "tools")]
+        mcp_config: Option<PathBuf>,
+        /// Take the tools' annotations from the servers `pml run` would use (the project's
+        /// .mcp.json, else the reference servers).
+        #[arg(long, conflicts_with_all = ["tools", "mcp_config"])]
+        servers: bool,
         /// Pretty-printed JSON (on a terminal the default is a summary).
         #[arg(long)]
         pretty: bool,
@@ -551,10 +559,26 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             explain,
             max_fused,
             tools,
+            mcp_config,
+            servers,
             pretty,
             json,
         } => {
-            let catalog = tools.as_deref().map(pml::load_catalog).transpose()?;
+            // The annotations come from the catalog given, else from the servers named or the
+            // project's (started, listed, stopped).
+            let project = match pml::servers::ServerSource::choose_for(None, Some(&file)) {
+                pml::servers::ServerSource::File { path, .. } => Some(path),
+                pml::servers::ServerSource::Reference => None,
+            };
+            let config = mcp_config.or(if servers { None } else { project });
+            let catalog = match tools.as_deref() {
+                Some(path) => Some(pml::load_catalog(path)?),
+                None if servers || config.is_some() => match listings(config.as_deref(), &[]) {
+                    Ok((listed, _)) => Some(pml::servers::catalog_of(&listed)),
+                    Err(code) => return Ok(code),
+                },
+                None => None,
+            };
             let Some((_, structure)) = structure_of(&file, catalog.clone())? else {
                 return Ok(ExitCode::from(1));
             };

@@ -16,7 +16,7 @@ use pml_mcp::{ClientOptions, McpClients, McpConfig, ToolInfo, DEFAULT_CONFIG_TEM
 use serde_json::Value;
 
 use crate::run::RunSetupError;
-use crate::{read_source, InputError};
+use crate::{read_source, InputError, ToolCatalog};
 
 /// The file name of a project's server config.
 pub const PROJECT_CONFIG: &str = ".mcp.json";
@@ -276,6 +276,11 @@ pub fn catalog_json(listings: &[(String, Vec<ToolInfo>)]) -> Value {
         })
         .collect();
     serde_json::json!({ "tools": tools })
+}
+
+/// The catalog of `listings`, as `--tools` would read it from [`catalog_json`].
+pub fn catalog_of(listings: &[(String, Vec<ToolInfo>)]) -> ToolCatalog {
+    ToolCatalog::from_json(&catalog_json(listings).to_string()).unwrap_or_default()
 }
 
 #[cfg(test)]

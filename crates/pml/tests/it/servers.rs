@@ -401,3 +401,43 @@ fn check_uses_the_programs_project_config_and_says_when_no_call_was_checked() {
         "{err}"
     );
 }
+
+/// `pml dag` takes the tools' annotations from the servers when they are known: the two reads of
+/// `etl-files.ts` (annotated read-only by the filesystem server) share the first layer; without
+/// servers or a catalog, a call is ordered as a write would be.
+#[test]
+fn dag_uses_the_servers_annotations() {
+    let example = format!("{}/../../examples/etl-files.ts", env!("CARGO_MANIFEST_DIR"));
+    let first_layer = |args: &[&str]| {
+        let (code, out, err) = pml(args);
+        assert_eq!(code, 0, "{err}");
+        let dag: Value = serde_json::from_str(&out).unwrap();
+        dag["layers"][0].clone()
+    };
+    assert_eq!(
+        first_layer(&["dag", &example, "--servers", "--json"]),
+        serde_json::json!(["n1", "n2"])
+    );
+    assert_eq!(
+        first_layer(&["dag", &example, "--json"]),
+        serde_json::json!(["n1"])
+    );
+    // A project's .mcp.json beside the program: its servers' annotations, without a flag.
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join(".mcp.json"),
+        filesystem_config(project.path()).to_string(),
+    )
+    .unwrap();
+    let program = project.path().join("etl.ts");
+    std::fs::copy(&example, &program).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (code, out, err) = pml_at(
+        elsewhere.path(),
+        &[],
+        &["dag", program.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let dag: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(dag["layers"][0], serde_json::json!(["n1", "n2"]));
+}
