@@ -51,6 +51,8 @@ impl Default for ClientOptions {
 /// them (SIGKILL to each server's process group).
 pub struct McpClients {
     slots: IndexMap<String, Arc<Slot>>,
+    /// The config file the servers come from, if any.
+    origin: Option<String>,
     options: ClientOptions,
     closed: Arc<AtomicBool>,
 }
@@ -58,6 +60,8 @@ pub struct McpClients {
 struct Slot {
     name: String,
     config: ServerConfig,
+    /// The config file it comes from, if any.
+    origin: Option<String>,
     state: tokio::sync::Mutex<SlotState>,
     pid: AtomicU32,
     killer: Mutex<Option<Killer>>,
@@ -72,6 +76,7 @@ enum SlotState {
 
 impl McpClients {
     pub fn new(config: McpConfig, options: ClientOptions) -> Self {
+        let origin = config.origin;
         let slots = config
             .servers
             .into_iter()
@@ -79,6 +84,7 @@ impl McpClients {
                 let slot = Slot {
                     name: name.clone(),
                     config,
+                    origin: origin.clone(),
                     state: tokio::sync::Mutex::new(SlotState::Idle),
                     pid: AtomicU32::new(0),
                     killer: Mutex::new(None),
@@ -88,9 +94,15 @@ impl McpClients {
             .collect();
         McpClients {
             slots,
+            origin,
             options,
             closed: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The config file the servers come from, if any.
+    pub fn origin(&self) -> Option<&str> {
+        self.origin.as_deref()
     }
 
     pub fn options(&self) -> &ClientOptions {
@@ -170,6 +182,7 @@ impl McpClients {
                 server: server.to_owned(),
                 tool: tool.map(str::to_owned),
                 known: self.slots.keys().cloned().collect(),
+                origin: self.origin.clone(),
             });
         };
         let mut state = slot.state.lock().await;
@@ -296,6 +309,7 @@ async fn start(
         tool: None,
         command: slot.config.command.clone(),
         cause: e.to_string(),
+        origin: slot.origin.clone(),
     })?;
     slot.pid.store(process.pid, Ordering::SeqCst);
     *slot.killer.lock().unwrap_or_else(|e| e.into_inner()) = Some(process.killer.clone());
@@ -319,7 +333,7 @@ async fn start(
     };
     let service = match started {
         Ok(service) => service,
-        Err(failure) => return Err(fail_start(&process, &name, failure).await),
+        Err(failure) => return Err(fail_start(&process, slot, failure).await),
     };
     process.set_strict();
     let peer = service.peer().clone();
@@ -342,7 +356,7 @@ async fn start(
             Ok(tools) => tools,
             Err(failure) => {
                 drop(service);
-                return Err(fail_start(&process, &name, failure).await);
+                return Err(fail_start(&process, slot, failure).await);
             }
         }
     } else {
@@ -370,7 +384,8 @@ fn fault_cause(health: &Health) -> String {
 }
 
 /// Put a server that failed to start down and describe why, with its last words.
-async fn fail_start(process: &Process, server: &str, failure: StartFailure) -> McpError {
+async fn fail_start(process: &Process, slot: &Slot, failure: StartFailure) -> McpError {
+    let server = slot.name.as_str();
     let cause = match failure {
         StartFailure::Timeout(cause) => cause,
         // A closed connection usually means the process is on its way out: say how it ended.
@@ -389,6 +404,7 @@ async fn fail_start(process: &Process, server: &str, failure: StartFailure) -> M
         tool: None,
         cause,
         stderr_tail: process.stderr.settled(Duration::from_millis(500)).await,
+        origin: slot.origin.clone(),
     }
 }
 

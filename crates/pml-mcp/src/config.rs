@@ -17,6 +17,8 @@ pub struct McpConfig {
     /// Fields that were read but not understood (other clients' extensions such as
     /// `disabled` or `autoApprove`, or typos), as `mcpServers.name.field`. Never fatal.
     pub ignored: Vec<String>,
+    /// The file it was read from, when it was (named in the errors of its servers).
+    pub origin: Option<String>,
 }
 
 /// How to start one stdio server.

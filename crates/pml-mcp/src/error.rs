@@ -9,17 +9,21 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum McpError {
     #[error(
-        "unknown mcp server `{server}`{} (configured: {})",
+        "unknown mcp server `{server}`{} (configured: {}{})",
         ForTool(tool),
-        list(known)
+        list(known),
+        In(origin)
     )]
     UnknownServer {
         server: String,
         tool: Option<String>,
         known: Vec<String>,
+        /// The config file the servers come from, if any.
+        origin: Option<String>,
     },
     #[error(
-        "mcp server `{server}` could not be started{}: cannot run `{command}`: {cause}",
+        "mcp server `{server}`{} could not be started{}: cannot run `{command}`: {cause}",
+        From(origin),
         ForTool(tool)
     )]
     Spawn {
@@ -27,9 +31,11 @@ pub enum McpError {
         tool: Option<String>,
         command: String,
         cause: String,
+        origin: Option<String>,
     },
     #[error(
-        "mcp server `{server}` failed to initialize{}: {cause}{}",
+        "mcp server `{server}`{} failed to initialize{}: {cause}{}",
+        From(origin),
         ForTool(tool),
         Tail(stderr_tail)
     )]
@@ -38,6 +44,7 @@ pub enum McpError {
         tool: Option<String>,
         cause: String,
         stderr_tail: String,
+        origin: Option<String>,
     },
     #[error(
         "mcp tool `{server}.{tool}` timed out after {after_ms} ms{}",
@@ -135,6 +142,30 @@ impl fmt::Display for ForTool<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             Some(tool) => write!(f, " (calling tool `{tool}`)"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// ` (from FILE)`: the config file a server comes from.
+struct From<'a>(&'a Option<String>);
+
+impl fmt::Display for From<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(file) => write!(f, " (from {file})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// ` in FILE`.
+struct In<'a>(&'a Option<String>);
+
+impl fmt::Display for In<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(file) => write!(f, " in {file}"),
             None => Ok(()),
         }
     }

@@ -38,6 +38,8 @@ impl std::fmt::Display for Problem {
 /// tools they listed.
 pub struct Offered<'a> {
     pub configured: &'a [String],
+    /// The config file the servers come from, if any.
+    pub origin: Option<&'a str>,
     pub listed: &'a BTreeSet<String>,
     pub catalog: &'a ToolCatalog,
 }
@@ -58,7 +60,11 @@ pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Pr
         };
         if !offered.configured.iter().any(|s| s == server) {
             problems.push(at(format!(
-                "mcp.{server}.{tool}: no server `{server}` is configured{}",
+                "mcp.{server}.{tool}: no server `{server}` is configured{}{}",
+                offered
+                    .origin
+                    .map(|o| format!(" in {o}"))
+                    .unwrap_or_default(),
                 suggestion(
                     server,
                     offered.configured.iter().map(String::as_str),

@@ -1101,6 +1101,7 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     let configured: Vec<String> = clients.server_names().map(str::to_owned).collect();
     let offered = crate::checks::Offered {
         configured: &configured,
+        origin: clients.origin(),
         listed: &listed,
         catalog: &catalog,
     };
@@ -1380,6 +1381,7 @@ pub async fn check_file(
     let configured: Vec<String> = clients.server_names().map(str::to_owned).collect();
     let offered = crate::checks::Offered {
         configured: &configured,
+        origin: clients.origin(),
         listed: &listed,
         catalog: &catalog,
     };

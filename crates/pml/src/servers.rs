@@ -88,6 +88,7 @@ pub fn read_config(path: &Path) -> Result<McpConfig, RunSetupError> {
     config
         .expand_env(&|name| std::env::var(name).ok())
         .map_err(|e| bad(e.to_string()))?;
+    config.origin = Some(path.display().to_string());
     Ok(config)
 }
 

@@ -127,6 +127,7 @@ pub fn clients(servers: Vec<(&str, ServerConfig)>, options: ClientOptions) -> Mc
             .map(|(n, s)| (n.to_owned(), s))
             .collect(),
         ignored: Vec::new(),
+        origin: None,
     };
     McpClients::new(config, options)
 }

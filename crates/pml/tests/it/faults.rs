@@ -164,11 +164,13 @@ fn servers_that_start_slowly_or_never() {
         "{e}"
     );
 
-    // Unknown servers are refused before anything runs, named with the configured ones.
+    // Unknown servers are refused before anything runs, named with the configured ones and
+    // the config file.
     let (code, _, stderr) = s.run("return await mcp.nowhere.echo({});", &[]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains(":1:14: mcp.nowhere.echo: no server `nowhere` is configured (configured: "),
+        stderr.contains(":1:14: mcp.nowhere.echo: no server `nowhere` is configured in ")
+            && stderr.contains(" (configured: "),
         "{stderr}"
     );
 }

@@ -441,3 +441,45 @@ fn dag_uses_the_servers_annotations() {
     let dag: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(dag["layers"][0], serde_json::json!(["n1", "n2"]));
 }
+
+/// Errors about the servers name the config file they come from: a server that cannot start,
+/// and a call to a server the file does not configure.
+#[test]
+fn server_errors_name_the_config_file() {
+    let project = tempfile::tempdir().unwrap();
+    let config = project.path().join(".mcp.json");
+    std::fs::write(
+        &config,
+        r#"{"mcpServers": {"fs": {"command": "pml-test-no-such-command", "args": []}}}"#,
+    )
+    .unwrap();
+    let config = config.canonicalize().unwrap();
+    std::fs::write(
+        project.path().join("p.ts"),
+        "const r = await mcp.fs.read({ path: 'x' });\nreturn r;\n",
+    )
+    .unwrap();
+    let (code, _, err) = pml_at(project.path(), &[], &["run", "--no-store", "p.ts"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "mcp server `fs` (from {}) could not be started",
+            config.display()
+        )),
+        "{err}"
+    );
+    std::fs::write(
+        project.path().join("q.ts"),
+        "const r = await mcp.other.read({ path: 'x' });\nreturn r;\n",
+    )
+    .unwrap();
+    let (code, _, err) = pml_at(project.path(), &[], &["run", "--no-store", "q.ts"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "no server `other` is configured in {} (configured: fs)",
+            config.display()
+        )),
+        "{err}"
+    );
+}
