@@ -137,8 +137,10 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 _ => 0,
             };
             if made + ahead > limits.calls {
+                let (_, at) = map2.site(&call);
+                let at = at.map(|(l, c)| format!(" at {l}:{c}")).unwrap_or_default();
                 shared2.limit(format!(
-                    "the run stopped: it made more than {} tool calls (the limit)",
+                    "the run stopped{at}: it would make more than {} tool calls, its limit (--max-calls raises it)",
                     limits.calls
                 ));
                 answers.answer(call.id, Err("the run made too many tool calls".to_owned()));
@@ -211,7 +213,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         }
         _ = tokio::time::sleep(limits.wall) => {
             shared.limit(format!(
-                "the run stopped: it ran longer than {} ms (the wall-clock limit)",
+                "the run stopped: it ran longer than {} ms, its wall-clock limit (--run-timeout-ms raises it)",
                 limits.wall.as_millis()
             ));
             // The program ends the next time it waits for an answer (its JavaScript is bounded
@@ -797,7 +799,7 @@ fn program_message(e: &SandboxError) -> String {
     if let SandboxError::Timeout { limit_ms, tool, .. } = e {
         if tool.is_empty() {
             return format!(
-                "the program's own JavaScript exceeded {limit_ms} ms (time waiting for tools not counted)"
+                "the program's own JavaScript exceeded {limit_ms} ms, its limit (time waiting for tools not counted; --code-timeout-ms raises it)"
             );
         }
     }

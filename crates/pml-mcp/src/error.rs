@@ -47,7 +47,7 @@ pub enum McpError {
         origin: Option<String>,
     },
     #[error(
-        "mcp tool `{server}.{tool}` timed out after {after_ms} ms{}",
+        "mcp tool `{server}.{tool}` timed out after {after_ms} ms (--timeout-ms raises the limit){}",
         Tail(stderr_tail)
     )]
     Timeout {

@@ -188,9 +188,29 @@ struct TaskClock {
     interrupted: Cell<bool>,
     /// Set by the calling thread (its own timer): the number of the job whose time is up.
     expired: Arc<AtomicU64>,
+    /// Bytes the runtime holds (usable sizes, as QuickJS counts them, without its per-block
+    /// overhead), and its memory limit.
+    used: Cell<usize>,
+    limit: usize,
+    /// Set when the running task's memory came within [`NEAR_LIMIT`] of the limit: a `null`
+    /// it then throws is QuickJS out of memory (it had no memory left for the error).
+    near_limit: Cell<bool>,
 }
 
+/// How close to the memory limit counts as having reached it (QuickJS also counts a few bytes
+/// per block that [`TaskClock::used`] does not).
+const NEAR_LIMIT: usize = 1 << 20;
+
 impl TaskClock {
+    /// `delta` bytes more (or fewer) held.
+    fn hold(&self, more: usize, less: usize) {
+        let used = (self.used.get() + more).saturating_sub(less);
+        self.used.set(used);
+        if self.limit > 0 && used + NEAR_LIMIT >= self.limit {
+            self.near_limit.set(true);
+        }
+    }
+
     /// Whether allocations must fail: the running task is past its time, and the interrupt
     /// handler has not stopped it yet (the uncatchable "interrupted" error needs memory).
     fn starving(&self) -> bool {
@@ -214,7 +234,13 @@ unsafe impl Allocator for TimedAllocator {
         if self.clock.starving() {
             return std::ptr::null_mut();
         }
-        self.inner.alloc(size)
+        let ptr = self.inner.alloc(size);
+        if !ptr.is_null() {
+            // SAFETY: `ptr` was just allocated by `RustAllocator`.
+            self.clock
+                .hold(unsafe { RustAllocator::usable_size(ptr) }, 0);
+        }
+        ptr
     }
 
     fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
@@ -222,21 +248,41 @@ unsafe impl Allocator for TimedAllocator {
         if self.clock.starving() || count.checked_mul(size).is_none() {
             return std::ptr::null_mut();
         }
-        self.inner.calloc(count, size)
+        let ptr = self.inner.calloc(count, size);
+        if !ptr.is_null() {
+            // SAFETY: `ptr` was just allocated by `RustAllocator`.
+            self.clock
+                .hold(unsafe { RustAllocator::usable_size(ptr) }, 0);
+        }
+        ptr
     }
 
     unsafe fn dealloc(&mut self, ptr: *mut u8) {
         // SAFETY: forwarded; the caller guarantees `ptr` came from this allocator.
-        unsafe { self.inner.dealloc(ptr) }
+        unsafe {
+            self.clock.hold(0, RustAllocator::usable_size(ptr));
+            self.inner.dealloc(ptr)
+        }
     }
 
     unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded; the caller guarantees `ptr` came from this allocator.
         unsafe {
-            if self.clock.starving() && new_size > RustAllocator::usable_size(ptr) {
+            let old = match ptr.is_null() {
+                true => 0,
+                false => RustAllocator::usable_size(ptr),
+            };
+            if self.clock.starving() && new_size > old {
                 return std::ptr::null_mut();
             }
-            self.inner.realloc(ptr, new_size)
+            let moved = self.inner.realloc(ptr, new_size);
+            match moved.is_null() {
+                // Freed (a zero size), or refused (the block kept).
+                true if new_size == 0 => self.clock.hold(0, old),
+                true => {}
+                false => self.clock.hold(RustAllocator::usable_size(moved), old),
+            }
+            moved
         }
     }
 
@@ -410,6 +456,9 @@ impl Engine {
             deadline: Cell::new(None),
             interrupted: Cell::new(false),
             expired,
+            used: Cell::new(0),
+            limit: limits.memory,
+            near_limit: Cell::new(false),
         });
         let runtime = Runtime::new_with_alloc(TimedAllocator {
             inner: RustAllocator,
@@ -540,6 +589,7 @@ impl Engine {
     ) -> Outcome {
         self.clock.deadline.set(deadline);
         self.clock.interrupted.set(false);
+        self.clock.near_limit.set(false);
         self.clock.running.set(number);
         let (outcome, over_budget) = job(self);
         let expired = self.clock.interrupted.get()
@@ -550,7 +600,16 @@ impl Engine {
         if expired {
             return Err(Failure::Interrupted);
         }
-        let json = outcome?;
+        let json = match outcome {
+            // QuickJS out of memory with none left for its error throws `null`.
+            Err(Failure::Threw {
+                message,
+                stack: None,
+            }) if message == "null" && self.clock.near_limit.get() => {
+                return Err(Failure::OutOfMemory);
+            }
+            other => other?,
+        };
         // Lone surrogates (`\udXXX` escapes) become pml text (see `pml_jstext`).
         pml_jstext::parse_js_json(&json).map_err(|e| Failure::NotJson(e.to_string()))
     }

@@ -348,3 +348,29 @@ async fn an_interrupt_starts_no_new_call_and_cancels_those_in_flight() {
     );
     still_works(&host, &sandbox).await;
 }
+
+/// The code limit counts the program's own JavaScript, not pml's handling of its calls
+/// (arguments read, calls sent, answers turned into values, trace reports): many quick calls
+/// in a loop run to their end under a limit their handling alone would pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_code_limit_counts_the_programs_own_javascript() {
+    let host = host();
+    let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
+    let n = 5000;
+    let p = program(
+        &format!("let sum = 0;\nfor (let i = 0; i < {n}; i++) sum += (await mcp.t.ro({{ i, pad: 'x'.repeat(2000) }})).v;\nreturn sum;"),
+        &host.catalog(),
+    );
+    let options = ExecuteOptions {
+        max_calls: n + 1,
+        speculate: false,
+        ..host.options().clone()
+    };
+    let started = Instant::now();
+    let report = go(&p, &host, &sandbox, &options).await;
+    let took = started.elapsed();
+    assert!(report.ok, "{:?} after {took:?}", report.error);
+    assert_eq!(report.result, json!(n));
+    // What the run took is past the 300 ms limit: the handling was not counted.
+    assert!(took > Duration::from_millis(300), "{took:?}");
+}

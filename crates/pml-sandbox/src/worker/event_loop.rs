@@ -42,6 +42,7 @@ pub(super) const INSPECT: &str = include_str!("inspect.js");
 /// promise (its `TypeError`). The error a call rejects with is made when the call is, so its
 /// stack points at the program's line that made the call. `util` is [`INSPECT`]'s.
 pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPromise, wanted, util) {
+  const begin = util.begin;
   const Err = Error;
   const TypeErr = TypeError;
   const capture = typeof Err.captureStackTrace === "function" ? Err.captureStackTrace : undefined;
@@ -180,6 +181,8 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   const tool = (server, name) => {
     // Every error it makes gets the program's stack: frames from `invoke` on are left out.
     const invoke = (args) => {
+      // From here to the native call's end is pml's work, not the program's (its time limit).
+      begin();
       const at = site;
       const iteration = siteIteration;
       site = 0;
@@ -639,10 +642,19 @@ impl Budget {
             .is_some_and(|since| since.elapsed() > self.remaining)
     }
 
-    /// Ends the current slice; what is left.
-    fn pause(&mut self) -> Duration {
+    /// Whether the current slice, but for the `handled` part of it that was pml's own work,
+    /// has run past what was left.
+    fn over_besides(&self, handled: Duration) -> bool {
+        self.since
+            .is_some_and(|since| since.elapsed().saturating_sub(handled) > self.remaining)
+    }
+
+    /// Ends the current slice, of which `handled` was pml's own work (not counted); what is
+    /// left.
+    fn pause(&mut self, handled: Duration) -> Duration {
         if let Some(since) = self.since.take() {
-            self.remaining = self.remaining.saturating_sub(since.elapsed());
+            let spent = since.elapsed().saturating_sub(handled);
+            self.remaining = self.remaining.saturating_sub(spent);
         }
         self.remaining
     }
@@ -681,9 +693,20 @@ struct Calls {
     last_ended: Cell<Option<usize>>,
     /// Calls of local functions under way, by token.
     invoked: RefCell<HashMap<u64, Started>>,
+    /// Time pml spent handling the program's calls and reports (arguments read, calls sent,
+    /// reports kept, answers turned into values) since the current slice of the time limit
+    /// started: not the program's own JavaScript, so given back to the limit (see [`Budget`]).
+    handled: Cell<Duration>,
+    /// When the program's current call started being handled (the tool function entered).
+    begun: Cell<Option<Instant>>,
 }
 
 impl Calls {
+    /// pml handled something from `started` to now (see [`Calls::handled`]).
+    fn handled_since(&self, started: Instant) {
+        self.handled.set(self.handled.get() + started.elapsed());
+    }
+
     /// The native `call(server, tool, argumentsJson, site, iteration, stack)`: sends the call
     /// (after what was reported so far), returns its id. No arguments (`undefined` text): the
     /// call carries `null`, sent without arguments.
@@ -992,6 +1015,8 @@ pub(crate) fn run_in<'js>(
         started: RefCell::new(Vec::new()),
         last_ended: Cell::new(None),
         invoked: RefCell::new(HashMap::new()),
+        handled: Cell::new(Duration::ZERO),
+        begun: Cell::new(None),
     });
     let mut iterations = None;
     let outcome = run_with(ctx, program, stringify, &calls, &mut iterations);
@@ -1082,16 +1107,23 @@ fn run_with<'js>(
                 let stack = stack
                     .0
                     .and_then(|s| s.as_string().and_then(|s| s.to_string().ok()));
-                calls.call(
+                let started = calls.begun.take().unwrap_or_else(Instant::now);
+                let id = calls.call(
                     &ctx,
                     server,
                     tool,
                     text.as_deref(),
                     (site.0.unwrap_or(0), iteration, stack),
-                )
+                );
+                calls.handled_since(started);
+                id
             },
         )
         .map_err(run)?
+    };
+    let begin = {
+        let calls = calls.clone();
+        Function::new(ctx.clone(), move || calls.begun.set(Some(Instant::now()))).map_err(run)?
     };
     let record = {
         let calls = calls.clone();
@@ -1114,10 +1146,12 @@ fn run_with<'js>(
                             .map(Extra::Text)
                     }
                 });
+                let started = Instant::now();
                 match iteration_of(&iteration) {
                     Ok(iteration) => calls.record(code, probe, iteration, extra),
                     Err(why) => calls.invalid(why),
                 }
+                calls.handled_since(started);
             },
         )
         .map_err(run)?
@@ -1142,6 +1176,12 @@ fn run_with<'js>(
             })
             .map_err(run)?
     };
+    // The native mark of a call's start, for SETUP (kept out of the program's reach as the
+    // rest of `util` is).
+    util.as_object()
+        .ok_or_else(|| Failure::Internal("the inspector made no object".to_owned()))?
+        .set("begin", begin)
+        .map_err(run)?;
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
         .and_then(|setup| {
@@ -1216,7 +1256,7 @@ fn run_with<'js>(
     };
     let value = loop {
         while ctx.execute_pending_job() {
-            if budget.over() || clock.interrupted.get() {
+            if budget.over_besides(calls.handled.get()) || clock.interrupted.get() {
                 return Err(Failure::Interrupted);
             }
         }
@@ -1229,7 +1269,10 @@ fn run_with<'js>(
         if calls.outstanding.borrow().is_empty() {
             return Err(Failure::Stalled);
         }
-        for (id, answer) in wait(link, calls, budget, clock)? {
+        let answers = wait(link, calls, budget, clock)?;
+        // Turning the answers into values is pml's work, not the program's.
+        let started = Instant::now();
+        for (id, answer) in answers {
             let (ok, payload) = match answer {
                 Ok(value) => {
                     let text = serde_json::to_string(&value).map_err(|e| {
@@ -1244,6 +1287,7 @@ fn run_with<'js>(
                 .call::<_, ()>((id as f64, ok, payload))
                 .map_err(run)?;
         }
+        calls.handled_since(started);
     };
     to_json(ctx, value, stringify)
 }
@@ -1295,7 +1339,7 @@ fn wait(
         return Ok(answers);
     }
 
-    let left = budget.pause();
+    let left = budget.pause(calls.handled.take());
     clock.deadline.set(None);
     if left.is_zero() {
         return Err(Failure::Interrupted);

@@ -561,7 +561,7 @@ fn hostile_programs_end_with_clear_errors() {
         (
             "loop.js",
             "while (true) {}",
-            "the program's own JavaScript exceeded 300 ms",
+            "the program's own JavaScript exceeded 300 ms, its limit (time waiting for tools not counted; --code-timeout-ms raises it)",
         ),
         (
             "task.js",
@@ -571,6 +571,11 @@ fn hostile_programs_end_with_clear_errors() {
         (
             "bomb.js",
             "const a = []; while (true) a.push('x'.repeat(1 << 24));",
+            "ran out of memory (limit 256 MiB)",
+        ),
+        (
+            "small-bomb.js",
+            "const a = []; while (true) a.push('x'.repeat(1000));",
             "ran out of memory (limit 256 MiB)",
         ),
         (
@@ -598,7 +603,11 @@ fn hostile_programs_end_with_clear_errors() {
     for (name, source, expected) in cases {
         let p = TempProgram::new(&format!("hostile-{name}"), name, source);
         // The memory bomb needs time to fill 256 MiB (seconds in a debug build).
-        let limit = if name == "bomb.js" { "20000" } else { "300" };
+        let limit = if name.ends_with("bomb.js") {
+            "20000"
+        } else {
+            "300"
+        };
         let (code, stdout, stderr) = pml(&["run", p.path(), "--code-timeout-ms", limit]);
         assert_eq!(code, 1, "{name}: {stdout} {stderr}");
         let v: Value = serde_json::from_str(&stdout).unwrap();
@@ -730,4 +739,28 @@ fn exceptions_say_where_they_were_thrown() {
         "{error}"
     );
     assert!(stderr.contains("throws.js"), "{stderr}");
+}
+
+/// A limit that stops a run says which limit, where the program was, and the flag that raises
+/// it.
+#[test]
+fn limit_errors_name_the_line_the_limit_and_the_flag() {
+    let p = TempProgram::new(
+        "limits",
+        "limits.js",
+        "const out = [];\nfor (let i = 0; i < 10; i++) out.push(await mcp.everything.echo({ message: 'm' + i }));\nreturn out;",
+    );
+    let r = run(
+        &p.file,
+        RunOptions {
+            max_calls: 3,
+            speculate: false,
+            ..Default::default()
+        },
+    );
+    assert!(!r.ok);
+    assert_eq!(
+        r.error.unwrap().message,
+        "the run stopped at 2:45: it would make more than 3 tool calls, its limit (--max-calls raises it)"
+    );
 }
