@@ -15,7 +15,9 @@
 //!
 //! Besides the rewritten code and the parameters' values, the JSON schema of the parameters:
 //! each one's type (`integer` for whole numbers), an example (strings under 100 characters,
-//! numbers), booleans' value as `default`, array item types, and all of them `required`.
+//! numbers), booleans' value as `default`, array item types, and all of them `required`; then
+//! every other name the program reads of `args` (`args.x`, `const { x } = args`: any value, not
+//! required), and `additionalProperties: false` when it reads `args` by those names only.
 
 use indexmap::IndexMap;
 use rustc_hash::FxHashSet;
@@ -189,18 +191,75 @@ impl Names {
     }
 }
 
-/// The names `args.<name>` the program reads (parameters it has already).
+/// What the program reads of `args`: the names it reads (`args.x`, `args["x"]`, `args?.x`,
+/// `const { x } = args`), in order of first reading, and whether it also uses `args` some other
+/// way (passed on, spread, a computed key, a rest pattern...), which may read any name.
 #[derive(Default)]
-struct ArgsRead(Vec<String>);
+struct ArgsRead {
+    names: Vec<String>,
+    whole: bool,
+}
+
+impl ArgsRead {
+    fn read(&mut self, name: &str) {
+        if !self.names.iter().any(|n| n == name) {
+            self.names.push(name.to_owned());
+        }
+    }
+}
+
+fn is_args(e: &Expr) -> bool {
+    matches!(e, Expr::Ident(id) if &*id.sym == "args")
+}
 
 impl Visit for ArgsRead {
     fn visit_member_expr(&mut self, m: &MemberExpr) {
-        if let (Expr::Ident(obj), MemberProp::Ident(prop)) = (&*m.obj, &m.prop) {
-            if &*obj.sym == "args" {
-                self.0.push(prop.sym.as_str().to_owned());
+        if is_args(&m.obj) {
+            let key = match &m.prop {
+                MemberProp::Ident(prop) => Some(prop.sym.as_str()),
+                MemberProp::Computed(c) => match &*c.expr {
+                    Expr::Lit(Lit::Str(s)) => s.value.as_str(),
+                    _ => None,
+                },
+                MemberProp::PrivateName(_) => None,
+            };
+            if let Some(key) = key {
+                self.read(key);
+                return;
             }
         }
         m.visit_children_with(self);
+    }
+
+    fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
+        if let (Pat::Object(obj), Some(init)) = (&d.name, &d.init) {
+            if is_args(init) {
+                for prop in &obj.props {
+                    match prop {
+                        swc_ecma_ast::ObjectPatProp::KeyValue(kv) => {
+                            match crate::fold::prop_name(&kv.key) {
+                                Some(key) => self.read(&key),
+                                None => self.whole = true,
+                            }
+                            kv.value.visit_with(self);
+                        }
+                        swc_ecma_ast::ObjectPatProp::Assign(a) => {
+                            self.read(a.key.id.sym.as_str());
+                            a.value.visit_with(self);
+                        }
+                        swc_ecma_ast::ObjectPatProp::Rest(_) => self.whole = true,
+                    }
+                }
+                return;
+            }
+        }
+        d.visit_children_with(self);
+    }
+
+    fn visit_ident(&mut self, id: &swc_ecma_ast::Ident) {
+        if &*id.sym == "args" {
+            self.whole = true;
+        }
     }
 }
 
@@ -548,7 +607,7 @@ fn parameterize_here(code: &str, dialect: Dialect) -> ParameterizeReturn {
     for stmt in &parsed.body {
         stmt.visit_with(&mut read);
     }
-    for name in &read.0 {
+    for name in &read.names {
         allocator.reserve(name);
     }
     let mut rewriter = Rewriter {
@@ -617,8 +676,27 @@ fn parameterize_here(code: &str, dialect: Dialect) -> ParameterizeReturn {
     let parameters = rewriter.names.parameters;
     ParameterizeReturn {
         code: out,
-        schema: parameters_schema(&parameters),
+        schema: with_reads(parameters_schema(&parameters), &read),
         parameters,
         diagnostics: Vec::new(),
     }
+}
+
+/// `schema` listing also the names the program reads of `args` (any value, not required: the
+/// program decides what it does without them), and, when it reads `args` only by those names,
+/// closed to others (`additionalProperties: false`: a misspelt name is an error, not an
+/// `undefined` the program never sees).
+fn with_reads(mut schema: Value, read: &ArgsRead) -> Value {
+    let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+        return schema;
+    };
+    for name in &read.names {
+        if !properties.contains_key(name) {
+            properties.insert(name.clone(), json!({}));
+        }
+    }
+    if !read.whole {
+        schema["additionalProperties"] = Value::Bool(false);
+    }
+    schema
 }

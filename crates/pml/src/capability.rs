@@ -1,6 +1,8 @@
 //! What the capability store keeps, computed by the pipeline stages: a program's capability
 //! record (`pml save`) and the record of a run (`pml run`).
 
+use std::collections::HashMap;
+
 use pml_store::{NewCapability, NewRun};
 use pml_structure::{Diagnostic, Dialect, NodeKind};
 use serde_json::{json, Value};
@@ -123,6 +125,23 @@ pub fn prepare(
         tools,
         dependencies,
     })
+}
+
+/// What a call of each of `called` must fit, by the name it is called by: its parameter schema,
+/// without requiring the parameters it has values for (a call's arguments are laid over them).
+pub fn call_schemas(called: &[Called]) -> HashMap<String, Value> {
+    (called.iter())
+        .map(|c| {
+            let mut schema = c.stored.parameter_schema.clone();
+            let defaults = c.stored.parameters.as_object();
+            if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+                required.retain(|r| {
+                    (r.as_str()).is_none_or(|r| !defaults.is_some_and(|d| d.contains_key(r)))
+                });
+            }
+            (c.name.clone(), schema)
+        })
+        .collect()
 }
 
 /// A capability a program calls, found in the store, with its program as JavaScript (its

@@ -37,6 +37,8 @@ impl std::fmt::Display for Problem {
 /// What the servers offer: the configured servers, those that listed their tools, and the
 /// tools they listed.
 pub struct Offered<'a> {
+    /// The parameter schemas of the capabilities the program calls, by the name it calls them.
+    pub capabilities: &'a std::collections::HashMap<String, Value>,
     pub configured: &'a [String],
     /// The config file the servers come from, if any.
     pub origin: Option<&'a str>,
@@ -49,6 +51,22 @@ pub struct Offered<'a> {
 pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let certain = certain_nodes(structure);
+    // `capabilities.NAME(args)`: the arguments against the capability's parameter schema.
+    for node in (structure.nodes.iter()).filter(|n| n.kind == pml_structure::NodeKind::Capability) {
+        let Some(name) = node.capability_id.as_deref() else {
+            continue;
+        };
+        let Some(schema) = offered.capabilities.get(name) else {
+            continue;
+        };
+        for why in misfits(node, schema, "capability") {
+            problems.push(Problem {
+                at: Some((node.span.line, node.span.column)),
+                message: format!("capabilities.{name}: {why}"),
+                certain: certain.contains(node.id.as_str()),
+            });
+        }
+    }
     for node in structure.nodes.iter().filter(|n| n.is_mcp()) {
         let Some((server, tool)) = node.tool.as_deref().and_then(|t| t.split_once(':')) else {
             continue;
@@ -89,11 +107,12 @@ pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Pr
             continue;
         };
         if let Some(input) = &schema.input_schema {
-            for why in misfits(node, input) {
+            for why in misfits(node, input, "tool") {
                 problems.push(at(format!("mcp.{server}.{tool}: {why}")));
             }
         }
     }
+    problems.sort_by_key(|p| p.at);
     problems
 }
 
@@ -193,7 +212,7 @@ fn suggestion<'a>(name: &str, known: impl Iterator<Item = &'a str>, what: &str) 
 /// computed at run time left open. Nothing is said where such a part could change the answer:
 /// at or under a computed value, `required` of an object built with a spread or a computed
 /// key, or a combinator (`anyOf`, `oneOf`...) over something computed.
-fn misfits(node: &Node, schema: &Value) -> Vec<String> {
+fn misfits(node: &Node, schema: &Value, what: &str) -> Vec<String> {
     let Some(given) = &node.arguments else {
         return Vec::new();
     };
@@ -242,9 +261,9 @@ fn misfits(node: &Node, schema: &Value) -> Vec<String> {
                             .map(|p| suggestion(name, p.keys().map(String::as_str), "it takes"))
                             .unwrap_or_default();
                         match &place {
-                            None => format!("the argument `{name}` is not one the tool takes{hint}"),
+                            None => format!("the argument `{name}` is not one the {what} takes{hint}"),
                             Some(place) => format!(
-                                "`{place}` has the property `{name}`, which the tool does not take{hint}"
+                                "`{place}` has the property `{name}`, which the {what} does not take{hint}"
                             ),
                         }
                     })
@@ -260,15 +279,15 @@ fn misfits(node: &Node, schema: &Value) -> Vec<String> {
                     .unwrap_or_else(|| "something else".to_owned());
                 match &place {
                     None => format!(
-                        "the arguments are {} {found}, the tool takes {expected}",
+                        "the arguments are {} {found}, the {what} takes {expected}",
                         article(found)
                     ),
                     Some(place) if !place.contains(['.', '[']) => format!(
-                        "the argument `{place}` is {} {found}, the tool takes {expected}",
+                        "the argument `{place}` is {} {found}, the {what} takes {expected}",
                         article(found)
                     ),
                     Some(place) => format!(
-                        "`{place}` is {} {found}, the tool takes {expected}",
+                        "`{place}` is {} {found}, the {what} takes {expected}",
                         article(found)
                     ),
                 }
@@ -495,14 +514,17 @@ mod tests {
             "additionalProperties": false
         });
         assert_eq!(
-            misfits(&structure.nodes[0], &schema),
+            misfits(&structure.nodes[0], &schema, "tool"),
             [
                 "the required argument `path` is missing",
                 "the argument `pth` is not one the tool takes; did you mean `path`?",
             ]
         );
         // A spread may hold `path`: nothing is said of what it may hold.
-        assert_eq!(misfits(&structure.nodes[1], &schema), Vec::<String>::new());
+        assert_eq!(
+            misfits(&structure.nodes[1], &schema, "tool"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -532,17 +554,17 @@ await mcp.memory.create_entities({ entities: [...more] });"#;
         });
         let calls: Vec<&Node> = structure.nodes.iter().filter(|n| n.is_mcp()).collect();
         assert_eq!(
-            misfits(calls[0], &schema),
+            misfits(calls[0], &schema, "tool"),
             [
                 "`entities[0]` lacks the required property `entityType`",
                 "`entities[0]` has the property `entityTyp`, which the tool does not take; did you mean `entityType`?",
             ]
         );
         // Computed values, a spread, a spread array: nothing is said of what they may hold.
-        assert_eq!(misfits(calls[1], &schema), Vec::<String>::new());
-        assert_eq!(misfits(calls[2], &schema), Vec::<String>::new());
-        assert_eq!(misfits(calls[4], &schema), Vec::<String>::new());
-        let wrong = misfits(calls[3], &schema);
+        assert_eq!(misfits(calls[1], &schema, "tool"), Vec::<String>::new());
+        assert_eq!(misfits(calls[2], &schema, "tool"), Vec::<String>::new());
+        assert_eq!(misfits(calls[4], &schema, "tool"), Vec::<String>::new());
+        let wrong = misfits(calls[3], &schema, "tool");
         assert_eq!(
             wrong[0], "`entities[0].name` is an integer, the tool takes a string",
             "{wrong:?}"

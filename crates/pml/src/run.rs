@@ -1099,7 +1099,9 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     // Checked before anything runs: every call names a server and a tool that exist, with
     // arguments that fit; else nothing runs (and the run's start is taken back).
     let configured: Vec<String> = clients.server_names().map(str::to_owned).collect();
+    let schemas = crate::capability::call_schemas(&called);
     let offered = crate::checks::Offered {
+        capabilities: &schemas,
         configured: &configured,
         origin: clients.origin(),
         listed: &listed,
@@ -1379,7 +1381,9 @@ pub async fn check_file(
     clients.shutdown().await;
     drop(scratch);
     let configured: Vec<String> = clients.server_names().map(str::to_owned).collect();
+    let schemas = crate::capability::call_schemas(&called);
     let offered = crate::checks::Offered {
+        capabilities: &schemas,
         configured: &configured,
         origin: clients.origin(),
         listed: &listed,

@@ -63,7 +63,35 @@ fn nothing_to_parameterize_leaves_the_code_as_it_is() {
     let out = p(code);
     assert_eq!(out.code, code);
     assert!(out.parameters.is_empty());
-    assert_eq!(out.schema["properties"], json!({}));
+    // What it reads of `args` is in the schema: any value, not required.
+    assert_eq!(out.schema["properties"], json!({"existing": {}}));
+    assert_eq!(out.schema["required"], json!([]));
+}
+
+/// The schema lists every name the program reads of `args`, lifted literals first, and is
+/// closed to other names when the program reads `args` by name only.
+#[test]
+fn the_schema_lists_what_the_program_reads_of_args() {
+    let out = p("const { root, depth: d = 2 } = args;\nconst limit = args.limit ?? 3;\nconst r = await mcp.fs.list({ path: root + args[\"sub\"], mode: \"fast\" });\nreturn { r, d, limit, again: args?.limit };");
+    let properties: Vec<&String> = out.schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(properties, ["mode", "root", "depth", "limit", "sub"]);
+    assert_eq!(out.schema["required"], json!(["mode"]));
+    assert_eq!(out.schema["additionalProperties"], json!(false));
+    // `args` passed on whole (or spread, or read by a computed name) may read any name.
+    for code in [
+        "await mcp.fs.list({ path: args.root, all: args });",
+        "const o = { ...args };\nreturn [o.root, args.root];",
+        "const k = 'root';\nreturn [args[k], args.root];",
+        "const { root, ...rest } = args;\nreturn [root, rest];",
+    ] {
+        let out = p(code);
+        assert!(out.schema.get("additionalProperties").is_none(), "{code}");
+        assert!(out.schema["properties"].get("root").is_some(), "{code}");
+    }
 }
 
 #[test]

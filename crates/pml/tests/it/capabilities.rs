@@ -183,6 +183,37 @@ fn capability_calls_are_checked_before_anything_runs() {
         "{err}"
     );
 
+    // Arguments are checked against the capability's parameter schema before anything runs:
+    // a name it does not read, a value of the wrong type for a parameter it lifted.
+    save("active", ACTIVE);
+    save("report", REPORT);
+    let misspelt = write(
+        dir.path(),
+        "misspelt.ts",
+        &format!("{write_first}return await capabilities.report({{ topp: 1 }});\n"),
+    );
+    let (code, _, err) = pml_in(&store, &["run", &misspelt]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{misspelt}:2:14: capabilities.report: the argument `topp` is not one the capability takes; did you mean `top`?"
+        )),
+        "{err}"
+    );
+    let mistyped = write(
+        dir.path(),
+        "mistyped.ts",
+        &format!("{write_first}return await capabilities.active({{ limit: \"ten\" }});\n"),
+    );
+    let (code, _, err) = pml_in(&store, &["run", &mistyped]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{mistyped}:2:14: capabilities.active: the argument `limit` is"
+        )),
+        "{err}"
+    );
+
     save("ping", "return await capabilities.pong({});\n");
     save(
         "pong",

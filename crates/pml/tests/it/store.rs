@@ -544,7 +544,7 @@ return [a, b, c, d];
         lines,
         [
             format!("{file}:2:17: mcp.filesystem.read_txt_file: server `filesystem` has no tool `read_txt_file`; did you mean `read_text_file`?"),
-            format!("{file}:3:17: mcp.filesytem.read_text_file: no server `filesytem` is configured; did you mean `filesystem`?"),
+            format!("{file}:3:17: mcp.filesytem.read_text_file: no server `filesytem` is configured in {}; did you mean `filesystem`?", steps.config),
             format!("{file}:4:17: mcp.filesystem.read_text_file: the required argument `path` is missing"),
             format!("{file}:5:17: mcp.filesystem.read_text_file: the argument `path` is an integer, the tool takes a string"),
             format!("{file}:5:17: mcp.filesystem.read_text_file: the argument `head` is a string, the tool takes a number"),
