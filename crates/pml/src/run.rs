@@ -240,7 +240,7 @@ impl Scratch {
                 dir: dir.to_path_buf(),
             }),
             _ => Err(RunSetupError::Setup(format!(
-                "the scratch folder of the run, {}, is gone: its data cannot be resumed",
+                "the scratch folder of the run, {}, is gone, and resuming needs the files the run left there: run the program afresh (a run keeps its scratch folder when it is interrupted or killed, or with --keep-scratch)",
                 root.display()
             ))),
         }
@@ -762,14 +762,28 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
         options,
     )
     .await;
-    match scratch {
-        Some(scratch) if options.keep_scratch => {
+    // An interrupted run that was recorded can be resumed: what it left in its scratch folder
+    // is kept for that.
+    let resumable = (output.as_ref().ok())
+        .filter(|o| {
+            (o.report.error.as_ref()).is_some_and(|e| e.message == pml_executor::INTERRUPTED)
+        })
+        .and_then(|o| o.run_id.clone());
+    match (scratch, resumable) {
+        (Some(scratch), _) if options.keep_scratch => {
             eprintln!(
                 "pml: the scratch folder is kept: {}",
                 scratch.keep().display()
             );
         }
-        scratch => drop(scratch),
+        (Some(scratch), Some(id)) => {
+            eprintln!(
+                "pml: the scratch folder is kept for `pml run {} --resume {id}`: {}",
+                file.display(),
+                scratch.keep().display()
+            );
+        }
+        (scratch, _) => drop(scratch),
     }
     output
 }

@@ -402,8 +402,11 @@ fn runs_table(list: &[RunSummary]) -> String {
                 r.id.clone(),
                 date(r.started_at),
                 match (r.finished, r.ok) {
-                    (false, _) => "interrupted".into(),
+                    (false, _) => "unfinished".into(),
                     (true, true) => "ok".into(),
+                    (true, false) if r.error.as_deref() == Some(pml_executor::INTERRUPTED) => {
+                        "interrupted".into()
+                    }
                     (true, false) => "failed".into(),
                 },
                 match r.finished {

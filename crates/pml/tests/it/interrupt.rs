@@ -312,3 +312,66 @@ fn ctrl_c_at_the_approval_prompt() {
     assert_eq!(report["executedPath"], serde_json::json!([]));
     assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
 }
+
+/// A run interrupted with a store to record it can be resumed: its scratch folder is kept (pml
+/// says for which command), `runs list` shows it interrupted, and the resume finishes the
+/// program on the files it left, then removes the folder.
+#[test]
+fn an_interrupted_run_keeps_its_scratch_for_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("steps.js");
+    std::fs::write(
+        &program,
+        "await mcp.filesystem.write_file({ path: args.root + \"/a.txt\", content: \"a\" });\n\
+         await mcp.everything[\"trigger-long-running-operation\"]({ duration: 3, steps: 1 });\n\
+         await mcp.filesystem.write_file({ path: args.root + \"/b.txt\", content: \"b\" });\n\
+         return (await mcp.filesystem.read_text_file({ path: args.root + \"/a.txt\" })).content;\n",
+    )
+    .unwrap();
+    let store = tmp.path().join("store.sqlite");
+    let pml = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pml"));
+        command
+            .args(args)
+            .env("TMPDIR", tmp.path())
+            .env("PML_STORE", &store)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    };
+    let child = pml(&["run", program.to_str().unwrap()]).spawn().unwrap();
+    wait_for_the_slow_call(tmp.path());
+    // SAFETY: kill(2) on the child we spawned.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let line = (stderr.lines())
+        .find_map(|l| l.strip_prefix("pml: the scratch folder is kept for `pml run "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let (command, kept) = line.split_once("`: ").unwrap();
+    let id = command.rsplit(' ').next().unwrap().to_owned();
+    assert!(Path::new(kept).join("root/a.txt").exists(), "{kept}");
+    let listed = pml(&["runs", "list"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.contains(&id) && l.contains("interrupted")),
+        "{listed}"
+    );
+    let resumed = pml(&["run", program.to_str().unwrap(), "--resume", &id])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&resumed.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        report["result"],
+        "a",
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(!Path::new(kept).exists(), "{kept}");
+    assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
+}
