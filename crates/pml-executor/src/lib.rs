@@ -378,7 +378,7 @@ fn planned_side_effects(
         let arguments = (n.arguments.as_ref()).map(|a| {
             Value::Object(
                 a.iter()
-                    .map(|(k, v)| (k.clone(), planned_value(v, args)))
+                    .map(|(k, v)| (k.clone(), planned_value(v, args, structure)))
                     .collect(),
             )
         });
@@ -400,8 +400,12 @@ fn planned_side_effects(
 }
 
 /// An argument as far as it is known before the run: literals, `args.x` as given; the rest
-/// `{"$computed": expression}`.
-fn planned_value(value: &pml_structure::ArgumentValue, args: &Value) -> Value {
+/// `{"$computed": what}`, said for people (see [`readable`]).
+fn planned_value(
+    value: &pml_structure::ArgumentValue,
+    args: &Value,
+    structure: &pml_structure::StaticStructure,
+) -> Value {
     use pml_structure::ArgumentValue as A;
     let computed = |what: String| serde_json::json!({ approval::COMPUTED: what });
     match value {
@@ -413,15 +417,79 @@ fn planned_value(value: &pml_structure::ArgumentValue, args: &Value) -> Value {
                 None => computed(format!("args.{parameter_name}")),
             }
         }
-        A::Reference { expression, .. } => computed(expression.clone()),
+        A::Reference { expression, reads } => computed(readable(expression, reads, structure)),
         A::Object { properties } => Value::Object(
             properties
                 .iter()
-                .map(|(k, v)| (k.clone(), planned_value(v, args)))
+                .map(|(k, v)| (k.clone(), planned_value(v, args, structure)))
                 .collect(),
         ),
-        A::Array { items } => Value::Array(items.iter().map(|v| planned_value(v, args)).collect()),
+        A::Array { items } => Value::Array(
+            (items.iter())
+                .map(|v| planned_value(v, args, structure))
+                .collect(),
+        ),
     }
+}
+
+/// A computed argument's expression as people read it: each node it reads by the program's
+/// name for it when one holds it (`file.content`), else as the result it is (`(the result of
+/// filesystem:read_text_file at 3:15)`), then where the named ones come from: `file.content,
+/// from filesystem:read_text_file at 3:15`.
+fn readable(
+    expression: &str,
+    reads: &[String],
+    structure: &pml_structure::StaticStructure,
+) -> String {
+    let mut text = expression.to_owned();
+    let mut sources = Vec::new();
+    for id in reads {
+        let Some(node) = structure.node(id) else {
+            continue;
+        };
+        let what = match &node.tool {
+            Some(tool) if node.is_mcp() => format!("the result of {tool}"),
+            Some(tool) => format!("the value of {tool}"),
+            None => continue,
+        };
+        let at = format!("at {}:{}", node.span.line, node.span.column);
+        let name = (structure.variable_bindings.iter()).find_map(|(n, v)| (v == id).then_some(n));
+        let replacement = match name {
+            Some(name) => {
+                let from = what.trim_start_matches("the result of ");
+                let from = from.trim_start_matches("the value of ");
+                sources.push(format!("{from} {at}"));
+                name.clone()
+            }
+            None => format!("({what} {at})"),
+        };
+        text = replace_identifier(&text, id, &replacement);
+    }
+    match sources.is_empty() {
+        true => text,
+        false => format!("{text}, from {}", sources.join(", ")),
+    }
+}
+
+/// `text` with every whole identifier `name` replaced (not inside a longer name, nor after a
+/// `.`: a property of that name).
+fn replace_identifier(text: &str, name: &str, with: &str) -> String {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut previous: Option<char> = None;
+    while let Some(at) = rest.find(name) {
+        let before = rest[..at].chars().next_back().or(previous);
+        let after = rest[at + name.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        let whole =
+            !before.is_some_and(|c| is_ident(c) || c == '.') && !after.is_some_and(is_ident);
+        out.push_str(if whole { with } else { name });
+        previous = name.chars().next_back();
+        rest = &rest[at + name.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether node `n` is in a branch, a loop or a local function (it may run several times, or
@@ -438,4 +506,29 @@ fn may_run(structure: &pml_structure::StaticStructure, n: &pml_structure::Node) 
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn computed_arguments_are_said_with_the_programs_names() {
+        let code = "const file = await mcp.fs.read({ path: 'a' });\nawait mcp.fs.write({ path: 'b', content: file.content, size: (await mcp.fs.stat({ path: 'a' })).size + file.n1 });";
+        let structure =
+            pml_structure::build_structure(code, &pml_structure::BuildOptions::default()).structure;
+        let write = (structure.nodes.iter())
+            .find(|n| n.tool.as_deref() == Some("fs:write"))
+            .unwrap();
+        let args = serde_json::json!({});
+        let said = |key: &str| {
+            super::planned_value(&write.arguments.as_ref().unwrap()[key], &args, &structure)
+        };
+        assert_eq!(
+            said("content"),
+            serde_json::json!({"$computed": "file.content, from fs:read at 1:20"})
+        );
+        assert_eq!(
+            said("size"),
+            serde_json::json!({"$computed": "(the result of fs:stat at 2:69).size + file.n1, from fs:read at 1:20"})
+        );
+    }
 }

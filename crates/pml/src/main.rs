@@ -213,9 +213,10 @@ enum Command {
         /// The program's `args` (a JSON object) [default: {}; resuming: those of the run].
         #[arg(long, value_name = "JSON")]
         args: Option<String>,
-        /// Calls that need a human: run them (`auto`), fail them (`deny`), or ask (`prompt`).
-        #[arg(long, value_enum, default_value_t = Approve::Auto)]
-        approve: Approve,
+        /// Calls that need a human: run them (`auto`), fail them (`deny`), or ask (`prompt`:
+        /// the plan once, before anything runs) [default: prompt on a terminal, else auto].
+        #[arg(long, value_enum)]
+        approve: Option<Approve>,
         #[command(flatten)]
         limits: Limits,
         /// Append the trace events as JSON lines to this file.
@@ -1087,10 +1088,16 @@ fn run_program(command: Command) -> ExitCode {
     let options = limits.apply(pml::run::RunOptions {
         mcp_config,
         args,
+        // On a terminal, a call that needs a human is asked about (the plan, once, before
+        // anything runs), as agent clients ask before destructive tools; piped, it runs.
         approve: match approve {
-            Approve::Auto => pml::run::ApproveMode::Auto,
-            Approve::Deny => pml::run::ApproveMode::Deny,
-            Approve::Prompt => pml::run::ApproveMode::Prompt,
+            Some(Approve::Auto) => pml::run::ApproveMode::Auto,
+            Some(Approve::Deny) => pml::run::ApproveMode::Deny,
+            Some(Approve::Prompt) => pml::run::ApproveMode::Prompt,
+            None if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() => {
+                pml::run::ApproveMode::Prompt
+            }
+            None => pml::run::ApproveMode::Auto,
         },
         store,
         resume,
@@ -1107,8 +1114,8 @@ fn run_program(command: Command) -> ExitCode {
         ..options
     };
     runtime.spawn(on_signals(interrupt));
-    // Live progress on a terminal (not while asking for approvals there).
-    let progress = (std::io::stderr().is_terminal() && !matches!(approve, Approve::Prompt))
+    // Live progress on a terminal (never over an approval question: `summary::ASKING`).
+    let progress = (std::io::stderr().is_terminal())
         .then(|| std::sync::Arc::new(pml::summary::Progress::default()));
     let options = pml::run::RunOptions {
         on_event: progress.clone().map(|p| {

@@ -585,11 +585,17 @@ impl Prompt {
 
 /// Asks `question` on stderr and reads a yes or no from stdin (no answer is a no).
 async fn read_answer(question: String) -> bool {
-    tokio::task::spawn_blocking(move || {
-        use std::io::{BufRead, Write};
+    use std::sync::atomic::Ordering;
+    crate::summary::ASKING.store(true, Ordering::Release);
+    let yes = tokio::task::spawn_blocking(move || {
+        use std::io::{BufRead, IsTerminal, Write};
         {
             // Not held while waiting for the answer: others (Ctrl-C's notice) write to stderr.
             let mut err = std::io::stderr().lock();
+            // On a terminal, from the start of a clean line (a progress line may be there).
+            if err.is_terminal() {
+                let _ = err.write_all(b"\r\x1b[2K");
+            }
             let _ = err.write_all(question.as_bytes());
             let _ = err.flush();
         }
@@ -600,7 +606,9 @@ async fn read_answer(question: String) -> bool {
         }
     })
     .await
-    .unwrap_or(false)
+    .unwrap_or(false);
+    crate::summary::ASKING.store(false, Ordering::Release);
+    yes
 }
 
 /// The plan of side effects as the prompt shows it, one call per line (and its notes).

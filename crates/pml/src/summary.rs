@@ -374,6 +374,10 @@ struct ProgressState {
     shown: bool,
 }
 
+/// Set while pml asks a question on the terminal (an approval): the progress line is not
+/// drawn over it.
+pub static ASKING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl Progress {
     /// Takes one trace event into account and redraws the line.
     pub fn event(&self, e: &TraceEvent) {
@@ -413,6 +417,10 @@ impl Progress {
                 one_line(&running.join(", "), 80)
             }
         );
+        // Not over a question waiting for its answer (the next event after it redraws).
+        if ASKING.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
         state.shown = true;
         // Erase the line, then write it again (no newline: the next event rewrites it).
         eprint!("\r\x1b[2K{line}");

@@ -459,18 +459,23 @@ return text;
             ],
             "speculate {speculate}: {reviewed:?}"
         );
-        // The plan: arguments as far as known (the computed ones as `$computed`), both in a
-        // branch (they may run), after the read.
+        // The plan: arguments as far as known (the computed ones as `$computed`, said with the
+        // program's names and where they come from), both in a branch (they may run), after
+        // the read.
         let drop = reviewed.iter().find(|s| s.tool == "danger:drop").unwrap();
         let put = reviewed.iter().find(|s| s.tool == "kv:put").unwrap();
         assert_eq!(
             drop.arguments,
-            Some(serde_json::json!({"table": {"$computed": "n2"}})),
+            Some(
+                serde_json::json!({"table": {"$computed": "text, from code:JSON.stringify at 3:14"}})
+            ),
             "{drop:?}"
         );
         assert_eq!(
             put.arguments,
-            Some(serde_json::json!({"key": "b", "value": {"$computed": "n2"}})),
+            Some(
+                serde_json::json!({"key": "b", "value": {"$computed": "text, from code:JSON.stringify at 3:14"}})
+            ),
             "{put:?}"
         );
         assert!(drop.may_run && put.may_run);

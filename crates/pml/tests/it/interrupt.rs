@@ -375,3 +375,79 @@ fn an_interrupted_run_keeps_its_scratch_for_resume() {
     assert!(!Path::new(kept).exists(), "{kept}");
     assert_eq!(processes_under(tmp.path()), Vec::<u32>::new());
 }
+
+/// On a terminal, a run that may make a call that needs a human asks once, with the plan,
+/// before anything runs (no `--approve` given); the plan says computed arguments with the
+/// program's names and where they come from. Answered no, nothing is written.
+#[test]
+fn on_a_terminal_destructive_calls_are_asked_about_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().display().to_string();
+    let program = tmp.path().join("copy.js");
+    std::fs::write(
+        &program,
+        "const file = await mcp.filesystem.read_text_file({ path: args.root + \"/a.txt\" });\n\
+         await mcp.filesystem.write_file({ path: args.root + \"/b.txt\", content: file.content });\n\
+         return \"copied\";\n",
+    )
+    .unwrap();
+    std::fs::create_dir(tmp.path().join("copy")).unwrap();
+    std::fs::write(tmp.path().join("copy/a.txt"), "a").unwrap();
+    let socket = format!("pml-ask-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(["-L", &socket])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    };
+    let line = format!(
+        "cd '{dir}' && TMPDIR='{dir}' '{}' run '{}' --no-store > out.json; echo $? > status",
+        env!("CARGO_BIN_EXE_pml"),
+        program.display()
+    );
+    let started = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "pml",
+        "-x",
+        "160",
+        "-y",
+        "40",
+        "sh",
+        "-c",
+        &line,
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    let screen =
+        || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", "pml"]).stdout).into_owned();
+    let waited = Instant::now();
+    while !screen().contains("[y/N]") && waited.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let asked = screen();
+    tmux(&["send-keys", "-t", "pml", "n", "Enter"]);
+    let status = tmp.path().join("status");
+    let waited = Instant::now();
+    while !status.exists() && waited.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = tmux(&["kill-server"]);
+    assert!(asked.contains("filesystem:write_file"), "{asked}");
+    assert!(
+        asked.contains("\"content\": <file.content, from filesystem:read_text_file at 1:20>"),
+        "{asked}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&status).unwrap_or_default().trim(),
+        "1",
+        "{asked}"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("out.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["ok"], false, "{report}");
+    // Nothing ran: not even the read before the write.
+    assert_eq!(report["executedPath"], serde_json::json!([]), "{report}");
+}
