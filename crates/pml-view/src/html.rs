@@ -167,11 +167,30 @@ impl View<'_> {
             }
             let lines = match node.kind {
                 NodeKind::Loop | NodeKind::Function => vec![crate::group_label(node, self.overlay)],
+                // A decision reads as its source; its id goes first on the line below.
+                NodeKind::Decision => {
+                    let notes = self.notes(node);
+                    let below = match notes.is_empty() {
+                        true => node.id.clone(),
+                        false => format!("{} · {}", node.id, notes.join(" · ")),
+                    };
+                    vec![self.what(node), below]
+                }
                 _ => self.label(node),
+            };
+            // The whole label as the tooltip (the box shows its lines shortened).
+            let tooltip = match node.kind {
+                NodeKind::Loop | NodeKind::Function => crate::group_label(node, self.overlay),
+                _ => {
+                    let mut all = vec![format!("{} · {}", node.id, self.what(node))];
+                    all.extend(self.notes(node));
+                    all.join("\n")
+                }
             };
             let _ = write!(
                 svg,
-                "<g class=\"{class}\" data-node=\"{i}\" tabindex=\"0\"><rect x=\"{x}\" y=\"{y}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" rx=\"{}\"/>",
+                "<g class=\"{class}\" data-node=\"{i}\" tabindex=\"0\"><title>{}</title><rect x=\"{x}\" y=\"{y}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" rx=\"{}\"/>",
+                escape(&tooltip),
                 if matches!(node.kind, NodeKind::Decision) { 22 } else { 8 }
             );
             for (k, line) in lines.iter().take(3).enumerate() {
@@ -200,7 +219,11 @@ impl View<'_> {
                 "tool": node.tool,
                 "capability": node.capability_id,
                 "at": format!("{}:{}", node.span.line, node.span.column),
-                "code": node.code.as_ref().or(node.condition.as_ref()),
+                "code": match node.kind {
+                    NodeKind::Decision => self.decision_text(node).or(node.condition.as_deref()),
+                    _ => node.code.as_deref(),
+                },
+                "condition": node.condition,
                 "arguments": node.arguments,
                 "lines": self.label(node),
                 "ran": ran,
@@ -307,6 +330,7 @@ const SCRIPT: &str = r#"
     function row(k, v) { if (v === null || v === undefined) return; dl.appendChild(el('dt', k)); dl.appendChild(el('dd', v)); }
     row('kind', n.kind);
     row('at (line:column)', n.at);
+    row('condition (over node ids)', n.condition);
     n.lines.slice(1).forEach(function (l) { row('run', l); });
     if (n.ran) {
       row('times', String(n.ran.times));

@@ -146,22 +146,42 @@ pub fn render(
     overlay: Option<&Overlay>,
     format: Format,
 ) -> String {
-    render_titled(structure, fused, overlay, format, "pml view")
+    render_with(structure, fused, overlay, format, &RenderOptions::default())
 }
 
-/// [`render`], the HTML page titled `title` (the other formats have no title).
-pub fn render_titled(
+/// What a view may show besides the structure and the overlay.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions<'a> {
+    /// The HTML page's title (the other formats have none).
+    pub title: &'a str,
+    /// The program text the structure was built from (its spans are byte offsets into it):
+    /// decisions are labelled with their own source (`first ? ...`, `if (rows.length > 1) {`)
+    /// instead of their condition over node ids (`n2`). Without it, the condition.
+    pub source: Option<&'a str>,
+}
+
+impl Default for RenderOptions<'_> {
+    fn default() -> Self {
+        RenderOptions {
+            title: "pml view",
+            source: None,
+        }
+    }
+}
+
+/// [`render`] with `options` (the program's source, the HTML page's title).
+pub fn render_with(
     structure: &StaticStructure,
     fused: &[Vec<String>],
     overlay: Option<&Overlay>,
     format: Format,
-    title: &str,
+    options: &RenderOptions<'_>,
 ) -> String {
-    let view = View::new(structure, fused, overlay);
+    let view = View::new(structure, fused, overlay, options.source);
     match format {
         Format::Mermaid => view.mermaid(),
         Format::Dot => view.dot(),
-        Format::Html => view.html(title),
+        Format::Html => view.html(options.title),
     }
 }
 
@@ -179,6 +199,8 @@ struct Group {
 struct View<'a> {
     structure: &'a StaticStructure,
     overlay: Option<&'a Overlay>,
+    /// The program text the structure's spans point into.
+    source: Option<&'a str>,
     groups: Vec<Group>,
     /// Nodes at the top (in no group).
     top: Vec<usize>,
@@ -198,6 +220,7 @@ impl<'a> View<'a> {
         structure: &'a StaticStructure,
         fused: &[Vec<String>],
         overlay: Option<&'a Overlay>,
+        source: Option<&'a str>,
     ) -> Self {
         let index: HashMap<&str, usize> = (structure.nodes.iter().enumerate())
             .map(|(i, n)| (n.id.as_str(), i))
@@ -290,6 +313,7 @@ impl<'a> View<'a> {
         View {
             structure,
             overlay,
+            source,
             groups,
             top,
             top_groups,
@@ -305,10 +329,13 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The node's label lines: id and what it is, then what ran.
-    fn label(&self, node: &Node) -> Vec<String> {
-        let what = match node.kind {
-            NodeKind::Decision => node.condition.clone().unwrap_or_else(|| "if".into()),
+    /// What a node is, for its label: a task's tool, a decision's source (or else its
+    /// condition), a capability's or function's name.
+    fn what(&self, node: &Node) -> String {
+        match node.kind {
+            NodeKind::Decision => (self.decision_source(node))
+                .or_else(|| node.condition.clone())
+                .unwrap_or_else(|| "if".into()),
             NodeKind::Fork => "fork".into(),
             NodeKind::Join => "join".into(),
             NodeKind::Capability => {
@@ -319,8 +346,38 @@ impl<'a> View<'a> {
             }
             NodeKind::Call => format!("call {}", node.name.as_deref().unwrap_or("function")),
             _ => node.tool.clone().unwrap_or_default(),
-        };
-        let mut lines = vec![format!("{} · {}", node.id, shorten(&what, 60))];
+        }
+    }
+
+    /// The source of a decision as the program has it: the first line of its text (the
+    /// statement or expression that decides), `…` when there is more.
+    fn decision_source(&self, node: &Node) -> Option<String> {
+        let text = self.decision_text(node)?;
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        let first = lines.next()?;
+        Some(match lines.next() {
+            Some(_) => format!("{first} …"),
+            None => first.to_owned(),
+        })
+    }
+
+    /// A decision's whole text in the source (`None` without the source, or when its span
+    /// is not in it).
+    fn decision_text(&self, node: &Node) -> Option<&'a str> {
+        let text = self.source?.get(node.span.start..node.span.end)?;
+        Some(text).filter(|t| !t.trim().is_empty())
+    }
+
+    /// The node's label lines: id and what it is, then what ran.
+    fn label(&self, node: &Node) -> Vec<String> {
+        let mut lines = vec![format!("{} · {}", node.id, shorten(&self.what(node), 60))];
+        lines.extend(self.notes(node));
+        lines
+    }
+
+    /// The lines of a label after its first: approval, what ran.
+    fn notes(&self, node: &Node) -> Vec<String> {
+        let mut lines = Vec::new();
         if node
             .tool
             .as_ref()
@@ -699,7 +756,11 @@ return list.files.length;
 if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
 "#;
         let s = build_structure(code, &BuildOptions::default()).structure;
-        let html = render_titled(&s, &[], None, Format::Html, "<b>title</b>");
+        let options = RenderOptions {
+            title: "<b>title</b>",
+            ..RenderOptions::default()
+        };
+        let html = render_with(&s, &[], None, Format::Html, &options);
         assert_eq!(html.matches("<script").count(), 2, "{html}");
         assert_eq!(html.matches("</script>").count(), 2, "{html}");
         assert!(!html.contains("<b>title"), "{html}");
@@ -711,6 +772,73 @@ if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
             nodes[0]["arguments"]["path"]["value"],
             "</script><script>alert(1)</script>"
         );
+    }
+
+    #[test]
+    fn decisions_read_as_their_source_with_their_id_kept() {
+        let code = "const first = await mcp.fs.read({ path: \"a\" });\nconst out = first ? await mcp.fs.read({ path: \"b\" }) : null;\nif (out.length >\n  2) await mcp.fs.write({ path: \"c\" });\n";
+        let s = build_structure(code, &BuildOptions::default()).structure;
+        let ternary = s.nodes.iter().find(|n| n.id == "d1").unwrap();
+        assert_eq!(ternary.condition.as_deref(), Some("n1"));
+        let options = RenderOptions {
+            title: "t",
+            source: Some(code),
+        };
+        let dot = render_with(&s, &[], None, Format::Dot, &options);
+        assert!(
+            dot.contains(
+                "\"d1\" [label=\"d1 · first ? await mcp.fs.read({ path: \\\"b\\\" }) : null\", shape=diamond"
+            ),
+            "{dot}"
+        );
+        // A decision over several lines: its first line, and `…`.
+        assert!(dot.contains("label=\"d2 · if (out.length > …\""), "{dot}");
+        let mermaid = render_with(&s, &[], None, Format::Mermaid, &options);
+        assert!(
+            mermaid
+                .contains("d1{\"d1 · first ? await mcp.fs.read({ path: #quot;b#quot; }) : null\"}"),
+            "{mermaid}"
+        );
+        // HTML: the source on the box, the id below it, the whole label as the tooltip, the
+        // decision's whole text in the details.
+        let html = render_with(&s, &[], None, Format::Html, &options);
+        assert!(
+            html.contains(
+                "<title>d1 · first ? await mcp.fs.read({ path: &quot;b&quot; }) : null</title>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                ">first ? await mcp.fs.read({ path: …</text><text x=\"40\" y=\"160\" class=\"sub\">d1</text>"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains(">d1 · n1<"), "{html}");
+        let start = html.find("id=\"nodes\">").unwrap() + "id=\"nodes\">".len();
+        let end = start + html[start..].find("</script>").unwrap();
+        let nodes: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+        let d2 = nodes
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == "d2")
+            .unwrap();
+        assert_eq!(
+            d2["code"],
+            "if (out.length >\n  2) await mcp.fs.write({ path: \"c\" });"
+        );
+        let condition = s
+            .nodes
+            .iter()
+            .find(|n| n.id == "d2")
+            .unwrap()
+            .condition
+            .clone();
+        assert_eq!(d2["condition"], serde_json::json!(condition));
+        // Without the source, the condition over node ids (as before).
+        let plain = render(&s, &[], None, Format::Dot);
+        assert!(plain.contains("label=\"d1 · n1\""), "{plain}");
     }
 
     #[test]

@@ -42,7 +42,9 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         })
     };
     let path = Path::new(request.target);
-    let (structure, program_hash) = if path.is_file() {
+    // The program text the structure's spans point into (TypeScript blanked in place keeps
+    // every offset, so the file as written).
+    let (structure, program_hash, source) = if path.is_file() {
         let source = crate::read_source(path)?;
         // The structure `pml run` builds (from the JavaScript, types blanked out): the node
         // ids of its traces.
@@ -65,7 +67,7 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
             true => crate::capability::program_hash(&source, dialect_for(path)),
             false => None,
         };
-        (structure, hash)
+        (structure, hash, source)
     } else {
         let stored = needs_store()?.capability(request.target).await?;
         let structure: pml_structure::StaticStructure = serde_json::from_value(stored.structure)
@@ -75,7 +77,7 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
                     stored.code_hash
                 ))
             })?;
-        (structure, Some(stored.code_hash))
+        (structure, Some(stored.code_hash), stored.code)
     };
     let logical = crate::to_dag(&structure, &DagOptions::default());
     let physical = crate::optimize(&logical, &OptimizerOptions::default()).physical;
@@ -119,11 +121,15 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         (None, true) => format!("{} · all recorded runs", request.target),
         (None, false) => request.target.to_owned(),
     };
-    Ok(pml_view::render_titled(
+    let options = pml_view::RenderOptions {
+        title: &title,
+        source: Some(&source),
+    };
+    Ok(pml_view::render_with(
         &structure,
         &fused,
         overlay.as_ref(),
         request.format,
-        &title,
+        &options,
     ))
 }

@@ -257,3 +257,40 @@ fn the_mermaid_views_parse_with_mermaid() {
         files.len()
     );
 }
+
+/// A decision reads as the program wrote it (`if (big.length > 1) { …`), not as its condition
+/// over node ids (`n12.length > 1`), in every format; the HTML page keeps the id below it.
+#[test]
+fn decisions_are_labelled_with_their_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let examples = examples();
+    let file = examples
+        .iter()
+        .find(|f| f.ends_with("/branches.ts"))
+        .unwrap();
+    let (code, dot, err) = pml_in(&store, &["view", file, "--format", "dot"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        dot.contains("\"d1\" [label=\"d1 · switch (config.mode) { …\", shape=diamond"),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("\"d2\" [label=\"d2 · if (big.length > 1) { …\", shape=diamond"),
+        "{dot}"
+    );
+    let (code, mermaid, err) = pml_in(&store, &["view", file]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        mermaid.contains("d2{\"d2 · if (big.length #gt; 1) { …\"}"),
+        "{mermaid}"
+    );
+    let (code, html, err) = pml_in(&store, &["view", file, "--format", "html"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        html.contains(">if (big.length &gt; 1) { …</text>"),
+        "{html}"
+    );
+    assert!(html.contains(" class=\"sub\">d2</text>"), "{html}");
+    assert!(!html.contains(">d2 · n12"), "{html}");
+}
