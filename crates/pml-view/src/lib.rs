@@ -9,7 +9,8 @@
 //! **Input:** a [`StaticStructure`], the fused groups of its physical plan (logical ids per
 //! physical task), and optionally an [`Overlay`] built from trace events (the JSON `pml run`
 //! prints and the store keeps). **Output:** Mermaid (`flowchart TD`), Graphviz DOT, or one
-//! self-contained HTML page (module `html`: inline SVG laid out here, node details on selection).
+//! self-contained HTML page (module `html`: inline SVG laid out here, node details on selection;
+//! for one run, its [`Timeline`] too).
 //!
 //! **Invariants:** every node of the structure appears once, every edge once; labels are
 //! escaped for the target language (no program text can break out of a label); the output is
@@ -85,6 +86,70 @@ struct Event<'a> {
     /// Events of a capability the program called belong to its picture, not this one.
     #[serde(default, borrow)]
     capability: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, rename = "tsMs")]
+    ts_ms: Option<f64>,
+    #[serde(default)]
+    iteration: Vec<u32>,
+}
+
+/// One row of a run's timeline: an operation that ended (an MCP call, a `code:*` operation, a
+/// capability call or an operation inside one), from its start to its end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// The node of the structure (of the called capability's, with `capability`).
+    pub task_id: Option<String>,
+    pub tool: String,
+    pub iteration: Vec<u32>,
+    /// Milliseconds from the run's start: `tsMs - durationMs`, so a read started ahead of
+    /// the program starts when it really went out.
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub failed: bool,
+    /// Started ahead of the program (speculation).
+    pub speculative: bool,
+    /// Started ahead and never taken: the program did not make that call.
+    pub wasted: bool,
+    /// Answered from the journal of the run this one resumed.
+    pub replayed: bool,
+    /// Made inside this capability, called by the program.
+    pub capability: Option<String>,
+}
+
+/// One run's operations in time, one [`Bar`] per operation that ended, by start (the rows of
+/// the terminal's timeline that `pml run` prints).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    pub bars: Vec<Bar>,
+}
+
+impl Timeline {
+    /// The timeline of one run's trace events (JSON text: an array of events).
+    pub fn from_trace(trace: &str) -> Result<Timeline, TraceError> {
+        let events: Vec<Event<'_>> = serde_json::from_str(trace)?;
+        let mut bars: Vec<Bar> = (events.iter())
+            .filter(|e| e.event == "tool_end")
+            .map(|e| {
+                let end = e.ts_ms.unwrap_or(0.0);
+                Bar {
+                    task_id: e.task_id.as_deref().map(str::to_owned),
+                    tool: e.tool.as_deref().unwrap_or_default().to_owned(),
+                    iteration: e.iteration.clone(),
+                    start_ms: end - e.duration_ms.unwrap_or(0.0),
+                    end_ms: end,
+                    failed: e.success == Some(false),
+                    speculative: e.speculative == Some(true),
+                    wasted: e.speculative == Some(true) && e.taken == Some(false),
+                    replayed: e.replayed == Some(true),
+                    capability: e.capability.as_deref().map(str::to_owned),
+                }
+            })
+            .collect();
+        // By start; the trace's order (by end) among equal starts.
+        bars.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+        Ok(Timeline { bars })
+    }
 }
 
 impl Overlay {
@@ -158,6 +223,8 @@ pub struct RenderOptions<'a> {
     /// decisions are labelled with their own source (`first ? ...`, `if (rows.length > 1) {`)
     /// instead of their condition over node ids (`n2`). Without it, the condition.
     pub source: Option<&'a str>,
+    /// One run's timeline, drawn above the HTML page's picture (the other formats have none).
+    pub timeline: Option<&'a Timeline>,
 }
 
 impl Default for RenderOptions<'_> {
@@ -165,6 +232,7 @@ impl Default for RenderOptions<'_> {
         RenderOptions {
             title: "pml view",
             source: None,
+            timeline: None,
         }
     }
 }
@@ -181,7 +249,7 @@ pub fn render_with(
     match format {
         Format::Mermaid => view.mermaid(),
         Format::Dot => view.dot(),
-        Format::Html => view.html(options.title),
+        Format::Html => view.html(options.title, options.timeline),
     }
 }
 
@@ -783,6 +851,7 @@ if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
         let options = RenderOptions {
             title: "t",
             source: Some(code),
+            timeline: None,
         };
         let dot = render_with(&s, &[], None, Format::Dot, &options);
         assert!(
@@ -839,6 +908,107 @@ if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
         // Without the source, the condition over node ids (as before).
         let plain = render(&s, &[], None, Format::Dot);
         assert!(plain.contains("label=\"d1 · n1\""), "{plain}");
+    }
+
+    #[test]
+    fn the_html_page_draws_one_runs_timeline() {
+        let s = build_structure(PROGRAM, &BuildOptions::default()).structure;
+        let trace = serde_json::json!([
+            { "event": "tool_start", "taskId": "n1", "tool": "fs:list", "tsMs": 0.0 },
+            { "event": "tool_end", "taskId": "n1", "tool": "fs:list", "success": true, "durationMs": 2.0, "tsMs": 2.0, "replayed": true },
+            { "event": "tool_end", "taskId": "n2", "tool": "fs:read", "iteration": [0], "success": true, "durationMs": 3.0, "tsMs": 4.0, "speculative": true, "taken": true },
+            { "event": "tool_end", "taskId": "n2", "tool": "fs:read", "iteration": [1], "success": false, "durationMs": 1.0, "tsMs": 9.0 },
+            { "event": "tool_end", "taskId": "n2", "tool": "fs:read", "iteration": [2], "success": true, "durationMs": 2.0, "tsMs": 6.0, "speculative": true, "taken": false },
+            { "event": "tool_end", "taskId": "n1", "tool": "x:y", "capability": "other", "parent": "c1", "success": true, "durationMs": 0.5, "tsMs": 7.5 },
+            { "event": "decision", "taskId": "d1", "outcome": "false", "iteration": [0], "tsMs": 4.5 },
+        ])
+        .to_string();
+        let timeline = Timeline::from_trace(&trace).unwrap();
+        // One row per operation that ended, by start (tsMs - durationMs).
+        let rows: Vec<(Option<&str>, &[u32], f64, f64)> = (timeline.bars.iter())
+            .map(|b| {
+                (
+                    b.task_id.as_deref(),
+                    b.iteration.as_slice(),
+                    b.start_ms,
+                    b.end_ms,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (Some("n1"), &[][..], 0.0, 2.0),
+                (Some("n2"), &[0][..], 1.0, 4.0),
+                (Some("n2"), &[2][..], 4.0, 6.0),
+                (Some("n1"), &[][..], 7.0, 7.5),
+                (Some("n2"), &[1][..], 8.0, 9.0),
+            ]
+        );
+        let b = &timeline.bars;
+        assert!(b[0].replayed && !b[0].speculative);
+        assert!(b[1].speculative && !b[1].wasted);
+        assert!(b[2].speculative && b[2].wasted);
+        assert_eq!(b[3].capability.as_deref(), Some("other"));
+        assert!(b[4].failed);
+        let mut overlay = Overlay::default();
+        overlay.add_trace(&trace).unwrap();
+        let options = RenderOptions {
+            title: "t",
+            source: Some(PROGRAM),
+            timeline: Some(&timeline),
+        };
+        let html = render_with(&s, &[], Some(&overlay), Format::Html, &options);
+        let at = html
+            .find("<section class=\"timeline\" id=\"timeline\">")
+            .expect("a timeline");
+        let section = &html[at..html[at..].find("</section>").unwrap() + at];
+        // Rows in order, each with its classes, its tooltip and its node to select (not a
+        // called capability's node, which is of another program).
+        let classes: Vec<&str> = section
+            .match_indices("<g class=\"row")
+            .map(|(i, _)| {
+                let rest = &section[i + "<g class=\"".len()..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect();
+        assert_eq!(
+            classes,
+            [
+                "row replayed",
+                "row speculative",
+                "row speculative wasted",
+                "row nested",
+                "row failed"
+            ]
+        );
+        let n1 = s.nodes.iter().position(|n| n.id == "n1").unwrap();
+        assert!(
+            section.contains(&format!("<g class=\"row replayed\" data-node=\"{n1}\" tabindex=\"0\"><title>n1 fs:list: 0.0 ms → 2.0 ms (2.0 ms), from the journal</title>")),
+            "{section}"
+        );
+        assert!(section.contains("<g class=\"row nested\"><title>n1 x:y: 7.0 ms → 7.5 ms (0.5 ms), in capability other</title>"), "{section}");
+        assert!(
+            section.contains(">n2 fs:read[0] · spec</text>"),
+            "{section}"
+        );
+        assert!(
+            section.contains(">n2 fs:read[2] · not taken</text>"),
+            "{section}"
+        );
+        assert!(
+            section.contains(">n1 fs:list · journal</text>"),
+            "{section}"
+        );
+        // Bars on one axis: 0 to 9 ms over the chart's width, from the labels' column on.
+        assert!(
+            section.contains("<rect class=\"bar\" x=\"250.0\" y=\"34\" width=\"120.0\""),
+            "{section}"
+        );
+        assert!(section.contains(">8 ms</text>"), "{section}");
+        // Without a timeline (a Definition view, several runs), no section.
+        let plain = render_with(&s, &[], None, Format::Html, &RenderOptions::default());
+        assert!(!plain.contains("id=\"timeline\""));
     }
 
     #[test]

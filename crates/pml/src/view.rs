@@ -87,13 +87,22 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         .cloned()
         .collect();
     let damaged = |what: &str, e: pml_view::TraceError| ViewError::Damaged(format!("{what}: {e}"));
+    // One run's timeline (the HTML page draws it above the picture).
+    let mut timeline = None;
     let overlay = match (request.run, request.runs) {
         (Some(id), _) => {
             let run = needs_store()?.run(id).await?;
             let mut overlay = Overlay::default();
+            let trace = run.trace.to_string();
             overlay
-                .add_trace(&run.trace.to_string())
+                .add_trace(&trace)
                 .map_err(|e| damaged(&format!("run {}", run.id), e))?;
+            if request.format == Format::Html {
+                timeline = Some(
+                    pml_view::Timeline::from_trace(&trace)
+                        .map_err(|e| damaged(&format!("run {}", run.id), e))?,
+                );
+            }
             Some(overlay)
         }
         (None, true) => {
@@ -124,6 +133,7 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
     let options = pml_view::RenderOptions {
         title: &title,
         source: Some(&source),
+        timeline: timeline.as_ref(),
     };
     Ok(pml_view::render_with(
         &structure,

@@ -121,11 +121,13 @@ fn the_invocation_view_lays_runs_on_the_definition() {
         .find(|f| f.ends_with("/branches.ts"))
         .unwrap();
     let mut ids = Vec::new();
+    let mut traces = Vec::new();
     for _ in 0..2 {
         let (code, out, err) = pml_in(&store, &["run", file]);
         assert_eq!(code, 0, "{err}");
         let ran: serde_json::Value = serde_json::from_str(&out).unwrap();
         ids.push(ran["runId"].as_str().unwrap().to_owned());
+        traces.push(ran["trace"].as_array().unwrap().clone());
     }
     let (code, one, err) = pml_in(&store, &["view", file, "--run", &ids[0], "--format", "dot"]);
     assert_eq!(code, 0, "{err}");
@@ -172,6 +174,64 @@ fn the_invocation_view_lays_runs_on_the_definition() {
         "{html}"
     );
     screenshot(&page, "d1");
+    // Aggregated over runs there is no timeline: it is one run's.
+    assert!(!html.contains("id=\"timeline\""), "{html}");
+    // One run's page has its timeline beside the picture: a row per operation that ended,
+    // by start, the reads started ahead marked.
+    let page = dir.path().join("run.html");
+    let (code, _, err) = pml_in(
+        &store,
+        &[
+            "view",
+            file,
+            "--run",
+            &ids[0],
+            "--format",
+            "html",
+            "-o",
+            &page.display().to_string(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = html
+        .find("<section class=\"timeline\" id=\"timeline\">")
+        .expect("a timeline");
+    let section = &html[at..at + html[at..].find("</section>").unwrap()];
+    let mut ends: Vec<(f64, String)> = (traces[0].iter())
+        .filter(|e| e["event"] == "tool_end")
+        .map(|e| {
+            let end = e["tsMs"].as_f64().unwrap();
+            let start = end - e["durationMs"].as_f64().unwrap_or(0.0);
+            let label = format!(
+                "{} {}",
+                e["taskId"].as_str().unwrap_or("-"),
+                e["tool"].as_str().unwrap()
+            );
+            (start, label)
+        })
+        .collect();
+    ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let rows: Vec<&str> = section
+        .split("<g class=\"row")
+        .skip(1)
+        .map(|row| {
+            let title = &row[row.find("<title>").unwrap() + "<title>".len()..];
+            &title[..title.find(": ").unwrap()]
+        })
+        .collect();
+    let expected: Vec<&str> = ends.iter().map(|(_, label)| label.as_str()).collect();
+    assert_eq!(rows, expected, "{section}");
+    let speculative = (traces[0].iter())
+        .filter(|e| e["event"] == "tool_end" && e["speculative"] == true)
+        .count();
+    assert!(speculative > 0);
+    assert_eq!(
+        section.matches("<g class=\"row speculative").count(),
+        speculative,
+        "{section}"
+    );
+    screenshot(&page, "timeline");
     // Saved, the capability has the same views by name, written to a file.
     assert_eq!(pml_in(&store, &["save", file, "--name", "branches"]).0, 0);
     let out = dir.path().join("view.mmd");
