@@ -114,13 +114,26 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
             };
             let mut overlay = Overlay::default();
             let mut n = 0;
+            // Its own runs, and its runs inside others' (`capabilities.NAME(...)`).
             needs_store()?
                 .learning_runs(Some(hash), |run| {
                     n += 1;
-                    overlay.add_trace(run.trace)
+                    let what = format!("run {n} of the program");
+                    if run.program_hash == Some(hash) {
+                        overlay
+                            .add_trace(run.trace)
+                            .map_err(|e| damaged(&what, e))?;
+                    }
+                    let called = crate::learn::called_runs(&what, &run)
+                        .map_err(|e| ViewError::Damaged(e.to_string()))?;
+                    for (_, called) in called.iter().filter(|(h, _)| h == hash) {
+                        overlay
+                            .add_trace(&called.trace)
+                            .map_err(|e| damaged(&what, e))?;
+                    }
+                    Ok::<(), ViewError>(())
                 })
-                .await?
-                .map_err(|e| damaged(&format!("run {n} of the program"), e))?;
+                .await??;
             Some(overlay)
         }
         (None, false) => None,
