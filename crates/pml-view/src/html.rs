@@ -227,7 +227,12 @@ impl View<'_> {
                 json!({
                     "times": r.count,
                     "failed": r.failed,
-                    "meanMs": if r.count > 0 { r.total_ms / r.count as f64 } else { 0.0 },
+                    "meanMs": match r.count - r.journaled {
+                        0 => None,
+                        timed => Some(r.total_ms / timed as f64),
+                    },
+                    "journaled": r.journaled,
+                    "inFlight": r.in_flight,
                     "speculative": r.speculative,
                     "replayed": r.replayed,
                 })
@@ -259,9 +264,15 @@ impl View<'_> {
             .replace('>', "\\u003e")
             .replace('&', "\\u0026");
         let what = match self.overlay {
+            Some(o) if o.unfinished > 0 => format!(
+                "Invocation view: {} run(s) laid on the structure; {}",
+                o.runs,
+                o.unfinished_note().unwrap_or_default()
+            ),
             Some(o) => format!("Invocation view: {} run(s) laid on the structure", o.runs),
             None => "Definition view: the static structure".to_owned(),
         };
+        let what = escape(&what);
         let timeline = match timeline {
             Some(t) if t.bars.is_empty() => "<section class=\"timeline\" id=\"timeline\"><h2>Timeline</h2><p class=\"hint\">No operation ended in this run's trace.</p></section>".to_owned(),
             Some(t) => format!(
@@ -503,7 +514,9 @@ const SCRIPT: &str = r#"
     n.lines.slice(1).forEach(function (l) { row('run', l); });
     if (n.ran) {
       row('times', String(n.ran.times));
-      row('mean duration', n.ran.meanMs.toFixed(2) + ' ms');
+      if (n.ran.meanMs !== null) row('mean duration', n.ran.meanMs.toFixed(2) + ' ms');
+      if (n.ran.journaled) row('in the journal (no duration)', String(n.ran.journaled));
+      if (n.ran.inFlight) row('in flight (may or may not have happened)', String(n.ran.inFlight));
       if (n.ran.failed) row('failed', String(n.ran.failed));
       if (n.ran.speculative) row('speculative', String(n.ran.speculative));
       if (n.ran.replayed) row('replayed', String(n.ran.replayed));

@@ -49,6 +49,22 @@ pub struct Overlay {
     pub outcomes: HashMap<String, BTreeMap<String, u64>>,
     /// Loop id -> iterations run in all (every time the loop ran).
     pub iterations: HashMap<String, u64>,
+    /// Runs laid on from their journal ([`Overlay::add_journal`]): they did not finish.
+    pub unfinished: u64,
+    /// Journaled calls of those runs laid on no node: calls of capabilities the program
+    /// called (journaled under their own program's node ids) and calls without a node.
+    pub unplaced: u64,
+}
+
+/// How far a journaled call got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Journaled {
+    /// It answered.
+    Done,
+    /// It failed.
+    Failed,
+    /// It went out and no end was written: it may or may not have happened.
+    InFlight,
 }
 
 /// What one node did in the runs.
@@ -60,6 +76,10 @@ pub struct Ran {
     pub total_ms: f64,
     pub speculative: u64,
     pub replayed: u64,
+    /// Of `count`, the ends known from a journal only (no duration).
+    pub journaled: u64,
+    /// Calls the journal says went out with no end written.
+    pub in_flight: u64,
 }
 
 #[derive(Deserialize)]
@@ -190,6 +210,70 @@ impl Overlay {
         }
         self.runs += 1;
         Ok(())
+    }
+
+    /// Lays on what the journal of a run that did not finish (killed, or still running)
+    /// holds: its calls, in program order, each with its node, its tool and how far it got.
+    /// A call counts on its node only where the structure has that node with that tool (the
+    /// calls of a capability the program called are journaled under that program's node
+    /// ids). Nothing else of such a run is known: not its operations, its decisions, the
+    /// times of its calls, nor the answers of reads still waiting to be written.
+    pub fn add_journal<'c>(
+        &mut self,
+        structure: &StaticStructure,
+        calls: impl IntoIterator<Item = (Option<&'c str>, &'c str, Journaled)>,
+    ) {
+        for (node, tool, state) in calls {
+            let placed = node.filter(|id| {
+                (structure.nodes.iter()).any(|n| n.id == *id && n.tool.as_deref() == Some(tool))
+            });
+            let Some(id) = placed else {
+                self.unplaced += 1;
+                continue;
+            };
+            let ran = self.nodes.entry(id.to_owned()).or_default();
+            match state {
+                Journaled::InFlight => ran.in_flight += 1,
+                Journaled::Done | Journaled::Failed => {
+                    ran.count += 1;
+                    ran.journaled += 1;
+                    ran.failed += u64::from(state == Journaled::Failed);
+                }
+            }
+        }
+        self.runs += 1;
+        self.unfinished += 1;
+    }
+
+    /// Every run laid on is known from its journal only: what is not in it is not known
+    /// not to have run.
+    fn journal_only(&self) -> bool {
+        self.runs > 0 && self.unfinished == self.runs
+    }
+
+    /// What to say about runs that did not finish, if any were laid on.
+    pub fn unfinished_note(&self) -> Option<String> {
+        if self.unfinished == 0 {
+            return None;
+        }
+        let journaled: u64 = self.nodes.values().map(|r| r.journaled + r.in_flight).sum();
+        let mut note = match self.unfinished {
+            1 => "the run did not finish (killed, or still running)".to_owned(),
+            n => format!("{n} runs did not finish (killed, or still running)"),
+        };
+        let _ = write!(
+            note,
+            ": {journaled} journaled calls laid on their nodes, with no durations"
+        );
+        if self.unplaced > 0 {
+            let _ = write!(
+                note,
+                " ({} more of capabilities it called, or without a node)",
+                self.unplaced
+            );
+        }
+        note.push_str("; its operations, decisions and reads not yet written are not known");
+        Some(note)
     }
 
     fn ran(&self, node: &Node) -> bool {
@@ -454,13 +538,25 @@ impl<'a> View<'a> {
             lines.push("needs approval".into());
         }
         if let Some(overlay) = self.overlay {
+            let in_flight = (overlay.nodes.get(&node.id)).map_or(0, |r| r.in_flight);
+            if in_flight > 0 {
+                lines.push(format!(
+                    "in flight {in_flight} (journal): may or may not have happened"
+                ));
+            }
             if let Some(ran) = overlay.nodes.get(&node.id).filter(|r| r.count > 0) {
                 let mut line = format!("ran {}", ran.count);
-                if matches!(
-                    node.kind,
-                    NodeKind::Task | NodeKind::Capability | NodeKind::Call
-                ) {
-                    let _ = write!(line, ", {:.1} ms mean", ran.total_ms / ran.count as f64);
+                let timed = ran.count - ran.journaled;
+                if timed > 0
+                    && matches!(
+                        node.kind,
+                        NodeKind::Task | NodeKind::Capability | NodeKind::Call
+                    )
+                {
+                    let _ = write!(line, ", {:.1} ms mean", ran.total_ms / timed as f64);
+                }
+                if ran.journaled > 0 {
+                    let _ = write!(line, ", {} in the journal (no duration)", ran.journaled);
                 }
                 if ran.failed > 0 {
                     let _ = write!(line, ", {} failed", ran.failed);
@@ -478,7 +574,9 @@ impl<'a> View<'a> {
                         outcomes.iter().map(|(o, n)| format!("{o} {n}")).collect();
                     lines.push(format!("taken: {}", taken.join(", ")));
                 }
-            } else if !overlay.ran(node) {
+            } else if overlay.journal_only() && in_flight == 0 {
+                lines.push("not in the journal".into());
+            } else if !overlay.ran(node) && in_flight == 0 {
                 lines.push("did not run".into());
             }
         }
@@ -500,6 +598,8 @@ impl<'a> View<'a> {
     fn outcome(&self, from: &str, outcome: &str) -> (String, bool) {
         match self.overlay {
             None => (outcome.to_owned(), false),
+            // A journal holds no decisions: which outcomes were taken is not known.
+            Some(overlay) if overlay.journal_only() => (outcome.to_owned(), false),
             Some(overlay) => {
                 let n = (overlay.outcomes.get(from))
                     .and_then(|o| o.get(outcome))
@@ -511,7 +611,12 @@ impl<'a> View<'a> {
     }
 
     fn mermaid(&self) -> String {
-        let mut out = String::from("flowchart TD\n");
+        let mut out = String::new();
+        if let Some(note) = self.overlay.and_then(Overlay::unfinished_note) {
+            // Front matter: the diagram's title.
+            let _ = writeln!(out, "---\ntitle: \"{}\"\n---", note.replace('"', "'"));
+        }
+        out.push_str("flowchart TD\n");
         for &i in &self.top {
             self.mermaid_node(&mut out, i, 1);
         }
@@ -596,6 +701,13 @@ impl<'a> View<'a> {
         let mut out = String::from(
             "digraph structure {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
         );
+        if let Some(note) = self.overlay.and_then(Overlay::unfinished_note) {
+            let _ = writeln!(
+                out,
+                "  label=\"{}\"; labelloc=t; fontname=\"Helvetica\"; fontsize=11;",
+                dot_text(&note)
+            );
+        }
         for &i in &self.top {
             self.dot_node(&mut out, i, 1);
         }

@@ -89,21 +89,40 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
     let damaged = |what: &str, e: pml_view::TraceError| ViewError::Damaged(format!("{what}: {e}"));
     // One run's timeline (the HTML page draws it above the picture).
     let mut timeline = None;
+    let mut unfinished = false;
     let overlay = match (request.run, request.runs) {
         (Some(id), _) => {
             let run = needs_store()?.run(id).await?;
             let mut overlay = Overlay::default();
-            let trace = run.trace.to_string();
-            overlay
-                .add_trace(&trace)
-                .map_err(|e| damaged(&format!("run {}", run.id), e))?;
-            if request.format == Format::Html {
-                timeline = Some(
-                    pml_view::Timeline::from_trace(&trace)
-                        .map_err(|e| damaged(&format!("run {}", run.id), e))?,
-                );
+            if !run.finished {
+                // Killed (or still running): no trace, only the journal of its calls (the
+                // reads of the clock and of `Math.random()`, numbered apart, are not calls).
+                let calls = (run.journal.iter())
+                    .filter(|e| e.seq < crate::READ_SEQ_BASE)
+                    .map(|e| {
+                        let state = match e.state {
+                            pml_store::CallState::Done => pml_view::Journaled::Done,
+                            pml_store::CallState::Failed => pml_view::Journaled::Failed,
+                            pml_store::CallState::Started => pml_view::Journaled::InFlight,
+                        };
+                        (e.node.as_deref(), e.tool.as_str(), state)
+                    });
+                overlay.add_journal(&structure, calls);
+                unfinished = true;
+                Some(overlay)
+            } else {
+                let trace = run.trace.to_string();
+                overlay
+                    .add_trace(&trace)
+                    .map_err(|e| damaged(&format!("run {}", run.id), e))?;
+                if request.format == Format::Html {
+                    timeline = Some(
+                        pml_view::Timeline::from_trace(&trace)
+                            .map_err(|e| damaged(&format!("run {}", run.id), e))?,
+                    );
+                }
+                Some(overlay)
             }
-            Some(overlay)
         }
         (None, true) => {
             let Some(hash) = program_hash.as_deref() else {
@@ -139,6 +158,9 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         (None, false) => None,
     };
     let title = match (request.run, request.runs) {
+        (Some(id), _) if unfinished => {
+            format!("{} · run {id} (did not finish)", request.target)
+        }
         (Some(id), _) => format!("{} · run {id}", request.target),
         (None, true) => format!("{} · all recorded runs", request.target),
         (None, false) => request.target.to_owned(),

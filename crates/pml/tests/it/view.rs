@@ -354,3 +354,72 @@ fn decisions_are_labelled_with_their_source() {
     assert!(html.contains(" class=\"sub\">d2</text>"), "{html}");
     assert!(!html.contains(">d2 · n12"), "{html}");
 }
+
+/// A run killed with SIGKILL has no trace, only its journal: its completed calls are laid on
+/// their nodes (no durations), what the journal does not hold is said to be unknown, not "did
+/// not run", and the view says the run did not finish.
+#[test]
+fn a_killed_run_shows_what_its_journal_holds() {
+    let steps = crate::store::Steps::with(
+        r#"const listing = await mcp.filesystem.list_directory({ path: args.dir });
+await mcp.filesystem.write_file({ path: args.dir + "/a.txt", content: listing.content });
+await mcp.filesystem.write_file({ path: args.dir + "/b.txt", content: "b" });
+if (listing.content.length >= 0) {
+  await mcp.filesystem.write_file({ path: args.dir + "/c.txt", content: "c" });
+}
+return 1;
+"#,
+    );
+    // Killed once its third call (the second write) is written as done.
+    let id = steps
+        .killed_if_reached("PML_FAULT_PAUSE_AFTER_CALL", 3)
+        .expect("the run stops after its third call");
+    let (code, dot, err) = pml_in(
+        &steps.store,
+        &["view", &steps.program, "--run", &id, "--format", "dot"],
+    );
+    assert_eq!(code, 0, "{err}");
+    dot_accepts(&dot).unwrap();
+    assert!(dot.contains("  label=\"the run did not finish (killed, or still running): 3 journaled calls laid on their nodes, with no durations; "), "{dot}");
+    let label = |tool: &str| -> Vec<String> {
+        (dot.lines())
+            .filter(|l| l.contains(&format!(" · {tool}\\n")))
+            .map(|l| {
+                let from = l.find("\\n").unwrap() + 2;
+                l[from..from + l[from..].find('"').unwrap()].to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(
+        label("filesystem:list_directory"),
+        ["ran 1, 1 in the journal (no duration)"]
+    );
+    assert_eq!(
+        label("filesystem:write_file"),
+        [
+            "ran 1, 1 in the journal (no duration)",
+            "ran 1, 1 in the journal (no duration)",
+            "not in the journal"
+        ]
+    );
+    assert!(!dot.contains("did not run"), "{dot}");
+    // Its decisions are not journaled: no outcome counted, none drawn as never taken.
+    assert!(dot.contains("[label=\"true\"];"), "{dot}");
+    assert!(!dot.contains('×'), "{dot}");
+    let (code, html, err) = pml_in(
+        &steps.store,
+        &["view", &steps.program, "--run", &id, "--format", "html"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(html.contains("(did not finish)</h1>"), "{html}");
+    assert!(
+        html.contains("; the run did not finish (killed, or still running)"),
+        "{html}"
+    );
+    let (code, mermaid, err) = pml_in(&steps.store, &["view", &steps.program, "--run", &id]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        mermaid.starts_with("---\ntitle: \"the run did not finish"),
+        "{mermaid}"
+    );
+}
