@@ -199,6 +199,138 @@ struct StructureEdge<'a> {
     kind: Cow<'a, str>,
 }
 
+/// One run of a capability inside another run (`capabilities.NAME(...)`, at any depth): what
+/// ran under that call, as a run of its own, so that it counts for the capability as its own
+/// runs do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalledRun {
+    /// The name it was called by (`capability` of its events).
+    pub name: String,
+    /// Where it was called: the `parent` of its events (`c2`, `c2[1]`, `c2/c1` through a
+    /// capability calling another).
+    pub parent: String,
+    /// Whether the call succeeded (the caller's `capability:NAME` operation).
+    pub ok: bool,
+    /// The call's duration.
+    pub duration_ms: f64,
+    /// Its trace events (JSON array) as its own run's: those under the call, its own level's
+    /// without `capability` and `parent`, deeper ones with their `parent` taken from there.
+    pub trace: String,
+    /// Its decisions (`[{taskId, outcome, iteration, capability?}]`), from its events.
+    pub decisions: String,
+}
+
+/// The runs of capabilities inside the run whose trace is `trace` (JSON text: an array of
+/// events), in the order they first appear; `what` names the run in errors.
+pub fn called_runs(what: &str, trace: &str) -> Result<Vec<CalledRun>, LearnError> {
+    use serde_json::{Map, Value};
+    let error = |e: serde_json::Error| LearnError {
+        what: what.to_owned(),
+        message: format!("its trace does not parse: {e}"),
+    };
+    let events: Vec<Map<String, Value>> = serde_json::from_str(trace).map_err(error)?;
+    let text =
+        |e: &Map<String, Value>, key: &str| e.get(key).and_then(Value::as_str).map(str::to_owned);
+    // Each (name, parent) once, by first appearance.
+    let mut calls: Vec<(String, String)> = Vec::new();
+    for e in &events {
+        if let (Some(name), Some(parent)) = (text(e, "capability"), text(e, "parent")) {
+            if !calls.iter().any(|(n, p)| *n == name && *p == parent) {
+                calls.push((name, parent));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(calls.len());
+    for (name, parent) in calls {
+        let below = format!("{parent}/");
+        let mut trace = Vec::new();
+        let mut decisions = Vec::new();
+        for e in &events {
+            let Some(at) = text(e, "parent") else {
+                continue;
+            };
+            let mut e = e.clone();
+            if at == parent && text(&e, "capability").as_deref() == Some(&name) {
+                e.remove("capability");
+                e.remove("parent");
+            } else if let Some(rest) = at.strip_prefix(&below) {
+                e.insert("parent".into(), Value::String(rest.to_owned()));
+            } else {
+                continue;
+            }
+            if e.get("event").and_then(Value::as_str) == Some("decision") {
+                let mut d = Map::new();
+                for key in ["taskId", "outcome", "iteration", "capability"] {
+                    if let Some(v) = e.get(key) {
+                        d.insert(key.into(), v.clone());
+                    }
+                }
+                d.entry("iteration")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                decisions.push(Value::Object(d));
+            }
+            trace.push(Value::Object(e));
+        }
+        // The call itself: the caller's `capability:NAME` operation that ended, at the place
+        // `parent` names (its last step: node and iteration; the steps before: the caller's
+        // own parent).
+        let (caller, site) = match parent.rsplit_once('/') {
+            Some((caller, site)) => (Some(caller), site),
+            None => (None, parent.as_str()),
+        };
+        let tool = format!("capability:{name}");
+        let call = events.iter().find(|e| {
+            e.get("event").and_then(Value::as_str) == Some("tool_end")
+                && text(e, "tool").as_deref() == Some(&tool)
+                && text(e, "parent").as_deref() == caller
+                && site_of(e).as_deref() == Some(site)
+        });
+        let (ok, duration_ms) = match call {
+            Some(call) => (
+                call.get("success").and_then(Value::as_bool) != Some(false),
+                call.get("durationMs")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0),
+            ),
+            // Not kept (a trace cut at its event limit): what its own events say.
+            None => (
+                !trace
+                    .iter()
+                    .any(|e| e.get("success").and_then(Value::as_bool) == Some(false)),
+                0.0,
+            ),
+        };
+        out.push(CalledRun {
+            name,
+            parent,
+            ok,
+            duration_ms,
+            trace: Value::Array(trace).to_string(),
+            decisions: Value::Array(decisions).to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// The place a capability call's event names as its callees' `parent`: `c2`, `c2[1,0]`, or
+/// its tool when it has no node.
+fn site_of(e: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    use serde_json::Value;
+    let tool = e.get("tool").and_then(Value::as_str);
+    let Some(id) = e.get("taskId").and_then(Value::as_str) else {
+        return tool.map(str::to_owned);
+    };
+    let iteration: Vec<String> = (e.get("iteration").and_then(Value::as_array))
+        .into_iter()
+        .flatten()
+        .map(|i| i.to_string())
+        .collect();
+    Some(match iteration.is_empty() {
+        true => id.to_owned(),
+        false => format!("{id}[{}]", iteration.join(",")),
+    })
+}
+
 impl Learner {
     pub fn new() -> Self {
         Learner::default()
@@ -256,6 +388,43 @@ impl Learner {
         trace: &str,
         decisions: &str,
     ) -> Result<(), LearnError> {
+        self.add(what, program_hash, ok, duration_ms, trace, decisions, true)
+    }
+
+    /// Adds a run of the capability `program_hash` made inside a run already added
+    /// ([`called_runs`]) to that program's runs, paths and decisions only: the graph has its
+    /// operations already (from the run it was part of), and it is not one more run learned
+    /// from.
+    pub fn add_called_run(
+        &mut self,
+        what: &str,
+        program_hash: &str,
+        called: &CalledRun,
+    ) -> Result<(), LearnError> {
+        self.add(
+            what,
+            Some(program_hash),
+            called.ok,
+            called.duration_ms,
+            &called.trace,
+            &called.decisions,
+            false,
+        )
+    }
+
+    /// [`Learner::add_run`]; `whole`: into the graph and the count of runs too, else into
+    /// the program's statistics only.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        what: &str,
+        program_hash: Option<&str>,
+        ok: bool,
+        duration_ms: f64,
+        trace: &str,
+        decisions: &str,
+        whole: bool,
+    ) -> Result<(), LearnError> {
         let error = |e: serde_json::Error| LearnError {
             what: what.to_owned(),
             message: format!("its trace does not parse: {e}"),
@@ -273,19 +442,22 @@ impl Learner {
                 continue;
             }
             let index = self.tool(tool);
+            path.push(index);
+            if !whole {
+                continue;
+            }
             let success = e.success.unwrap_or(false);
             let ms = e.duration_ms.unwrap_or(0.0);
             let node = &mut self.graph[index];
             node.count += 1;
             node.ok += u64::from(success);
             node.total_ms += ms;
-            if let Some(&before) = path.last() {
+            if let [.., before, _] = path[..] {
                 let edge = self.edge(before, index, EdgeKind::Sequence);
                 edge.count += 1;
                 edge.ok += u64::from(success);
                 edge.total_ms += ms;
             }
-            path.push(index);
         }
         let program = self
             .programs
@@ -312,7 +484,7 @@ impl Learner {
                     .or_default() += 1;
             }
         }
-        self.runs += 1;
+        self.runs += u64::from(whole);
         Ok(())
     }
 
@@ -600,6 +772,78 @@ mod tests {
         assert_eq!(
             program["decisions"],
             serde_json::json!([{ "taskId": "d1", "outcomes": { "false": 1, "true": 2 } }])
+        );
+    }
+
+    #[test]
+    fn capability_runs_inside_a_run_are_runs_of_their_own() {
+        // The program calls `gauge` at c1 (it fails) and `outer` at c2[1], which calls
+        // `gauge` at its c1.
+        let trace = serde_json::json!([
+            { "event": "tool_end", "taskId": "n1", "tool": "fs:read", "capability": "gauge", "parent": "c1", "success": true, "durationMs": 1.0, "tsMs": 1.0 },
+            { "event": "decision", "taskId": "d1", "outcome": "true", "capability": "gauge", "parent": "c1", "tsMs": 1.5 },
+            { "event": "tool_end", "taskId": "c1", "tool": "capability:gauge", "success": false, "durationMs": 2.0, "tsMs": 2.0 },
+            { "event": "tool_end", "taskId": "n1", "tool": "fs:read", "capability": "gauge", "parent": "c2[1]/c1", "success": true, "durationMs": 1.0, "tsMs": 4.0 },
+            { "event": "decision", "taskId": "d1", "outcome": "false", "capability": "gauge", "parent": "c2[1]/c1", "tsMs": 4.5 },
+            { "event": "tool_end", "taskId": "c1", "tool": "capability:gauge", "capability": "outer", "parent": "c2[1]", "success": true, "durationMs": 1.5, "tsMs": 5.0 },
+            { "event": "tool_end", "taskId": "c2", "tool": "capability:outer", "iteration": [1], "success": true, "durationMs": 3.0, "tsMs": 5.5 },
+        ])
+        .to_string();
+        let called = called_runs("run 1", &trace).unwrap();
+        let seen: Vec<(&str, &str, bool, f64)> = (called.iter())
+            .map(|c| (c.name.as_str(), c.parent.as_str(), c.ok, c.duration_ms))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("gauge", "c1", false, 2.0),
+                ("gauge", "c2[1]/c1", true, 1.5),
+                ("outer", "c2[1]", true, 3.0),
+            ]
+        );
+        let json = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+        assert_eq!(
+            json(&called[1].trace),
+            serde_json::json!([
+                { "event": "tool_end", "taskId": "n1", "tool": "fs:read", "success": true, "durationMs": 1.0, "tsMs": 4.0 },
+                { "event": "decision", "taskId": "d1", "outcome": "false", "tsMs": 4.5 },
+            ])
+        );
+        assert_eq!(
+            json(&called[1].decisions),
+            serde_json::json!([{ "taskId": "d1", "outcome": "false", "iteration": [] }])
+        );
+        // `outer`'s run holds `gauge`'s below it, as a run of `outer` on its own would.
+        assert_eq!(
+            json(&called[2].decisions),
+            serde_json::json!([{ "taskId": "d1", "outcome": "false", "iteration": [], "capability": "gauge" }])
+        );
+        assert_eq!(json(&called[2].trace).as_array().unwrap().len(), 3);
+        assert_eq!(json(&called[2].trace)[0]["parent"], "c1");
+        // Counted for the capability: runs, paths, decisions; not again in the graph.
+        let mut learner = Learner::new();
+        learner
+            .add_run("run 1", Some("main"), true, 6.0, &trace, "[]")
+            .unwrap();
+        for c in called.iter().filter(|c| c.name == "gauge") {
+            learner.add_called_run("run 1", "g", c).unwrap();
+        }
+        let learned = learner.finish().to_json();
+        assert_eq!(learned["runs"], 1);
+        let read = (learned["nodes"].as_array().unwrap().iter())
+            .find(|n| n["tool"] == "fs:read")
+            .unwrap();
+        assert_eq!(read["count"], 2);
+        let gauge = (learned["programs"].as_array().unwrap().iter())
+            .find(|p| p["programHash"] == "g")
+            .unwrap();
+        assert_eq!(gauge["runs"], 2);
+        assert_eq!(gauge["successRate"], 0.5);
+        assert_eq!(gauge["paths"][0]["path"], serde_json::json!(["fs:read"]));
+        assert_eq!(gauge["paths"][0]["count"], 2);
+        assert_eq!(
+            gauge["decisions"],
+            serde_json::json!([{ "taskId": "d1", "outcomes": { "false": 1, "true": 1 } }])
         );
     }
 

@@ -83,6 +83,9 @@ pub struct LearningRun<'a> {
     pub trace: &'a str,
     /// `[{taskId, outcome, iteration, capability?}]`.
     pub decisions: &'a str,
+    /// The capabilities it called, by name, with their hashes (JSON object; `None` for runs
+    /// recorded before schema version 4).
+    pub capabilities: Option<&'a str>,
 }
 
 /// One line of `pml runs`.
@@ -222,10 +225,11 @@ impl Store {
         Ok(out)
     }
 
-    /// What learning reads of every finished run (of one program when `program_hash` is
-    /// given), oldest first, handed to `each` one at a time as the rows arrive (never all in
-    /// memory at once): its JSON documents as stored, unparsed (the reader parses only what
-    /// it needs). Stops at the first error of `each`.
+    /// What learning reads of every finished run (when `program_hash` is given: those of
+    /// that program, and those whose start lists it among the capabilities they called),
+    /// oldest first, handed to `each` one at a time as the rows arrive (never all in memory
+    /// at once): its JSON documents as stored, unparsed (the reader parses only what it
+    /// needs). Stops at the first error of `each`.
     pub async fn learning_runs<E>(
         &self,
         program_hash: Option<&str>,
@@ -233,11 +237,16 @@ impl Store {
     ) -> Result<Result<(), E>, StoreError> {
         use futures_util::TryStreamExt;
         let db = |e| self.error(e);
+        // A hash is hex digits: as a JSON string inside the capabilities object, `"<hash>"`
+        // (no LIKE wildcard in it). The reader checks the object itself.
+        let hash = program_hash.unwrap_or("");
         let mut rows = sqlx::query(
-            "SELECT program_hash, ok, duration_ms, trace, decisions
-             FROM pml_runs WHERE ($1 = '' OR program_hash = $1) ORDER BY id",
+            "SELECT r.program_hash, r.ok, r.duration_ms, r.trace, r.decisions, s.capabilities
+             FROM pml_runs r LEFT JOIN pml_run_starts s ON s.id = r.id
+             WHERE ($1 = '' OR r.program_hash = $1 OR s.capabilities LIKE $2) ORDER BY r.id",
         )
-        .bind(program_hash.unwrap_or(""))
+        .bind(hash)
+        .bind(format!("%\"{hash}\"%"))
         .fetch(&self.pool);
         while let Some(row) = rows.try_next().await.map_err(db)? {
             let run = LearningRun {
@@ -246,6 +255,7 @@ impl Store {
                 duration_ms: row.try_get(2).map_err(db)?,
                 trace: row.try_get(3).map_err(db)?,
                 decisions: row.try_get(4).map_err(db)?,
+                capabilities: row.try_get(5).map_err(db)?,
             };
             if let Err(e) = each(run) {
                 return Ok(Err(e));

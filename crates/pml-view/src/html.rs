@@ -2,7 +2,9 @@
 //! in rows by their longest path from the start, boxes behind loops, functions and fused
 //! groups), styled and scripted inline, nothing fetched. Selecting a node shows its details
 //! (kind, tool, where it is, its code or condition, its arguments, what ran) beside the
-//! picture; the node data travels as a JSON block the script reads.
+//! picture; the node data travels as a JSON block the script reads. With one run's
+//! [`Timeline`], a Gantt-like chart above the picture: a row per operation, a bar from its
+//! start to its end, speculative, wasted, replayed and failed ones marked.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -10,16 +12,33 @@ use std::fmt::Write as _;
 use pml_structure::{EdgeKind, NodeKind};
 use serde_json::json;
 
-use crate::{Shape, View};
+use crate::{Shape, Timeline, View};
 
 const WIDTH: f64 = 230.0;
 const HEIGHT: f64 = 50.0;
 const GAP_X: f64 = 40.0;
 const GAP_Y: f64 = 46.0;
 const MARGIN: f64 = 30.0;
+/// The timeline: the labels' column, the bars' width, a row's height, the axis above.
+const LABEL_WIDTH: f64 = 250.0;
+const CHART_WIDTH: f64 = 540.0;
+const ROW: f64 = 20.0;
+const AXIS: f64 = 30.0;
+/// Rows drawn at most (a run keeps up to 250,000 events); the rest are counted.
+const MAX_BARS: usize = 2_000;
+
+/// `t` with at most three decimals, without trailing zeros (`0.5`, `20`).
+fn round(t: f64) -> String {
+    let text = format!("{t:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    match text {
+        "-0" => "0".to_owned(),
+        t => t.to_owned(),
+    }
+}
 
 impl View<'_> {
-    pub(crate) fn html(&self, title: &str) -> String {
+    pub(crate) fn html(&self, title: &str, timeline: Option<&Timeline>) -> String {
         let nodes = &self.structure.nodes;
         let index: HashMap<&str, usize> = (nodes.iter().enumerate())
             .map(|(i, n)| (n.id.as_str(), i))
@@ -167,11 +186,30 @@ impl View<'_> {
             }
             let lines = match node.kind {
                 NodeKind::Loop | NodeKind::Function => vec![crate::group_label(node, self.overlay)],
+                // A decision reads as its source; its id goes first on the line below.
+                NodeKind::Decision => {
+                    let notes = self.notes(node);
+                    let below = match notes.is_empty() {
+                        true => node.id.clone(),
+                        false => format!("{} · {}", node.id, notes.join(" · ")),
+                    };
+                    vec![self.what(node), below]
+                }
                 _ => self.label(node),
+            };
+            // The whole label as the tooltip (the box shows its lines shortened).
+            let tooltip = match node.kind {
+                NodeKind::Loop | NodeKind::Function => crate::group_label(node, self.overlay),
+                _ => {
+                    let mut all = vec![format!("{} · {}", node.id, self.what(node))];
+                    all.extend(self.notes(node));
+                    all.join("\n")
+                }
             };
             let _ = write!(
                 svg,
-                "<g class=\"{class}\" data-node=\"{i}\" tabindex=\"0\"><rect x=\"{x}\" y=\"{y}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" rx=\"{}\"/>",
+                "<g class=\"{class}\" data-node=\"{i}\" tabindex=\"0\"><title>{}</title><rect x=\"{x}\" y=\"{y}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" rx=\"{}\"/>",
+                escape(&tooltip),
                 if matches!(node.kind, NodeKind::Decision) { 22 } else { 8 }
             );
             for (k, line) in lines.iter().take(3).enumerate() {
@@ -189,7 +227,12 @@ impl View<'_> {
                 json!({
                     "times": r.count,
                     "failed": r.failed,
-                    "meanMs": if r.count > 0 { r.total_ms / r.count as f64 } else { 0.0 },
+                    "meanMs": match r.count - r.journaled {
+                        0 => None,
+                        timed => Some(r.total_ms / timed as f64),
+                    },
+                    "journaled": r.journaled,
+                    "inFlight": r.in_flight,
                     "speculative": r.speculative,
                     "replayed": r.replayed,
                 })
@@ -200,7 +243,11 @@ impl View<'_> {
                 "tool": node.tool,
                 "capability": node.capability_id,
                 "at": format!("{}:{}", node.span.line, node.span.column),
-                "code": node.code.as_ref().or(node.condition.as_ref()),
+                "code": match node.kind {
+                    NodeKind::Decision => self.decision_text(node).or(node.condition.as_deref()),
+                    _ => node.code.as_deref(),
+                },
+                "condition": node.condition,
                 "arguments": node.arguments,
                 "lines": self.label(node),
                 "ran": ran,
@@ -217,13 +264,159 @@ impl View<'_> {
             .replace('>', "\\u003e")
             .replace('&', "\\u0026");
         let what = match self.overlay {
+            Some(o) if o.unfinished > 0 => format!(
+                "Invocation view: {} run(s) laid on the structure; {}",
+                o.runs,
+                o.unfinished_note().unwrap_or_default()
+            ),
             Some(o) => format!("Invocation view: {} run(s) laid on the structure", o.runs),
             None => "Definition view: the static structure".to_owned(),
         };
+        let what = escape(&what);
+        let timeline = match timeline {
+            Some(t) if t.bars.is_empty() => "<section class=\"timeline\" id=\"timeline\"><h2>Timeline</h2><p class=\"hint\">No operation ended in this run's trace.</p></section>".to_owned(),
+            Some(t) => format!(
+                "<section class=\"timeline\" id=\"timeline\"><h2>Timeline</h2><p class=\"hint\">One row per operation that ended, by start; a bar from its start to its end (ms from the run's start). Select a row for its node.</p>{}</section>",
+                self.timeline_svg(t, &index)
+            ),
+            None => String::new(),
+        };
         format!(
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title><style>{STYLE}</style></head><body><header><h1>{title}</h1><p>{what}. Select a node for its details.</p></header><main><div class=\"picture\">{svg}</div><aside id=\"details\"><p class=\"hint\">No node selected.</p></aside></main><script type=\"application/json\" id=\"nodes\">{data}</script><script>{SCRIPT}</script></body></html>\n",
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title><style>{STYLE}</style></head><body><header><h1>{title}</h1><p>{what}. Select a node for its details.</p></header><main><div class=\"views\">{timeline}<div class=\"picture\">{svg}</div></div><aside id=\"details\"><p class=\"hint\">No node selected.</p></aside></main><script type=\"application/json\" id=\"nodes\">{data}</script><script>{SCRIPT}</script></body></html>\n",
             title = escape(title),
         )
+    }
+
+    /// The timeline as SVG: a label per row (node, tool, iteration, capability), a bar from
+    /// start to end on a common time axis, classes for failed, speculative, wasted and
+    /// replayed operations; a row of one of the structure's nodes selects it.
+    fn timeline_svg(&self, timeline: &Timeline, index: &HashMap<&str, usize>) -> String {
+        let bars = &timeline.bars[..timeline.bars.len().min(MAX_BARS)];
+        let from = bars.iter().map(|b| b.start_ms).fold(0.0_f64, f64::min);
+        let to = bars.iter().map(|b| b.end_ms).fold(from, f64::max);
+        let span = (to - from).max(1e-3);
+        let x = |t: f64| LABEL_WIDTH + (t - from) / span * CHART_WIDTH;
+        let height = AXIS + ROW * bars.len() as f64 + ROW + 10.0;
+        let width = LABEL_WIDTH + CHART_WIDTH + 20.0;
+        let mut svg = String::new();
+        let _ = write!(
+            svg,
+            "<svg viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\">"
+        );
+        // The axis: a line and a label every step, the step 1, 2 or 5 times a power of ten.
+        let raw = span / 8.0;
+        let magnitude = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .map(|m| m * magnitude)
+            .find(|s| *s >= raw)
+            .unwrap_or(10.0 * magnitude);
+        let mut tick = (from / step).ceil() * step;
+        let mut ticks = 0;
+        while tick <= to + step * 1e-9 && ticks < 100 {
+            let at = x(tick);
+            let _ = write!(
+                svg,
+                "<line class=\"tick\" x1=\"{at:.1}\" y1=\"{}\" x2=\"{at:.1}\" y2=\"{:.1}\"/><text class=\"axis\" x=\"{at:.1}\" y=\"{}\">{} ms</text>",
+                AXIS - 6.0,
+                height - 10.0,
+                AXIS - 10.0,
+                round(tick)
+            );
+            tick += step;
+            ticks += 1;
+        }
+        for (k, bar) in bars.iter().enumerate() {
+            let y = AXIS + ROW * k as f64;
+            let mut class = String::from("row");
+            for (on, name) in [
+                (bar.failed, " failed"),
+                (bar.speculative, " speculative"),
+                (bar.wasted, " wasted"),
+                (bar.replayed, " replayed"),
+                (bar.capability.is_some(), " nested"),
+            ] {
+                if on {
+                    class.push_str(name);
+                }
+            }
+            // A row selects its node: one of this structure's, not a called capability's.
+            let node = (bar.capability.is_none())
+                .then(|| bar.task_id.as_deref().and_then(|id| index.get(id)))
+                .flatten();
+            let select = match node {
+                Some(i) => format!(" data-node=\"{i}\" tabindex=\"0\""),
+                None => String::new(),
+            };
+            let iteration = match bar.iteration.as_slice() {
+                [] => String::new(),
+                it => format!(
+                    "[{}]",
+                    it.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+                ),
+            };
+            let mut notes = Vec::new();
+            if bar.failed {
+                notes.push("failed".to_owned());
+            }
+            match (bar.speculative, bar.wasted) {
+                (true, true) => notes.push("speculative, not taken".to_owned()),
+                (true, false) => notes.push("speculative".to_owned()),
+                _ => {}
+            }
+            if bar.replayed {
+                notes.push("from the journal".to_owned());
+            }
+            if let Some(name) = &bar.capability {
+                notes.push(format!("in capability {name}"));
+            }
+            let id = bar.task_id.as_deref().unwrap_or("-");
+            let label = format!("{id} {}{iteration}", bar.tool);
+            let mut tooltip = format!(
+                "{label}: {:.1} ms → {:.1} ms ({:.1} ms)",
+                bar.start_ms,
+                bar.end_ms,
+                bar.end_ms - bar.start_ms
+            );
+            if !notes.is_empty() {
+                let _ = write!(tooltip, ", {}", notes.join(", "));
+            }
+            let mut shown = crate::shorten(&label, 28);
+            let marks: Vec<&str> = [
+                (bar.speculative && !bar.wasted, "spec"),
+                (bar.wasted, "not taken"),
+                (bar.replayed, "journal"),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, m)| *m)
+            .collect();
+            if !marks.is_empty() {
+                let _ = write!(shown, " · {}", marks.join(" · "));
+            }
+            let (x0, x1) = (x(bar.start_ms), x(bar.end_ms));
+            let _ = write!(
+                svg,
+                "<g class=\"{class}\"{select}><title>{}</title><rect class=\"band\" x=\"0\" y=\"{y}\" width=\"{width}\" height=\"{ROW}\"/><text x=\"{}\" y=\"{}\">{}</text><rect class=\"bar\" x=\"{x0:.1}\" y=\"{}\" width=\"{:.1}\" height=\"{}\" rx=\"2\"/></g>",
+                escape(&tooltip),
+                if bar.capability.is_some() { 22.0 } else { 8.0 },
+                y + 14.0,
+                escape(&shown),
+                y + 4.0,
+                (x1 - x0).max(2.0),
+                ROW - 8.0,
+            );
+        }
+        if timeline.bars.len() > bars.len() {
+            let _ = write!(
+                svg,
+                "<text class=\"axis\" x=\"8\" y=\"{}\">… {} more operations (the trace has them all)</text>",
+                AXIS + ROW * bars.len() as f64 + 14.0,
+                timeline.bars.len() - bars.len()
+            );
+        }
+        svg.push_str("</svg>");
+        svg
     }
 
     /// Every node drawn inside group `g` (its own head, its members, its subgroups').
@@ -289,6 +482,17 @@ svg text{font-size:12px;fill:#222;pointer-events:none}svg text.sub{fill:#555;fon
 .group text{font-size:11px;fill:#607d8b}
 .edge{fill:none;stroke:#555;stroke-width:1.2}.edge.never{stroke:#bbb;stroke-dasharray:4 3}
 .edge.provides{stroke:#1565c0;stroke-dasharray:5 4}.edge-label{font-size:11px;fill:#444}
+.views{flex:1;min-width:0;display:flex;flex-direction:column;gap:16px}.views .picture{flex:none}
+.timeline{background:#fff;border:1px solid #ddd;border-radius:8px;padding:8px 12px;overflow:auto;outline:none}
+.timeline svg{width:100%;max-width:810px;height:auto}
+.timeline h2{font-size:16px;margin:4px 0}.timeline p{margin:0 0 6px}
+.timeline .tick{stroke:#e0e0e0}.timeline text.axis{font-size:10px;fill:#777;text-anchor:middle}
+.row .band{fill:transparent}.row:nth-of-type(even) .band{fill:#f7f7f7}.row[data-node]{cursor:pointer}
+.row[data-node]:hover .band,.row.selected .band{fill:#e3f2fd}
+.row .bar{fill:#66bb6a;stroke:#2e7d32;stroke-width:1}.row.nested text{fill:#555}
+.row.failed .bar{fill:#ef9a9a;stroke:#c62828}.row.speculative .bar{fill:#64b5f6;stroke:#1565c0}
+.row.wasted .bar{fill:none;stroke:#90a4ae;stroke-dasharray:3 2}.row.wasted text{fill:#999}
+.row.replayed .bar{fill:#ce93d8;stroke:#6a1b9a}
 ";
 
 const SCRIPT: &str = r#"
@@ -298,19 +502,21 @@ const SCRIPT: &str = r#"
   function el(tag, text) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; return e; }
   function show(i) {
     var n = nodes[i];
-    document.querySelectorAll('.node.selected').forEach(function (g) { g.classList.remove('selected'); });
-    var g = document.querySelector('.node[data-node="' + i + '"]');
-    if (g) g.classList.add('selected');
+    document.querySelectorAll('.node.selected, .row.selected').forEach(function (g) { g.classList.remove('selected'); });
+    document.querySelectorAll('.node[data-node="' + i + '"], .row[data-node="' + i + '"]').forEach(function (g) { g.classList.add('selected'); });
     aside.textContent = '';
     aside.appendChild(el('h2', n.id + ' · ' + (n.tool || n.capability || n.kind)));
     var dl = el('dl');
     function row(k, v) { if (v === null || v === undefined) return; dl.appendChild(el('dt', k)); dl.appendChild(el('dd', v)); }
     row('kind', n.kind);
     row('at (line:column)', n.at);
+    row('condition (over node ids)', n.condition);
     n.lines.slice(1).forEach(function (l) { row('run', l); });
     if (n.ran) {
       row('times', String(n.ran.times));
-      row('mean duration', n.ran.meanMs.toFixed(2) + ' ms');
+      if (n.ran.meanMs !== null) row('mean duration', n.ran.meanMs.toFixed(2) + ' ms');
+      if (n.ran.journaled) row('in the journal (no duration)', String(n.ran.journaled));
+      if (n.ran.inFlight) row('in flight (may or may not have happened)', String(n.ran.inFlight));
       if (n.ran.failed) row('failed', String(n.ran.failed));
       if (n.ran.speculative) row('speculative', String(n.ran.speculative));
       if (n.ran.replayed) row('replayed', String(n.ran.replayed));
@@ -321,7 +527,7 @@ const SCRIPT: &str = r#"
     if (n.code) { aside.appendChild(el('h3', 'code')); aside.appendChild(el('pre', n.code)); }
     if (n.arguments) { aside.appendChild(el('h3', 'arguments')); aside.appendChild(el('pre', JSON.stringify(n.arguments, null, 2))); }
   }
-  document.querySelectorAll('.node').forEach(function (g) {
+  document.querySelectorAll('.node, .row[data-node]').forEach(function (g) {
     var i = Number(g.getAttribute('data-node'));
     g.addEventListener('click', function () { show(i); });
     g.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') show(i); });

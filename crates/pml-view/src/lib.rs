@@ -9,7 +9,8 @@
 //! **Input:** a [`StaticStructure`], the fused groups of its physical plan (logical ids per
 //! physical task), and optionally an [`Overlay`] built from trace events (the JSON `pml run`
 //! prints and the store keeps). **Output:** Mermaid (`flowchart TD`), Graphviz DOT, or one
-//! self-contained HTML page (module `html`: inline SVG laid out here, node details on selection).
+//! self-contained HTML page (module `html`: inline SVG laid out here, node details on selection;
+//! for one run, its [`Timeline`] too).
 //!
 //! **Invariants:** every node of the structure appears once, every edge once; labels are
 //! escaped for the target language (no program text can break out of a label); the output is
@@ -48,6 +49,22 @@ pub struct Overlay {
     pub outcomes: HashMap<String, BTreeMap<String, u64>>,
     /// Loop id -> iterations run in all (every time the loop ran).
     pub iterations: HashMap<String, u64>,
+    /// Runs laid on from their journal ([`Overlay::add_journal`]): they did not finish.
+    pub unfinished: u64,
+    /// Journaled calls of those runs laid on no node: calls of capabilities the program
+    /// called (journaled under their own program's node ids) and calls without a node.
+    pub unplaced: u64,
+}
+
+/// How far a journaled call got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Journaled {
+    /// It answered.
+    Done,
+    /// It failed.
+    Failed,
+    /// It went out and no end was written: it may or may not have happened.
+    InFlight,
 }
 
 /// What one node did in the runs.
@@ -59,6 +76,10 @@ pub struct Ran {
     pub total_ms: f64,
     pub speculative: u64,
     pub replayed: u64,
+    /// Of `count`, the ends known from a journal only (no duration).
+    pub journaled: u64,
+    /// Calls the journal says went out with no end written.
+    pub in_flight: u64,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +106,70 @@ struct Event<'a> {
     /// Events of a capability the program called belong to its picture, not this one.
     #[serde(default, borrow)]
     capability: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, rename = "tsMs")]
+    ts_ms: Option<f64>,
+    #[serde(default)]
+    iteration: Vec<u32>,
+}
+
+/// One row of a run's timeline: an operation that ended (an MCP call, a `code:*` operation, a
+/// capability call or an operation inside one), from its start to its end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// The node of the structure (of the called capability's, with `capability`).
+    pub task_id: Option<String>,
+    pub tool: String,
+    pub iteration: Vec<u32>,
+    /// Milliseconds from the run's start: `tsMs - durationMs`, so a read started ahead of
+    /// the program starts when it really went out.
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub failed: bool,
+    /// Started ahead of the program (speculation).
+    pub speculative: bool,
+    /// Started ahead and never taken: the program did not make that call.
+    pub wasted: bool,
+    /// Answered from the journal of the run this one resumed.
+    pub replayed: bool,
+    /// Made inside this capability, called by the program.
+    pub capability: Option<String>,
+}
+
+/// One run's operations in time, one [`Bar`] per operation that ended, by start (the rows of
+/// the terminal's timeline that `pml run` prints).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    pub bars: Vec<Bar>,
+}
+
+impl Timeline {
+    /// The timeline of one run's trace events (JSON text: an array of events).
+    pub fn from_trace(trace: &str) -> Result<Timeline, TraceError> {
+        let events: Vec<Event<'_>> = serde_json::from_str(trace)?;
+        let mut bars: Vec<Bar> = (events.iter())
+            .filter(|e| e.event == "tool_end")
+            .map(|e| {
+                let end = e.ts_ms.unwrap_or(0.0);
+                Bar {
+                    task_id: e.task_id.as_deref().map(str::to_owned),
+                    tool: e.tool.as_deref().unwrap_or_default().to_owned(),
+                    iteration: e.iteration.clone(),
+                    start_ms: end - e.duration_ms.unwrap_or(0.0),
+                    end_ms: end,
+                    failed: e.success == Some(false),
+                    speculative: e.speculative == Some(true),
+                    wasted: e.speculative == Some(true) && e.taken == Some(false),
+                    replayed: e.replayed == Some(true),
+                    capability: e.capability.as_deref().map(str::to_owned),
+                }
+            })
+            .collect();
+        // By start; the trace's order (by end) among equal starts.
+        bars.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+        Ok(Timeline { bars })
+    }
 }
 
 impl Overlay {
@@ -127,6 +212,70 @@ impl Overlay {
         Ok(())
     }
 
+    /// Lays on what the journal of a run that did not finish (killed, or still running)
+    /// holds: its calls, in program order, each with its node, its tool and how far it got.
+    /// A call counts on its node only where the structure has that node with that tool (the
+    /// calls of a capability the program called are journaled under that program's node
+    /// ids). Nothing else of such a run is known: not its operations, its decisions, the
+    /// times of its calls, nor the answers of reads still waiting to be written.
+    pub fn add_journal<'c>(
+        &mut self,
+        structure: &StaticStructure,
+        calls: impl IntoIterator<Item = (Option<&'c str>, &'c str, Journaled)>,
+    ) {
+        for (node, tool, state) in calls {
+            let placed = node.filter(|id| {
+                (structure.nodes.iter()).any(|n| n.id == *id && n.tool.as_deref() == Some(tool))
+            });
+            let Some(id) = placed else {
+                self.unplaced += 1;
+                continue;
+            };
+            let ran = self.nodes.entry(id.to_owned()).or_default();
+            match state {
+                Journaled::InFlight => ran.in_flight += 1,
+                Journaled::Done | Journaled::Failed => {
+                    ran.count += 1;
+                    ran.journaled += 1;
+                    ran.failed += u64::from(state == Journaled::Failed);
+                }
+            }
+        }
+        self.runs += 1;
+        self.unfinished += 1;
+    }
+
+    /// Every run laid on is known from its journal only: what is not in it is not known
+    /// not to have run.
+    fn journal_only(&self) -> bool {
+        self.runs > 0 && self.unfinished == self.runs
+    }
+
+    /// What to say about runs that did not finish, if any were laid on.
+    pub fn unfinished_note(&self) -> Option<String> {
+        if self.unfinished == 0 {
+            return None;
+        }
+        let journaled: u64 = self.nodes.values().map(|r| r.journaled + r.in_flight).sum();
+        let mut note = match self.unfinished {
+            1 => "the run did not finish (killed, or still running)".to_owned(),
+            n => format!("{n} runs did not finish (killed, or still running)"),
+        };
+        let _ = write!(
+            note,
+            ": {journaled} journaled calls laid on their nodes, with no durations"
+        );
+        if self.unplaced > 0 {
+            let _ = write!(
+                note,
+                " ({} more of capabilities it called, or without a node)",
+                self.unplaced
+            );
+        }
+        note.push_str("; its operations, decisions and reads not yet written are not known");
+        Some(note)
+    }
+
     fn ran(&self, node: &Node) -> bool {
         match node.kind {
             NodeKind::Decision => self.outcomes.contains_key(&node.id),
@@ -146,22 +295,45 @@ pub fn render(
     overlay: Option<&Overlay>,
     format: Format,
 ) -> String {
-    render_titled(structure, fused, overlay, format, "pml view")
+    render_with(structure, fused, overlay, format, &RenderOptions::default())
 }
 
-/// [`render`], the HTML page titled `title` (the other formats have no title).
-pub fn render_titled(
+/// What a view may show besides the structure and the overlay.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions<'a> {
+    /// The HTML page's title (the other formats have none).
+    pub title: &'a str,
+    /// The program text the structure was built from (its spans are byte offsets into it):
+    /// decisions are labelled with their own source (`first ? ...`, `if (rows.length > 1) {`)
+    /// instead of their condition over node ids (`n2`). Without it, the condition.
+    pub source: Option<&'a str>,
+    /// One run's timeline, drawn above the HTML page's picture (the other formats have none).
+    pub timeline: Option<&'a Timeline>,
+}
+
+impl Default for RenderOptions<'_> {
+    fn default() -> Self {
+        RenderOptions {
+            title: "pml view",
+            source: None,
+            timeline: None,
+        }
+    }
+}
+
+/// [`render`] with `options` (the program's source, the HTML page's title).
+pub fn render_with(
     structure: &StaticStructure,
     fused: &[Vec<String>],
     overlay: Option<&Overlay>,
     format: Format,
-    title: &str,
+    options: &RenderOptions<'_>,
 ) -> String {
-    let view = View::new(structure, fused, overlay);
+    let view = View::new(structure, fused, overlay, options.source);
     match format {
         Format::Mermaid => view.mermaid(),
         Format::Dot => view.dot(),
-        Format::Html => view.html(title),
+        Format::Html => view.html(options.title, options.timeline),
     }
 }
 
@@ -179,6 +351,8 @@ struct Group {
 struct View<'a> {
     structure: &'a StaticStructure,
     overlay: Option<&'a Overlay>,
+    /// The program text the structure's spans point into.
+    source: Option<&'a str>,
     groups: Vec<Group>,
     /// Nodes at the top (in no group).
     top: Vec<usize>,
@@ -198,6 +372,7 @@ impl<'a> View<'a> {
         structure: &'a StaticStructure,
         fused: &[Vec<String>],
         overlay: Option<&'a Overlay>,
+        source: Option<&'a str>,
     ) -> Self {
         let index: HashMap<&str, usize> = (structure.nodes.iter().enumerate())
             .map(|(i, n)| (n.id.as_str(), i))
@@ -290,6 +465,7 @@ impl<'a> View<'a> {
         View {
             structure,
             overlay,
+            source,
             groups,
             top,
             top_groups,
@@ -305,10 +481,13 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The node's label lines: id and what it is, then what ran.
-    fn label(&self, node: &Node) -> Vec<String> {
-        let what = match node.kind {
-            NodeKind::Decision => node.condition.clone().unwrap_or_else(|| "if".into()),
+    /// What a node is, for its label: a task's tool, a decision's source (or else its
+    /// condition), a capability's or function's name.
+    fn what(&self, node: &Node) -> String {
+        match node.kind {
+            NodeKind::Decision => (self.decision_source(node))
+                .or_else(|| node.condition.clone())
+                .unwrap_or_else(|| "if".into()),
             NodeKind::Fork => "fork".into(),
             NodeKind::Join => "join".into(),
             NodeKind::Capability => {
@@ -319,8 +498,38 @@ impl<'a> View<'a> {
             }
             NodeKind::Call => format!("call {}", node.name.as_deref().unwrap_or("function")),
             _ => node.tool.clone().unwrap_or_default(),
-        };
-        let mut lines = vec![format!("{} · {}", node.id, shorten(&what, 60))];
+        }
+    }
+
+    /// The source of a decision as the program has it: the first line of its text (the
+    /// statement or expression that decides), `…` when there is more.
+    fn decision_source(&self, node: &Node) -> Option<String> {
+        let text = self.decision_text(node)?;
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        let first = lines.next()?;
+        Some(match lines.next() {
+            Some(_) => format!("{first} …"),
+            None => first.to_owned(),
+        })
+    }
+
+    /// A decision's whole text in the source (`None` without the source, or when its span
+    /// is not in it).
+    fn decision_text(&self, node: &Node) -> Option<&'a str> {
+        let text = self.source?.get(node.span.start..node.span.end)?;
+        Some(text).filter(|t| !t.trim().is_empty())
+    }
+
+    /// The node's label lines: id and what it is, then what ran.
+    fn label(&self, node: &Node) -> Vec<String> {
+        let mut lines = vec![format!("{} · {}", node.id, shorten(&self.what(node), 60))];
+        lines.extend(self.notes(node));
+        lines
+    }
+
+    /// The lines of a label after its first: approval, what ran.
+    fn notes(&self, node: &Node) -> Vec<String> {
+        let mut lines = Vec::new();
         if node
             .tool
             .as_ref()
@@ -329,13 +538,25 @@ impl<'a> View<'a> {
             lines.push("needs approval".into());
         }
         if let Some(overlay) = self.overlay {
+            let in_flight = (overlay.nodes.get(&node.id)).map_or(0, |r| r.in_flight);
+            if in_flight > 0 {
+                lines.push(format!(
+                    "in flight {in_flight} (journal): may or may not have happened"
+                ));
+            }
             if let Some(ran) = overlay.nodes.get(&node.id).filter(|r| r.count > 0) {
                 let mut line = format!("ran {}", ran.count);
-                if matches!(
-                    node.kind,
-                    NodeKind::Task | NodeKind::Capability | NodeKind::Call
-                ) {
-                    let _ = write!(line, ", {:.1} ms mean", ran.total_ms / ran.count as f64);
+                let timed = ran.count - ran.journaled;
+                if timed > 0
+                    && matches!(
+                        node.kind,
+                        NodeKind::Task | NodeKind::Capability | NodeKind::Call
+                    )
+                {
+                    let _ = write!(line, ", {:.1} ms mean", ran.total_ms / timed as f64);
+                }
+                if ran.journaled > 0 {
+                    let _ = write!(line, ", {} in the journal (no duration)", ran.journaled);
                 }
                 if ran.failed > 0 {
                     let _ = write!(line, ", {} failed", ran.failed);
@@ -353,7 +574,9 @@ impl<'a> View<'a> {
                         outcomes.iter().map(|(o, n)| format!("{o} {n}")).collect();
                     lines.push(format!("taken: {}", taken.join(", ")));
                 }
-            } else if !overlay.ran(node) {
+            } else if overlay.journal_only() && in_flight == 0 {
+                lines.push("not in the journal".into());
+            } else if !overlay.ran(node) && in_flight == 0 {
                 lines.push("did not run".into());
             }
         }
@@ -375,6 +598,8 @@ impl<'a> View<'a> {
     fn outcome(&self, from: &str, outcome: &str) -> (String, bool) {
         match self.overlay {
             None => (outcome.to_owned(), false),
+            // A journal holds no decisions: which outcomes were taken is not known.
+            Some(overlay) if overlay.journal_only() => (outcome.to_owned(), false),
             Some(overlay) => {
                 let n = (overlay.outcomes.get(from))
                     .and_then(|o| o.get(outcome))
@@ -386,7 +611,12 @@ impl<'a> View<'a> {
     }
 
     fn mermaid(&self) -> String {
-        let mut out = String::from("flowchart TD\n");
+        let mut out = String::new();
+        if let Some(note) = self.overlay.and_then(Overlay::unfinished_note) {
+            // Front matter: the diagram's title.
+            let _ = writeln!(out, "---\ntitle: \"{}\"\n---", note.replace('"', "'"));
+        }
+        out.push_str("flowchart TD\n");
         for &i in &self.top {
             self.mermaid_node(&mut out, i, 1);
         }
@@ -471,6 +701,13 @@ impl<'a> View<'a> {
         let mut out = String::from(
             "digraph structure {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9];\n",
         );
+        if let Some(note) = self.overlay.and_then(Overlay::unfinished_note) {
+            let _ = writeln!(
+                out,
+                "  label=\"{}\"; labelloc=t; fontname=\"Helvetica\"; fontsize=11;",
+                dot_text(&note)
+            );
+        }
         for &i in &self.top {
             self.dot_node(&mut out, i, 1);
         }
@@ -699,7 +936,11 @@ return list.files.length;
 if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
 "#;
         let s = build_structure(code, &BuildOptions::default()).structure;
-        let html = render_titled(&s, &[], None, Format::Html, "<b>title</b>");
+        let options = RenderOptions {
+            title: "<b>title</b>",
+            ..RenderOptions::default()
+        };
+        let html = render_with(&s, &[], None, Format::Html, &options);
         assert_eq!(html.matches("<script").count(), 2, "{html}");
         assert_eq!(html.matches("</script>").count(), 2, "{html}");
         assert!(!html.contains("<b>title"), "{html}");
@@ -711,6 +952,175 @@ if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
             nodes[0]["arguments"]["path"]["value"],
             "</script><script>alert(1)</script>"
         );
+    }
+
+    #[test]
+    fn decisions_read_as_their_source_with_their_id_kept() {
+        let code = "const first = await mcp.fs.read({ path: \"a\" });\nconst out = first ? await mcp.fs.read({ path: \"b\" }) : null;\nif (out.length >\n  2) await mcp.fs.write({ path: \"c\" });\n";
+        let s = build_structure(code, &BuildOptions::default()).structure;
+        let ternary = s.nodes.iter().find(|n| n.id == "d1").unwrap();
+        assert_eq!(ternary.condition.as_deref(), Some("n1"));
+        let options = RenderOptions {
+            title: "t",
+            source: Some(code),
+            timeline: None,
+        };
+        let dot = render_with(&s, &[], None, Format::Dot, &options);
+        assert!(
+            dot.contains(
+                "\"d1\" [label=\"d1 · first ? await mcp.fs.read({ path: \\\"b\\\" }) : null\", shape=diamond"
+            ),
+            "{dot}"
+        );
+        // A decision over several lines: its first line, and `…`.
+        assert!(dot.contains("label=\"d2 · if (out.length > …\""), "{dot}");
+        let mermaid = render_with(&s, &[], None, Format::Mermaid, &options);
+        assert!(
+            mermaid
+                .contains("d1{\"d1 · first ? await mcp.fs.read({ path: #quot;b#quot; }) : null\"}"),
+            "{mermaid}"
+        );
+        // HTML: the source on the box, the id below it, the whole label as the tooltip, the
+        // decision's whole text in the details.
+        let html = render_with(&s, &[], None, Format::Html, &options);
+        assert!(
+            html.contains(
+                "<title>d1 · first ? await mcp.fs.read({ path: &quot;b&quot; }) : null</title>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                ">first ? await mcp.fs.read({ path: …</text><text x=\"40\" y=\"160\" class=\"sub\">d1</text>"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains(">d1 · n1<"), "{html}");
+        let start = html.find("id=\"nodes\">").unwrap() + "id=\"nodes\">".len();
+        let end = start + html[start..].find("</script>").unwrap();
+        let nodes: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+        let d2 = nodes
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == "d2")
+            .unwrap();
+        assert_eq!(
+            d2["code"],
+            "if (out.length >\n  2) await mcp.fs.write({ path: \"c\" });"
+        );
+        let condition = s
+            .nodes
+            .iter()
+            .find(|n| n.id == "d2")
+            .unwrap()
+            .condition
+            .clone();
+        assert_eq!(d2["condition"], serde_json::json!(condition));
+        // Without the source, the condition over node ids (as before).
+        let plain = render(&s, &[], None, Format::Dot);
+        assert!(plain.contains("label=\"d1 · n1\""), "{plain}");
+    }
+
+    #[test]
+    fn the_html_page_draws_one_runs_timeline() {
+        let s = build_structure(PROGRAM, &BuildOptions::default()).structure;
+        let trace = serde_json::json!([
+            { "event": "tool_start", "taskId": "n1", "tool": "fs:list", "tsMs": 0.0 },
+            { "event": "tool_end", "taskId": "n1", "tool": "fs:list", "success": true, "durationMs": 2.0, "tsMs": 2.0, "replayed": true },
+            { "event": "tool_end", "taskId": "n2", "tool": "fs:read", "iteration": [0], "success": true, "durationMs": 3.0, "tsMs": 4.0, "speculative": true, "taken": true },
+            { "event": "tool_end", "taskId": "n2", "tool": "fs:read", "iteration": [1], "success": false, "durationMs": 1.0, "tsMs": 9.0 },
+            { "event": "tool_end", "taskId": "n2", "tool": "fs:read", "iteration": [2], "success": true, "durationMs": 2.0, "tsMs": 6.0, "speculative": true, "taken": false },
+            { "event": "tool_end", "taskId": "n1", "tool": "x:y", "capability": "other", "parent": "c1", "success": true, "durationMs": 0.5, "tsMs": 7.5 },
+            { "event": "decision", "taskId": "d1", "outcome": "false", "iteration": [0], "tsMs": 4.5 },
+        ])
+        .to_string();
+        let timeline = Timeline::from_trace(&trace).unwrap();
+        // One row per operation that ended, by start (tsMs - durationMs).
+        let rows: Vec<(Option<&str>, &[u32], f64, f64)> = (timeline.bars.iter())
+            .map(|b| {
+                (
+                    b.task_id.as_deref(),
+                    b.iteration.as_slice(),
+                    b.start_ms,
+                    b.end_ms,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (Some("n1"), &[][..], 0.0, 2.0),
+                (Some("n2"), &[0][..], 1.0, 4.0),
+                (Some("n2"), &[2][..], 4.0, 6.0),
+                (Some("n1"), &[][..], 7.0, 7.5),
+                (Some("n2"), &[1][..], 8.0, 9.0),
+            ]
+        );
+        let b = &timeline.bars;
+        assert!(b[0].replayed && !b[0].speculative);
+        assert!(b[1].speculative && !b[1].wasted);
+        assert!(b[2].speculative && b[2].wasted);
+        assert_eq!(b[3].capability.as_deref(), Some("other"));
+        assert!(b[4].failed);
+        let mut overlay = Overlay::default();
+        overlay.add_trace(&trace).unwrap();
+        let options = RenderOptions {
+            title: "t",
+            source: Some(PROGRAM),
+            timeline: Some(&timeline),
+        };
+        let html = render_with(&s, &[], Some(&overlay), Format::Html, &options);
+        let at = html
+            .find("<section class=\"timeline\" id=\"timeline\">")
+            .expect("a timeline");
+        let section = &html[at..html[at..].find("</section>").unwrap() + at];
+        // Rows in order, each with its classes, its tooltip and its node to select (not a
+        // called capability's node, which is of another program).
+        let classes: Vec<&str> = section
+            .match_indices("<g class=\"row")
+            .map(|(i, _)| {
+                let rest = &section[i + "<g class=\"".len()..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect();
+        assert_eq!(
+            classes,
+            [
+                "row replayed",
+                "row speculative",
+                "row speculative wasted",
+                "row nested",
+                "row failed"
+            ]
+        );
+        let n1 = s.nodes.iter().position(|n| n.id == "n1").unwrap();
+        assert!(
+            section.contains(&format!("<g class=\"row replayed\" data-node=\"{n1}\" tabindex=\"0\"><title>n1 fs:list: 0.0 ms → 2.0 ms (2.0 ms), from the journal</title>")),
+            "{section}"
+        );
+        assert!(section.contains("<g class=\"row nested\"><title>n1 x:y: 7.0 ms → 7.5 ms (0.5 ms), in capability other</title>"), "{section}");
+        assert!(
+            section.contains(">n2 fs:read[0] · spec</text>"),
+            "{section}"
+        );
+        assert!(
+            section.contains(">n2 fs:read[2] · not taken</text>"),
+            "{section}"
+        );
+        assert!(
+            section.contains(">n1 fs:list · journal</text>"),
+            "{section}"
+        );
+        // Bars on one axis: 0 to 9 ms over the chart's width, from the labels' column on.
+        assert!(
+            section.contains("<rect class=\"bar\" x=\"250.0\" y=\"34\" width=\"120.0\""),
+            "{section}"
+        );
+        assert!(section.contains(">8 ms</text>"), "{section}");
+        // Without a timeline (a Definition view, several runs), no section.
+        let plain = render_with(&s, &[], None, Format::Html, &RenderOptions::default());
+        assert!(!plain.contains("id=\"timeline\""));
     }
 
     #[test]

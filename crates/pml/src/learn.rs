@@ -47,18 +47,72 @@ pub async fn learn_with(
     store
         .learning_runs(hash.as_deref(), |run| {
             n += 1;
-            learner.add_run(
-                &format!("run {n} of the store"),
-                run.program_hash,
-                run.ok,
-                run.duration_ms as f64,
-                run.trace,
-                run.decisions,
-            )
+            let what = format!("run {n} of the store");
+            // The run of the program itself, unless only a capability it called is asked for.
+            let own = hash.is_none() || run.program_hash == hash.as_deref();
+            if own {
+                learner.add_run(
+                    &what,
+                    run.program_hash,
+                    run.ok,
+                    run.duration_ms as f64,
+                    run.trace,
+                    run.decisions,
+                )?;
+            }
+            // The runs of the capabilities it called: each counts for its capability (in
+            // the graph too when it is the capability asked for: the caller's run is not).
+            for (called_hash, called) in called_runs(&what, &run)? {
+                match &hash {
+                    None => learner.add_called_run(&what, &called_hash, &called)?,
+                    Some(h) if *h == called_hash => learner.add_run(
+                        &what,
+                        Some(h),
+                        called.ok,
+                        called.duration_ms,
+                        &called.trace,
+                        &called.decisions,
+                    )?,
+                    Some(_) => {}
+                }
+            }
+            Ok(())
         })
         .await?
         .map_err(damaged)?;
     Ok(learner.finish())
+}
+
+/// The runs of capabilities made inside `run` (`capabilities.NAME(...)`, at any depth), each
+/// with the hash of the capability its name meant when it ran (the run's start records them);
+/// none for a run that called none, or whose start does not say (recorded before schema 4).
+pub(crate) fn called_runs(
+    what: &str,
+    run: &pml_store::LearningRun<'_>,
+) -> Result<Vec<(String, pml_learn::CalledRun)>, pml_learn::LearnError> {
+    let Some(text) = run.capabilities else {
+        return Ok(Vec::new());
+    };
+    let called: serde_json::Map<String, serde_json::Value> = match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(map)) => map,
+        Ok(_) => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(pml_learn::LearnError {
+                what: what.to_owned(),
+                message: format!("the capabilities it called do not parse: {e}"),
+            })
+        }
+    };
+    if called.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(pml_learn::called_runs(what, run.trace)?
+        .into_iter()
+        .filter_map(|c| {
+            let hash = called.get(&c.name)?.as_str()?.to_owned();
+            Some((hash, c))
+        })
+        .collect())
 }
 
 /// What `pml learn` prints on a terminal: the tools, the successions, each program's paths

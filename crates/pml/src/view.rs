@@ -42,7 +42,9 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         })
     };
     let path = Path::new(request.target);
-    let (structure, program_hash) = if path.is_file() {
+    // The program text the structure's spans point into (TypeScript blanked in place keeps
+    // every offset, so the file as written).
+    let (structure, program_hash, source) = if path.is_file() {
         let source = crate::read_source(path)?;
         // The structure `pml run` builds (from the JavaScript, types blanked out): the node
         // ids of its traces.
@@ -65,7 +67,7 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
             true => crate::capability::program_hash(&source, dialect_for(path)),
             false => None,
         };
-        (structure, hash)
+        (structure, hash, source)
     } else {
         let stored = needs_store()?.capability(request.target).await?;
         let structure: pml_structure::StaticStructure = serde_json::from_value(stored.structure)
@@ -75,7 +77,7 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
                     stored.code_hash
                 ))
             })?;
-        (structure, Some(stored.code_hash))
+        (structure, Some(stored.code_hash), stored.code)
     };
     let logical = crate::to_dag(&structure, &DagOptions::default());
     let physical = crate::optimize(&logical, &OptimizerOptions::default()).physical;
@@ -85,14 +87,42 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         .cloned()
         .collect();
     let damaged = |what: &str, e: pml_view::TraceError| ViewError::Damaged(format!("{what}: {e}"));
+    // One run's timeline (the HTML page draws it above the picture).
+    let mut timeline = None;
+    let mut unfinished = false;
     let overlay = match (request.run, request.runs) {
         (Some(id), _) => {
             let run = needs_store()?.run(id).await?;
             let mut overlay = Overlay::default();
-            overlay
-                .add_trace(&run.trace.to_string())
-                .map_err(|e| damaged(&format!("run {}", run.id), e))?;
-            Some(overlay)
+            if !run.finished {
+                // Killed (or still running): no trace, only the journal of its calls (the
+                // reads of the clock and of `Math.random()`, numbered apart, are not calls).
+                let calls = (run.journal.iter())
+                    .filter(|e| e.seq < crate::READ_SEQ_BASE)
+                    .map(|e| {
+                        let state = match e.state {
+                            pml_store::CallState::Done => pml_view::Journaled::Done,
+                            pml_store::CallState::Failed => pml_view::Journaled::Failed,
+                            pml_store::CallState::Started => pml_view::Journaled::InFlight,
+                        };
+                        (e.node.as_deref(), e.tool.as_str(), state)
+                    });
+                overlay.add_journal(&structure, calls);
+                unfinished = true;
+                Some(overlay)
+            } else {
+                let trace = run.trace.to_string();
+                overlay
+                    .add_trace(&trace)
+                    .map_err(|e| damaged(&format!("run {}", run.id), e))?;
+                if request.format == Format::Html {
+                    timeline = Some(
+                        pml_view::Timeline::from_trace(&trace)
+                            .map_err(|e| damaged(&format!("run {}", run.id), e))?,
+                    );
+                }
+                Some(overlay)
+            }
         }
         (None, true) => {
             let Some(hash) = program_hash.as_deref() else {
@@ -103,27 +133,48 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
             };
             let mut overlay = Overlay::default();
             let mut n = 0;
+            // Its own runs, and its runs inside others' (`capabilities.NAME(...)`).
             needs_store()?
                 .learning_runs(Some(hash), |run| {
                     n += 1;
-                    overlay.add_trace(run.trace)
+                    let what = format!("run {n} of the program");
+                    if run.program_hash == Some(hash) {
+                        overlay
+                            .add_trace(run.trace)
+                            .map_err(|e| damaged(&what, e))?;
+                    }
+                    let called = crate::learn::called_runs(&what, &run)
+                        .map_err(|e| ViewError::Damaged(e.to_string()))?;
+                    for (_, called) in called.iter().filter(|(h, _)| h == hash) {
+                        overlay
+                            .add_trace(&called.trace)
+                            .map_err(|e| damaged(&what, e))?;
+                    }
+                    Ok::<(), ViewError>(())
                 })
-                .await?
-                .map_err(|e| damaged(&format!("run {n} of the program"), e))?;
+                .await??;
             Some(overlay)
         }
         (None, false) => None,
     };
     let title = match (request.run, request.runs) {
+        (Some(id), _) if unfinished => {
+            format!("{} · run {id} (did not finish)", request.target)
+        }
         (Some(id), _) => format!("{} · run {id}", request.target),
         (None, true) => format!("{} · all recorded runs", request.target),
         (None, false) => request.target.to_owned(),
     };
-    Ok(pml_view::render_titled(
+    let options = pml_view::RenderOptions {
+        title: &title,
+        source: Some(&source),
+        timeline: timeline.as_ref(),
+    };
+    Ok(pml_view::render_with(
         &structure,
         &fused,
         overlay.as_ref(),
         request.format,
-        &title,
+        &options,
     ))
 }

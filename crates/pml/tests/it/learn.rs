@@ -135,3 +135,116 @@ fn learning_counts_paths_and_outcomes_of_the_stored_runs_exactly() {
         (1, "pml: no capability named or hashed `nobody`")
     );
 }
+
+/// Reads a number and says whether it is over the caller's limit (a decision).
+const GAUGE: &str = r#"const file = await mcp.filesystem.read_text_file({ path: args.root + "/n.txt" });
+if (Number(file.content) > args.limit) return "over";
+return "under";
+"#;
+
+/// Calls `gauge` from inside another capability (two levels down from the program).
+const OUTER: &str = "return await capabilities.gauge({ limit: 0 });\n";
+
+const CALLER: &str = r#"const a = await capabilities.gauge({ limit: 1 });
+const b = await capabilities.gauge({ limit: 5 });
+const c = await capabilities.outer({});
+return [a, b, c];
+"#;
+
+#[test]
+fn runs_made_through_capability_calls_count_for_the_capability() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let gauge = write("gauge.ts", GAUGE);
+    let outer = write("outer.ts", OUTER);
+    let caller = write("caller.ts", CALLER);
+    for folder in ["gauge", "caller"] {
+        std::fs::create_dir(dir.path().join(folder)).unwrap();
+        std::fs::write(dir.path().join(folder).join("n.txt"), "3").unwrap();
+    }
+    for (file, name) in [(&gauge, "gauge"), (&outer, "outer")] {
+        let (code, _, err) = pml_in(&store, &["save", file, "--name", name]);
+        assert_eq!(code, 0, "{err}");
+    }
+    // Once on its own (3 > 10: under), and three times through capability calls: from the
+    // program (3 > 1: over; 3 > 5: under) and from `outer` (3 > 0: over).
+    let (code, _, err) = pml_in(&store, &["run", &gauge, "--args", r#"{"limit": 10}"#]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = pml_in(&store, &["run", &caller]);
+    assert_eq!(code, 0, "{err}");
+    let ran: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(ran["result"], json!(["over", "under", "over"]));
+
+    let (code, out, err) = pml_in(&store, &["learn", "--capability", "gauge", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let learned: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(learned["runs"], 4, "{learned:#}");
+    let reads = (learned["nodes"].as_array().unwrap().iter())
+        .find(|n| n["tool"] == "filesystem:read_text_file")
+        .unwrap();
+    assert_eq!(reads["count"], 4);
+    // The caller's own operations are not the capability's.
+    assert!(
+        !(learned["nodes"].as_array().unwrap().iter())
+            .any(|n| n["tool"].as_str().unwrap().starts_with("capability:")),
+        "{learned:#}"
+    );
+    let programs = learned["programs"].as_array().unwrap();
+    assert_eq!(programs.len(), 1, "{learned:#}");
+    let program = &programs[0];
+    assert_eq!(program["capability"], json!(["gauge"]));
+    assert_eq!(program["runs"], 4);
+    assert_eq!(program["successRate"], 1.0);
+    let taken: u64 = (program["paths"].as_array().unwrap().iter())
+        .map(|p| p["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(taken, 4);
+    assert_eq!(
+        program["decisions"],
+        json!([{ "taskId": "d1", "outcomes": { "false": 2, "true": 2 } }])
+    );
+
+    // The whole store: two runs learned from; `gauge` has its four, `outer` its one.
+    let (code, out, err) = pml_in(&store, &["learn", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let all: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(all["runs"], 2);
+    let runs_of = |name: &str| {
+        (all["programs"].as_array().unwrap().iter())
+            .find(|p| p["capability"] == json!([name]))
+            .map(|p| (p["runs"].clone(), p["decisions"].clone()))
+    };
+    assert_eq!(
+        runs_of("gauge"),
+        Some((
+            json!(4),
+            json!([{ "taskId": "d1", "outcomes": { "false": 2, "true": 2 } }])
+        ))
+    );
+    assert_eq!(
+        runs_of("outer"),
+        Some((
+            json!(1),
+            json!([{ "taskId": "gauge/d1", "outcomes": { "true": 1 } }])
+        ))
+    );
+    // Reads counted once in the graph, though each is in a program's run and a capability's.
+    let reads = (all["nodes"].as_array().unwrap().iter())
+        .find(|n| n["tool"] == "filesystem:read_text_file")
+        .unwrap();
+    assert_eq!(reads["count"], 4);
+
+    // The capability's Invocation view over its runs has the four.
+    let (code, dot, err) = pml_in(&store, &["view", "gauge", "--runs", "--format", "dot"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        dot.contains("n1 · filesystem:read_text_file\\nran 4, "),
+        "{dot}"
+    );
+    assert!(dot.contains("\\ntaken: false 2, true 2\""), "{dot}");
+}

@@ -121,11 +121,13 @@ fn the_invocation_view_lays_runs_on_the_definition() {
         .find(|f| f.ends_with("/branches.ts"))
         .unwrap();
     let mut ids = Vec::new();
+    let mut traces = Vec::new();
     for _ in 0..2 {
         let (code, out, err) = pml_in(&store, &["run", file]);
         assert_eq!(code, 0, "{err}");
         let ran: serde_json::Value = serde_json::from_str(&out).unwrap();
         ids.push(ran["runId"].as_str().unwrap().to_owned());
+        traces.push(ran["trace"].as_array().unwrap().clone());
     }
     let (code, one, err) = pml_in(&store, &["view", file, "--run", &ids[0], "--format", "dot"]);
     assert_eq!(code, 0, "{err}");
@@ -172,6 +174,64 @@ fn the_invocation_view_lays_runs_on_the_definition() {
         "{html}"
     );
     screenshot(&page, "d1");
+    // Aggregated over runs there is no timeline: it is one run's.
+    assert!(!html.contains("id=\"timeline\""), "{html}");
+    // One run's page has its timeline beside the picture: a row per operation that ended,
+    // by start, the reads started ahead marked.
+    let page = dir.path().join("run.html");
+    let (code, _, err) = pml_in(
+        &store,
+        &[
+            "view",
+            file,
+            "--run",
+            &ids[0],
+            "--format",
+            "html",
+            "-o",
+            &page.display().to_string(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let at = html
+        .find("<section class=\"timeline\" id=\"timeline\">")
+        .expect("a timeline");
+    let section = &html[at..at + html[at..].find("</section>").unwrap()];
+    let mut ends: Vec<(f64, String)> = (traces[0].iter())
+        .filter(|e| e["event"] == "tool_end")
+        .map(|e| {
+            let end = e["tsMs"].as_f64().unwrap();
+            let start = end - e["durationMs"].as_f64().unwrap_or(0.0);
+            let label = format!(
+                "{} {}",
+                e["taskId"].as_str().unwrap_or("-"),
+                e["tool"].as_str().unwrap()
+            );
+            (start, label)
+        })
+        .collect();
+    ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let rows: Vec<&str> = section
+        .split("<g class=\"row")
+        .skip(1)
+        .map(|row| {
+            let title = &row[row.find("<title>").unwrap() + "<title>".len()..];
+            &title[..title.find(": ").unwrap()]
+        })
+        .collect();
+    let expected: Vec<&str> = ends.iter().map(|(_, label)| label.as_str()).collect();
+    assert_eq!(rows, expected, "{section}");
+    let speculative = (traces[0].iter())
+        .filter(|e| e["event"] == "tool_end" && e["speculative"] == true)
+        .count();
+    assert!(speculative > 0);
+    assert_eq!(
+        section.matches("<g class=\"row speculative").count(),
+        speculative,
+        "{section}"
+    );
+    screenshot(&page, "timeline");
     // Saved, the capability has the same views by name, written to a file.
     assert_eq!(pml_in(&store, &["save", file, "--name", "branches"]).0, 0);
     let out = dir.path().join("view.mmd");
@@ -255,5 +315,111 @@ fn the_mermaid_views_parse_with_mermaid() {
     assert_eq!(
         report.lines().filter(|l| l.ends_with(": ok")).count(),
         files.len()
+    );
+}
+
+/// A decision reads as the program wrote it (`if (big.length > 1) { …`), not as its condition
+/// over node ids (`n12.length > 1`), in every format; the HTML page keeps the id below it.
+#[test]
+fn decisions_are_labelled_with_their_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let examples = examples();
+    let file = examples
+        .iter()
+        .find(|f| f.ends_with("/branches.ts"))
+        .unwrap();
+    let (code, dot, err) = pml_in(&store, &["view", file, "--format", "dot"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        dot.contains("\"d1\" [label=\"d1 · switch (config.mode) { …\", shape=diamond"),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("\"d2\" [label=\"d2 · if (big.length > 1) { …\", shape=diamond"),
+        "{dot}"
+    );
+    let (code, mermaid, err) = pml_in(&store, &["view", file]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        mermaid.contains("d2{\"d2 · if (big.length #gt; 1) { …\"}"),
+        "{mermaid}"
+    );
+    let (code, html, err) = pml_in(&store, &["view", file, "--format", "html"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        html.contains(">if (big.length &gt; 1) { …</text>"),
+        "{html}"
+    );
+    assert!(html.contains(" class=\"sub\">d2</text>"), "{html}");
+    assert!(!html.contains(">d2 · n12"), "{html}");
+}
+
+/// A run killed with SIGKILL has no trace, only its journal: its completed calls are laid on
+/// their nodes (no durations), what the journal does not hold is said to be unknown, not "did
+/// not run", and the view says the run did not finish.
+#[test]
+fn a_killed_run_shows_what_its_journal_holds() {
+    let steps = crate::store::Steps::with(
+        r#"const listing = await mcp.filesystem.list_directory({ path: args.dir });
+await mcp.filesystem.write_file({ path: args.dir + "/a.txt", content: listing.content });
+await mcp.filesystem.write_file({ path: args.dir + "/b.txt", content: "b" });
+if (listing.content.length >= 0) {
+  await mcp.filesystem.write_file({ path: args.dir + "/c.txt", content: "c" });
+}
+return 1;
+"#,
+    );
+    // Killed once its third call (the second write) is written as done.
+    let id = steps
+        .killed_if_reached("PML_FAULT_PAUSE_AFTER_CALL", 3)
+        .expect("the run stops after its third call");
+    let (code, dot, err) = pml_in(
+        &steps.store,
+        &["view", &steps.program, "--run", &id, "--format", "dot"],
+    );
+    assert_eq!(code, 0, "{err}");
+    dot_accepts(&dot).unwrap();
+    assert!(dot.contains("  label=\"the run did not finish (killed, or still running): 3 journaled calls laid on their nodes, with no durations; "), "{dot}");
+    let label = |tool: &str| -> Vec<String> {
+        (dot.lines())
+            .filter(|l| l.contains(&format!(" · {tool}\\n")))
+            .map(|l| {
+                let from = l.find("\\n").unwrap() + 2;
+                l[from..from + l[from..].find('"').unwrap()].to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(
+        label("filesystem:list_directory"),
+        ["ran 1, 1 in the journal (no duration)"]
+    );
+    assert_eq!(
+        label("filesystem:write_file"),
+        [
+            "ran 1, 1 in the journal (no duration)",
+            "ran 1, 1 in the journal (no duration)",
+            "not in the journal"
+        ]
+    );
+    assert!(!dot.contains("did not run"), "{dot}");
+    // Its decisions are not journaled: no outcome counted, none drawn as never taken.
+    assert!(dot.contains("[label=\"true\"];"), "{dot}");
+    assert!(!dot.contains('×'), "{dot}");
+    let (code, html, err) = pml_in(
+        &steps.store,
+        &["view", &steps.program, "--run", &id, "--format", "html"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(html.contains("(did not finish)</h1>"), "{html}");
+    assert!(
+        html.contains("; the run did not finish (killed, or still running)"),
+        "{html}"
+    );
+    let (code, mermaid, err) = pml_in(&steps.store, &["view", &steps.program, "--run", &id]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        mermaid.starts_with("---\ntitle: \"the run did not finish"),
+        "{mermaid}"
     );
 }
