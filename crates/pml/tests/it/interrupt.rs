@@ -45,6 +45,53 @@ fn slow_program() -> (tempfile::TempDir, std::path::PathBuf) {
     (tmp, program)
 }
 
+/// A tmux server of the test's own, with one session `pml` (160x40) running `line` in `sh`: a
+/// terminal for pml. Killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, line: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("{name}-{}", std::process::id()),
+        };
+        let started = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "pml",
+            "-x",
+            "160",
+            "-y",
+            "40",
+            "sh",
+            "-c",
+            line,
+        ]);
+        assert!(
+            started.status.success(),
+            "{}",
+            String::from_utf8_lossy(&started.stderr)
+        );
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
 /// Waits until the program's first call has written `a.txt` into the scratch folder under
 /// `tmp`, and a moment more: the second call is in flight.
 fn wait_for_the_slow_call(tmp: &Path) {
@@ -157,46 +204,21 @@ fn sigterm_exits_143_and_keep_scratch_says_where() {
 fn ctrl_c_typed_in_a_terminal() {
     let (tmp, program) = slow_program();
     let dir = tmp.path().display().to_string();
-    let socket = format!("pml-test-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .args(["-L", &socket])
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    };
     // The shell survives the Ctrl-C (its trap) to write pml's exit status.
     let line = format!(
         "trap 'true' INT; cd '{dir}' && TMPDIR='{dir}' '{}' run '{}' --no-store --json > out.json 2> err.txt; echo $? > status",
         env!("CARGO_BIN_EXE_pml"),
         program.display()
     );
-    let started = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "pml",
-        "-x",
-        "120",
-        "-y",
-        "40",
-        "sh",
-        "-c",
-        &line,
-    ]);
-    assert!(
-        started.status.success(),
-        "{}",
-        String::from_utf8_lossy(&started.stderr)
-    );
+    let tmux = Tmux::start("pml-test", &line);
     wait_for_the_slow_call(tmp.path());
-    tmux(&["send-keys", "-t", "pml", "C-c"]);
+    tmux.run(&["send-keys", "-t", "pml", "C-c"]);
     let status = tmp.path().join("status");
     let waited = Instant::now();
     while !status.exists() && waited.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _ = tmux(&["kill-server"]);
+    drop(tmux);
     let err = std::fs::read_to_string(tmp.path().join("err.txt")).unwrap_or_default();
     assert_eq!(
         std::fs::read_to_string(&status).unwrap_or_default().trim(),
@@ -393,47 +415,27 @@ fn on_a_terminal_destructive_calls_are_asked_about_first() {
     .unwrap();
     std::fs::create_dir(tmp.path().join("copy")).unwrap();
     std::fs::write(tmp.path().join("copy/a.txt"), "a").unwrap();
-    let socket = format!("pml-ask-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .args(["-L", &socket])
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    };
     let line = format!(
         "cd '{dir}' && TMPDIR='{dir}' '{}' run '{}' --no-store > out.json; echo $? > status",
         env!("CARGO_BIN_EXE_pml"),
         program.display()
     );
-    let started = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "pml",
-        "-x",
-        "160",
-        "-y",
-        "40",
-        "sh",
-        "-c",
-        &line,
-    ]);
-    assert!(started.status.success(), "{started:?}");
-    let screen =
-        || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", "pml"]).stdout).into_owned();
+    let tmux = Tmux::start("pml-ask", &line);
+    let screen = || {
+        String::from_utf8_lossy(&tmux.run(&["capture-pane", "-p", "-t", "pml"]).stdout).into_owned()
+    };
     let waited = Instant::now();
     while !screen().contains("[y/N]") && waited.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(100));
     }
     let asked = screen();
-    tmux(&["send-keys", "-t", "pml", "n", "Enter"]);
+    tmux.run(&["send-keys", "-t", "pml", "n", "Enter"]);
     let status = tmp.path().join("status");
     let waited = Instant::now();
     while !status.exists() && waited.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _ = tmux(&["kill-server"]);
+    drop(tmux);
     assert!(asked.contains("filesystem:write_file"), "{asked}");
     assert!(
         asked.contains("\"content\": <file.content, from filesystem:read_text_file at 1:20>"),
