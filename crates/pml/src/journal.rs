@@ -64,8 +64,8 @@ pub(crate) struct StoreJournal {
     /// Entries not written yet (ends of read-only calls), in program order, and the
     /// connection the journal is written on (taken at the first write).
     queue: tokio::sync::Mutex<(Vec<JournalEntry>, Option<pml_store::JournalWriter>)>,
-    /// The interrupted run's journal, and whether each entry was given out already.
-    earlier: Mutex<Vec<(JournalEntry, bool)>>,
+    /// The interrupted run's journal.
+    earlier: Earlier,
     uncertain: Option<Uncertain>,
     faults: Faults,
     /// The first store error (said once; the run goes on, without the journal's guarantee).
@@ -76,6 +76,42 @@ pub(crate) struct StoreJournal {
     read_count: std::sync::atomic::AtomicI64,
     /// Microseconds the program's calls waited for journal writes.
     waited_us: std::sync::atomic::AtomicU64,
+}
+
+/// An earlier run's journal, given out entry by entry: to a resumed run, or to a replay.
+pub(crate) struct Earlier(Mutex<Vec<(JournalEntry, bool)>>);
+
+impl Earlier {
+    pub(crate) fn new(entries: Vec<JournalEntry>) -> Earlier {
+        Earlier(Mutex::new(
+            entries.into_iter().map(|e| (e, false)).collect(),
+        ))
+    }
+
+    /// The first call of the earlier run not given out yet with this tool and these arguments
+    /// (the program makes its calls in the same order, but calls made at once may be listed
+    /// in another), given out now.
+    pub(crate) fn take_call(&self, tool: &str, arguments: &Value) -> Option<JournalEntry> {
+        let mut earlier = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let found = (earlier.iter_mut()).find(|(e, used)| {
+            !*used && e.seq < READ_SEQ_BASE && e.tool == tool && e.arguments == *arguments
+        });
+        found.map(|(e, used)| {
+            *used = true;
+            e.clone()
+        })
+    }
+
+    /// The earlier run's next read of `what` (the clock, `Math.random()`), given out now.
+    pub(crate) fn take_read(&self, what: &str) -> Option<f64> {
+        let mut earlier = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let found = (earlier.iter_mut())
+            .find(|(e, used)| !*used && e.seq >= READ_SEQ_BASE && e.tool == what);
+        found.and_then(|(e, used)| {
+            *used = true;
+            e.result.as_ref()?.as_f64()
+        })
+    }
 }
 
 /// Reads of the clock and `Math.random()` are journal entries numbered from here, in the
@@ -106,7 +142,7 @@ impl StoreJournal {
             run_id,
             read_only,
             queue: tokio::sync::Mutex::new((Vec::new(), writer)),
-            earlier: Mutex::new(earlier.into_iter().map(|e| (e, false)).collect()),
+            earlier: Earlier::new(earlier),
             uncertain,
             faults: Faults::from_env(),
             failed: Mutex::new(false),
@@ -188,17 +224,9 @@ fn entry(call: &JournalCall) -> JournalEntry {
 impl Journal for StoreJournal {
     fn replay<'a>(&'a self, call: &'a JournalCall) -> BoxFuture<'a, Replay> {
         Box::pin(async move {
-            let mut earlier = self.earlier.lock().unwrap_or_else(|p| p.into_inner());
-            // The first call of the earlier run not given out yet with this tool and these
-            // arguments (the program makes its calls in the same order, but calls made at
-            // once may be listed in another).
-            let found = earlier
-                .iter_mut()
-                .find(|(e, used)| !*used && e.tool == call.tool && e.arguments == call.arguments);
-            let Some((e, used)) = found else {
+            let Some(e) = self.earlier.take_call(&call.tool, &call.arguments) else {
                 return Replay::Live;
             };
-            *used = true;
             match e.state {
                 CallState::Done => Replay::Answer(Ok(e.result.clone().unwrap_or(Value::Null))),
                 CallState::Failed => {
@@ -271,15 +299,7 @@ impl Journal for StoreJournal {
 
     fn read(&self, what: pml_executor::Unrepeatable, live: f64) -> f64 {
         let tool = what.as_str();
-        let replayed = {
-            let mut earlier = self.earlier.lock().unwrap_or_else(|p| p.into_inner());
-            let found = (earlier.iter_mut()).find(|(e, used)| !*used && e.tool == tool);
-            found.and_then(|(e, used)| {
-                *used = true;
-                e.result.as_ref()?.as_f64()
-            })
-        };
-        let value = replayed.unwrap_or(live);
+        let value = self.earlier.take_read(tool).unwrap_or(live);
         let n = (self.read_count).fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if n >= MAX_READS {
             if n == MAX_READS {

@@ -32,6 +32,7 @@ pub use journal::READ_SEQ_BASE;
 pub const RUNTIME_STACK: usize = 16 << 20;
 pub mod learn;
 pub mod otlp;
+pub mod replay;
 pub mod run;
 pub mod serve;
 pub mod servers;

@@ -129,6 +129,27 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a program against a recorded run's answers, no server started: the recorded
+    /// program, or FILE (an edited one), each call answered by the recorded run's call with
+    /// the same tool and arguments; a call it did not make fails. Nothing is recorded. Exit 1
+    /// when the program fails.
+    Replay {
+        /// The recorded run (its id, or the start of it).
+        run: String,
+        /// The program to run instead of the recorded one.
+        file: Option<PathBuf>,
+        /// The program's `args` (a JSON object) [default: the recorded run's].
+        #[arg(long, value_name = "JSON")]
+        args: Option<String>,
+        #[command(flatten)]
+        store: store_cli::StoreArg,
+        /// Pretty-printed JSON (on a terminal the default is a summary).
+        #[arg(long)]
+        pretty: bool,
+        /// The JSON document even on a terminal (piped, it is always JSON).
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the semantic hash of an agent program (one line, lowercase hex SHA-256).
     Hash {
         /// The agent program (TypeScript, or JavaScript for .js files).
@@ -629,6 +650,21 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 ExitCode::SUCCESS
             })
         }
+        Command::Replay {
+            run,
+            file,
+            args,
+            store,
+            pretty,
+            json,
+        } => Ok(replay_command(
+            &run,
+            file.as_deref(),
+            args,
+            &store,
+            pretty,
+            json,
+        )),
         Command::Hash { file, explain } => {
             let Some((_, structure)) = structure_of(&file, None)? else {
                 return Ok(ExitCode::from(1));
@@ -1204,6 +1240,109 @@ fn run_program(command: Command) -> ExitCode {
         ExitCode::from(128 + SIGNALLED.load(std::sync::atomic::Ordering::SeqCst))
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// `pml replay RUN [FILE]`: the program against the recorded run's answers; its report as
+/// `pml run` prints it, with `replay` (the run, calls answered, calls it had no answer for,
+/// whether the result is the recorded one).
+fn replay_command(
+    run: &str,
+    file: Option<&Path>,
+    args: Option<String>,
+    store: &store_cli::StoreArg,
+    pretty: bool,
+    json: bool,
+) -> ExitCode {
+    let args = match args
+        .as_deref()
+        .map(serde_json::from_str::<serde_json::Value>)
+    {
+        None => None,
+        Some(Ok(v @ serde_json::Value::Object(_))) => Some(v),
+        Some(_) => {
+            eprintln!("pml: --args must be a JSON object");
+            return ExitCode::from(2);
+        }
+    };
+    let location = match store_cli::location_unless(false, store) {
+        Ok(Some(location)) => location,
+        Ok(None) => return ExitCode::from(2),
+        Err(code) => return code,
+    };
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let replayed = runtime.block_on(async {
+        let store = pml_store::Store::open(&location)
+            .await
+            .map_err(|e| pml::run::RunSetupError::Setup(e.to_string()))?;
+        let replayed = pml::replay::replay(&store, run, file, args).await;
+        store.close().await;
+        replayed
+    });
+    let replayed = match replayed {
+        Ok(replayed) => replayed,
+        Err(e) => {
+            eprintln!("pml: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = &replayed.output.report;
+    let place = match file {
+        Some(file) => display(file),
+        None => (replayed.recorded.file.clone())
+            .unwrap_or_else(|| format!("run {}", replayed.recorded.id)),
+    };
+    for line in &report.console {
+        eprintln!("{}", line.text);
+    }
+    if let Some(error) = &report.error {
+        eprintln!("pml: {place}: {}", error.message);
+    }
+    let same = replayed.same_result();
+    match summary_wanted(pretty, json) {
+        true => {
+            let mut text = pml::summary::run(&place, &replayed.output);
+            text.push_str(&format!(
+                "replayed against run {}: {} {} answered from it{}; {}\n",
+                replayed.recorded.id,
+                replayed.answered,
+                if replayed.answered == 1 {
+                    "call"
+                } else {
+                    "calls"
+                },
+                match replayed.unanswered.len() {
+                    0 => String::new(),
+                    n => format!(
+                        ", {n} it has no answer for ({})",
+                        replayed.unanswered.join("; ")
+                    ),
+                },
+                if same {
+                    "the same result as it gave"
+                } else {
+                    "not the result it gave"
+                },
+            ));
+            print_text(&text);
+        }
+        false => {
+            let mut out = replayed.output.to_json();
+            out["replay"] = serde_json::json!({
+                "run": replayed.recorded.id,
+                "answered": replayed.answered,
+                "unanswered": replayed.unanswered,
+                "sameResult": same,
+            });
+            emit(&out, pretty);
+        }
+    }
+    match report.ok {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(1),
     }
 }
 

@@ -9,6 +9,7 @@ mod kills;
 mod learn;
 mod otlp;
 mod postgres;
+mod replay;
 mod run;
 mod serve;
 mod servers;
