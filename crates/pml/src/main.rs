@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod diff;
 mod store_cli;
 
 // The builder allocates many small objects; mimalloc halves the time glibc malloc takes.

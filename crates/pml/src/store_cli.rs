@@ -42,6 +42,14 @@ pub enum RunsAction {
         /// The run's id, or its start (6 characters at least).
         id: String,
     },
+    /// Where two finished runs went different ways: decisions, calls, arguments, outcomes,
+    /// loops, results (exit status 0 the same, 1 different, 2 an error).
+    Diff {
+        /// The first run's id, or its start (6 characters at least).
+        a: String,
+        /// The second run's id, or its start (6 characters at least).
+        b: String,
+    },
 }
 
 /// The exit status of a store error: 1 for an answer ("no such name"), 2 for a store that
@@ -387,8 +395,90 @@ pub fn runs(
             Ok(run) => print!("{}", describe_run(&run)),
             Err(code) => return code,
         },
+        RunsAction::Diff { a, b } => return runs_diff(&a, &b, &store, json),
     }
     ExitCode::SUCCESS
+}
+
+/// Why two runs cannot be compared.
+enum DiffFailure {
+    Store(StoreError),
+    /// A run that started and did not finish: it has a journal, no trace.
+    Unfinished {
+        id: String,
+        file: Option<String>,
+    },
+}
+
+/// Finished run `id` and its whole result (also when its record keeps only its start).
+async fn finished_run(store: &Store, id: &str) -> Result<(Run, serde_json::Value), DiffFailure> {
+    let run = store.run(id).await.map_err(DiffFailure::Store)?;
+    if !run.finished {
+        return Err(DiffFailure::Unfinished {
+            id: run.id,
+            file: run.file,
+        });
+    }
+    let result = match run.result_truncated {
+        true => (store.whole_result(&run.id).await).map_err(DiffFailure::Store)?,
+        false => run.result.clone(),
+    };
+    Ok((run, result))
+}
+
+/// `pml runs diff A B`: exit status 0 when the runs are the same, 1 when they differ, 2 when
+/// they cannot be compared (an unknown or ambiguous id, a run that did not finish, a store
+/// that cannot be used). Unlike `show`, an unknown id is 2: 1 means "they differ".
+fn runs_diff(a: &str, b: &str, store: &StoreArg, json: bool) -> ExitCode {
+    let location = match location(store) {
+        Ok(location) => location,
+        Err(code) => return code,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("pml: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let compared = runtime.block_on(async {
+        let store = Store::open(&location).await.map_err(DiffFailure::Store)?;
+        let loaded = async {
+            Ok::<_, DiffFailure>((
+                finished_run(&store, a).await?,
+                finished_run(&store, b).await?,
+            ))
+        }
+        .await;
+        store.close().await;
+        let ((ra, va), (rb, vb)) = loaded?;
+        Ok(crate::diff::diff(&ra, &va, &rb, &vb))
+    });
+    let compared = match compared {
+        Ok(compared) => compared,
+        Err(DiffFailure::Store(e)) => {
+            eprintln!("pml: {e}");
+            return ExitCode::from(2);
+        }
+        Err(DiffFailure::Unfinished { id, file }) => {
+            eprintln!(
+                "pml: run {id} did not finish (killed, or still running): it has a journal and no trace to compare; `pml runs show {id}` lists its journal, `pml run {} --resume {id}` finishes it",
+                file.as_deref().unwrap_or("FILE")
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match json {
+        true => print_json(&compared),
+        false => print!("{}", crate::diff::describe(&compared)),
+    }
+    match compared.same {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(1),
+    }
 }
 
 fn runs_table(list: &[RunSummary]) -> String {

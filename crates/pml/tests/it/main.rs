@@ -2,6 +2,7 @@
 
 mod agents;
 mod capabilities;
+mod diff;
 mod equivalence;
 mod faults;
 mod interrupt;
