@@ -441,54 +441,81 @@ fn readable(
     reads: &[String],
     structure: &pml_structure::StaticStructure,
 ) -> String {
-    let mut text = expression.to_owned();
+    let mut said: HashMap<&str, String> = HashMap::new();
     let mut sources = Vec::new();
     for id in reads {
         let Some(node) = structure.node(id) else {
             continue;
         };
-        let what = match &node.tool {
-            Some(tool) if node.is_mcp() => format!("the result of {tool}"),
-            Some(tool) => format!("the value of {tool}"),
-            None => continue,
+        let Some(tool) = &node.tool else {
+            continue;
         };
         let at = format!("at {}:{}", node.span.line, node.span.column);
         let name = (structure.variable_bindings.iter()).find_map(|(n, v)| (v == id).then_some(n));
         let replacement = match name {
             Some(name) => {
-                let from = what.trim_start_matches("the result of ");
-                let from = from.trim_start_matches("the value of ");
-                sources.push(format!("{from} {at}"));
+                sources.push(format!("{tool} {at}"));
                 name.clone()
             }
-            None => format!("({what} {at})"),
+            None if node.is_mcp() => format!("(the result of {tool} {at})"),
+            None => format!("(the value of {tool} {at})"),
         };
-        text = replace_identifier(&text, id, &replacement);
+        said.insert(id.as_str(), replacement);
     }
+    let text = replace_identifiers(expression, &said);
     match sources.is_empty() {
         true => text,
         false => format!("{text}, from {}", sources.join(", ")),
     }
 }
 
-/// `text` with every whole identifier `name` replaced (not inside a longer name, nor after a
-/// `.`: a property of that name).
-fn replace_identifier(text: &str, name: &str, with: &str) -> String {
+/// `text` with each whole identifier that `with` has replaced by its value, in one pass (not
+/// inside a longer name, not after a `.`: a property of that name, not inside a string).
+fn replace_identifiers(text: &str, with: &HashMap<&str, String>) -> String {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
+    let mut quote: Option<char> = None;
     let mut previous: Option<char> = None;
-    while let Some(at) = rest.find(name) {
-        let before = rest[..at].chars().next_back().or(previous);
-        let after = rest[at + name.len()..].chars().next();
-        out.push_str(&rest[..at]);
-        let whole =
-            !before.is_some_and(|c| is_ident(c) || c == '.') && !after.is_some_and(is_ident);
-        out.push_str(if whole { with } else { name });
-        previous = name.chars().next_back();
-        rest = &rest[at + name.len()..];
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if let Some(q) = quote {
+            out.push(c);
+            if c == '\\' {
+                if let Some((_, escaped)) = chars.next() {
+                    out.push(escaped);
+                }
+            } else if c == q {
+                quote = None;
+            }
+            previous = Some(c);
+            continue;
+        }
+        if matches!(c, '"' | '\'' | '`') {
+            quote = Some(c);
+            out.push(c);
+            previous = Some(c);
+            continue;
+        }
+        if is_ident(c) && !previous.is_some_and(is_ident) {
+            let mut end = at + c.len_utf8();
+            while let Some(&(i, d)) = chars.peek() {
+                if !is_ident(d) {
+                    break;
+                }
+                end = i + d.len_utf8();
+                chars.next();
+            }
+            let word = &text[at..end];
+            match with.get(word) {
+                Some(replacement) if previous != Some('.') => out.push_str(replacement),
+                _ => out.push_str(word),
+            }
+            previous = word.chars().next_back();
+            continue;
+        }
+        out.push(c);
+        previous = Some(c);
     }
-    out.push_str(rest);
     out
 }
 
@@ -512,7 +539,7 @@ fn may_run(structure: &pml_structure::StaticStructure, n: &pml_structure::Node) 
 mod tests {
     #[test]
     fn computed_arguments_are_said_with_the_programs_names() {
-        let code = "const file = await mcp.fs.read({ path: 'a' });\nawait mcp.fs.write({ path: 'b', content: file.content, size: (await mcp.fs.stat({ path: 'a' })).size + file.n1 });";
+        let code = "const file = await mcp.fs.read({ path: 'a' });\nawait mcp.fs.write({ path: 'b', content: file.content, size: (await mcp.fs.stat({ path: 'a' })).size + file.n1, note: file.content + ' n1' });";
         let structure =
             pml_structure::build_structure(code, &pml_structure::BuildOptions::default()).structure;
         let write = (structure.nodes.iter())
@@ -529,6 +556,11 @@ mod tests {
         assert_eq!(
             said("size"),
             serde_json::json!({"$computed": "(the result of fs:stat at 2:69).size + file.n1, from fs:read at 1:20"})
+        );
+        // Not inside a string.
+        assert_eq!(
+            said("note"),
+            serde_json::json!({"$computed": "file.content + ' n1', from fs:read at 1:20"})
         );
     }
 }

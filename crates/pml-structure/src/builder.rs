@@ -162,8 +162,11 @@ pub(crate) struct Builder<'a> {
     hoisted: HashMap<(u32, u32), usize>,
     /// The function nodes (indices) whose bodies are being walked, innermost last.
     functions: Vec<usize>,
-    /// Local functions (node ids) that change a parameter in place.
+    /// Local functions (node ids) that change a parameter in place (through an alias of it,
+    /// or by passing it to one that does, too).
     param_changers: rustc_hash::FxHashSet<String>,
+    /// Each local function's parameter names (node id -> names its patterns declare).
+    function_params: rustc_hash::FxHashMap<String, Vec<String>>,
     /// Spans of expressions whose value is a node's result, in the order they were walked: an
     /// operation takes those among its operands (see [`Builder::code_node`]).
     results: Vec<(u32, u32)>,
@@ -226,6 +229,7 @@ impl<'a> Builder<'a> {
             hoisted: HashMap::default(),
             functions: Vec::new(),
             param_changers: Default::default(),
+            function_params: Default::default(),
             results: Vec::new(),
             guarded: 0,
             ends: 0,
@@ -247,6 +251,34 @@ impl<'a> Builder<'a> {
     }
 
     pub(crate) fn finish(mut self) -> StaticStructure {
+        // A function that passes its parameter to one that changes it changes it too.
+        loop {
+            let mut grew: Vec<String> = Vec::new();
+            for c in self.nodes.iter().filter(|c| c.kind == NodeKind::Call) {
+                let changer =
+                    (c.function.as_ref()).is_some_and(|f| self.param_changers.contains(f));
+                let Some(outer) = self.function_around(c) else {
+                    continue;
+                };
+                if !changer
+                    || self.param_changers.contains(outer)
+                    || grew.iter().any(|g| g == outer)
+                {
+                    continue;
+                }
+                let params = self.function_params.get(outer);
+                let passes = (c.arguments.iter().flat_map(|a| a.values()))
+                    .flat_map(|a| a.reads())
+                    .any(|r| params.is_some_and(|p| p.iter().any(|p| p == r)));
+                if passes {
+                    grew.push(outer.to_owned());
+                }
+            }
+            if grew.is_empty() {
+                break;
+            }
+            self.param_changers.extend(grew);
+        }
         // What a call passes to a local function that changes its parameter in place.
         let passed: Vec<String> = (self.nodes.iter())
             .filter(|c| {
@@ -529,6 +561,18 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `name` holds `value` wherever it is read. The map is by name, whatever the scope: a
+    /// name the program declares more than once (`const ids` in two functions, or a `let` of
+    /// the same name elsewhere) is left out, so nothing reads one where another is meant.
+    fn literal_binding(&mut self, name: &str, value: Value) {
+        if self
+            .mutations()
+            .is_some_and(|m| !m.redeclared.contains(name))
+        {
+            self.literal_bindings.insert(name.to_owned(), value);
+        }
+    }
+
     /// The node whose result `path` is (or is a part of: `n1.items`, `n1[0]`) may be changed in
     /// place after it is made (see [`crate::Node::changed`]).
     fn mark_changed(&mut self, path: &str) {
@@ -536,6 +580,28 @@ impl<'a> Builder<'a> {
         if let Some(node) = self.nodes.iter_mut().find(|n| n.id == root) {
             node.changed = true;
         }
+    }
+
+    /// The local function node `n` is in (innermost), if any.
+    fn function_around<'s>(&'s self, n: &'s crate::Node) -> Option<&'s str> {
+        let mut at = n.scope.as_ref();
+        for _ in 0..self.nodes.len() {
+            match at? {
+                Scope::Function { id } => return Some(id.as_str()),
+                scope => {
+                    let id = scope.id();
+                    at = self.nodes.iter().find(|m| m.id == id)?.scope.as_ref();
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the program changes in place a name `pat` declares.
+    fn pattern_mutated(&mut self, pat: &Pat) -> bool {
+        let mut names = Vec::new();
+        rewrite::pattern_names(pat, &mut names);
+        names.iter().any(|n| self.is_mutated(n))
     }
 
     /// Whether the program changes `name`'s value in place somewhere.
@@ -862,6 +928,14 @@ impl<'a> Builder<'a> {
     /// Bind a loop variable pattern to paths inside one (unknown) element: `entry` ->
     /// `n1.entries[*]`, `{ name }` -> `n1.entries[*].name`.
     fn bind_element_pattern(&mut self, pat: &Pat, element: &str, reads: &[String]) {
+        // An element the loop changes in place (`for (const f of files) f.path = ...`) changes
+        // the collection's result.
+        if self.pattern_mutated(pat) {
+            self.mark_changed(element);
+            for r in reads {
+                self.mark_changed(r);
+            }
+        }
         match pat {
             Pat::Ident(id) => {
                 let binding = Binding::Template(element.to_string(), reads.to_vec());
@@ -1226,8 +1300,7 @@ impl<'a> Builder<'a> {
             if let Some(value) = fold::fold(init, self) {
                 if !self.is_mutated(&id.id.sym) {
                     if let (None, Some(json)) = (&reassigned, value.to_json()) {
-                        self.literal_bindings
-                            .insert(id.id.sym.as_str().to_owned(), json);
+                        self.literal_binding(id.id.sym.as_str(), json);
                     }
                     self.bind(&id.id.sym, Binding::Literal(value));
                     return;
@@ -1337,6 +1410,15 @@ impl<'a> Builder<'a> {
                     true => {
                         for r in reads {
                             self.mark_changed(r);
+                        }
+                        // An alias of a parameter changed: the function changes its parameter.
+                        if let Some(&f) = self.functions.last() {
+                            let id = self.nodes[f].id.clone();
+                            let aliases_param = (self.function_params.get(&id))
+                                .is_some_and(|p| reads.iter().any(|r| p.contains(r)));
+                            if aliases_param {
+                                self.param_changers.insert(id);
+                            }
                         }
                         Binding::Opaque
                     }
@@ -2134,6 +2216,17 @@ impl<'a> Builder<'a> {
         let mark = self.results.len();
         let first_node = self.nodes.len();
         let recv = self.expr(&m.obj, receiver_pos);
+        // A callback that changes the element it is given (`rows.forEach(r => { r.id = 1; })`)
+        // changes the receiver's elements in place.
+        if let Some(value) = &recv.value {
+            let changes_elements = (call.args.iter())
+                .filter_map(|a| callback(&a.expr))
+                .any(|cb| cb.params.first().is_some_and(|p| self.pattern_mutated(p)));
+            if changes_elements {
+                let value = value.clone();
+                self.mark_changed(&value);
+            }
+        }
         let chained = recv.value.is_some() && is_call_based(&m.obj);
         // `p.catch(f)`, `p.then(ok, failed)`: what rejects `p` is handled.
         if method == "catch" || (method == "then" && call.args.len() >= 2) {
@@ -2769,6 +2862,9 @@ impl<'a> Builder<'a> {
         for p in &f.params {
             rewrite::pattern_names(p, &mut declared);
         }
+        let names: Vec<String> = declared.iter().map(|n| n.to_string()).collect();
+        self.function_params
+            .insert(self.nodes[index].id.clone(), names);
         if self
             .mutations()
             .is_none_or(|m| declared.iter().any(|n| m.names.contains(n.as_str())))

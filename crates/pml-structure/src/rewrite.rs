@@ -590,6 +590,8 @@ pub(crate) struct Mutations {
     /// Every name the program declares (`const`/`let`/`var`, parameters, a `catch` binding,
     /// function and class declarations), at any depth, ignoring scopes.
     pub(crate) declared: HashSet<String>,
+    /// Those declared more than once (in different scopes, or a parameter and a `const`).
+    pub(crate) redeclared: HashSet<String>,
     /// How many loops and functions the visit is in.
     repeat: usize,
 }
@@ -622,7 +624,15 @@ impl Mutations {
     fn declare(&mut self, pat: &Pat) {
         let mut names = Vec::new();
         pattern_names(pat, &mut names);
-        self.declared.extend(names.iter().map(|n| n.to_string()));
+        for name in names {
+            self.declare_name(name.to_string());
+        }
+    }
+
+    fn declare_name(&mut self, name: String) {
+        if !self.declared.insert(name.clone()) {
+            self.redeclared.insert(name);
+        }
     }
 
     fn repeating(&mut self, visit: impl FnOnce(&mut Self)) {
@@ -723,12 +733,12 @@ impl Visit for Mutations {
     }
 
     fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
-        self.declared.insert(f.ident.sym.to_string());
+        self.declare_name(f.ident.sym.to_string());
         f.visit_children_with(self);
     }
 
     fn visit_class_decl(&mut self, c: &swc_ecma_ast::ClassDecl) {
-        self.declared.insert(c.ident.sym.to_string());
+        self.declare_name(c.ident.sym.to_string());
         c.visit_children_with(self);
     }
 

@@ -593,12 +593,18 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 pml::servers::ServerSource::File { path, .. } => Some(path),
                 pml::servers::ServerSource::Reference => None,
             };
+            let flagged = servers || mcp_config.is_some();
             let config = mcp_config.or(if servers { None } else { project });
             let catalog = match tools.as_deref() {
                 Some(path) => Some(pml::load_catalog(path)?),
                 None if servers || config.is_some() => match listings(config.as_deref(), &[]) {
                     Ok((listed, _)) => Some(pml::servers::catalog_of(&listed)),
-                    Err(code) => return Ok(code),
+                    Err(code) if flagged => return Ok(code),
+                    // The project's config, not asked for: the DAG without its annotations.
+                    Err(_) => {
+                        eprintln!("pml: the DAG is drawn without the servers' annotations");
+                        None
+                    }
                 },
                 None => None,
             };
@@ -1348,8 +1354,8 @@ fn replay_command(
 }
 
 /// SIGINT (Ctrl-C) or SIGTERM: the run is interrupted (no new call, the calls in flight
-/// cancelled after a short grace, servers stopped, the scratch folder removed, the report so
-/// far printed); a second one ends the process at once.
+/// cancelled after a short grace, servers stopped, the scratch folder removed unless the run
+/// can be resumed, the report so far printed); a second one ends the process at once.
 async fn on_signals(interrupt: tokio::sync::watch::Sender<bool>) {
     use std::sync::atomic::Ordering;
     use tokio::signal::unix::{signal, SignalKind};

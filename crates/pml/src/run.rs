@@ -777,6 +777,12 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
             (o.report.error.as_ref()).is_some_and(|e| e.message == pml_executor::INTERRUPTED)
         })
         .and_then(|o| o.run_id.clone());
+    // A resume that could not start (an uncertain call to decide, a server that did not
+    // start, a check) leaves the folder it was to resume in place, for the next attempt.
+    let resumable = match (&output, &options.resume) {
+        (Err(_), Some(resume)) if reuse.is_some() => Some(resume.run_id.clone()),
+        _ => resumable,
+    };
     match (scratch, resumable) {
         (Some(scratch), _) if options.keep_scratch => {
             eprintln!(

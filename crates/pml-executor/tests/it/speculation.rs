@@ -295,6 +295,14 @@ async fn results_changed_in_place_are_not_read_ahead() {
         "const cfg = JSON.parse('{\"id\": 1}');\ncfg.id = 9;\nreturn (await mcp.t.read({ id: cfg.id })).v;",
         "const list = await mcp.t.list({});\nlist.ids.shift();\nconst out = [];\nfor (const id of list.ids) out.push((await mcp.t.read({ id })).v);\nreturn out;",
         "const rows = (await mcp.t.list({})).ids;\nrows.pop();\nrows.pop();\nconst out = [];\nfor (const id of rows) out.push((await mcp.t.read({ id })).v);\nreturn out;",
+        // Elements changed by a loop, or by a callback.
+        "const r = await mcp.t.list({});\nconst rows = r.ids.map((id) => ({ id }));\nfor (const row of rows) {\n  row.id = row.id + 10;\n}\nconst out = [];\nfor (const row of rows) out.push((await mcp.t.read({ id: row.id })).v);\nreturn out;",
+        "const r = await mcp.t.list({});\nconst rows = r.ids.map((id) => ({ id }));\nrows.forEach((row) => {\n  row.id += 10;\n});\nconst out = [];\nfor (const row of rows) out.push((await mcp.t.read({ id: row.id })).v);\nreturn out;",
+        // A helper that passes its parameter to one that changes it; an alias changed.
+        "function setId(c) {\n  c.id = 9;\n}\nfunction prepare(x) {\n  setId(x);\n}\nconst cfg = JSON.parse('{\"id\": 1}');\nprepare(cfg);\nreturn (await mcp.t.read({ id: cfg.id })).v;",
+        "function f(p) {\n  const q = p;\n  q.id = 9;\n}\nconst cfg = JSON.parse('{\"id\": 1}');\nf(cfg);\nreturn (await mcp.t.read({ id: cfg.id })).v;",
+        // The same name holding other constants in two helpers.
+        "async function a() {\n  const ids = [1, 2];\n  const out = [];\n  for (const id of ids) out.push((await mcp.t.read({ id })).v);\n  return out;\n}\nasync function b() {\n  const ids = [7, 8];\n  const out = [];\n  for (const id of ids) out.push((await mcp.t.read({ id })).v);\n  return out;\n}\nreturn await a();",
     ];
     for source in programs {
         let (_, fast, plain_host, _) = both(source).await;

@@ -181,8 +181,6 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   const tool = (server, name) => {
     // Every error it makes gets the program's stack: frames from `invoke` on are left out.
     const invoke = (args) => {
-      // From here to the native call's end is pml's work, not the program's (its time limit).
-      begin();
       const at = site;
       const iteration = siteIteration;
       site = 0;
@@ -194,6 +192,9 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
         // As Node's MCP SDK sends `arguments: a || {}`: through `JSON.stringify`, whose
         // `undefined` leaves the arguments out.
         const text = toJson(args || {});
+        // From here to the native call's end is pml's work, not the program's (its time
+        // limit); the arguments' own `toJSON`, getters and proxies above are the program's.
+        begin();
         id = call(server, name, text, at, iteration, at === 0 ? error.stack : undefined);
       } catch (e) {
         if (!(e instanceof TypeErr)) return rejected(e);
