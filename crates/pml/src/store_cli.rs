@@ -117,19 +117,24 @@ pub fn capability_types(
     .map(Some)
 }
 
+/// A runtime on this thread, for the store's work (exit 2 when it cannot start).
+fn small_runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("pml: cannot start the async runtime: {e}");
+            ExitCode::from(2)
+        })
+}
+
 /// Open the store and run `work` on it, on a small runtime.
 fn with_store<T>(
     arg: &StoreArg,
     work: impl AsyncFnOnce(&Store) -> Result<T, StoreError>,
 ) -> Result<T, ExitCode> {
     let location = location(arg)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            eprintln!("pml: cannot start the async runtime: {e}");
-            ExitCode::from(2)
-        })?;
+    let runtime = small_runtime()?;
     runtime.block_on(async {
         let store = Store::open(&location).await.map_err(|e| failed(&e))?;
         let out = work(&store).await;
@@ -266,15 +271,9 @@ pub fn view(
         },
         false => None,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match small_runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("pml: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let drawn = runtime.block_on(async {
         let store = match &location {
@@ -323,15 +322,9 @@ pub fn learn(
         Ok(location) => location,
         Err(code) => return code,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match small_runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("pml: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let learned = runtime.block_on(async {
         let store = Store::open(&location).await?;
@@ -434,15 +427,9 @@ fn runs_diff(a: &str, b: &str, store: &StoreArg, json: bool) -> ExitCode {
         Ok(location) => location,
         Err(code) => return code,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match small_runtime() {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("pml: cannot start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let compared = runtime.block_on(async {
         let store = Store::open(&location).await.map_err(DiffFailure::Store)?;
