@@ -3,6 +3,8 @@
 # and a type-check of the fuzz targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One build per run: incremental state would only add gigabytes to the target folder.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 # The reference MCP servers for pml-mcp's integration tests (pinned in mcp-servers/).
 npm ci --prefix mcp-servers --no-audit --no-fund
 # Mermaid's own parser, which the view tests check the Mermaid views with.
