@@ -1,10 +1,12 @@
-//! The view as one self-contained HTML file: the picture as inline SVG (laid out here: nodes
-//! in rows by their longest path from the start, boxes behind loops, functions and fused
-//! groups), styled and scripted inline, nothing fetched. Selecting a node shows its details
-//! (kind, tool, where it is, its code or condition, its arguments, what ran) beside the
-//! picture; the node data travels as a JSON block the script reads. With one run's
-//! [`Timeline`], a Gantt-like chart above the picture: a row per operation, a bar from its
-//! start to its end, speculative, wasted, replayed and failed ones marked.
+//! The view as one self-contained HTML file: the picture as inline SVG, styled and scripted
+//! inline, nothing fetched. Laid out here: nodes in rows by their longest path from the
+//! start; each loop, function and fused group in columns of its own over the rows it spans,
+//! so that its box encloses its nodes and no other; edges that skip rows routed through the
+//! gaps between rows and the lanes between columns, which hold no node. Selecting a node
+//! shows its details (kind, tool, where it is, its code or condition, its arguments, what
+//! ran) beside the picture; the node data travels as a JSON block the script reads. With one
+//! run's [`Timeline`], a Gantt-like chart above the picture: a row per operation, a bar from
+//! its start to its end, speculative, wasted, replayed and failed ones marked.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -43,40 +45,10 @@ impl View<'_> {
         let index: HashMap<&str, usize> = (nodes.iter().enumerate())
             .map(|(i, n)| (n.id.as_str(), i))
             .collect();
-        // Rows: the longest path from a node without predecessors (bounded: a structure is
-        // acyclic, but a picture must not hang if one were not).
-        let flow: Vec<(usize, usize)> = (self.structure.edges.iter())
-            .filter(|e| e.kind != EdgeKind::Provides)
-            .filter_map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?)))
-            .collect();
-        let mut row = vec![0usize; nodes.len()];
-        for _ in 0..nodes.len().min(10_000) {
-            let mut changed = false;
-            for &(from, to) in &flow {
-                if row[to] < row[from] + 1 && row[from] < nodes.len() {
-                    row[to] = row[from] + 1;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        // Nodes of the same row side by side, in the structure's order.
-        let mut column = vec![0usize; nodes.len()];
-        let mut used: HashMap<usize, usize> = HashMap::new();
-        for i in 0..nodes.len() {
-            let next = used.entry(row[i]).or_default();
-            column[i] = *next;
-            *next += 1;
-        }
-        let at = |i: usize| {
-            (
-                MARGIN + column[i] as f64 * (WIDTH + GAP_X),
-                MARGIN + row[i] as f64 * (HEIGHT + GAP_Y),
-            )
-        };
-        let columns = used.values().copied().max().unwrap_or(1) as f64;
+        let layout = self.layout(&index);
+        let row = &layout.row;
+        let at = |i: usize| layout.at(i);
+        let columns = layout.width.max(1) as f64;
         let rows = row.iter().copied().max().map_or(1, |r| r + 1) as f64;
         let (width, height) = (
             2.0 * MARGIN + columns * (WIDTH + GAP_X),
@@ -89,27 +61,7 @@ impl View<'_> {
             "<svg viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\">"
         );
         svg.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#555\"/></marker></defs>");
-        // Boxes behind their members (outer boxes first: they are drawn larger).
-        let mut boxes: Vec<(usize, f64, f64, f64, f64)> = Vec::new();
-        for g in 0..self.groups.len() {
-            let members = self.members(g, &index);
-            if members.is_empty() {
-                continue;
-            }
-            let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-            for &i in &members {
-                let (x, y) = at(i);
-                x0 = x0.min(x);
-                y0 = y0.min(y);
-                x1 = x1.max(x + WIDTH);
-                y1 = y1.max(y + HEIGHT);
-            }
-            let depth = self.depth(g) as f64;
-            let pad = 14.0 - 3.0 * depth.min(3.0);
-            boxes.push((g, x0 - pad, y0 - pad - 12.0, x1 + pad, y1 + pad));
-        }
-        boxes.sort_by_key(|b| self.depth(b.0));
-        for (g, x0, y0, x1, y1) in &boxes {
+        for (g, x0, y0, x1, y1) in &layout.boxes {
             let group = &self.groups[*g];
             let class = match group.id.starts_with("fused_") {
                 true => "group fused",
@@ -133,7 +85,6 @@ impl View<'_> {
             };
             let ((fx, fy), (tx, ty)) = (at(from), at(to));
             let (x1, y1, x2, y2) = (fx + WIDTH / 2.0, fy + HEIGHT, tx + WIDTH / 2.0, ty);
-            let mid = (y1 + y2) / 2.0;
             let (class, label) = match (edge.kind, &edge.outcome) {
                 (EdgeKind::Conditional, Some(outcome)) => {
                     let (label, never) = self.outcome(&edge.from, outcome);
@@ -142,17 +93,30 @@ impl View<'_> {
                 (EdgeKind::Provides, _) => ("edge provides", Some("provides".to_owned())),
                 _ => ("edge", None),
             };
+            let path = match layout.route(from, to) {
+                Some(points) => {
+                    let mut path = String::new();
+                    for (k, (x, y)) in points.iter().enumerate() {
+                        let _ = write!(path, "{}{x},{y}", if k == 0 { "M" } else { " L" });
+                    }
+                    path
+                }
+                None => {
+                    let mid = (y1 + y2) / 2.0;
+                    format!("M{x1},{y1} C{x1},{mid} {x2},{mid} {x2},{}", y2 - 1.0)
+                }
+            };
             let _ = write!(
                 svg,
-                "<path class=\"{class}\" d=\"M{x1},{y1} C{x1},{mid} {x2},{mid} {x2},{}\" marker-end=\"url(#arrow)\"/>",
-                y2 - 1.0
+                "<path class=\"{class}\" d=\"{path}\" marker-end=\"url(#arrow)\"/>"
             );
+            // A label just above the node it leads to: one per edge, never on another's.
             if let Some(label) = label {
                 let _ = write!(
                     svg,
                     "<text class=\"edge-label\" x=\"{}\" y=\"{}\">{}</text>",
-                    (x1 + x2) / 2.0 + 4.0,
-                    mid,
+                    x2 + 6.0,
+                    y2 - 6.0,
                     escape(&label)
                 );
             }
@@ -420,6 +384,142 @@ impl View<'_> {
     }
 
     /// Every node drawn inside group `g` (its own head, its members, its subgroups').
+    /// Where everything goes: rows, columns, and the boxes of the groups.
+    fn layout(&self, index: &HashMap<&str, usize>) -> Layout {
+        let nodes = &self.structure.nodes;
+        // Rows: the longest path from a node without predecessors (bounded: a structure is
+        // acyclic, but a picture must not hang if one were not).
+        let flow: Vec<(usize, usize)> = (self.structure.edges.iter())
+            .filter(|e| e.kind != EdgeKind::Provides)
+            .filter_map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?)))
+            .collect();
+        let mut row = vec![0usize; nodes.len()];
+        for _ in 0..nodes.len().min(10_000) {
+            let mut changed = false;
+            for &(from, to) in &flow {
+                if row[to] < row[from] + 1 && row[from] < nodes.len() {
+                    row[to] = row[from] + 1;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Columns: each loop's, function's and fused group's nodes get columns of their own
+        // over the rows they span, so that its box encloses its nodes and no other.
+        let mut column = vec![0usize; nodes.len()];
+        let placed = self.place(None, &row, index);
+        for &(i, c) in &placed.columns {
+            column[i] = c;
+        }
+        let mut layout = Layout {
+            row,
+            column,
+            width: placed.width,
+            boxes: Vec::new(),
+        };
+        // Boxes behind their members (outer boxes first: they are drawn larger).
+        let mut boxes: Vec<(usize, f64, f64, f64, f64)> = Vec::new();
+        for g in 0..self.groups.len() {
+            let members = self.members(g, index);
+            if members.is_empty() {
+                continue;
+            }
+            let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+            for &i in &members {
+                let (x, y) = layout.at(i);
+                x0 = x0.min(x);
+                y0 = y0.min(y);
+                x1 = x1.max(x + WIDTH);
+                y1 = y1.max(y + HEIGHT);
+            }
+            let depth = self.depth(g) as f64;
+            let pad = 14.0 - 3.0 * depth.min(3.0);
+            boxes.push((g, x0 - pad, y0 - pad - 12.0, x1 + pad, y1 + pad));
+        }
+        boxes.sort_by_key(|b| self.depth(b.0));
+        layout.boxes = boxes;
+        layout
+    }
+
+    /// Columns for the nodes of `block` (a group, or the top when `None`), from 0: its loose
+    /// nodes (a group's head among them) and its groups are placed in order of their first
+    /// row, each at the first columns free over all the rows it spans; a group takes its
+    /// whole width over its rows, so nothing else is drawn inside its box.
+    fn place(&self, block: Option<usize>, row: &[usize], index: &HashMap<&str, usize>) -> Placed {
+        enum Item {
+            Node(usize),
+            Group(Placed),
+        }
+        let (loose, children) = match block {
+            Some(g) => {
+                let group = &self.groups[g];
+                let mut loose = group.nodes.clone();
+                loose.extend(index.get(group.id.as_str()).copied());
+                (loose, group.children.clone())
+            }
+            None => (self.top.clone(), self.top_groups.clone()),
+        };
+        // (first row, last row, first node, item)
+        let mut items: Vec<(usize, usize, usize, Item)> = Vec::new();
+        for i in loose {
+            items.push((row[i], row[i], i, Item::Node(i)));
+        }
+        for c in children {
+            let members = self.members(c, index);
+            let (Some(&first), Some(&last), Some(&lead)) = (
+                members.iter().map(|&i| &row[i]).min(),
+                members.iter().map(|&i| &row[i]).max(),
+                members.iter().min(),
+            ) else {
+                continue;
+            };
+            items.push((
+                first,
+                last,
+                lead,
+                Item::Group(self.place(Some(c), row, index)),
+            ));
+        }
+        items.sort_by_key(|&(first, _, lead, _)| (first, lead));
+        // Which columns are taken, row by row.
+        let mut taken: HashMap<usize, Vec<bool>> = HashMap::new();
+        let mut placed = Placed::default();
+        for (first, last, _, item) in items {
+            let width = match &item {
+                Item::Node(_) => 1,
+                Item::Group(p) => p.width.max(1),
+            };
+            let free = |c: usize, taken: &HashMap<usize, Vec<bool>>| {
+                (first..=last).all(|r| {
+                    taken.get(&r).is_none_or(|cols| {
+                        (c..c + width).all(|k| !cols.get(k).copied().unwrap_or(false))
+                    })
+                })
+            };
+            let mut at = 0;
+            while !free(at, &taken) {
+                at += 1;
+            }
+            for r in first..=last {
+                let cols = taken.entry(r).or_default();
+                if cols.len() < at + width {
+                    cols.resize(at + width, false);
+                }
+                cols[at..at + width].iter_mut().for_each(|t| *t = true);
+            }
+            placed.width = placed.width.max(at + width);
+            match item {
+                Item::Node(i) => placed.columns.push((i, at)),
+                Item::Group(p) => {
+                    (placed.columns).extend(p.columns.into_iter().map(|(i, c)| (i, at + c)))
+                }
+            }
+        }
+        placed
+    }
+
     fn members(&self, g: usize, index: &HashMap<&str, usize>) -> Vec<usize> {
         let group = &self.groups[g];
         let mut out: Vec<usize> = group.nodes.clone();
@@ -443,6 +543,58 @@ impl View<'_> {
         }
         depth
     }
+}
+
+/// The picture's geometry: each node's row and column, the columns in all, and each group's
+/// box `(group, x0, y0, x1, y1)`, outer boxes first (they are drawn behind).
+struct Layout {
+    row: Vec<usize>,
+    column: Vec<usize>,
+    width: usize,
+    boxes: Vec<(usize, f64, f64, f64, f64)>,
+}
+
+impl Layout {
+    /// The way of an edge that skips rows, as the points of a polyline: down into the gap
+    /// below its start, along it to the lane between two columns beside its end, down the
+    /// lane to the gap above its end, and into its end (gaps and lanes hold no node). `None`
+    /// for an edge to the next row, drawn as a curve through the gap between the two.
+    fn route(&self, from: usize, to: usize) -> Option<Vec<(f64, f64)>> {
+        if self.row[to] == self.row[from] + 1 {
+            return None;
+        }
+        let ((fx, fy), (tx, ty)) = (self.at(from), self.at(to));
+        let (x1, y1, x2, y2) = (fx + WIDTH / 2.0, fy + HEIGHT, tx + WIDTH / 2.0, ty);
+        let lane = match self.column[from] < self.column[to] {
+            true => tx - GAP_X / 2.0,
+            false => tx + WIDTH + GAP_X / 2.0,
+        };
+        let (below, above) = (y1 + GAP_Y / 3.0, y2 - GAP_Y / 3.0);
+        Some(vec![
+            (x1, y1),
+            (x1, below),
+            (lane, below),
+            (lane, above),
+            (x2, above),
+            (x2, y2 - 1.0),
+        ])
+    }
+
+    /// The top left corner of node `i`.
+    fn at(&self, i: usize) -> (f64, f64) {
+        (
+            MARGIN + self.column[i] as f64 * (WIDTH + GAP_X),
+            MARGIN + self.row[i] as f64 * (HEIGHT + GAP_Y),
+        )
+    }
+}
+
+/// Where [`View::place`] put a block's nodes: (node, column from the block's first), and how
+/// many columns it takes.
+#[derive(Default)]
+struct Placed {
+    columns: Vec<(usize, usize)>,
+    width: usize,
 }
 
 /// Text for HTML (element content and attribute values).
@@ -538,3 +690,125 @@ const SCRIPT: &str = r#"
   }
 })();
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pml_structure::{build_structure, BuildOptions};
+
+    /// Loops, helpers, branches and a fused chain side by side: the shapes whose boxes used to
+    /// enclose other nodes (members placed by order in their row, boxes around them).
+    const PROGRAM: &str = r#"async function load(name) {
+  const text = await mcp.fs.read({ path: name });
+  return text.content.trim().split("\n");
+}
+const index = await mcp.fs.list({ path: args.root });
+const first = await load(index.files[0]);
+for (const f of index.files) {
+  const lines = await load(f);
+  if (lines.length > 3) await mcp.fs.write({ path: f + ".bak", text: lines.join("\n") });
+}
+const extra = await mcp.fs.read({ path: "extra" });
+for (const line of first) {
+  await mcp.memory.add({ text: line });
+}
+const words = extra.content.split(" ").map((w) => w.toUpperCase()).filter((w) => w.length > 2);
+if (words.length > 0) {
+  const added = await mcp.memory.add({ text: words.join(",") });
+  await mcp.memory.add({ text: added.id });
+} else {
+  await mcp.memory.add({ text: "none" });
+}
+await mcp.memory.add({ text: "done" });
+return words.length;
+"#;
+
+    fn overlaps(a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {
+        a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+    }
+
+    fn inside(inner: (f64, f64, f64, f64), outer: (f64, f64, f64, f64)) -> bool {
+        outer.0 <= inner.0 && outer.1 <= inner.1 && inner.2 <= outer.2 && inner.3 <= outer.3
+    }
+
+    #[test]
+    fn boxes_hold_their_own_nodes_and_routed_edges_cross_none() {
+        let s = build_structure(PROGRAM, &BuildOptions::default()).structure;
+        let code: Vec<String> = (s.nodes.iter())
+            .filter(|n| n.is_code() && n.scope.is_none())
+            .map(|n| n.id.clone())
+            .take(2)
+            .collect();
+        assert_eq!(code.len(), 2, "two code tasks at the top to fuse");
+        let fused = vec![code];
+        let view = View::new(&s, &fused, None, Some(PROGRAM));
+        assert!(
+            view.groups.len() >= 4,
+            "two loops, a function, a fused pair"
+        );
+        let index: HashMap<&str, usize> = (s.nodes.iter().enumerate())
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect();
+        let layout = view.layout(&index);
+        let rect = |i: usize| {
+            let (x, y) = layout.at(i);
+            (x, y, x + WIDTH, y + HEIGHT)
+        };
+        for a in 0..s.nodes.len() {
+            for b in a + 1..s.nodes.len() {
+                assert!(!overlaps(rect(a), rect(b)), "{a} and {b} overlap");
+            }
+        }
+        for &(g, x0, y0, x1, y1) in &layout.boxes {
+            let members = view.members(g, &index);
+            for i in 0..s.nodes.len() {
+                let mine = members.contains(&i);
+                assert_eq!(
+                    overlaps(rect(i), (x0, y0, x1, y1)),
+                    mine,
+                    "box {} and node {}",
+                    view.groups[g].id,
+                    s.nodes[i].id
+                );
+            }
+            // Another box is inside it (a group of its own) or apart from it.
+            for &(h, a0, b0, a1, b1) in &layout.boxes {
+                if h == g {
+                    continue;
+                }
+                let (outer, inner) = ((x0, y0, x1, y1), (a0, b0, a1, b1));
+                let nested = (view.groups[h].parent == Some(g)) || view.depth(h) > view.depth(g);
+                assert!(
+                    !overlaps(outer, inner)
+                        || (nested && inside(inner, outer))
+                        || inside(outer, inner),
+                    "boxes {} and {} cross",
+                    view.groups[g].id,
+                    view.groups[h].id
+                );
+            }
+        }
+        let mut routed = 0;
+        for e in &s.edges {
+            let (from, to) = (index[e.from.as_str()], index[e.to.as_str()]);
+            let Some(points) = layout.route(from, to) else {
+                continue;
+            };
+            routed += 1;
+            for w in points.windows(2) {
+                let ((ax, ay), (bx, by)) = (w[0], w[1]);
+                let segment = (ax.min(bx), ay.min(by), ax.max(bx) + 0.5, ay.max(by) + 0.5);
+                for i in (0..s.nodes.len()).filter(|&i| i != from && i != to) {
+                    assert!(
+                        !overlaps(segment, rect(i)),
+                        "edge {} -> {} crosses {}",
+                        e.from,
+                        e.to,
+                        s.nodes[i].id
+                    );
+                }
+            }
+        }
+        assert!(routed > 0, "an edge skips rows");
+    }
+}

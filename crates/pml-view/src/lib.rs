@@ -709,7 +709,7 @@ impl<'a> View<'a> {
             );
         }
         for &i in &self.top {
-            self.dot_node(&mut out, i, 1);
+            self.dot_node(&mut out, i, 1, None);
         }
         for &g in &self.top_groups {
             self.dot_group(&mut out, g, 1);
@@ -736,10 +736,12 @@ impl<'a> View<'a> {
         out
     }
 
-    fn dot_node(&self, out: &mut String, i: usize, depth: usize) {
+    /// A node, with `note` as a last line of its label.
+    fn dot_node(&self, out: &mut String, i: usize, depth: usize, note: Option<&str>) {
         let node = &self.structure.nodes[i];
-        let text = self
-            .label(node)
+        let mut lines = self.label(node);
+        lines.extend(note.map(str::to_owned));
+        let text = lines
             .iter()
             .map(|l| dot_text(l))
             .collect::<Vec<_>>()
@@ -781,14 +783,15 @@ impl<'a> View<'a> {
             true => "style=\"dashed,rounded\"; color=\"#6a1b9a\";",
             false => "style=rounded; color=\"#607d8b\";",
         };
-        // A loop's or function's box is labelled by its own node, inside it (what edges into
-        // the box point at); a fused group's by its members.
+        // A box has no label of its own (Graphviz would draw edges into the box across it):
+        // a loop's or function's box is labelled by its own node, inside it (what edges into
+        // the box point at); a fused group's by a last line of its first member.
         let head = self.structure.nodes.iter().find(|n| n.id == group.id);
-        let label = match head {
-            Some(_) => String::new(),
-            None => dot_text(&group.label),
-        };
-        let _ = writeln!(out, "{pad}  label=\"{label}\"; {style}");
+        let _ = writeln!(
+            out,
+            "{pad}  label=\"\"; tooltip=\"{}\"; {style}",
+            dot_text(&group.label)
+        );
         if let Some(head) = head {
             let greyed = match self.greyed(head) {
                 true => ", style=dashed, color=\"#bbbbbb\", fontcolor=\"#999999\"",
@@ -801,8 +804,9 @@ impl<'a> View<'a> {
                 dot_text(&group.label)
             );
         }
-        for &i in &group.nodes {
-            self.dot_node(out, i, depth + 1);
+        for (k, &i) in group.nodes.iter().enumerate() {
+            let note = (head.is_none() && k == 0).then_some(group.label.as_str());
+            self.dot_node(out, i, depth + 1, note);
         }
         for &c in &group.children {
             self.dot_group(out, c, depth + 1);
@@ -1158,6 +1162,29 @@ if (x.a < 2 && x.b > "<!--") await mcp.fs.write({ path: "'\"&" });
         assert!(
             mermaid.contains(&format!("class {} notrun", write.id)),
             "{mermaid}"
+        );
+    }
+
+    #[test]
+    fn dot_boxes_have_no_label_for_edges_to_cross() {
+        let program = "const a = await mcp.fs.read({ path: 'x' });\nconst b = a.content.trim().split(',');\nfor (const f of b) await mcp.fs.read({ path: f });\n";
+        let s = build_structure(program, &BuildOptions::default()).structure;
+        let code: Vec<String> = (s.nodes.iter().filter(|n| n.is_code()))
+            .map(|n| n.id.clone())
+            .collect();
+        assert_eq!(code.len(), 2, "{code:?}");
+        let dot = render(&s, std::slice::from_ref(&code), None, Format::Dot);
+        let labels: Vec<&str> = (dot.lines())
+            .filter(|l| l.trim_start().starts_with("label="))
+            .collect();
+        assert_eq!(labels.len(), 2, "a loop's box and a fused one: {dot}");
+        assert!(labels.iter().all(|l| l.contains("label=\"\";")), "{dot}");
+        // The fused group is named by its first member, the loop by its own node.
+        let first = format!("\"{}\" [label=\"", code[0]);
+        let line = dot.lines().find(|l| l.contains(&first)).unwrap();
+        assert!(
+            line.contains(&format!("\\nfused: {} + {}\"", code[0], code[1])),
+            "{line}"
         );
     }
 }

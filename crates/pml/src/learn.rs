@@ -83,6 +83,34 @@ pub async fn learn_with(
     Ok(learner.finish())
 }
 
+/// How many times the capability `hash` ran, and how many of those succeeded: its own runs
+/// and its calls inside other runs (`capabilities.NAME(...)`, at any depth), as `pml learn
+/// --capability` counts them.
+pub async fn run_counts(store: &Store, hash: &str) -> Result<(i64, i64), LearnFailure> {
+    let (mut runs, mut ok) = store.run_counts(hash).await?;
+    let mut n = 0;
+    store
+        .learning_runs(Some(hash), |run| {
+            n += 1;
+            if run.program_hash == Some(hash) {
+                return Ok(());
+            }
+            for (called_hash, called) in called_runs(&format!("run {n} of the store"), &run)? {
+                if called_hash == hash {
+                    runs += 1;
+                    ok += i64::from(called.ok);
+                }
+            }
+            Ok(())
+        })
+        .await?
+        .map_err(|error| LearnFailure::Damaged {
+            location: store.location().to_string(),
+            error,
+        })?;
+    Ok((runs, ok))
+}
+
 /// The runs of capabilities made inside `run` (`capabilities.NAME(...)`, at any depth), each
 /// with the hash of the capability its name meant when it ran (the run's start records them);
 /// none for a run that called none, or whose start does not say (recorded before schema 4).

@@ -761,7 +761,7 @@ impl Gateway {
                 Ok(stored) => stored,
                 Err(e) => return failure(&e.to_string()),
             };
-            let (runs, ok) = match store.run_counts(&summary.code_hash).await {
+            let (runs, ok) = match crate::learn::run_counts(store, &summary.code_hash).await {
                 Ok(counts) => counts,
                 Err(e) => return failure(&e.to_string()),
             };

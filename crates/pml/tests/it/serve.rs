@@ -403,7 +403,8 @@ return JSON.parse(users.content).length;"#;
         json!(["count_users", "user_count"]),
         "{searched}"
     );
-    assert_eq!(first["runs"], json!(1), "{searched}");
+    // Its run through `run_capability`, and its call inside the execute.
+    assert_eq!(first["runs"], json!(2), "{searched}");
     assert_eq!(first["successRate"].as_f64(), Some(1.0));
 
     // Resources: the declarations, a capability, a run.
