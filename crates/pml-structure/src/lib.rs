@@ -186,6 +186,26 @@ pub fn check_syntax(code: &str, dialect: Dialect) -> (Vec<Diagnostic>, Timings) 
     checked.unwrap_or_else(|| (vec![diagnostics::internal("checking")], Timings::default()))
 }
 
+/// What `catalog` adds to a structure built without it: the `provides` edges between tasks
+/// whose schemas connect (as [`BuildOptions::catalog`] does), so that one structure serves
+/// a program before and after its servers list their tools.
+pub fn apply_catalog(structure: &mut StaticStructure, catalog: &ToolCatalog) {
+    schema::add_provides_edges(structure, catalog);
+}
+
+/// What `permissions` add to a structure built without them: its `hilRequiredTools` (as
+/// [`BuildOptions::permissions`] does).
+pub fn apply_permissions(structure: &mut StaticStructure, permissions: &Permissions) {
+    structure.hil_required_tools = schema::hil_required_tools(structure, permissions);
+}
+
+/// How many program texts this process has parsed so far (building, checking, stripping
+/// types, parameterizing: each text once per call, however it is cut for two cores). For
+/// tests that check a stage parses a program once.
+pub fn program_parses() -> usize {
+    parse::PARSES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Inputs at least this long use a second core: the line index, the operator pass and the
 /// search for a cut run beside the bracket pass; the two halves of the text are parsed at once;
 /// the mutated-names pass walks the syntax tree while the builder does. Below it, starting a thread
@@ -271,10 +291,10 @@ fn build_on_this_thread(
         ),
     };
     if let Some(catalog) = &options.catalog {
-        schema::add_provides_edges(&mut structure, catalog);
+        apply_catalog(&mut structure, catalog);
     }
     if let Some(perms) = &options.permissions {
-        structure.hil_required_tools = schema::hil_required_tools(&structure, perms);
+        apply_permissions(&mut structure, perms);
     }
     let structure_ms = scan_ms + walk_started.elapsed().as_secs_f64() * 1e3;
     let ret = BuildReturn {

@@ -76,12 +76,16 @@ pub(crate) struct Parsed {
     pub(crate) base: u32,
 }
 
+/// How many program texts this process parsed (each [`parse`] and [`parse_in_two`] once).
+pub(crate) static PARSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Parse agent code. On any syntax error, returns the diagnostics and no body.
 pub(crate) fn parse(
     code: &str,
     dialect: Dialect,
     lines: &LineIndex,
 ) -> Result<Parsed, Vec<Diagnostic>> {
+    PARSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut wrapped = String::with_capacity(PREFIX.len() + code.len() + SUFFIX.len());
     wrapped.push_str(PREFIX);
     wrapped.push_str(code);
@@ -161,6 +165,7 @@ pub(crate) fn parse_in_two(
             || parse_part(code, cut, code.len(), dialect),
         );
         if let (Some(mut body), Some(rest)) = (first, second) {
+            PARSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             body.extend(rest);
             return Ok(Parsed {
                 body,

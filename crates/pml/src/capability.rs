@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 
 use pml_store::{NewCapability, NewRun};
-use pml_structure::{Diagnostic, Dialect, NodeKind};
+use pml_structure::{Diagnostic, Dialect, NodeKind, StaticStructure};
 use serde_json::{json, Value};
 
+use crate::analysis::Analysis;
 use crate::run::RunOutput;
 use crate::AnalyzeOptions;
 
@@ -151,22 +152,23 @@ pub struct Called {
     /// The name the call uses (`capabilities.<name>`).
     pub name: String,
     pub stored: pml_store::Capability,
-    pub javascript: String,
+    /// What runs: its parameterized code as JavaScript, analysed.
+    pub analysis: Analysis,
 }
 
-/// Every capability `javascript` (the program run from `file`) calls, and those they call in
-/// turn, from `store`. Before anything runs: a name the store does not have, capability calls
+/// Every capability the program `structure` is of (run from `file`) calls, and those they
+/// call in turn, from `store`. Before anything runs: a name the store does not have, capability calls
 /// without a store, and a cycle of capabilities are errors saying where (`file:line:col`, or
 /// `capability NAME:line:col` inside a stored one).
 pub async fn resolve_called(
     store: Option<&pml_store::Store>,
     file: &str,
-    javascript: &str,
+    structure: &StaticStructure,
 ) -> Result<Vec<Called>, crate::run::RunSetupError> {
     let mut resolved: Vec<Called> = Vec::new();
     // Depth first, with the chain of callers: (where, program, chain of capability names).
     let mut chain: Vec<String> = Vec::new();
-    visit(store, file, javascript, &mut chain, &mut resolved).await?;
+    visit(store, file, structure, &mut chain, &mut resolved).await?;
     Ok(resolved)
 }
 
@@ -175,7 +177,7 @@ pub async fn resolve_called(
 fn visit<'a>(
     store: Option<&'a pml_store::Store>,
     place: &'a str,
-    javascript: &'a str,
+    structure: &'a StaticStructure,
     chain: &'a mut Vec<String>,
     resolved: &'a mut Vec<Called>,
 ) -> pml_executor::BoxFuture<'a, Result<(), crate::run::RunSetupError>> {
@@ -185,11 +187,6 @@ fn visit<'a>(
                 file: place.to_string(),
                 message: format!("{line}:{column}: {message}"),
             };
-        let options = AnalyzeOptions {
-            dialect: Dialect::JavaScript,
-            ..Default::default()
-        };
-        let structure = crate::analyze(javascript, &options).structure;
         let calls = (structure.nodes.iter())
             .filter(|n| n.kind == NodeKind::Capability)
             .filter_map(|n| Some((n.capability_id.clone()?, n.span.line, n.span.column)));
@@ -235,13 +232,18 @@ fn visit<'a>(
             resolved.push(Called {
                 name: name.clone(),
                 stored,
-                javascript,
+                analysis: Analysis::of(javascript),
             });
             chain.push(name.clone());
             // Its calls where the user wrote them: in the code as saved (the parameterized code
             // makes the same calls, on other lines when literals were lifted out).
             let inner = &resolved[at].stored.code;
             let inner = pml_structure::strip_types(inner).unwrap_or_else(|_| inner.clone());
+            let options = AnalyzeOptions {
+                dialect: Dialect::JavaScript,
+                ..Default::default()
+            };
+            let inner = crate::analyze(&inner, &options).structure;
             let inner_place = format!("capability {name}");
             // An error inside a stored capability also says which call of this program
             // reached it.

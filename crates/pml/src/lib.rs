@@ -20,6 +20,7 @@
 //! assert_eq!(ret.structure.nodes.len(), 1);
 //! ```
 
+pub mod analysis;
 pub mod capability;
 pub mod checks;
 mod journal;

@@ -21,7 +21,7 @@ use pml_store::{CallState, JournalEntry, Store};
 use serde_json::Value;
 
 use crate::journal::Earlier;
-use crate::run::{program_of, Analyzed, ProgramSource, RunOutput, RunSetupError, StageTimings};
+use crate::run::{Analyzed, ProgramSource, RunOutput, RunSetupError, StageTimings};
 use crate::{dialect_for, ToolCatalog};
 
 /// What a replay did: the run's output, the recorded run, and the calls the recorded run could
@@ -72,13 +72,13 @@ pub async fn replay(
         }
     };
     let analyzed = Analyzed::of(source)?;
-    if analyzed.calls_capabilities {
+    if analyzed.analysis.calls_capabilities() {
         return Err(RunSetupError::Setup(format!(
             "{}: the program calls capabilities, which a replay does not run (their calls would go out): replay the capability's own run instead",
             analyzed.source.place
         )));
     }
-    let program = program_of(&analyzed.javascript, &ToolCatalog::default(), None, true);
+    let program = (analyzed.analysis).program(&ToolCatalog::default(), None, true);
     let journal = Arc::new(RecordedAnswers {
         earlier: Earlier::new(recorded.journal.clone()),
         run: full.clone(),

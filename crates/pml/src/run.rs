@@ -23,12 +23,10 @@ use pml_mcp::{ClientOptions, McpClients, McpConfig};
 use pml_sandbox::{Sandbox, SandboxOptions};
 use serde_json::Value;
 
+use crate::analysis::Analysis;
 pub use crate::journal::Uncertain;
 use crate::servers::ServerSource;
-use crate::{
-    dialect_for, load_permissions, read_source, to_dag, AnalyzeOptions, DagOptions, Dialect,
-    InputError, OptimizerOptions, ToolCatalog,
-};
+use crate::{dialect_for, load_permissions, read_source, Dialect, InputError, ToolCatalog};
 
 /// How `approve`-requiring calls are decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -382,19 +380,21 @@ impl ProgramSource {
 #[derive(Debug, Clone)]
 pub struct Analyzed {
     pub source: ProgramSource,
-    pub javascript: String,
-    pub calls_capabilities: bool,
+    /// Its JavaScript, analysed once.
+    pub analysis: Analysis,
 }
 
 impl Analyzed {
     pub fn of(source: ProgramSource) -> Result<Self, RunSetupError> {
         let javascript = javascript_in(&source.place, source.dialect, &source.text)?;
-        let calls_capabilities = check_syntax(&source.place, &javascript)?;
-        Ok(Analyzed {
-            source,
-            javascript,
-            calls_capabilities,
-        })
+        let analysis = Analysis::of(javascript);
+        if let Some(d) = analysis.first_error() {
+            return Err(RunSetupError::Source {
+                file: source.place.clone(),
+                message: format!("{}:{}: {}", d.line, d.column, d.message),
+            });
+        }
+        Ok(Analyzed { source, analysis })
     }
 }
 
@@ -410,15 +410,16 @@ pub async fn prepare(
     HashMap<String, pml_mcp::ToolAnnotations>,
     Vec<String>,
 ) {
-    let (catalog, annotations, warnings, _) = tool_catalog(&[source], host).await;
-    let program = program_of(source, &catalog, permissions, optimize);
+    let analysis = Analysis::of(source.to_owned());
+    let (catalog, annotations, warnings, _) = tool_catalog(analysis.servers(), host).await;
+    let program = analysis.program(&catalog, permissions.as_ref(), optimize);
     (program, annotations, warnings)
 }
 
-/// The tools of every server the `sources` name (started at once), with their annotations,
-/// the listing errors of those that did not start, and the servers that listed their tools.
+/// The tools of every server of `servers` (started at once), with their annotations, the
+/// listing errors of those that did not start, and the servers that listed their tools.
 pub async fn tool_catalog(
-    sources: &[&str],
+    servers: BTreeSet<String>,
     host: Arc<dyn ToolHost>,
 ) -> (
     ToolCatalog,
@@ -426,20 +427,6 @@ pub async fn tool_catalog(
     Vec<String>,
     BTreeSet<String>,
 ) {
-    let options = AnalyzeOptions {
-        dialect: Dialect::JavaScript,
-        ..Default::default()
-    };
-    let mut servers: BTreeSet<String> = BTreeSet::new();
-    for source in sources {
-        let first = crate::analyze(source, &options).structure;
-        servers.extend(first.nodes.iter().filter(|n| n.is_mcp()).filter_map(|n| {
-            n.tool
-                .as_deref()?
-                .split_once(':')
-                .map(|(s, _)| s.to_owned())
-        }));
-    }
     // Start every named server at once; one that fails is reported when a call reaches it.
     let mut starts = tokio::task::JoinSet::new();
     for server in servers {
@@ -484,7 +471,7 @@ pub async fn tool_catalog(
 
 /// A secret for the name of a run's probe object: 64 bits from the operating system's random
 /// source (else from the standard library's hasher keys, which come from it too).
-fn probe_secret() -> u64 {
+pub(crate) fn probe_secret() -> u64 {
     getrandom::u64().unwrap_or_else(|_| {
         use std::hash::{BuildHasher, Hasher};
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
@@ -494,69 +481,6 @@ fn probe_secret() -> u64 {
         );
         hasher.finish()
     })
-}
-
-/// The program `source` ready to run: structure (with the tools of `catalog`), instrumented
-/// source (its probe object named with a secret of this run), logical DAG, physical DAG
-/// (`optimize`d or the logical one).
-pub fn program_of(
-    source: &str,
-    catalog: &ToolCatalog,
-    permissions: Option<pml_structure::Permissions>,
-    optimize: bool,
-) -> Program {
-    let options = AnalyzeOptions {
-        dialect: Dialect::JavaScript,
-        catalog: Some(catalog.clone()),
-        permissions,
-        instrument: true,
-        probe_secret: Some(probe_secret()),
-        ..Default::default()
-    };
-    let built = crate::analyze(source, &options);
-    let (structure, instrumented) = (built.structure, built.instrumented);
-    let logical = to_dag(
-        &structure,
-        &DagOptions {
-            catalog: Some(catalog.clone()),
-        },
-    );
-    let physical = if optimize {
-        crate::optimize(&logical, &OptimizerOptions::default()).physical
-    } else {
-        logical.clone()
-    };
-    Program {
-        source: source.to_owned(),
-        structure,
-        logical,
-        physical,
-        instrumented,
-    }
-}
-
-/// A program with syntax errors does not start: the first error, as `file:line:col: message`.
-/// Else whether the program calls capabilities.
-fn check_syntax(place: &str, javascript: &str) -> Result<bool, RunSetupError> {
-    let options = AnalyzeOptions {
-        dialect: Dialect::JavaScript,
-        ..Default::default()
-    };
-    let structure = crate::analyze(javascript, &options).structure;
-    match structure
-        .diagnostics
-        .iter()
-        .find(|d| d.severity == pml_structure::Severity::Error)
-    {
-        Some(d) => Err(RunSetupError::Source {
-            file: place.to_owned(),
-            message: format!("{}:{}: {}", d.line, d.column, d.message),
-        }),
-        None => Ok(structure
-            .nodes
-            .iter()
-            .any(|n| n.kind == pml_structure::NodeKind::Capability)),
-    }
 }
 
 /// Asks on the terminal: the plan of side effects once, before anything runs; then only about
@@ -725,7 +649,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     });
     let mut store_ms = 0.0;
     let mut store: Option<Arc<pml_store::Store>> = None;
-    if options.resume.is_some() || analyzed.calls_capabilities {
+    if options.resume.is_some() || analyzed.analysis.calls_capabilities() {
         let waited = Instant::now();
         store = open_store(opening.take()).await?;
         store_ms += waited.elapsed().as_secs_f64() * 1e3;
@@ -957,10 +881,10 @@ async fn before_servers(
         }
         _ => None,
     };
-    let called = match analyzed.calls_capabilities {
+    let called = match analyzed.analysis.calls_capabilities() {
         true => {
-            crate::capability::resolve_called(store, &analyzed.source.place, &analyzed.javascript)
-                .await?
+            let (place, structure) = (&analyzed.source.place, &analyzed.analysis.structure);
+            crate::capability::resolve_called(store, place, structure).await?
         }
         false => Vec::new(),
     };
@@ -1033,7 +957,6 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         .file
         .as_ref()
         .map(|f| f.display().to_string());
-    let javascript = &analyzed.javascript;
     let source = &analyzed.source.text;
     let permissions = options
         .permissions
@@ -1056,8 +979,9 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     };
     let analyze_ms = started.elapsed().as_secs_f64() * 1e3;
     let servers_started = Instant::now();
-    let sources: Vec<&str> = std::iter::once(javascript.as_str())
-        .chain(called.iter().map(|c| c.javascript.as_str()))
+    let servers: BTreeSet<String> = std::iter::once(&analyzed.analysis)
+        .chain(called.iter().map(|c| &c.analysis))
+        .flat_map(Analysis::servers)
         .collect();
     let start = pml_store::RunStart {
         program_hash: None,
@@ -1078,10 +1002,9 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     // The servers start and list their tools while the run's start is written (the store
     // opened, the program hashed): what the run waits for is the longer of the two.
     let servers = async {
-        let listed = tool_catalog(&sources, clients.clone()).await;
+        let listed = tool_catalog(servers, clients.clone()).await;
         (listed, servers_started.elapsed())
     };
-    let dialect = analyzed.source.dialect;
     let recording = async {
         let store = match store.clone() {
             Some(store) => Some(store),
@@ -1093,7 +1016,7 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
         let mut start = start;
         start.program_hash = match &options.program_hash {
             Some(hash) => Some(hash.clone()),
-            None => crate::capability::program_hash(source, dialect),
+            None => analyzed.analysis.hash(),
         };
         let id = pml_store::new_run_id();
         // One connection for the start and the journal.
@@ -1113,12 +1036,12 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     if recorded.is_some() {
         store_ms += (servers_started.elapsed().saturating_sub(listing)).as_secs_f64() * 1e3;
     }
-    let program = program_of(javascript, &catalog, permissions.clone(), true);
+    let program = (analyzed.analysis).program(&catalog, permissions.as_ref(), true);
     let capabilities = (called.iter())
         .map(|c| {
             let program = CapabilityProgram {
                 code_hash: c.stored.code_hash.clone(),
-                program: program_of(&c.javascript, &catalog, permissions.clone(), true),
+                program: c.analysis.program(&catalog, permissions.as_ref(), true),
                 defaults: c.stored.parameters.as_object().cloned().unwrap_or_default(),
             };
             (c.name.clone(), Arc::new(program))
@@ -1380,11 +1303,8 @@ pub async fn check_file(
     mcp_config: Option<&Path>,
     store: Option<String>,
 ) -> Result<CallProblems, RunSetupError> {
-    let Analyzed {
-        javascript,
-        calls_capabilities,
-        ..
-    } = Analyzed::of(ProgramSource::read(file)?)?;
+    let Analyzed { analysis, .. } = Analyzed::of(ProgramSource::read(file)?)?;
+    let calls_capabilities = analysis.calls_capabilities();
     let store = match (calls_capabilities, store) {
         (true, Some(location)) => Some(pml_store::Store::open(&location).await?),
         _ => None,
@@ -1392,7 +1312,7 @@ pub async fn check_file(
     let called = match calls_capabilities {
         true => {
             let place = file.display().to_string();
-            crate::capability::resolve_called(store.as_ref(), &place, &javascript).await?
+            crate::capability::resolve_called(store.as_ref(), &place, &analysis.structure).await?
         }
         false => Vec::new(),
     };
@@ -1402,10 +1322,11 @@ pub async fn check_file(
     };
     let (config, scratch) = load_config(&options, file)?;
     let clients = Arc::new(McpClients::new(config, ClientOptions::default()));
-    let sources: Vec<&str> = std::iter::once(javascript.as_str())
-        .chain(called.iter().map(|c| c.javascript.as_str()))
+    let servers: BTreeSet<String> = std::iter::once(&analysis)
+        .chain(called.iter().map(|c| &c.analysis))
+        .flat_map(Analysis::servers)
         .collect();
-    let (catalog, _, _, listed) = tool_catalog(&sources, clients.clone()).await;
+    let (catalog, _, _, listed) = tool_catalog(servers, clients.clone()).await;
     clients.shutdown().await;
     drop(scratch);
     let configured: Vec<String> = clients.server_names().map(str::to_owned).collect();
@@ -1418,13 +1339,9 @@ pub async fn check_file(
         catalog: &catalog,
     };
     let structures: Vec<(String, pml_structure::StaticStructure)> =
-        std::iter::once((file.display().to_string(), javascript.as_str()))
-            .chain(
-                called
-                    .iter()
-                    .map(|c| (format!("capability {}", c.name), c.javascript.as_str())),
-            )
-            .map(|(place, source)| (place, program_of(source, &catalog, None, false).structure))
+        std::iter::once((file.display().to_string(), &analysis))
+            .chain((called.iter()).map(|c| (format!("capability {}", c.name), &c.analysis)))
+            .map(|(place, analysis)| (place, analysis.program(&catalog, None, false).structure))
             .collect();
     Ok(problems_of(
         structures.iter().map(|(place, s)| (place.clone(), s)),

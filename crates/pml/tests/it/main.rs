@@ -1,6 +1,7 @@
 //! The `pml` command as scripts use it: stdout JSON, stderr diagnostics, exit statuses.
 
 mod agents;
+mod analysis;
 mod capabilities;
 mod diff;
 mod equivalence;

@@ -1,0 +1,83 @@
+//! One analysis per program: a run parses its program once, and a TypeScript program has the
+//! hash of its JavaScript (what runs, and what a run records), so runs and saves agree.
+
+use std::path::{Path, PathBuf};
+
+use pml::run::{run_file, RunOptions};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every TypeScript program of the repository: fixtures, examples, agent programs.
+fn programs() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["fixtures", "examples", "crates/pml/tests/agents"] {
+        let Ok(entries) = std::fs::read_dir(root().join(dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let input = path.join("input.ts");
+            if input.is_file() {
+                out.push(input);
+            } else if path.extension().is_some_and(|e| e == "ts") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_typescript_program_hashes_as_its_javascript() {
+    let programs = programs();
+    assert!(programs.len() > 100, "{} programs", programs.len());
+    let mut compared = 0;
+    for path in programs {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(javascript) = pml_structure::strip_types(&text) else {
+            continue;
+        };
+        let typescript = pml::capability::program_hash(&text, pml::Dialect::TypeScript);
+        let Some(typescript) = typescript else {
+            continue;
+        };
+        let analysis = pml::analysis::Analysis::of(javascript);
+        assert_eq!(
+            analysis.hash().as_deref(),
+            Some(typescript.as_str()),
+            "{}",
+            path.display()
+        );
+        compared += 1;
+    }
+    assert!(compared > 100, "{compared} compared");
+}
+
+#[test]
+fn a_run_parses_its_program_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = RunOptions {
+        store: Some(dir.path().join("store.sqlite").display().to_string()),
+        ..RunOptions::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let program = "const a{} = await mcp.everything.echo({ message: 'one' });\nconst b = await mcp.everything.echo({ message: JSON.stringify(a) + '!' });\nreturn [a, b].length;\n";
+    // JavaScript: once for everything (structure, instrumentation, servers, checks, hash,
+    // the program that runs); TypeScript: once more before that, to blank its types out.
+    for (name, typed, expected) in [("once.js", "", 1), ("once.ts", ": unknown", 2)] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, program.replace("{}", typed)).unwrap();
+        let before = pml_structure::program_parses();
+        let out = runtime.block_on(run_file(&file, &options)).unwrap();
+        let parses = pml_structure::program_parses() - before;
+        assert!(out.report.ok, "{:?}", out.report.error);
+        assert_eq!(out.report.result, serde_json::json!(2));
+        assert_eq!(parses, expected, "parses of {name} in one run");
+    }
+}
