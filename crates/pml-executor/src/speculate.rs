@@ -444,10 +444,8 @@ impl Speculation {
     ) -> Option<Arc<Speculation>> {
         let instrumented = program.instrumented.as_ref()?;
         let structure = &program.structure;
-        let hidden = structure.diagnostics.iter().any(|d| {
-            d.code == pml_structure::diagnostics::UNANALYSED_FUNCTION
-                || d.code == pml_structure::diagnostics::DYNAMIC_CALL
-        });
+        let hidden = (structure.diagnostics.iter())
+            .any(|d| d.code == pml_structure::diagnostics::DYNAMIC_CALL);
         let calls: Vec<_> = (instrumented.probes.iter())
             .filter(|p| p.kind == ProbeKind::Call)
             .collect();

@@ -714,9 +714,7 @@ impl<'a> Builder<'a> {
             }
             Stmt::Decl(Decl::Class(c)) => {
                 self.bind(&c.ident.sym, Binding::Opaque);
-                if contains_agent_call(&*c.class, &self.agents) {
-                    self.warn_unanalysed(c.class.span, &format!("class `{}`", c.ident.sym));
-                }
+                self.class_methods(&c.class, Some(c.ident.sym.as_str()));
             }
             Stmt::Decl(_) => {}
             Stmt::Return(r) => {
@@ -899,14 +897,111 @@ impl<'a> Builder<'a> {
         self.ends += 1;
     }
 
-    fn warn_unanalysed(&mut self, span: SwcSpan, what: &str) {
-        self.warn(
-            diagnostics::UNANALYSED_FUNCTION,
-            format!(
-                "{what} calls MCP tools where pml cannot tell when it runs; calls inside it are not analysed statically"
+    /// The methods of a class (`name` when it has one) that call tools: each a local function
+    /// of its own (`Loader.load`), its body walked as a helper's is, so that every call in it
+    /// is a node. When and how often one runs is up to its callers (no call node links to it).
+    fn class_methods(&mut self, class: &swc_ecma_ast::Class, name: Option<&str>) {
+        use swc_ecma_ast::{ClassMember, ParamOrTsParamProp};
+        let owner = name.unwrap_or("(class)");
+        for member in &class.body {
+            let (span, method, parts) = match member {
+                ClassMember::Method(m) => (
+                    m.function.span,
+                    fold::prop_name(&m.key).unwrap_or_else(|| "[computed]".into()),
+                    function_of(&m.function),
+                ),
+                ClassMember::PrivateMethod(m) => (
+                    m.function.span,
+                    format!("#{}", m.key.name),
+                    function_of(&m.function),
+                ),
+                ClassMember::Constructor(c) => {
+                    let Some(body) = &c.body else { continue };
+                    let params = (c.params.iter())
+                        .filter_map(|p| match p {
+                            ParamOrTsParamProp::Param(p) => Some(&p.pat),
+                            ParamOrTsParamProp::TsParamProp(_) => None,
+                        })
+                        .collect();
+                    let parts = ArrowOrFn {
+                        params,
+                        body: CallbackBody::Block(&body.stmts),
+                        body_span: body.span,
+                    };
+                    (c.span, "constructor".into(), parts)
+                }
+                ClassMember::ClassProp(p) => {
+                    let Some(parts) = p.value.as_deref().and_then(callback) else {
+                        continue;
+                    };
+                    let key = fold::prop_name(&p.key).unwrap_or_else(|| "[computed]".into());
+                    (p.span, key, parts)
+                }
+                ClassMember::PrivateProp(p) => {
+                    let Some(parts) = p.value.as_deref().and_then(callback) else {
+                        continue;
+                    };
+                    (p.span, format!("#{}", p.key.name), parts)
+                }
+                ClassMember::StaticBlock(b) => {
+                    let parts = ArrowOrFn {
+                        params: Vec::new(),
+                        body: CallbackBody::Block(&b.body.stmts),
+                        body_span: b.body.span,
+                    };
+                    (b.span, "static".into(), parts)
+                }
+                _ => continue,
+            };
+            if !self.calls_in(&parts) {
+                continue;
+            }
+            let index = self.declare_function(span, Some(&format!("{owner}.{method}")));
+            self.function_body(index, &parts, None);
+        }
+    }
+
+    /// A method, getter or setter of an object literal that calls tools: a local function of
+    /// its own, as a class's methods are.
+    fn object_method(&mut self, prop: &Prop) {
+        let (span, name, parts) = match prop {
+            Prop::Method(m) => (
+                m.function.span,
+                fold::prop_name(&m.key),
+                function_of(&m.function),
             ),
-            span,
-        );
+            Prop::Getter(g) => (
+                g.function.span,
+                fold::prop_name(&g.key),
+                function_of(&g.function),
+            ),
+            Prop::Setter(s) => (
+                s.function.span,
+                fold::prop_name(&s.key),
+                function_of(&s.function),
+            ),
+            _ => return,
+        };
+        if !self.calls_in(&parts) {
+            return;
+        }
+        let index = self.declare_function(span, name.as_deref());
+        self.function_body(index, &parts, None);
+    }
+
+    /// Whether a function's parameters (their defaults) or body call MCP tools or capabilities.
+    fn calls_in(&self, parts: &ArrowOrFn) -> bool {
+        let params = parts
+            .params
+            .iter()
+            .any(|p| contains_agent_call(*p, &self.agents));
+        params
+            || match &parts.body {
+                CallbackBody::Expr(e) => contains_agent_call(*e, &self.agents),
+                CallbackBody::Block(stmts) => {
+                    stmts.iter().any(|s| contains_agent_call(s, &self.agents))
+                }
+            }
     }
 
     fn bind_for_head(&mut self, head: &ForHead) {
@@ -1662,7 +1757,9 @@ impl<'a> Builder<'a> {
                             Prop::KeyValue(kv) => {
                                 self.expr(&kv.value, child);
                             }
-                            Prop::Getter(_) | Prop::Setter(_) | Prop::Method(_) => {}
+                            Prop::Getter(_) | Prop::Setter(_) | Prop::Method(_) => {
+                                self.object_method(p);
+                            }
                             Prop::Shorthand(_) => {}
                             Prop::Assign(a) => {
                                 self.expr(&a.value, Position::Nested);
@@ -1779,10 +1876,9 @@ impl<'a> Builder<'a> {
                 self.function_body(index, &f, None);
                 Out::value(id)
             }
-            Expr::Class(_) => {
-                if contains_agent_call(e, &self.agents) {
-                    self.warn_unanalysed(e.span(), "a class");
-                }
+            Expr::Class(c) => {
+                let name = c.ident.as_ref().map(|i| i.sym.as_str());
+                self.class_methods(&c.class, name);
                 Out::default()
             }
             Expr::Yield(y) => {

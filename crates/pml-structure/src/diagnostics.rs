@@ -6,8 +6,6 @@ pub const SYNTAX_ERROR: &str = "syntax-error";
 pub const TOO_DEEP: &str = "too-deep";
 /// `mcp[server][tool]()` or `capabilities[name]()` with a name computed at run time.
 pub const DYNAMIC_CALL: &str = "dynamic-call";
-/// MCP calls inside a class or an object's method, which the builder does not walk.
-pub const UNANALYSED_FUNCTION: &str = "unanalysed-function";
 /// A function that calls tools used as a value (passed to another function, returned,
 /// stored): its body is walked once, but when and how often it runs is not known statically.
 pub const FUNCTION_VALUE: &str = "function-value";

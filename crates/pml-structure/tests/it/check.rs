@@ -295,14 +295,15 @@ await mcp.fs[args.tool]({});
 const n = JSON.parse(await fetch("x"));
 "#,
         expect![[r#"
-            n1 fs:read
-            n2 code:JSON.parse `JSON.parse(await fetch("x"))` {fetch=ref(fetch)}
-            edges: n1->n2
-            vars: n=n2
+            fn1
+            n1 fs:read {path=ref(p)} @fn1
+            n2 fs:read
+            n3 code:JSON.parse `JSON.parse(await fetch("x"))` {fetch=ref(fetch)}
+            edges: fn1->n1 n2->n3
+            vars: n=n3
             literals: name="read"
-            Warning 2:1 class `Helper` calls MCP tools where pml cannot tell when it runs; calls inside it are not analysed statically [unanalysed-function]
             Warning 5:7 `mcp.fs[args.tool]`: the server or tool name is computed at run time, so this call is not analysed statically [dynamic-call]
-            Warning 6:11 n2 (code:JSON.parse): code reaches `fetch` (network i/o) at byte 17, so it is not pure [impure-code]
+            Warning 6:11 n3 (code:JSON.parse): code reaches `fetch` (network i/o) at byte 17, so it is not pure [impure-code]
         "#]],
     );
 }
