@@ -2253,11 +2253,39 @@ impl<'a> Builder<'a> {
                 let id = self.agent_call(call, NodeKind::Capability, name);
                 return Out::value(id);
             }
-            CalleeKind::DynamicMcp => {
+            CalleeKind::DynamicMcp { server, tool } => {
+                // A node of its own, its unknown names `?` (`fs:?`): its trace events carry
+                // the tool that ran.
                 self.warn(
                     diagnostics::DYNAMIC_CALL,
                     format!(
-                        "`{}`: the server or tool name is computed at run time, so this call is not analysed statically",
+                        "`{}`: the server or tool name is computed at run time, so what this call does is not known statically",
+                        self.text(callee.span())
+                    ),
+                    call.span,
+                );
+                // What computes the names is read where it stands.
+                if let Expr::Member(m) = strip(callee) {
+                    if let MemberProp::Computed(c) = &m.prop {
+                        self.expr(&c.expr, Position::Nested);
+                    }
+                    if let Expr::Member(inner) = strip(&m.obj) {
+                        if let MemberProp::Computed(c) = &inner.prop {
+                            self.expr(&c.expr, Position::Nested);
+                        }
+                    }
+                }
+                let name = [server.as_deref(), tool.as_deref()]
+                    .map(|part| part.unwrap_or(DYNAMIC_NAME))
+                    .join(":");
+                let id = self.agent_call(call, NodeKind::Task, name);
+                return Out::value(id);
+            }
+            CalleeKind::DynamicCapability => {
+                self.warn(
+                    diagnostics::DYNAMIC_CALL,
+                    format!(
+                        "`{}`: the capability's name is computed at run time, so this call is not analysed statically",
                         self.text(callee.span())
                     ),
                     call.span,
@@ -3290,13 +3318,30 @@ enum Code<'e> {
     Call(&'e CallExpr),
 }
 
+/// The server or tool name of an MCP call that is computed at run time (`fs:?`).
+pub const DYNAMIC_NAME: &str = "?";
+
 pub(crate) enum CalleeKind<'e> {
-    Mcp { server: String, tool: String },
+    Mcp {
+        server: String,
+        tool: String,
+    },
     Capability(String),
-    DynamicMcp,
+    /// An MCP call whose server or tool name is computed at run time: the names known
+    /// statically.
+    DynamicMcp {
+        server: Option<String>,
+        tool: Option<String>,
+    },
+    /// `capabilities[name](...)` with a name computed at run time.
+    DynamicCapability,
     Fork,
-    Static { tool: &'static str },
-    Method { method: &'e str },
+    Static {
+        tool: &'static str,
+    },
+    Method {
+        method: &'e str,
+    },
     Other,
 }
 
@@ -3330,7 +3375,10 @@ pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKi
             return match prop_static_name(&outer.prop, b) {
                 Some(tool) => CalleeKind::Mcp { server, tool },
                 // The tool's name is computed at run time.
-                None => CalleeKind::DynamicMcp,
+                None => CalleeKind::DynamicMcp {
+                    server: Some(server),
+                    tool: None,
+                },
             };
         }
         Some(_) => {}
@@ -3338,7 +3386,10 @@ pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKi
             // `mcp[server].tool(..)`: the server's name is computed at run time.
             if let Expr::Member(inner) = strip(&outer.obj) {
                 if let Some(Binding::Mcp) = b.mcp_alias(&inner.obj) {
-                    return CalleeKind::DynamicMcp;
+                    return CalleeKind::DynamicMcp {
+                        server: None,
+                        tool: prop_static_name(&outer.prop, b),
+                    };
                 }
             }
         }
@@ -3346,7 +3397,7 @@ pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKi
     if is_root(&outer.obj, "capabilities", b) {
         return match prop_static_name(&outer.prop, b) {
             Some(name) => CalleeKind::Capability(name),
-            None => CalleeKind::DynamicMcp,
+            None => CalleeKind::DynamicCapability,
         };
     }
     let MemberProp::Ident(method) = &outer.prop else {

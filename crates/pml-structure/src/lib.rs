@@ -56,7 +56,7 @@ use std::time::Instant;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-pub use builder::member_path;
+pub use builder::{member_path, DYNAMIC_NAME};
 pub(crate) use guard::refuse;
 pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
 pub use instrument::{Instrumented, Probe, ProbeKind};

@@ -51,11 +51,13 @@ impl Analysis {
         (self.structure.diagnostics.iter()).find(|d| d.severity == Severity::Error)
     }
 
-    /// The servers the program calls tools of.
+    /// The servers the program calls tools of (those it names; not one it computes at run
+    /// time, which starts when the call is made).
     pub fn servers(&self) -> BTreeSet<String> {
         (self.structure.nodes.iter())
             .filter(|n| n.is_mcp())
             .filter_map(|n| Some(n.tool.as_deref()?.split_once(':')?.0.to_owned()))
+            .filter(|server| server != pml_structure::DYNAMIC_NAME)
             .collect()
     }
 

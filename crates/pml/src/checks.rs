@@ -71,6 +71,11 @@ pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Pr
         let Some((server, tool)) = node.tool.as_deref().and_then(|t| t.split_once(':')) else {
             continue;
         };
+        // A server or tool named at run time (`fs:?`): checked when the call is made. A known
+        // server must be configured all the same.
+        if server == pml_structure::DYNAMIC_NAME {
+            continue;
+        }
         let at = |message: String| Problem {
             at: Some((node.span.line, node.span.column)),
             message,
@@ -91,7 +96,7 @@ pub fn check_calls(structure: &StaticStructure, offered: &Offered<'_>) -> Vec<Pr
             )));
             continue;
         }
-        if !offered.listed.contains(server) {
+        if !offered.listed.contains(server) || tool == pml_structure::DYNAMIC_NAME {
             continue;
         }
         let name = format!("{server}:{tool}");

@@ -298,12 +298,13 @@ const n = JSON.parse(await fetch("x"));
             fn1
             n1 fs:read {path=ref(p)} @fn1
             n2 fs:read
-            n3 code:JSON.parse `JSON.parse(await fetch("x"))` {fetch=ref(fetch)}
-            edges: fn1->n1 n2->n3
-            vars: n=n3
+            n3 fs:?
+            n4 code:JSON.parse `JSON.parse(await fetch("x"))` {fetch=ref(fetch)}
+            edges: fn1->n1 n2->n3 n3->n4
+            vars: n=n4
             literals: name="read"
-            Warning 5:7 `mcp.fs[args.tool]`: the server or tool name is computed at run time, so this call is not analysed statically [dynamic-call]
-            Warning 6:11 n3 (code:JSON.parse): code reaches `fetch` (network i/o) at byte 17, so it is not pure [impure-code]
+            Warning 5:7 `mcp.fs[args.tool]`: the server or tool name is computed at run time, so what this call does is not known statically [dynamic-call]
+            Warning 6:11 n4 (code:JSON.parse): code reaches `fetch` (network i/o) at byte 17, so it is not pure [impure-code]
         "#]],
     );
 }
@@ -465,8 +466,9 @@ await mcp2.fs.read({});
             n3 memory:read_graph
             n4 everything:echo {message="x"}
             n5 db:query
-            edges: n1->n2 n2->n3 n3->n4 n4->n5
-            Warning 11:7 `fs[args.tool]`: the server or tool name is computed at run time, so this call is not analysed statically [dynamic-call]
+            n6 filesystem:?
+            edges: n1->n2 n2->n3 n3->n4 n4->n5 n5->n6
+            Warning 11:7 `fs[args.tool]`: the server or tool name is computed at run time, so what this call does is not known statically [dynamic-call]
             Warning 12:7 `mcp2`: pml does not model an object literal with methods or accessors; where the program uses it, the structure refers to it by name [unmodelled-declaration]
         "#]],
     );

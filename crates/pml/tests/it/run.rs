@@ -764,3 +764,47 @@ fn limit_errors_name_the_line_the_limit_and_the_flag() {
         "the run stopped at 2:45: it would make more than 3 tool calls, its limit (--max-calls raises it)"
     );
 }
+
+#[test]
+fn calls_by_computed_names_and_in_methods_are_traced_under_their_nodes() {
+    // The server and tool names come from `args`; the call in a class method and in an object's
+    // method: each runs under a node of its own, its events carrying the tool that ran.
+    let program = TempProgram::new(
+        "computed",
+        "computed.js",
+        r#"class Client {
+  constructor(server) { this.server = server; }
+  async say(message) { return mcp[this.server].echo({ message }); }
+}
+const tools = { async shout(m) { return await mcp.everything[args.tool]({ message: m + "!" }); } };
+const c = new Client(args.server);
+const a = await c.say("a");
+const b = await tools.shout("b");
+const d = await mcp[args.server][args.tool]({ message: "d" });
+return [a, b, d];
+"#,
+    );
+    let report = run(
+        &program.file,
+        RunOptions {
+            args: json!({"server": "everything", "tool": "echo"}),
+            store: None,
+            ..RunOptions::default()
+        },
+    );
+    assert!(report.ok, "{:?}", report.error);
+    assert_eq!(report.result, json!(["Echo: a", "Echo: b!", "Echo: d"]));
+    let calls: Vec<(String, String)> = (report.trace.iter())
+        .filter(|e| e.event == "tool_end")
+        .map(|e| (e.task_id.clone().unwrap_or_default(), e.tool.clone()))
+        .collect();
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert!(
+        calls
+            .iter()
+            .all(|(id, tool)| !id.is_empty() && tool == "everything:echo"),
+        "{calls:?}"
+    );
+    let ids: std::collections::BTreeSet<&String> = calls.iter().map(|(id, _)| id).collect();
+    assert_eq!(ids.len(), 3, "a node each: {calls:?}");
+}
