@@ -904,15 +904,15 @@ impl<'a> Builder<'a> {
         use swc_ecma_ast::{ClassMember, ParamOrTsParamProp};
         let owner = name.unwrap_or("(class)");
         for member in &class.body {
-            let (span, method, parts) = match member {
+            let (method, code, parts) = match member {
                 ClassMember::Method(m) => (
-                    m.function.span,
                     fold::prop_name(&m.key).unwrap_or_else(|| "[computed]".into()),
+                    self.method_code(&m.function, m.key.span()),
                     function_of(&m.function),
                 ),
                 ClassMember::PrivateMethod(m) => (
-                    m.function.span,
                     format!("#{}", m.key.name),
+                    self.method_code(&m.function, m.key.span),
                     function_of(&m.function),
                 ),
                 ClassMember::Constructor(c) => {
@@ -928,20 +928,28 @@ impl<'a> Builder<'a> {
                         body: CallbackBody::Block(&body.stmts),
                         body_span: body.span,
                     };
-                    (c.span, "constructor".into(), parts)
+                    let rest = self.text(SwcSpan::new(c.key.span().hi, c.span.hi));
+                    ("constructor".into(), format!("(function {rest})"), parts)
                 }
                 ClassMember::ClassProp(p) => {
-                    let Some(parts) = p.value.as_deref().and_then(callback) else {
+                    let Some(value) = p.value.as_deref() else {
+                        continue;
+                    };
+                    let Some(parts) = callback(value) else {
                         continue;
                     };
                     let key = fold::prop_name(&p.key).unwrap_or_else(|| "[computed]".into());
-                    (p.span, key, parts)
+                    (key, format!("({})", self.text(value.span())), parts)
                 }
                 ClassMember::PrivateProp(p) => {
-                    let Some(parts) = p.value.as_deref().and_then(callback) else {
+                    let Some(value) = p.value.as_deref() else {
                         continue;
                     };
-                    (p.span, format!("#{}", p.key.name), parts)
+                    let Some(parts) = callback(value) else {
+                        continue;
+                    };
+                    let key = format!("#{}", p.key.name);
+                    (key, format!("({})", self.text(value.span())), parts)
                 }
                 ClassMember::StaticBlock(b) => {
                     let parts = ArrowOrFn {
@@ -949,43 +957,49 @@ impl<'a> Builder<'a> {
                         body: CallbackBody::Block(&b.body.stmts),
                         body_span: b.body.span,
                     };
-                    (b.span, "static".into(), parts)
+                    let body = self.text(b.body.span);
+                    ("static".into(), format!("(function () {body})"), parts)
                 }
                 _ => continue,
             };
             if !self.calls_in(&parts) {
                 continue;
             }
+            let span = member.span();
             let index = self.declare_function(span, Some(&format!("{owner}.{method}")));
+            self.nodes[index].code = Some(code);
             self.function_body(index, &parts, None);
         }
+    }
+
+    /// A method's code as a function expression (`(async function (p) { ... })` for
+    /// `async load(p) { ... }`), which reads as the method does wherever it stands (a
+    /// method's own text is no statement or expression of its own).
+    fn method_code(&self, f: &swc_ecma_ast::Function, key: SwcSpan) -> String {
+        let rest = self.text(SwcSpan::new(key.hi, f.span.hi));
+        let (a, star) = (
+            if f.is_async { "async " } else { "" },
+            if f.is_generator { "*" } else { "" },
+        );
+        format!("({a}function{star} {rest})")
     }
 
     /// A method, getter or setter of an object literal that calls tools: a local function of
     /// its own, as a class's methods are.
     fn object_method(&mut self, prop: &Prop) {
-        let (span, name, parts) = match prop {
-            Prop::Method(m) => (
-                m.function.span,
-                fold::prop_name(&m.key),
-                function_of(&m.function),
-            ),
-            Prop::Getter(g) => (
-                g.function.span,
-                fold::prop_name(&g.key),
-                function_of(&g.function),
-            ),
-            Prop::Setter(s) => (
-                s.function.span,
-                fold::prop_name(&s.key),
-                function_of(&s.function),
-            ),
+        let (name, key, function) = match prop {
+            Prop::Method(m) => (fold::prop_name(&m.key), m.key.span(), &m.function),
+            Prop::Getter(g) => (fold::prop_name(&g.key), g.key.span(), &g.function),
+            Prop::Setter(s) => (fold::prop_name(&s.key), s.key.span(), &s.function),
             _ => return,
         };
+        let parts = function_of(function);
         if !self.calls_in(&parts) {
             return;
         }
-        let index = self.declare_function(span, name.as_deref());
+        let code = self.method_code(function, key);
+        let index = self.declare_function(prop.span(), name.as_deref());
+        self.nodes[index].code = Some(code);
         self.function_body(index, &parts, None);
     }
 
@@ -1717,9 +1731,20 @@ impl<'a> Builder<'a> {
             Expr::Call(call) => self.call(call, pos),
             Expr::Ident(id) => match self.lookup(&id.sym) {
                 Some(Binding::Node(v)) => Out::value(v.clone()),
+                Some(Binding::McpTool(server, tool)) => {
+                    let (server, tool) = (server.clone(), tool.clone());
+                    self.tool_value(e, &server, &tool);
+                    Out::default()
+                }
                 _ => Out::default(),
             },
-            Expr::Member(m) => self.member(m, pos),
+            Expr::Member(m) => match self.mcp_alias(e) {
+                Some(Binding::McpTool(server, tool)) => {
+                    self.tool_value(e, &server, &tool);
+                    Out::default()
+                }
+                _ => self.member(m, pos),
+            },
             Expr::Array(arr) => {
                 let child = if pos == Position::Nested {
                     Position::Nested
@@ -3085,6 +3110,31 @@ impl<'a> Builder<'a> {
         let function = self.offsets(function);
         self.probe(ProbeKind::Invoke, Site::Invoke { function });
         id
+    }
+
+    /// A tool used as a value (`names.map(mcp.fs.read)`, `then(read)`): a node of its own,
+    /// without arguments (they are known only when a call is made through it); the value is
+    /// wrapped so that every call made through it is traced under that node.
+    fn tool_value(&mut self, e: &Expr, server: &str, tool: &str) {
+        let mut node = self.new_node(NodeKind::Task, e.span());
+        node.tool = Some(concat(&[server, ":", tool]));
+        let id = self.add_node(node);
+        self.warn(
+            diagnostics::FUNCTION_VALUE,
+            format!(
+                "{id}: `{}` is used as a value: the calls made through it are traced under {id}, but when, how often and with which arguments is up to whoever calls it",
+                self.text(e.span())
+            ),
+            e.span(),
+        );
+        let callee = self.offsets(e.span());
+        self.probe(
+            ProbeKind::Call,
+            Site::Call {
+                callee,
+                awaited: false,
+            },
+        );
     }
 
     /// What `e` is when it names `mcp`, one of its servers or tools (directly or through an

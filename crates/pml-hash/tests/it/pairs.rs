@@ -348,3 +348,18 @@ fn what_a_helper_calls_counts() {
         "await mcp.db.list({}).then(r => mcp.db.remove({ ids: r.ids }));",
     );
 }
+
+#[test]
+fn methods_that_call_tools_hash_by_meaning() {
+    let a = "class A {\n  async load(name) {\n    const f = await mcp.fs.read({ path: name });\n    return f.content.trim();\n  }\n}\nreturn await new A().load(\"x\");\n";
+    let renamed = "class A {\n  async load(p) {\n    const file = await mcp.fs.read({path: p}); // read\n    return file.content.trim();\n  }\n}\nreturn await new A().load(\"x\");\n";
+    let changed = "class A {\n  async load(p) {\n    const file = await mcp.fs.read({path: p});\n    return file.content.trimEnd();\n  }\n}\nreturn await new A().load(\"x\");\n";
+    same(a, renamed);
+    differ(a, changed);
+    let object = "const api = { async load(name) { return (await mcp.fs.read({ path: name })).content; } };\nreturn api.load(\"x\");\n";
+    let object_renamed = "const api = {\n  async load(n) {\n    return (await mcp.fs.read({ path: n })).content;\n  },\n};\nreturn api.load(\"x\");\n";
+    let getter =
+        "const api = { get load() { return mcp.fs.read({ path: \"x\" }); } };\nreturn api.load;\n";
+    same(object, object_renamed);
+    differ(object, getter);
+}

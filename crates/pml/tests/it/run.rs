@@ -690,8 +690,8 @@ fn approve_prompt_asks_once_for_the_plan() {
 for (const name of ["a", "b", "c"]) {
   await mcp.memory.create_entities({ entities: [{ name, entityType: "x", observations: [] }] });
 }
-const helper = { async more() { return mcp.memory.create_entities({ entities: [{ name: "d", entityType: "x", observations: [] }] }); } };
-await helper.more();
+const tool = Date.now() > 0 ? "create_entities" : "none";
+await mcp.memory[tool]({ entities: [{ name: "d", entityType: "x", observations: [] }] });
 return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
     );
     let perms = TempProgram::new(
@@ -708,7 +708,8 @@ return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
         ),
         "{stderr}"
     );
-    // Asked once for the loop's three calls, once more for the unforeseen one.
+    // Asked once for the loop's three calls, once more for the one whose tool the plan could
+    // not name.
     assert_eq!(stderr.matches("[y/N]").count(), 2, "{stderr}");
     assert!(
         stderr.contains("pml: a call the approved plan does not cover: memory:create_entities"),
@@ -766,9 +767,10 @@ fn limit_errors_name_the_line_the_limit_and_the_flag() {
 }
 
 #[test]
-fn calls_by_computed_names_and_in_methods_are_traced_under_their_nodes() {
+fn calls_by_computed_names_in_methods_and_through_tool_values_are_traced_under_their_nodes() {
     // The server and tool names come from `args`; the call in a class method and in an object's
-    // method: each runs under a node of its own, its events carrying the tool that ran.
+    // method; a tool passed as a value: each runs under a node of its own, its events carrying
+    // the tool that ran.
     let program = TempProgram::new(
         "computed",
         "computed.js",
@@ -781,7 +783,8 @@ const c = new Client(args.server);
 const a = await c.say("a");
 const b = await tools.shout("b");
 const d = await mcp[args.server][args.tool]({ message: "d" });
-return [a, b, d];
+const e = await Promise.all([{ message: "e" }, { message: "f" }].map(mcp.everything.echo));
+return [a, b, d, ...e];
 "#,
     );
     let report = run(
@@ -793,12 +796,15 @@ return [a, b, d];
         },
     );
     assert!(report.ok, "{:?}", report.error);
-    assert_eq!(report.result, json!(["Echo: a", "Echo: b!", "Echo: d"]));
+    assert_eq!(
+        report.result,
+        json!(["Echo: a", "Echo: b!", "Echo: d", "Echo: e", "Echo: f"])
+    );
     let calls: Vec<(String, String)> = (report.trace.iter())
         .filter(|e| e.event == "tool_end")
         .map(|e| (e.task_id.clone().unwrap_or_default(), e.tool.clone()))
         .collect();
-    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert_eq!(calls.len(), 5, "{calls:?}");
     assert!(
         calls
             .iter()
@@ -806,5 +812,9 @@ return [a, b, d];
         "{calls:?}"
     );
     let ids: std::collections::BTreeSet<&String> = calls.iter().map(|(id, _)| id).collect();
-    assert_eq!(ids.len(), 3, "a node each: {calls:?}");
+    assert_eq!(
+        ids.len(),
+        4,
+        "a node each, the tool value's two calls under one: {calls:?}"
+    );
 }
