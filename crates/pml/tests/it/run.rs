@@ -70,11 +70,11 @@ impl Drop for TempProgram {
 fn examples_give_their_results() {
     let r = run(&example("etl-files"), RunOptions::default());
     assert!(r.ok, "{:?}", r.error);
+    traced(&r);
     assert_eq!(
         r.result,
         json!({"written": 3, "names": ["Ada Lovelace", "Alan Turing", "Grace Hopper"], "reportHasSize": true})
     );
-    // Every operation is traced under its node of the structure.
     let ops: Vec<&str> = (r.trace.iter())
         .filter(|e| e.event == "tool_end")
         .map(|e| e.tool.as_str())
@@ -83,10 +83,10 @@ fn examples_give_their_results() {
         ops.contains(&"code:filter") && ops.contains(&"code:sort"),
         "{ops:?}"
     );
-    assert!(r.trace.iter().all(|e| e.task_id.is_some()), "{:?}", r.trace);
 
     let r = run(&example("knowledge-graph"), RunOptions::default());
     assert!(r.ok, "{:?}", r.error);
+    traced(&r);
     assert_eq!(r.result["created"], 4);
     assert_eq!(r.result["people"], 3);
     assert_eq!(
@@ -96,6 +96,7 @@ fn examples_give_their_results() {
 
     let r = run(&example("parallel-reads"), RunOptions::default());
     assert!(r.ok, "{:?}", r.error);
+    traced(&r);
     assert_eq!(
         r.result,
         json!({"files": 4, "lines": [4, 4, 4, 4], "first": "# notes a"})
@@ -103,6 +104,7 @@ fn examples_give_their_results() {
 
     let r = run(&example("branches"), RunOptions::default());
     assert!(r.ok, "{:?}", r.error);
+    traced(&r);
     assert_eq!(
         r.result,
         json!({"mode": "summary", "big": ["alpha", "gamma"]})
@@ -132,6 +134,7 @@ fn examples_give_their_results() {
 
     let r = run(&example("directory-loop"), RunOptions::default());
     assert!(r.ok, "{:?}", r.error);
+    traced(&r);
     assert_eq!(r.result["todos"], 6);
     // The loop's calls are traced one by one.
     let reads = r
@@ -140,6 +143,14 @@ fn examples_give_their_results() {
         .filter(|t| *t == "filesystem:read_text_file")
         .count();
     assert_eq!(reads, 4);
+}
+
+/// Every operation of the run is traced under its node of the structure.
+#[track_caller]
+fn traced(r: &RunReport) {
+    if let Some(e) = r.trace.iter().find(|e| e.task_id.is_none()) {
+        panic!("an event without a node: {e:?}");
+    }
 }
 
 #[test]
