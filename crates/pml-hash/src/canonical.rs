@@ -14,7 +14,7 @@ use crate::parse;
 use crate::print::{self, is_ident_name, is_simple_path, quote_str, Printer, Resolve};
 
 /// First line of every canonical form.
-pub const VERSION_TAG: &str = "pml-hash/v3";
+pub const VERSION_TAG: &str = "pml-hash/v4";
 
 /// What `[*]` (the builder's "every element", not JavaScript) becomes while parsing.
 const EACH: &str = "__pml_each__";
@@ -352,6 +352,49 @@ impl<'s> Names<'s> {
         unused(arguments, &used)
     }
 
+    /// Append the code of a local function: one printing for its declaration, arrow and
+    /// method forms (see `Printer::function_code`); other code as loop code is.
+    fn function_code(&mut self, code: &str, out: &mut String) -> Vec<&'s ArgumentValue> {
+        if self.parsing == Parsing::Full {
+            let (src, body) = parse::parse_program(code);
+            if let Ok(body) = body {
+                let mut used = Vec::new();
+                let resolver = Resolver {
+                    names: self,
+                    mode: Mode::Code {
+                        arguments: None,
+                        used: &mut used,
+                    },
+                };
+                let mut p = Printer::with_buffer(&src, resolver, std::mem::take(out));
+                // Prints nothing when it is not one function.
+                let printed = p.function_code(&body);
+                *out = p.into_buffer();
+                if printed {
+                    return Vec::new();
+                }
+            } else if let Some((src, e)) = parse::parse_expression(&[code]) {
+                // `function (a) {...}` is no statement: it reads as an expression.
+                let mut used = Vec::new();
+                let resolver = Resolver {
+                    names: self,
+                    mode: Mode::Code {
+                        arguments: None,
+                        used: &mut used,
+                    },
+                };
+                let mut p = Printer::with_buffer(&src, resolver, std::mem::take(out));
+                let printed = p.function_expr(&e);
+                *out = p.into_buffer();
+                drop(e);
+                if printed {
+                    return Vec::new();
+                }
+            }
+        }
+        self.loop_code(code, None, out)
+    }
+
     /// An argument value: `lit <value>`, `ref <expression>`, `param "<name>"`,
     /// `obj {"<key>": <value>, ...}` or `arr [<value>, ...]`. Inside `obj`/`arr` (`nested`) an
     /// expression is written as a string, so every value is delimited on its line.
@@ -480,6 +523,8 @@ impl<'s> Names<'s> {
             out.push_str("  code ");
             let unused = if n.kind == NodeKind::Task && n.is_code() {
                 self.task_code(code, n.arguments.as_ref(), out)
+            } else if n.kind == NodeKind::Function {
+                self.function_code(code, out)
             } else {
                 self.loop_code(code, n.arguments.as_ref(), out)
             };

@@ -659,6 +659,63 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
         self.leave();
     }
 
+    /// A local function's code, whatever form it was written in (`function f(a) {...}`,
+    /// `async (a) => ...`, `(function (a) {...})` of a method): one printing, its own name
+    /// left out, an expression body as `{ return e; }` (`async function(_p0) { ... }`). False
+    /// when `stmts` is not one function.
+    pub(crate) fn function_code(&mut self, stmts: &'a [Stmt]) -> bool {
+        let [stmt] = stmts else { return false };
+        match stmt {
+            Stmt::Decl(Decl::Fn(f)) => {
+                self.function_head(&f.function);
+                self.function_rest(&f.function);
+                true
+            }
+            Stmt::Expr(e) => self.function_expr(&e.expr),
+            _ => false,
+        }
+    }
+
+    /// [`Self::function_code`] of a function written as an expression.
+    pub(crate) fn function_expr(&mut self, e: &'a Expr) -> bool {
+        match strip(e) {
+            Expr::Fn(f) => {
+                self.function_head(&f.function);
+                self.function_rest(&f.function);
+            }
+            Expr::Arrow(a) => {
+                let body = match &*a.body {
+                    swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),
+                    swc_ecma_ast::ArrowFunctionBody::Expr(_) => None,
+                };
+                self.enter(scope::function_names(a.params.iter(), body));
+                self.out.push_str(if a.is_async {
+                    "async function("
+                } else {
+                    "function("
+                });
+                for (i, p) in a.params.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.pat(p);
+                }
+                self.out.push_str(") ");
+                match &*a.body {
+                    swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => self.braced(&b.stmts),
+                    swc_ecma_ast::ArrowFunctionBody::Expr(e) => {
+                        self.out.push_str("{ return ");
+                        self.expr(e, SEQ);
+                        self.out.push_str("; }");
+                    }
+                }
+                self.leave();
+            }
+            _ => return false,
+        }
+        true
+    }
+
     fn arrow(&mut self, a: &'a ArrowExpr) {
         let body = match &*a.body {
             swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),

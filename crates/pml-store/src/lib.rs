@@ -16,12 +16,15 @@
 //!   not a database, or a server that cannot be reached is an error, never a new empty store.
 //! - A capability is stored once per `code_hash`; a name points to exactly one capability;
 //!   saving under a name that points elsewhere is refused unless the caller asks to move it.
+//! - Hashes are computed under one version of the semantic hash (`pml_meta.hash_version`);
+//!   [`Store::rehash`] brings a store kept under an older one to the caller's.
 //! - Every write is one transaction that takes the write lock first (SQLite `BEGIN IMMEDIATE`,
 //!   PostgreSQL an advisory transaction lock): several processes writing at once wait for
 //!   each other instead of failing or losing a write.
 
 mod capabilities;
 mod journal;
+mod rehash;
 mod runs;
 mod schema;
 
@@ -33,6 +36,7 @@ use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 
 pub use capabilities::{Capability, CapabilitySummary, NewCapability, Removed, SaveOutcome, Saved};
 pub use journal::{CallState, JournalEntry, JournalWriter, RunStart};
+pub use rehash::{Rehashed, Rehasher, FIRST_RECORDED_VERSION};
 pub use runs::{new_run_id, LearningRun, NewRun, Run, RunSummary, RESULT_PREVIEW_BYTES};
 
 /// The database behind a store.

@@ -28,13 +28,46 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The semantic hash of `code` as `pml save` computes it (`None` when it has errors).
+/// The semantic hash of `code` as `pml save` and `pml run` compute it (`None` when it has
+/// errors): the hash of its JavaScript (TypeScript types blanked out), what runs.
 pub fn program_hash(code: &str, dialect: Dialect) -> Option<String> {
+    let javascript = match dialect {
+        Dialect::TypeScript => pml_structure::strip_types(code).ok()?,
+        Dialect::JavaScript => code.to_owned(),
+    };
     let options = AnalyzeOptions {
-        dialect,
+        dialect: Dialect::JavaScript,
         ..Default::default()
     };
-    crate::semantic_hash(&crate::analyze(code, &options).structure).ok()
+    crate::semantic_hash(&crate::analyze(&javascript, &options).structure).ok()
+}
+
+/// The capability store at `location`, opened (created, migrated) and its hashes brought to
+/// this pml's version of the semantic hash ([`pml_store::Store::rehash`]).
+pub async fn open_store(location: &str) -> Result<pml_store::Store, pml_store::StoreError> {
+    let store = pml_store::Store::open(location).await?;
+    store.rehash(&Hashes).await?;
+    Ok(store)
+}
+
+/// What the store re-hashes with: [`program_hash`] of a source saved from TypeScript or
+/// JavaScript, and its structure as `pml save` keeps it.
+struct Hashes;
+
+impl pml_store::Rehasher for Hashes {
+    fn version(&self) -> &str {
+        pml_hash::VERSION_TAG
+    }
+
+    fn hash(&self, source: &str) -> Option<(String, Value)> {
+        let hash = program_hash(source, Dialect::TypeScript)?;
+        let options = AnalyzeOptions {
+            dialect: Dialect::TypeScript,
+            ..Default::default()
+        };
+        let structure = crate::analyze(source, &options).structure;
+        Some((hash, serde_json::to_value(&structure).unwrap_or_default()))
+    }
 }
 
 /// The record of a finished run of the program whose hash is `program_hash` (from `file`,
@@ -94,7 +127,10 @@ pub fn prepare(
     description: Option<&str>,
 ) -> Result<NewCapability, Vec<Diagnostic>> {
     let structure = crate::analyze(code, options).structure;
-    let code_hash = crate::semantic_hash(&structure).map_err(|e| e.errors)?;
+    crate::semantic_hash(&structure).map_err(|e| e.errors)?;
+    // The hash of what runs (its JavaScript), as a run of it records it.
+    let code_hash =
+        program_hash(code, options.dialect).ok_or_else(|| structure.diagnostics.clone())?;
     let normalized_code = crate::normalize_variable_names(code, &structure.variable_bindings).code;
     let parameterized = pml_structure::parameterize(code, options.dialect);
     let mut tools: Vec<String> = Vec::new();

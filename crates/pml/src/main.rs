@@ -1282,7 +1282,7 @@ fn replay_command(
         Err(code) => return code,
     };
     let replayed = runtime.block_on(async {
-        let store = pml_store::Store::open(&location)
+        let store = pml::capability::open_store(&location)
             .await
             .map_err(|e| pml::run::RunSetupError::Setup(e.to_string()))?;
         let replayed = pml::replay::replay(&store, run, file, args).await;

@@ -645,7 +645,7 @@ pub async fn run_file(file: &Path, options: &RunOptions) -> Result<RunOutput, Ru
     // The store opens while the servers start, unless what comes before them needs it (the
     // run to resume, the capabilities the program calls).
     let mut opening = options.store.clone().map(|location| {
-        tokio::spawn(async move { pml_store::Store::open(&location).await.map(Arc::new) })
+        tokio::spawn(async move { crate::capability::open_store(&location).await.map(Arc::new) })
     });
     let mut store_ms = 0.0;
     let mut store: Option<Arc<pml_store::Store>> = None;
@@ -1306,7 +1306,7 @@ pub async fn check_file(
     let Analyzed { analysis, .. } = Analyzed::of(ProgramSource::read(file)?)?;
     let calls_capabilities = analysis.calls_capabilities();
     let store = match (calls_capabilities, store) {
-        (true, Some(location)) => Some(pml_store::Store::open(&location).await?),
+        (true, Some(location)) => Some(crate::capability::open_store(&location).await?),
         _ => None,
     };
     let called = match calls_capabilities {

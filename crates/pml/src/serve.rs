@@ -215,7 +215,7 @@ impl Gateway {
     /// Opens the store and, with `warm`, starts every server.
     pub async fn new(options: ServeOptions) -> Result<Self, ServeError> {
         let store = match &options.store {
-            Some(location) => Some(Arc::new(pml_store::Store::open(location).await?)),
+            Some(location) => Some(Arc::new(crate::capability::open_store(location).await?)),
             None => None,
         };
         let clients = Arc::new(McpClients::new(

@@ -136,7 +136,9 @@ fn with_store<T>(
     let location = location(arg)?;
     let runtime = small_runtime()?;
     runtime.block_on(async {
-        let store = Store::open(&location).await.map_err(|e| failed(&e))?;
+        let store = pml::capability::open_store(&location)
+            .await
+            .map_err(|e| failed(&e))?;
         let out = work(&store).await;
         store.close().await;
         out.map_err(|e| failed(&e))
@@ -277,7 +279,7 @@ pub fn view(
     };
     let drawn = runtime.block_on(async {
         let store = match &location {
-            Some(location) => Some(Store::open(location).await?),
+            Some(location) => Some(pml::capability::open_store(location).await?),
             None => None,
         };
         let drawn = pml::view::view(request, store.as_ref()).await;
@@ -327,7 +329,7 @@ pub fn learn(
         Err(code) => return code,
     };
     let learned = runtime.block_on(async {
-        let store = Store::open(&location).await?;
+        let store = pml::capability::open_store(&location).await?;
         let learner = match mcp_only {
             true => pml_learn::Learner::mcp_only(),
             false => pml_learn::Learner::new(),
@@ -432,7 +434,9 @@ fn runs_diff(a: &str, b: &str, store: &StoreArg, json: bool) -> ExitCode {
         Err(code) => return code,
     };
     let compared = runtime.block_on(async {
-        let store = Store::open(&location).await.map_err(DiffFailure::Store)?;
+        let store = pml::capability::open_store(&location)
+            .await
+            .map_err(DiffFailure::Store)?;
         let loaded = async {
             Ok::<_, DiffFailure>((
                 finished_run(&store, a).await?,

@@ -363,3 +363,16 @@ fn methods_that_call_tools_hash_by_meaning() {
     same(object, object_renamed);
     differ(object, getter);
 }
+
+#[test]
+fn a_helper_hashes_alike_as_a_declaration_an_arrow_or_a_function_expression() {
+    let declaration = "async function load(name) {\n  return (await mcp.fs.read({ path: name })).content;\n}\nconst a = await load(\"a\");\nreturn await load(a);\n";
+    let arrow = "const load = async (name) => {\n  return (await mcp.fs.read({ path: name })).content;\n};\nconst a = await load(\"a\");\nreturn await load(a);\n";
+    let concise = "const load = async (p) => (await mcp.fs.read({ path: p })).content;\nconst a = await load(\"a\");\nreturn await load(a);\n";
+    let expression = "const load = async function (n) {\n  return (await mcp.fs.read({ path: n })).content;\n};\nconst a = await load(\"a\");\nreturn await load(a);\n";
+    same(declaration, arrow);
+    same(declaration, concise);
+    same(declaration, expression);
+    let other = "async function load(name) {\n  return (await mcp.fs.read({ path: name })).content.trim();\n}\nconst a = await load(\"a\");\nreturn await load(a);\n";
+    differ(declaration, other);
+}

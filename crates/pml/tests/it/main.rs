@@ -11,6 +11,7 @@ mod kills;
 mod learn;
 mod otlp;
 mod postgres;
+mod rehash;
 mod replay;
 mod run;
 mod serve;
