@@ -393,6 +393,8 @@ struct NodeMap {
     structure: StaticStructure,
     /// Node id -> index in `structure.nodes`.
     index: HashMap<String, usize>,
+    /// Operation node id -> the task of the physical DAG that fuses it with others (`n2+n3`).
+    fused: HashMap<String, String>,
 }
 
 impl NodeMap {
@@ -400,11 +402,19 @@ impl NodeMap {
         let index = (program.structure.nodes.iter().enumerate())
             .map(|(i, n)| (n.id.clone(), i))
             .collect();
+        let fused = (program.physical.physical_to_logical.iter())
+            .flatten()
+            .filter(|(_, logical)| logical.len() > 1)
+            .flat_map(|(physical, logical)| {
+                logical.iter().map(move |id| (id.clone(), physical.clone()))
+            })
+            .collect();
         NodeMap {
             instrumented: program.instrumented.clone(),
             source: program.source.clone(),
             structure: program.structure.clone(),
             index,
+            fused,
         }
     }
 
@@ -497,8 +507,11 @@ impl NodeMap {
             });
             return Some(node.id.clone());
         }
+        // Each operation with its own time; the fused task it is part of named beside it (a
+        // fused task's time is its operations' own, never one figure counted k times).
         let op = Op {
             task_id: Some(&node.id),
+            physical_task_id: self.fused.get(&node.id).map(String::as_str),
             tool: node.tool.as_deref().unwrap_or_default(),
             iteration,
             ..Op::default()

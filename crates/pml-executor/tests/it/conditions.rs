@@ -337,7 +337,14 @@ return ids;
     assert_ok(&report);
     assert_eq!(report.result, json!([1, 3]));
     check_trace_pairs(&report);
-    // Each operation under its own node, with its own time, whatever the optimizer fused.
+    // Each operation under its own node, with its own time, the fused task it is part of
+    // named beside it.
+    let fused = (p.physical.physical_to_logical.iter())
+        .flatten()
+        .find(|(_, logical)| logical.len() > 1)
+        .map(|(physical, logical)| (physical.clone(), logical.clone()));
+    let (fused, members) = fused.expect("the chain is fused");
+    assert!(members.len() >= 2, "{members:?}");
     for (id, tool) in [
         ("n2", "code:JSON.parse"),
         ("n3", "code:filter"),
@@ -349,7 +356,8 @@ return ids;
         assert_eq!(events.len(), 2, "{id}: {events:?}");
         for e in &events {
             assert_eq!(e.tool, tool, "{e:?}");
-            assert_eq!(e.physical_task_id, None);
+            let expected = members.contains(&id.to_owned()).then_some(fused.as_str());
+            assert_eq!(e.physical_task_id.as_deref(), expected, "{e:?}");
         }
         assert_eq!(events[1].success, Some(true));
         assert!(events[1].duration_ms.unwrap() < 50.0, "{:?}", events[1]);

@@ -230,3 +230,62 @@ fn fork_join_fusion_alone_leaves_chains_apart() {
         ]
     );
 }
+
+/// A fused task depends on everything each task it fuses depended on outside it (each such
+/// dependency as the physical task that holds it), over every fixture and a chain that reads
+/// two results.
+#[test]
+fn a_fused_task_keeps_the_outside_dependencies_of_every_task_it_fuses() {
+    let mut programs: Vec<String> = vec![r#"const a = await mcp.db.q({});
+const b = await mcp.db.r({});
+const ok = a.filter((v) => v.ok);
+const both = ok.concat(b.rows);
+const ids = both.map((v) => v.id);
+await mcp.out.put({ ids });"#
+        .to_owned()];
+    for fixture in
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures")).unwrap()
+    {
+        let input = fixture.unwrap().path().join("input.ts");
+        if let Ok(code) = std::fs::read_to_string(&input) {
+            programs.push(code);
+        }
+    }
+    let mut fused = 0;
+    for code in programs {
+        let s = build_structure(&code, &BuildOptions::default()).structure;
+        if s.has_errors() {
+            continue;
+        }
+        let logical = to_dag(&s, &Default::default());
+        let physical = optimize(&logical, &Default::default()).physical;
+        let map = physical.physical_to_logical.clone().unwrap();
+        let holder = |logical_id: &str| {
+            map.iter()
+                .find(|(_, ids)| ids.iter().any(|i| i == logical_id))
+                .map(|(p, _)| p.clone())
+        };
+        for task in physical.tasks.iter() {
+            let members = &map[&task.id];
+            if members.len() < 2 {
+                continue;
+            }
+            fused += 1;
+            for member in members {
+                let Some(l) = logical.tasks.iter().find(|t| &t.id == member) else {
+                    continue;
+                };
+                for dep in l.depends_on.iter().filter(|d| !members.contains(d)) {
+                    let outside = holder(dep).unwrap_or_else(|| dep.clone());
+                    assert!(
+                        task.depends_on.contains(&outside),
+                        "{}: {member} depends on {dep} ({outside}), the fused task does not: {:?}\n{code}",
+                        task.id,
+                        task.depends_on
+                    );
+                }
+            }
+        }
+    }
+    assert!(fused > 5, "{fused} fused tasks checked");
+}
