@@ -153,6 +153,50 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
     }
 }
 
+/// TypeScript `source` as JavaScript (its types blanked out, as [`strip_types`] does) and
+/// the structure of that JavaScript (as [`build_structure`] builds it), from one parse of
+/// `source`: the blanked-out text keeps every token where it was, so the syntax tree of the
+/// TypeScript is walked with the JavaScript's text.
+pub fn build_typescript(
+    source: &str,
+    options: &BuildOptions,
+) -> Result<(String, BuildReturn), StripError> {
+    let lines = parse::LineIndex::new(source);
+    if let Some((offset, message)) = refuse(source, Dialect::TypeScript) {
+        let (line, column) = lines.line_col(source, offset);
+        return Err(StripError::Refused {
+            message,
+            line,
+            column,
+        });
+    }
+    let options = BuildOptions {
+        dialect: Dialect::JavaScript,
+        ..options.clone()
+    };
+    on_big_stack(|| {
+        let started = Instant::now();
+        let parsed = strip::parse_typescript(source, &lines)?;
+        let parse_ms = started.elapsed().as_secs_f64() * 1e3;
+        let javascript = strip::strip_parsed(source, &parsed, &lines)?;
+        let mut parsed = parsed;
+        strip::unwrap_type_expressions(&mut parsed.body, &javascript, parsed.base);
+        let js_lines = parse::LineIndex::new(&javascript);
+        let parallel = !options.one_thread && javascript.len() >= PARALLEL_FROM_BYTES;
+        let (ret, tree) = walk_parsed(
+            &javascript,
+            &options,
+            parallel,
+            &js_lines,
+            Ok(parsed),
+            (0.0, parse_ms),
+        );
+        drop(tree);
+        Ok((javascript, ret))
+    })
+    .unwrap_or(Err(StripError::Internal))
+}
+
 /// Check the syntax of `code` only: the safety scan, then one plain SWC parse of the whole text
 /// on one thread, no walk. Returns the diagnostics (empty when the code parses) and the timings
 /// (`parse_ms` is the bare parse, the reference `build_structure`'s cost is measured against;
@@ -249,6 +293,20 @@ fn build_on_this_thread(
     let parse_started = Instant::now();
     let parsed = parse::parse_in_two(code, options.dialect, &lines, cut);
     let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
+    walk_parsed(code, options, parallel, &lines, parsed, (scan_ms, parse_ms))
+}
+
+/// The builder's walk over `parsed`: the syntax tree of `code`, or of a text whose every
+/// token has the position it has in `code` (TypeScript whose types `code` blanks out).
+/// `(scan_ms, parse_ms)`: what came before, for the timings.
+fn walk_parsed(
+    code: &str,
+    options: &BuildOptions,
+    parallel: bool,
+    lines: &parse::LineIndex,
+    parsed: Result<parse::Parsed, Vec<Diagnostic>>,
+    (scan_ms, parse_ms): (f64, f64),
+) -> (BuildReturn, Option<parse::Parsed>) {
     let walk_started = Instant::now();
     let mut walk_ms = 0.0;
     let mut instrumented = None;
@@ -261,7 +319,7 @@ fn build_on_this_thread(
                 parallel,
                 || {
                     timed(|| {
-                        let mut b = builder::Builder::new(code, parsed.base, &lines);
+                        let mut b = builder::Builder::new(code, parsed.base, lines);
                         if parallel {
                             b.mutated_names_from(mutated_rx);
                         }

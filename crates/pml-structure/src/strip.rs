@@ -96,28 +96,109 @@ pub fn strip_types(source: &str) -> Result<String, StripError> {
 }
 
 fn strip_on_this_thread(source: &str, lines: &LineIndex) -> Result<String, StripError> {
-    let parsed = match parse::parse(source, Dialect::TypeScript, lines) {
-        Ok(parsed) => parsed,
-        Err(diagnostics) => {
-            return Err(match diagnostics.into_iter().next() {
-                // Decorators are not enabled in the grammar: name them rather than the token.
-                Some(d) if char_at_line_col(source, d.line, d.column) == Some('@') => {
-                    StripError::Unsupported {
-                        construct: "decorator",
-                        message: DECORATORS.into(),
-                        line: d.line,
-                        column: d.column,
-                    }
-                }
-                Some(d) => StripError::Syntax {
-                    message: d.message,
+    let parsed = parse_typescript(source, lines)?;
+    strip_parsed(source, &parsed, lines)
+}
+
+/// `source` parsed as TypeScript; its first error as [`strip_types`] says it.
+pub(crate) fn parse_typescript(
+    source: &str,
+    lines: &LineIndex,
+) -> Result<parse::Parsed, StripError> {
+    match parse::parse(source, Dialect::TypeScript, lines) {
+        Ok(parsed) => Ok(parsed),
+        Err(diagnostics) => Err(match diagnostics.into_iter().next() {
+            // Decorators are not enabled in the grammar: name them rather than the token.
+            Some(d) if char_at_line_col(source, d.line, d.column) == Some('@') => {
+                StripError::Unsupported {
+                    construct: "decorator",
+                    message: DECORATORS.into(),
                     line: d.line,
                     column: d.column,
-                },
-                None => StripError::Internal,
-            });
+                }
+            }
+            Some(d) => StripError::Syntax {
+                message: d.message,
+                line: d.line,
+                column: d.column,
+            },
+            None => StripError::Internal,
+        }),
+    }
+}
+
+/// The syntax tree of TypeScript made the one its JavaScript (`javascript`, the text with its
+/// types blanked out) parses to, for walking it with that text: the expressions that only say
+/// a type (`x as T`, `x!`, `x satisfies T`, `<T>x`, `f<T>`) become what they wrap, and every
+/// span that starts or ends in blanked-out text shrinks to what is left, as the span of the
+/// JavaScript's own token would (a span of JavaScript never starts or ends with white space).
+/// Types elsewhere (on parameters, declarations) are no expressions: the builder never reads
+/// them.
+pub(crate) fn unwrap_type_expressions(body: &mut Vec<Stmt>, javascript: &str, base: u32) {
+    use swc_ecma_visit::{VisitMut, VisitMutWith};
+    struct Unwrap<'t> {
+        text: &'t [u8],
+        base: u32,
+    }
+    impl VisitMut for Unwrap<'_> {
+        fn visit_mut_span(&mut self, span: &mut swc_common::Span) {
+            let at = |pos: BytePos| pos.0.checked_sub(self.base).map(|p| p as usize);
+            let (Some(mut lo), Some(mut hi)) = (at(span.lo), at(span.hi)) else {
+                return;
+            };
+            if hi > self.text.len() || lo > hi {
+                return;
+            }
+            let (lo0, hi0) = (lo, hi);
+            while hi > lo && self.text[hi - 1].is_ascii_whitespace() {
+                hi -= 1;
+            }
+            while lo < hi && self.text[lo].is_ascii_whitespace() {
+                lo += 1;
+            }
+            if (lo, hi) != (lo0, hi0) {
+                *span = swc_common::Span::new(
+                    BytePos(lo as u32 + self.base),
+                    BytePos(hi as u32 + self.base),
+                );
+            }
         }
+
+        fn visit_mut_expr(&mut self, e: &mut Expr) {
+            loop {
+                let inner = match e {
+                    Expr::TsAs(x) => &mut x.expr,
+                    Expr::TsNonNull(x) => &mut x.expr,
+                    Expr::TsSatisfies(x) => &mut x.expr,
+                    Expr::TsTypeAssertion(x) => &mut x.expr,
+                    Expr::TsConstAssertion(x) => &mut x.expr,
+                    Expr::TsInstantiation(x) => &mut x.expr,
+                    _ => break,
+                };
+                let inner = std::mem::replace(
+                    inner,
+                    Box::new(Expr::Invalid(swc_ecma_ast::Invalid {
+                        span: swc_common::DUMMY_SP,
+                    })),
+                );
+                *e = *inner;
+            }
+            e.visit_mut_children_with(self);
+        }
+    }
+    let mut unwrap = Unwrap {
+        text: javascript.as_bytes(),
+        base,
     };
+    body.visit_mut_with(&mut unwrap);
+}
+
+/// The JavaScript of `source`, whose syntax tree (as TypeScript) is `parsed`.
+pub(crate) fn strip_parsed(
+    source: &str,
+    parsed: &parse::Parsed,
+    lines: &LineIndex,
+) -> Result<String, StripError> {
     let mut s = Stripper {
         src: source,
         base: parsed.base,

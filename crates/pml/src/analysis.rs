@@ -32,17 +32,37 @@ pub struct Analysis {
 impl Analysis {
     /// `javascript` parsed and built once, instrumented with a fresh secret.
     pub fn of(javascript: String) -> Analysis {
-        let options = BuildOptions {
-            dialect: Dialect::JavaScript,
-            instrument: true,
-            probe_secret: Some(crate::run::probe_secret()),
-            ..Default::default()
-        };
-        let built = pml_structure::build_structure(&javascript, &options);
+        let built = pml_structure::build_structure(&javascript, &Self::options());
         Analysis {
             javascript,
             structure: built.structure,
             instrumented: built.instrumented,
+        }
+    }
+
+    /// A program in `dialect`, parsed once: TypeScript's types blanked out from the same
+    /// syntax tree the structure is built from. `Err` when TypeScript cannot be made
+    /// JavaScript (it does not parse, or needs generated code: `enum`...).
+    pub fn of_source(text: &str, dialect: Dialect) -> Result<Analysis, pml_structure::StripError> {
+        match dialect {
+            Dialect::JavaScript => Ok(Self::of(text.to_owned())),
+            Dialect::TypeScript => {
+                let (javascript, built) = pml_structure::build_typescript(text, &Self::options())?;
+                Ok(Analysis {
+                    javascript,
+                    structure: built.structure,
+                    instrumented: built.instrumented,
+                })
+            }
+        }
+    }
+
+    fn options() -> BuildOptions {
+        BuildOptions {
+            dialect: Dialect::JavaScript,
+            instrument: true,
+            probe_secret: Some(crate::run::probe_secret()),
+            ..Default::default()
         }
     }
 

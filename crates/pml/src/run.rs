@@ -386,8 +386,12 @@ pub struct Analyzed {
 
 impl Analyzed {
     pub fn of(source: ProgramSource) -> Result<Self, RunSetupError> {
-        let javascript = javascript_in(&source.place, source.dialect, &source.text)?;
-        let analysis = Analysis::of(javascript);
+        let analysis = Analysis::of_source(&source.text, source.dialect).map_err(|e| {
+            RunSetupError::Source {
+                file: source.place.clone(),
+                message: e.to_string(),
+            }
+        })?;
         if let Some(d) = analysis.first_error() {
             return Err(RunSetupError::Source {
                 file: source.place.clone(),

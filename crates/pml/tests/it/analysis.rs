@@ -75,9 +75,9 @@ fn a_run_parses_its_program_once() {
         .build()
         .unwrap();
     let program = "const a{} = await mcp.everything.echo({ message: 'one' });\nconst b = await mcp.everything.echo({ message: JSON.stringify(a) + '!' });\nreturn [a, b].length;\n";
-    // JavaScript: once for everything (structure, instrumentation, servers, checks, hash,
-    // the program that runs); TypeScript: once more before that, to blank its types out.
-    for (name, typed, expected) in [("once.js", "", 1), ("once.ts", ": unknown", 2)] {
+    // Once for everything (structure, instrumentation, servers, checks, hash, the program
+    // that runs; TypeScript's types blanked out from the same syntax tree).
+    for (name, typed, expected) in [("once.js", "", 1), ("once.ts", ": unknown", 1)] {
         let file = dir.path().join(name);
         std::fs::write(&file, program.replace("{}", typed)).unwrap();
         let before = pml_structure::program_parses();
@@ -87,4 +87,44 @@ fn a_run_parses_its_program_once() {
         assert_eq!(out.report.result, serde_json::json!(2));
         assert_eq!(parses, expected, "parses of {name} in one run");
     }
+}
+
+#[test]
+fn one_parse_of_typescript_gives_what_its_javascript_gives() {
+    // The syntax tree of the TypeScript walked with the JavaScript's text: the same
+    // JavaScript, structure and instrumented program as building the JavaScript on its own.
+    let mut compared = 0;
+    for path in programs() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(javascript) = pml_structure::strip_types(&text) else {
+            assert!(
+                pml::analysis::Analysis::of_source(&text, pml::Dialect::TypeScript).is_err(),
+                "{}",
+                path.display()
+            );
+            continue;
+        };
+        let once = pml::analysis::Analysis::of_source(&text, pml::Dialect::TypeScript).unwrap();
+        let twice = pml::analysis::Analysis::of(javascript.clone());
+        assert_eq!(once.javascript, javascript, "{}", path.display());
+        assert_eq!(once.structure, twice.structure, "{}", path.display());
+        let probes = |a: &pml::analysis::Analysis| {
+            a.instrumented.as_ref().map(|i| {
+                // The probe object's name has a secret of each analysis in it.
+                (i.source.replace(&i.namespace, "P"), i.probes.clone())
+            })
+        };
+        let (a, b) = (probes(&once), probes(&twice));
+        if a != b {
+            let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
+            let line = (a.0.lines().zip(b.0.lines())).find(|(x, y)| x != y);
+            panic!(
+                "{}: instrumented differently: {line:?}; probes alike: {}",
+                path.display(),
+                a.1 == b.1
+            );
+        }
+        compared += 1;
+    }
+    assert!(compared > 100, "{compared} compared");
 }
