@@ -3314,7 +3314,9 @@ pub fn member_path(base: &str, key: &str) -> String {
     }
 }
 
-/// `args.name` / `args["name"]` -> `name`; `args.options.root` -> `options.root`.
+/// `args.name` / `args["name"]` -> `name`; `args.options.root` -> `options.root`. A key with
+/// a `.` in it (`args["a.b"]`) has no such name (it would read as `args.a.b`): the expression
+/// stays a reference.
 fn parameter_name(e: &Expr) -> Option<String> {
     let Expr::Member(m) = strip(e) else {
         return None;
@@ -3327,6 +3329,9 @@ fn parameter_name(e: &Expr) -> Option<String> {
         },
         MemberProp::PrivateName(_) => return None,
     };
+    if key.contains('.') {
+        return None;
+    }
     match strip(&m.obj) {
         Expr::Ident(obj) if &*obj.sym == "args" => Some(key),
         inner @ Expr::Member(_) => Some(format!("{}.{key}", parameter_name(inner)?)),

@@ -570,3 +570,16 @@ fn structures_with_functions_first_keep_the_invariants() {
         pml_structure::check_invariants(code, &s).unwrap_or_else(|e| panic!("{code}: {e}"));
     }
 }
+
+#[test]
+fn a_parameter_key_with_a_dot_is_no_parameter_path() {
+    // `args["a.b"]` is the key `a.b`, not `args.a.b`: the dotted name would read the wrong
+    // value (the approval plan, speculation); it stays the program's expression.
+    check(
+        r#"await mcp.fs.read({ path: args["a.b"], nested: args.a.b, plain: args["c"] });"#,
+        expect![[r#"
+            n1 fs:read {path=ref(args["a.b"]), nested=param(a.b), plain=param(c)}
+            edges: 
+        "#]],
+    );
+}
