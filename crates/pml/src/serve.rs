@@ -85,6 +85,26 @@ struct Inner {
     capabilities_as_tools: bool,
     /// The clients connected (to tell of `tools/list_changed`).
     peers: std::sync::Mutex<Vec<rmcp::Peer<RoleServer>>>,
+    /// What the store's capabilities were when the clients were last told
+    /// ([`capabilities_fingerprint`]).
+    told: std::sync::Mutex<Option<u64>>,
+}
+
+/// How often a gateway with capabilities as tools looks at the store for capabilities saved,
+/// renamed or removed through other gateways (or `pml save`).
+const CAPABILITY_POLL: Duration = Duration::from_secs(2);
+
+/// The store's capabilities and their names, as one number: it changes when one is saved,
+/// named, renamed or removed.
+async fn capabilities_fingerprint(store: &pml_store::Store) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let summaries = store.capabilities().await.ok()?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for summary in &summaries {
+        summary.code_hash.hash(&mut hasher);
+        summary.names.hash(&mut hasher);
+    }
+    Some(hasher.finish())
 }
 
 /// How `pml serve` decides the calls that need approval.
@@ -247,8 +267,12 @@ impl Gateway {
                 otlp: options.otlp,
                 capabilities_as_tools: options.capabilities_as_tools,
                 peers: Default::default(),
+                told: Default::default(),
             }),
         };
+        if gateway.inner.capabilities_as_tools {
+            gateway.watch_capabilities().await;
+        }
         if options.warm {
             for (server, listed) in gateway.listings_with_errors().await.1 {
                 eprintln!("pml serve: server {server} did not start: {listed}");
@@ -685,8 +709,35 @@ impl Gateway {
         }
     }
 
+    /// With capabilities as tools, on a store others write too: every [`CAPABILITY_POLL`],
+    /// tells the clients when the store's capabilities changed since they were last told (a
+    /// save through this gateway tells them at once). Ends with the gateway.
+    async fn watch_capabilities(&self) {
+        let Some(store) = self.inner.env.store.clone() else {
+            return;
+        };
+        *self.inner.told.lock().unwrap_or_else(|e| e.into_inner()) =
+            capabilities_fingerprint(&store).await;
+        let inner = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(CAPABILITY_POLL).await;
+                let Some(inner) = inner.upgrade() else { return };
+                let now = capabilities_fingerprint(&store).await;
+                let told = *inner.told.lock().unwrap_or_else(|e| e.into_inner());
+                if now.is_some() && now != told {
+                    Gateway { inner }.tools_changed().await;
+                }
+            }
+        });
+    }
+
     /// Tells every connected client that the tool list changed (those gone are forgotten).
     async fn tools_changed(&self) {
+        if let Some(store) = &self.inner.env.store {
+            let now = capabilities_fingerprint(store).await;
+            *self.inner.told.lock().unwrap_or_else(|e| e.into_inner()) = now;
+        }
         let peers: Vec<rmcp::Peer<RoleServer>> = self
             .inner
             .peers

@@ -987,6 +987,41 @@ return JSON.parse(f.content).length;"#;
 }
 
 #[test]
+fn capabilities_saved_through_another_gateway_are_announced() {
+    // Two gateways on one store: what the second saves, the first's clients are told of
+    // (`tools/list_changed`) and find among its tools, within a few polls.
+    let dir = folder();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let mut watching = Client::on_store(dir.path(), &store, &["--capabilities-as-tools"], &[]);
+    let mut saving = Client::on_store(dir.path(), &store, &[], &[]);
+    let first = watching.ask(json!({"op": "listTools"}));
+    let told = first["listChanged"].as_u64().unwrap();
+    let code = "return await mcp.everything.echo({ message: args.m });";
+    let saved = saving.call("save_capability", json!({"code": code, "name": "say"}));
+    assert_eq!(
+        saved["structuredContent"]["outcome"],
+        json!("created"),
+        "{saved}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let listed = watching.ask(json!({"op": "listTools"}));
+        let named = (listed["result"]["tools"].as_array().into_iter().flatten())
+            .any(|t| t["name"] == json!("cap_say"));
+        if listed["listChanged"].as_u64().unwrap() > told && named {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never announced: {listed}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    saving.close();
+    watching.close();
+}
+
+#[test]
 fn a_runaway_program_does_not_hold_up_the_others() {
     let dir = folder();
     let mut client = Client::start(dir.path(), &["--code-timeout-ms", "8000"], &[]);
