@@ -1,0 +1,891 @@
+//! The walk from SWC's syntax tree to the static structure.
+//!
+//! One pass over the statements in evaluation order. Control flow is tracked with a *frontier*:
+//! the nodes (with the decision outcome, if any) that the next node must follow. A new node gets
+//! one edge from every pending entry and becomes the frontier. Branches start from their decision,
+//! and re-join by merging their frontiers; `return`/`throw`/`break`/`continue` end a path.
+
+use std::sync::mpsc::Receiver;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
+
+use indexmap::IndexMap;
+use serde_json::Value;
+use swc_common::{Span as SwcSpan, Spanned};
+use swc_ecma_ast::{
+    ArrowExpr, ArrowFunctionBody, BinaryOp, CallExpr, Callee, Decl, Expr, ExprOrSpread, ForHead,
+    Lit, MemberExpr, MemberProp, ObjectPatProp, Pat, Prop, PropOrSpread, Stmt, VarDeclKind,
+    VarDeclOrExpr,
+};
+
+use crate::diagnostics;
+use crate::fold::{self, Env, JsValue};
+use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
+use crate::model::{
+    path_root, ArgumentValue, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope,
+    Severity, Span, StaticStructure,
+};
+use crate::parse::LineIndex;
+use crate::rewrite::{self, contains_agent_call, free_variables, free_variables_at};
+
+mod expressions;
+mod functions;
+mod statements;
+
+/// What a name is bound to at some point of the program.
+#[derive(Debug, Clone)]
+pub(crate) enum Binding {
+    /// The result of a node, or a path into it: `n1`, `n1.content`, `j1[0]`.
+    Node(String),
+    /// A value known statically (a `const` literal, or an unrolled `map` element).
+    Literal(JsValue),
+    /// The parameter of an unrolled `map` callback: one element of a literal array.
+    Element(JsValue),
+    /// The element parameter of a `map` over a collection whose items are not known: `n1[*]`,
+    /// and the names the collection's expression reads.
+    Template(String, Vec<String>),
+    /// Declared here, value unknown (a `let`, a parameter, a loop variable): hides outer bindings.
+    Opaque,
+    /// A local function: the id of its node.
+    Function(String),
+    /// The `mcp` object under another name (`const m = mcp`).
+    Mcp,
+    /// One of its servers (`const fs = mcp.filesystem`, `const { filesystem } = mcp`).
+    McpServer(String),
+    /// One of its tools (`const read = mcp.filesystem.read_text_file`).
+    McpTool(String, String),
+    /// A `const` whose value is an expression the builder models but that is no node's result
+    /// (a template, a parameter, an operator over results and constants...): the expression,
+    /// with bound names replaced (parenthesised unless it is one operand), and the parameter
+    /// when it is one (`const dir = args.root`).
+    Expr {
+        text: String,
+        param: Option<String>,
+        reads: Vec<String>,
+    },
+}
+
+/// Where an expression sits, which decides which operations become nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// The whole right-hand side of a statement (`const x = ...`, `return ...`, `x = ...`,
+    /// an expression statement): code operations and statement-level operators become nodes.
+    Statement,
+    /// An argument value of an MCP call or an element of `Promise.all`: code operations become
+    /// nodes (so the call's arguments are references to results), operators stay expressions.
+    Argument,
+    /// Anywhere else (conditions, operands, callbacks' surroundings): only MCP and capability
+    /// calls become nodes; code is part of the enclosing expression.
+    Nested,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Pending {
+    from: String,
+    outcome: Option<String>,
+}
+
+/// What evaluating an expression produced.
+#[derive(Debug, Clone, Default)]
+struct Out {
+    /// The expression's value is (a path into) this node's result.
+    value: Option<String>,
+    /// For array literals and `Promise.all`: the value of each element.
+    elements: Option<Vec<Option<String>>>,
+}
+
+impl Out {
+    fn value(value: String) -> Self {
+        Out {
+            value: Some(value),
+            elements: None,
+        }
+    }
+}
+
+/// Where a `break` goes: loops absorb their breaks (what follows a loop follows the loop node);
+/// a switch or a labelled block collects the paths that leave it.
+struct BreakTarget {
+    label: Option<String>,
+    /// True for loops and switches (the targets of an unlabelled `break`).
+    breakable: bool,
+    exits: Option<Vec<Pending>>,
+    /// How many `break`s reached this target (a break at the very start has no pending edge
+    /// but still leads out).
+    taken: usize,
+}
+
+/// A point to roll back to (used for forks that turn out to hold nothing).
+struct Checkpoint {
+    nodes: usize,
+    edges: usize,
+    counters: [usize; 8],
+    frontier: Vec<Pending>,
+}
+
+pub(crate) struct Builder<'a> {
+    pub(crate) src: &'a str,
+    /// Subtract from a `BytePos` to get an offset into `src`.
+    pub(crate) base: u32,
+    lines: &'a LineIndex,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    counters: [usize; 8],
+    frontier: Vec<Pending>,
+    /// False after `return`/`throw`/`break`/`continue` until paths merge again.
+    live: bool,
+    /// The value of the program's own `return` statement (a direct statement of the program).
+    result: Option<ArgumentValue>,
+    result_span: Option<Span>,
+    scopes: Vec<Scope>,
+    /// Lexical environment: each name's stack of bindings (innermost last), and per scope the
+    /// names it declared, so entering/leaving a scope and looking up a name are O(1) whatever
+    /// the nesting depth.
+    env: HashMap<String, Vec<(usize, Binding)>>,
+    env_scopes: Vec<Vec<String>>,
+    /// Names whose value is changed after declaration (`x.push(..)`, `x.a = ..`): never folded.
+    mutated: Mutated,
+    /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
+    pub(crate) node_spans: HashMap<(u32, u32), String>,
+    /// Sub-expression span -> whether it calls a tool (see `calls_tools`).
+    agent_call_memo: HashMap<(u32, u32), bool>,
+    /// Frontiers collected at `break` for each enclosing switch (None for loops).
+    breaks: Vec<BreakTarget>,
+    variable_bindings: IndexMap<String, String>,
+    literal_bindings: IndexMap<String, Value>,
+    diagnostics: Vec<Diagnostic>,
+    /// Where each node sits, for the instrumented program (off unless asked for).
+    probes: Recorder,
+    /// The loop nodes (indices) whose statements are being walked, innermost last.
+    loops: Vec<usize>,
+    /// Spans (lo, hi) of expressions directly under `await`.
+    awaited: FxHashSet<(u32, u32)>,
+    /// Names that call tools when called: local functions that do, aliases of `mcp`.
+    agents: rewrite::AgentNames,
+    /// Function declarations hoisted to the start of their block: span (lo, hi) -> node index.
+    hoisted: HashMap<(u32, u32), usize>,
+    /// The function nodes (indices) whose bodies are being walked, innermost last.
+    functions: Vec<usize>,
+    /// Local functions (node ids) that change a parameter in place (through an alias of it,
+    /// or by passing it to one that does, too).
+    param_changers: rustc_hash::FxHashSet<String>,
+    /// Each local function's parameter names (node id -> names its patterns declare).
+    function_params: rustc_hash::FxHashMap<String, Vec<String>>,
+    /// Spans of expressions whose value is a node's result, in the order they were walked: an
+    /// operation takes those among its operands (see [`Builder::code_node`]).
+    results: Vec<(u32, u32)>,
+    /// `try` blocks and `catch` handlers being walked (their nodes are [`Node::guarded`]).
+    guarded: usize,
+    /// How many paths ended so far (`return`, `throw`, `break`, `continue`).
+    ends: usize,
+}
+
+impl Env for Builder<'_> {
+    fn literal(&self, name: &str) -> Option<JsValue> {
+        match self.lookup(name)? {
+            Binding::Literal(v) | Binding::Element(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Names the program changes in place (a constant bound to one is not folded) or assigns
+/// again (a `let` assigned again is not bound to its initializer).
+enum Mutated {
+    /// Not computed yet: [`Builder::program`] computes them.
+    Unknown,
+    /// Being computed on another thread.
+    Coming(Receiver<rewrite::Mutations>),
+    Known(rewrite::Mutations),
+}
+
+impl<'a> Builder<'a> {
+    pub(crate) fn new(src: &'a str, base: u32, lines: &'a LineIndex) -> Self {
+        // Agent code runs at about one node (and one edge, one remembered span) per 100 bytes
+        // (the benchmark program: 95 per node, 80 per edge). Sized up front with room to spare,
+        // large programs skip the regrowth copies of these big tables.
+        let expected = src.len() / 64;
+        Builder {
+            src,
+            base,
+            lines,
+            nodes: Vec::with_capacity(expected),
+            edges: Vec::with_capacity(expected),
+            counters: [0; 8],
+            frontier: Vec::new(),
+            live: true,
+            result: None,
+            result_span: None,
+            scopes: Vec::new(),
+            env: HashMap::default(),
+            env_scopes: vec![Vec::new()],
+            mutated: Mutated::Unknown,
+            node_spans: HashMap::with_capacity_and_hasher(expected, Default::default()),
+            breaks: Vec::new(),
+            agent_call_memo: HashMap::default(),
+            variable_bindings: IndexMap::new(),
+            literal_bindings: IndexMap::new(),
+            diagnostics: Vec::new(),
+            probes: Recorder::new(false),
+            loops: Vec::new(),
+            awaited: FxHashSet::default(),
+            agents: rewrite::AgentNames::default(),
+            hoisted: HashMap::default(),
+            functions: Vec::new(),
+            param_changers: Default::default(),
+            function_params: Default::default(),
+            results: Vec::new(),
+            guarded: 0,
+            ends: 0,
+        }
+    }
+
+    /// Also record where each node sits, for [`Builder::finish_instrumented`].
+    pub(crate) fn instrument(&mut self, secret: Option<u64>) {
+        self.probes = Recorder::new(true);
+        self.probes.secret = secret;
+    }
+
+    /// The structure and, when [`Builder::instrument`] was called, the instrumented program.
+    pub(crate) fn finish_instrumented(mut self) -> (StaticStructure, Option<Instrumented>) {
+        let probes = std::mem::take(&mut self.probes);
+        let ids: Vec<&str> = self.nodes.iter().map(|n| n.id.as_str()).collect();
+        let instrumented = probes.finish(self.src, &ids);
+        (self.finish(), instrumented)
+    }
+
+    pub(crate) fn finish(mut self) -> StaticStructure {
+        // A function that passes its parameter to one that changes it changes it too.
+        loop {
+            let mut grew: Vec<String> = Vec::new();
+            for c in self.nodes.iter().filter(|c| c.kind == NodeKind::Call) {
+                let changer =
+                    (c.function.as_ref()).is_some_and(|f| self.param_changers.contains(f));
+                let Some(outer) = self.function_around(c) else {
+                    continue;
+                };
+                if !changer
+                    || self.param_changers.contains(outer)
+                    || grew.iter().any(|g| g == outer)
+                {
+                    continue;
+                }
+                let params = self.function_params.get(outer);
+                let passes = (c.arguments.iter().flat_map(|a| a.values()))
+                    .flat_map(|a| a.reads())
+                    .any(|r| params.is_some_and(|p| p.iter().any(|p| p == r)));
+                if passes {
+                    grew.push(outer.to_owned());
+                }
+            }
+            if grew.is_empty() {
+                break;
+            }
+            self.param_changers.extend(grew);
+        }
+        // What a call passes to a local function that changes its parameter in place.
+        let passed: Vec<String> = (self.nodes.iter())
+            .filter(|c| {
+                c.kind == NodeKind::Call
+                    && (c.function.as_ref()).is_some_and(|f| self.param_changers.contains(f))
+            })
+            .flat_map(|c| c.arguments.iter().flat_map(|a| a.values()))
+            .flat_map(|a| a.reads().into_iter().map(str::to_owned))
+            .collect();
+        for r in passed {
+            self.mark_changed(&r);
+        }
+        let mut declared: Vec<String> = (self.mutations().into_iter())
+            .flat_map(|m| m.declared.iter().cloned())
+            .collect();
+        declared.sort_unstable();
+        StaticStructure {
+            declared,
+            nodes: self.nodes,
+            edges: self.edges,
+            variable_bindings: self.variable_bindings,
+            literal_bindings: self.literal_bindings,
+            hil_required_tools: Vec::new(),
+            result: self.result,
+            result_span: self.result_span,
+            diagnostics: self.diagnostics,
+        }
+    }
+
+    // ----- positions and text -------------------------------------------------------------
+
+    pub(crate) fn offsets(&self, span: SwcSpan) -> (usize, usize) {
+        let lo = (span.lo.0.saturating_sub(self.base) as usize).min(self.src.len());
+        let hi = (span.hi.0.saturating_sub(self.base) as usize).clamp(lo, self.src.len());
+        (lo, hi)
+    }
+
+    pub(crate) fn text(&self, span: SwcSpan) -> &'a str {
+        let (lo, hi) = self.offsets(span);
+        self.src.get(lo..hi).unwrap_or("")
+    }
+
+    /// Records a probe for the node just added (the last one).
+    fn probe(&mut self, kind: ProbeKind, site: Site) {
+        let node = self.nodes.len().saturating_sub(1);
+        self.probes.record(kind, node, site);
+    }
+
+    fn span(&self, span: SwcSpan) -> Span {
+        let (start, end) = self.offsets(span);
+        let (line, column) = self.lines.line_col(self.src, start);
+        Span {
+            start,
+            end,
+            line,
+            column,
+        }
+    }
+
+    fn warn(&mut self, code: &str, message: String, span: SwcSpan) {
+        let (start, _) = self.offsets(span);
+        let (line, column) = self.lines.line_col(self.src, start);
+        self.diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            code: code.into(),
+            message,
+            line,
+            column,
+        });
+    }
+
+    // ----- bindings -----------------------------------------------------------------------
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.env
+            .get(name)
+            .and_then(|stack| stack.last())
+            .map(|(_, b)| b)
+    }
+
+    fn bind(&mut self, name: &str, binding: Binding) {
+        let depth = self.env_scopes.len();
+        let Some(scope) = self.env_scopes.last_mut() else {
+            return;
+        };
+        let stack = match self.env.get_mut(name) {
+            Some(stack) => stack,
+            None => self.env.entry(name.to_string()).or_default(),
+        };
+        match stack.last_mut() {
+            // Redeclared in the same scope: replace.
+            Some((d, top)) if *d == depth => *top = binding,
+            _ => {
+                scope.push(name.to_string());
+                stack.push((depth, binding));
+            }
+        }
+    }
+
+    fn push_env(&mut self) {
+        self.env_scopes.push(Vec::new());
+    }
+
+    fn pop_env(&mut self) {
+        if self.env_scopes.len() > 1 {
+            for name in self.env_scopes.pop().unwrap_or_default() {
+                if let Some(stack) = self.env.get_mut(&name) {
+                    stack.pop();
+                }
+            }
+        }
+    }
+
+    /// Bind every name a pattern declares to `Opaque`.
+    fn bind_opaque(&mut self, pat: &Pat) {
+        let mut names = Vec::new();
+        rewrite::pattern_names(pat, &mut names);
+        for name in names {
+            self.bind(&name, Binding::Opaque);
+        }
+    }
+
+    /// Bind a declaration pattern to a node's result (`value`), element-wise for arrays when the
+    /// elements are known (`const [a, b] = await Promise.all([...])`).
+    fn bind_pattern(&mut self, pat: &Pat, value: &str, elements: Option<&[Option<String>]>) {
+        match pat {
+            Pat::Ident(id) => {
+                if self.is_mutated(&id.id.sym) {
+                    self.mark_changed(value);
+                }
+                self.bind(&id.id.sym, Binding::Node(value.to_string()));
+                self.variable_bindings
+                    .insert(id.id.sym.as_str().to_owned(), value.to_string());
+            }
+            Pat::Array(arr) => {
+                for (i, elem) in arr.elems.iter().enumerate() {
+                    let Some(elem) = elem else { continue };
+                    if let Pat::Rest(rest) = elem {
+                        self.bind_opaque(&rest.arg);
+                        continue;
+                    }
+                    let path = elements
+                        .and_then(|els| els.get(i).cloned().flatten())
+                        .unwrap_or_else(|| format!("{value}[{i}]"));
+                    self.bind_pattern(elem, &path, None);
+                }
+            }
+            Pat::Object(obj) => {
+                for prop in &obj.props {
+                    match prop {
+                        ObjectPatProp::KeyValue(kv) => match fold::prop_name(&kv.key) {
+                            Some(key) => {
+                                let path = member_path(value, &key);
+                                self.bind_pattern(&kv.value, &path, None);
+                            }
+                            None => self.bind_opaque(&kv.value),
+                        },
+                        ObjectPatProp::Assign(a) => {
+                            let name = a.key.id.sym.as_str().to_owned();
+                            let path = member_path(value, &name);
+                            if a.value.is_some() {
+                                // A default value: the binding may not be the result's property.
+                                self.bind(&name, Binding::Opaque);
+                            } else {
+                                if self.is_mutated(&name) {
+                                    self.mark_changed(&path);
+                                }
+                                self.bind(&name, Binding::Node(path.clone()));
+                                self.variable_bindings.insert(name, path);
+                            }
+                        }
+                        ObjectPatProp::Rest(rest) => self.bind_opaque(&rest.arg),
+                    }
+                }
+            }
+            Pat::Assign(a) => self.bind_opaque(&a.left),
+            other => self.bind_opaque(other),
+        }
+    }
+
+    // ----- nodes and edges ----------------------------------------------------------------
+
+    fn next_id(&mut self, kind: NodeKind) -> String {
+        let slot = kind as usize;
+        self.counters[slot] += 1;
+        // Thousands of ids: push the digits rather than go through `format!`.
+        let mut id = String::with_capacity(8);
+        id.push_str(kind.prefix());
+        push_decimal(&mut id, self.counters[slot]);
+        id
+    }
+
+    /// Create a node after the current frontier, which it then becomes.
+    fn add_node(&mut self, mut node: Node) -> String {
+        node.scope = self.scopes.last().cloned();
+        node.guarded = self.guarded > 0;
+        let id = node.id.clone();
+        let mut frontier = std::mem::take(&mut self.frontier);
+        if frontier.len() > 1 {
+            // The same path may reach this point twice (an empty case falling through): keep the
+            // first. Sorting keeps this O(k log k) for a join of many branches.
+            let mut order: Vec<usize> = (0..frontier.len()).collect();
+            order.sort_by(|&a, &b| frontier[a].cmp(&frontier[b]).then(a.cmp(&b)));
+            let mut keep = vec![true; frontier.len()];
+            for w in order.windows(2) {
+                if frontier[w[0]] == frontier[w[1]] {
+                    keep[w[1]] = false;
+                }
+            }
+            let mut k = keep.into_iter();
+            frontier.retain(|_| k.next().unwrap_or(true));
+        }
+        for pending in frontier {
+            self.edges.push(Edge {
+                kind: if pending.outcome.is_some() {
+                    EdgeKind::Conditional
+                } else {
+                    EdgeKind::Sequence
+                },
+                from: pending.from,
+                to: id.clone(),
+                outcome: pending.outcome,
+                coverage: None,
+            });
+        }
+        self.frontier = vec![Pending {
+            from: id.clone(),
+            outcome: None,
+        }];
+        self.live = true;
+        self.nodes.push(node);
+        id
+    }
+
+    fn new_node(&mut self, kind: NodeKind, span: SwcSpan) -> Node {
+        let id = self.next_id(kind);
+        Node::new(id, kind, self.span(span))
+    }
+
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            nodes: self.nodes.len(),
+            edges: self.edges.len(),
+            counters: self.counters,
+            frontier: self.frontier.clone(),
+        }
+    }
+
+    fn rollback(&mut self, cp: Checkpoint) {
+        self.probes.rollback(cp.nodes);
+        self.nodes.truncate(cp.nodes);
+        self.edges.truncate(cp.edges);
+        self.counters = cp.counters;
+        self.frontier = cp.frontier;
+    }
+
+    fn record_span(&mut self, span: SwcSpan, value: &str) {
+        self.node_spans
+            .insert((span.lo.0, span.hi.0), value.to_string());
+        self.results.push((span.lo.0, span.hi.0));
+    }
+
+    // ----- rewriting ----------------------------------------------------------------------
+
+    /// The source text of `e` with bound names replaced by the node results they hold.
+    pub(crate) fn rewrite_text(&self, e: &Expr) -> String {
+        rewrite::rewrite(self, e).0
+    }
+
+    /// [`Builder::rewrite_text`], and the names the text reads.
+    pub(crate) fn rewrite_reading(&self, e: &Expr) -> (String, Vec<String>) {
+        rewrite::rewrite(self, e)
+    }
+
+    /// A reference to what `e` computes.
+    fn reference_to(&self, e: &Expr) -> ArgumentValue {
+        let (text, reads) = self.rewrite_reading(e);
+        ArgumentValue::reference_reading(text, reads)
+    }
+}
+
+/// The parameter `key` of parameter `base` (`""` is `args` itself).
+fn parameter_path(base: &str, key: &str) -> String {
+    match base {
+        "" => key.to_owned(),
+        _ => concat(&[base, ".", key]),
+    }
+}
+
+/// Member `key` of an alias of `mcp`: a server of `mcp`, a tool of a server.
+fn alias_member(base: &Binding, key: String) -> Option<Binding> {
+    match base {
+        Binding::Mcp => Some(Binding::McpServer(key)),
+        Binding::McpServer(server) => Some(Binding::McpTool(server.clone(), key)),
+        _ => None,
+    }
+}
+
+/// Global functions that compute a value from their arguments and nothing else.
+const PURE_FUNCTIONS: &[&str] = &[
+    "Number",
+    "String",
+    "Boolean",
+    "BigInt",
+    "parseInt",
+    "parseFloat",
+    "isNaN",
+    "isFinite",
+    "encodeURIComponent",
+    "decodeURIComponent",
+    "encodeURI",
+    "decodeURI",
+];
+
+/// Constructors that build a value from their arguments and nothing else.
+const PURE_CONSTRUCTORS: &[&str] = &[
+    "Set",
+    "Map",
+    "Array",
+    "Object",
+    "RegExp",
+    "URL",
+    "URLSearchParams",
+    "Error",
+    "TypeError",
+    "RangeError",
+];
+
+/// At most 40 characters of `text`, for messages.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// The pieces joined, in one allocation (paths and ids are built thousands of times: cheaper
+/// than `format!`).
+fn concat(pieces: &[&str]) -> String {
+    let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    for p in pieces {
+        out.push_str(p);
+    }
+    out
+}
+
+/// Append `n` in decimal.
+fn push_decimal(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(d as char);
+    }
+}
+
+/// `base` + `.key` (or `[0]`/`["odd key"]`): reading property `key` of `base` as JavaScript
+/// source.
+pub fn member_path(base: &str, key: &str) -> String {
+    if key.starts_with('[') {
+        return concat(&[base, key]);
+    }
+    let ident = !key.is_empty()
+        && key
+            .chars()
+            .enumerate()
+            .all(|(i, c)| c == '_' || c == '$' || c.is_alphabetic() || (i > 0 && c.is_numeric()));
+    if ident {
+        concat(&[base, ".", key])
+    } else {
+        format!(
+            "{base}[{}]",
+            serde_json::to_string(key).unwrap_or_else(|_| "\"\"".into())
+        )
+    }
+}
+
+/// `args.name` / `args["name"]` -> `name`; `args.options.root` -> `options.root`. A key with
+/// a `.` in it (`args["a.b"]`) has no such name (it would read as `args.a.b`): the expression
+/// stays a reference.
+fn parameter_name(e: &Expr) -> Option<String> {
+    let Expr::Member(m) = strip(e) else {
+        return None;
+    };
+    let key = match &m.prop {
+        MemberProp::Ident(name) => name.sym.as_str().to_owned(),
+        MemberProp::Computed(c) => match strip(&c.expr) {
+            Expr::Lit(Lit::Str(s)) => s.value.to_string_lossy().into_owned(),
+            _ => return None,
+        },
+        MemberProp::PrivateName(_) => return None,
+    };
+    if key.contains('.') {
+        return None;
+    }
+    match strip(&m.obj) {
+        Expr::Ident(obj) if &*obj.sym == "args" => Some(key),
+        inner @ Expr::Member(_) => Some(format!("{}.{key}", parameter_name(inner)?)),
+        _ => None,
+    }
+}
+
+/// Parentheses, `await` and TypeScript wrappers removed.
+pub(crate) fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Await(a) => strip(&a.arg),
+        Expr::TsAs(x) => strip(&x.expr),
+        Expr::TsNonNull(x) => strip(&x.expr),
+        Expr::TsSatisfies(x) => strip(&x.expr),
+        Expr::TsConstAssertion(x) => strip(&x.expr),
+        Expr::TsTypeAssertion(x) => strip(&x.expr),
+        other => other,
+    }
+}
+
+/// Is the value of `e` produced by a call (possibly followed by member accesses)?
+fn is_call_based(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Call(_) => true,
+        Expr::Member(m) => is_call_based(&m.obj),
+        _ => false,
+    }
+}
+
+fn is_function(e: &Expr) -> bool {
+    matches!(strip(e), Expr::Arrow(_) | Expr::Fn(_))
+}
+
+/// The syntax a code task's source text comes from.
+#[derive(Clone, Copy)]
+enum Code<'e> {
+    Expr(&'e Expr),
+    Call(&'e CallExpr),
+}
+
+/// The server or tool name of an MCP call that is computed at run time (`fs:?`).
+pub const DYNAMIC_NAME: &str = "?";
+
+pub(crate) enum CalleeKind<'e> {
+    Mcp {
+        server: String,
+        tool: String,
+    },
+    Capability(String),
+    /// An MCP call whose server or tool name is computed at run time: the names known
+    /// statically.
+    DynamicMcp {
+        server: Option<String>,
+        tool: Option<String>,
+    },
+    /// `capabilities[name](...)` with a name computed at run time.
+    DynamicCapability,
+    Fork,
+    Static {
+        tool: &'static str,
+    },
+    Method {
+        method: &'e str,
+    },
+    Other,
+}
+
+/// The static name of a member property: `.name`, `["name"]`, or `[c]` for a constant `c`.
+fn prop_static_name(prop: &MemberProp, b: &Builder<'_>) -> Option<String> {
+    match prop {
+        MemberProp::Ident(name) => Some(name.sym.as_str().to_owned()),
+        MemberProp::Computed(c) => match fold::fold(&c.expr, b)? {
+            JsValue::Str(s) => Some(s),
+            _ => None,
+        },
+        MemberProp::PrivateName(_) => None,
+    }
+}
+
+fn is_root(e: &Expr, name: &str, b: &Builder<'_>) -> bool {
+    // A local variable named `mcp` would shadow the global proxy.
+    matches!(strip(e), Expr::Ident(id) if &*id.sym == name && b.lookup(name).is_none())
+}
+
+pub(crate) fn classify_callee<'e>(callee: &'e Expr, b: &Builder<'_>) -> CalleeKind<'e> {
+    // `mcp.fs.read(..)`, and the same through aliases (`fs.read(..)`, `read(..)`).
+    let Expr::Member(outer) = strip(callee) else {
+        return match b.mcp_alias(callee) {
+            Some(Binding::McpTool(server, tool)) => CalleeKind::Mcp { server, tool },
+            _ => CalleeKind::Other,
+        };
+    };
+    match b.mcp_alias(&outer.obj) {
+        Some(Binding::McpServer(server)) => {
+            return match prop_static_name(&outer.prop, b) {
+                Some(tool) => CalleeKind::Mcp { server, tool },
+                // The tool's name is computed at run time.
+                None => CalleeKind::DynamicMcp {
+                    server: Some(server),
+                    tool: None,
+                },
+            };
+        }
+        Some(_) => {}
+        None => {
+            // `mcp[server].tool(..)`: the server's name is computed at run time.
+            if let Expr::Member(inner) = strip(&outer.obj) {
+                if let Some(Binding::Mcp) = b.mcp_alias(&inner.obj) {
+                    return CalleeKind::DynamicMcp {
+                        server: None,
+                        tool: prop_static_name(&outer.prop, b),
+                    };
+                }
+            }
+        }
+    }
+    if is_root(&outer.obj, "capabilities", b) {
+        return match prop_static_name(&outer.prop, b) {
+            Some(name) => CalleeKind::Capability(name),
+            None => CalleeKind::DynamicCapability,
+        };
+    }
+    let MemberProp::Ident(method) = &outer.prop else {
+        return CalleeKind::Other;
+    };
+    if let Expr::Ident(ns) = strip(&outer.obj) {
+        if b.lookup(&ns.sym).is_none() {
+            if &*ns.sym == "Promise" && matches!(&*method.sym, "all" | "allSettled") {
+                return CalleeKind::Fork;
+            }
+            if let Some(op) = pml_pure_ops::static_operation(&ns.sym, &method.sym) {
+                return CalleeKind::Static { tool: op.tool };
+            }
+            if matches!(&*ns.sym, "Object" | "Math" | "JSON" | "Promise") {
+                return CalleeKind::Other;
+            }
+        }
+    }
+    CalleeKind::Method {
+        method: &method.sym,
+    }
+}
+
+/// `receiver.<name>(...)`: the member expression of the callee.
+pub(crate) fn method_call<'c>(call: &'c CallExpr, name: &str) -> Option<&'c MemberExpr> {
+    let Callee::Expr(callee) = &call.callee else {
+        return None;
+    };
+    let Expr::Member(m) = strip(callee) else {
+        return None;
+    };
+    matches!(&m.prop, MemberProp::Ident(id) if &*id.sym == name).then_some(m)
+}
+
+/// `xs.map(x => mcp...)` as a fork's argument: the receiver and the callback.
+fn map_with_tool_callback<'c>(
+    call: &'c CallExpr,
+    agents: &rewrite::AgentNames,
+) -> Option<(&'c MemberExpr, ArrowOrFn<'c>)> {
+    let m = method_call(call, "map")?;
+    let first = call.args.first()?;
+    if !contains_agent_call(&*first.expr, agents) {
+        return None;
+    }
+    Some((m, callback(&first.expr)?))
+}
+
+pub(crate) enum CallbackBody<'e> {
+    Expr(&'e Expr),
+    Block(&'e [Stmt]),
+}
+
+pub(crate) struct ArrowOrFn<'e> {
+    params: Vec<&'e Pat>,
+    body: CallbackBody<'e>,
+    /// The span of the body: an expression, or a block (`{ ... }`).
+    body_span: SwcSpan,
+}
+
+/// A function declaration's parameters and body.
+fn function_of(f: &swc_ecma_ast::Function) -> ArrowOrFn<'_> {
+    ArrowOrFn {
+        body_span: f.body.as_ref().map_or(f.span, |b| b.span),
+        params: f.params.iter().map(|p| &p.pat).collect(),
+        body: CallbackBody::Block(f.body.as_ref().map(|b| b.stmts.as_slice()).unwrap_or(&[])),
+    }
+}
+
+fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
+    match strip(e) {
+        Expr::Arrow(ArrowExpr { params, body, .. }) => Some(ArrowOrFn {
+            body_span: body.span(),
+            params: params.iter().collect(),
+            body: match &**body {
+                ArrowFunctionBody::Expr(e) => CallbackBody::Expr(e),
+                ArrowFunctionBody::FunctionBody(b) => CallbackBody::Block(&b.stmts),
+            },
+        }),
+        Expr::Fn(f) => Some(function_of(&f.function)),
+        _ => None,
+    }
+}
