@@ -356,8 +356,13 @@ impl<'s> Names<'s> {
     /// method forms (see `Printer::function_code`); other code as loop code is.
     fn function_code(&mut self, code: &str, out: &mut String) -> Vec<&'s ArgumentValue> {
         if self.parsing == Parsing::Full {
-            let (src, body) = parse::parse_program(code);
-            if let Ok(body) = body {
+            // A declaration or an arrow reads as a statement; `function (a) {...}` only as an
+            // expression.
+            let parsed = match parse::parse_program(code) {
+                (src, Ok(body)) => Some((src, Ok(body))),
+                _ => parse::parse_expression(&[code]).map(|(src, e)| (src, Err(e))),
+            };
+            if let Some((src, tree)) = parsed {
                 let mut used = Vec::new();
                 let resolver = Resolver {
                     names: self,
@@ -368,25 +373,12 @@ impl<'s> Names<'s> {
                 };
                 let mut p = Printer::with_buffer(&src, resolver, std::mem::take(out));
                 // Prints nothing when it is not one function.
-                let printed = p.function_code(&body);
-                *out = p.into_buffer();
-                if printed {
-                    return Vec::new();
-                }
-            } else if let Some((src, e)) = parse::parse_expression(&[code]) {
-                // `function (a) {...}` is no statement: it reads as an expression.
-                let mut used = Vec::new();
-                let resolver = Resolver {
-                    names: self,
-                    mode: Mode::Code {
-                        arguments: None,
-                        used: &mut used,
-                    },
+                let printed = match &tree {
+                    Ok(body) => p.function_code(body),
+                    Err(e) => p.function_expr(e),
                 };
-                let mut p = Printer::with_buffer(&src, resolver, std::mem::take(out));
-                let printed = p.function_expr(&e);
                 *out = p.into_buffer();
-                drop(e);
+                drop(tree);
                 if printed {
                     return Vec::new();
                 }

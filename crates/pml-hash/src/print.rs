@@ -644,14 +644,8 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
     fn function_rest(&mut self, f: &'a Function) {
         let body = f.body.as_ref().map(|b| b.stmts.as_slice());
         self.enter(scope::function_names(f.params.iter().map(|p| &p.pat), body));
-        self.out.push('(');
-        for (i, p) in f.params.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            self.pat(&p.pat);
-        }
-        self.out.push_str(") ");
+        self.params(f.params.iter().map(|p| &p.pat));
+        self.out.push(' ');
         match body {
             Some(stmts) => self.braced(stmts),
             None => self.out.push_str("{}"),
@@ -690,17 +684,12 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
                 };
                 self.enter(scope::function_names(a.params.iter(), body));
                 self.out.push_str(if a.is_async {
-                    "async function("
+                    "async function"
                 } else {
-                    "function("
+                    "function"
                 });
-                for (i, p) in a.params.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    self.pat(p);
-                }
-                self.out.push_str(") ");
+                self.params(a.params.iter());
+                self.out.push(' ');
                 match &*a.body {
                     swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => self.braced(&b.stmts),
                     swc_ecma_ast::ArrowFunctionBody::Expr(e) => {
@@ -716,6 +705,18 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
         true
     }
 
+    /// `(a, b)`: a function's parameters.
+    fn params(&mut self, params: impl Iterator<Item = &'a Pat>) {
+        self.out.push('(');
+        for (i, p) in params.enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.pat(p);
+        }
+        self.out.push(')');
+    }
+
     fn arrow(&mut self, a: &'a ArrowExpr) {
         let body = match &*a.body {
             swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),
@@ -725,14 +726,8 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
         if a.is_async {
             self.out.push_str("async ");
         }
-        self.out.push('(');
-        for (i, p) in a.params.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            self.pat(p);
-        }
-        self.out.push_str(") => ");
+        self.params(a.params.iter());
+        self.out.push_str(" => ");
         match &*a.body {
             swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => self.braced(&b.stmts),
             swc_ecma_ast::ArrowFunctionBody::Expr(e) => {
