@@ -367,7 +367,9 @@ fn planned_side_effects(
     let structure = &program.structure;
     let mut reads: Vec<String> = Vec::new();
     let mut planned = Vec::new();
-    for n in structure.nodes.iter().filter(|n| n.is_mcp()) {
+    // A tool used as a value (a task without arguments) is no planned call: the calls made
+    // through it, any number, with any arguments, are each asked about when made.
+    for n in (structure.nodes.iter()).filter(|n| n.is_mcp() && n.arguments.is_some()) {
         let Some(tool) = n.tool.clone() else { continue };
         if facts.tool_read_only(&tool) {
             if !reads.contains(&tool) {

@@ -444,8 +444,10 @@ impl Speculation {
     ) -> Option<Arc<Speculation>> {
         let instrumented = program.instrumented.as_ref()?;
         let structure = &program.structure;
-        let hidden = (structure.diagnostics.iter())
-            .any(|d| d.code == pml_structure::diagnostics::DYNAMIC_CALL);
+        let hidden = structure.diagnostics.iter().any(|d| {
+            d.code == pml_structure::diagnostics::DYNAMIC_CALL
+                || d.code == pml_structure::diagnostics::UNANALYSED_CODE
+        });
         let calls: Vec<_> = (instrumented.probes.iter())
             .filter(|p| p.kind == ProbeKind::Call)
             .collect();

@@ -677,6 +677,9 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
                 self.function_head(&f.function);
                 self.function_rest(&f.function);
             }
+            // An arrow that reads its surroundings' `this`, `arguments`, `super` or
+            // `new.target` means something else as a function: it stays an arrow.
+            Expr::Arrow(a) if reads_enclosing_bindings(a) => self.arrow(a),
             Expr::Arrow(a) => {
                 let body = match &*a.body {
                     swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),
@@ -1306,6 +1309,38 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
 }
 
 /// `new (a())()` needs its parentheses: a call in the callee's member chain.
+/// Whether the arrow `a` reads `this`, `arguments`, `super` or `new.target` (its own, or of
+/// arrows inside it: all of them the enclosing function's).
+fn reads_enclosing_bindings(a: &ArrowExpr) -> bool {
+    use swc_ecma_visit::{Visit, VisitWith};
+    struct Reads(bool);
+    impl Visit for Reads {
+        fn visit_this_expr(&mut self, _: &swc_ecma_ast::ThisExpr) {
+            self.0 = true;
+        }
+        fn visit_super(&mut self, _: &swc_ecma_ast::Super) {
+            self.0 = true;
+        }
+        fn visit_meta_prop_expr(&mut self, m: &swc_ecma_ast::MetaPropExpr) {
+            if m.kind == MetaPropKind::NewTarget {
+                self.0 = true;
+            }
+        }
+        fn visit_ident(&mut self, id: &swc_ecma_ast::Ident) {
+            if &*id.sym == "arguments" {
+                self.0 = true;
+            }
+        }
+        // A function or a class has its own.
+        fn visit_function(&mut self, _: &Function) {}
+        fn visit_class(&mut self, _: &swc_ecma_ast::Class) {}
+    }
+    let mut reads = Reads(false);
+    a.params.visit_with(&mut reads);
+    a.body.visit_with(&mut reads);
+    reads.0
+}
+
 fn has_call_in_chain(e: &Expr) -> bool {
     match strip(e) {
         Expr::Call(_) | Expr::OptChain(_) => true,

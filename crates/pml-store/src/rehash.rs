@@ -26,12 +26,14 @@ use crate::{Store, StoreError};
 /// The hash version of a store that never recorded one.
 pub const FIRST_RECORDED_VERSION: &str = "pml-hash/v3";
 
-/// What the store asks of the pipeline to re-hash: the current version tag, and the hash of a
-/// program's source under it, with its structure (JSON) for capabilities (`None` when the
-/// source has errors).
+/// What the store asks of the pipeline to re-hash: the current version tag; the hash of a
+/// program's source under it (`None` when the source has errors), `place` being where it
+/// came from (its file, which says its dialect; `None`: a capability's code, or a program
+/// sent to the gateway); and a capability's structure (JSON).
 pub trait Rehasher: Send + Sync {
     fn version(&self) -> &str;
-    fn hash(&self, source: &str) -> Option<(String, serde_json::Value)>;
+    fn hash(&self, source: &str, place: Option<&str>) -> Option<String>;
+    fn structure(&self, source: &str) -> serde_json::Value;
 }
 
 /// What [`Store::rehash`] did.
@@ -45,6 +47,17 @@ pub struct Rehashed {
     pub merged: usize,
     /// Runs whose program hash changed.
     pub runs: usize,
+}
+
+/// Whether hash version `stored` (`pml-hash/v3`) is older than `current` (`pml-hash/v4`):
+/// their numbers compared. A tag that is not of that form is older than any.
+fn older(stored: &str, current: &str) -> bool {
+    let number = |tag: &str| -> Option<u64> { tag.rsplit_once("/v")?.1.parse().ok() };
+    match (number(stored), number(current)) {
+        (Some(stored), Some(current)) => stored < current,
+        (None, _) => true,
+        (Some(_), None) => false,
+    }
 }
 
 impl Store {
@@ -61,14 +74,57 @@ impl Store {
     }
 
     /// Brings the store's hashes to `rehasher`'s version (see the module's documentation);
-    /// nothing to do (one read) when they are under it already.
+    /// nothing to do (one read) when they are under it already, or under a newer one.
     pub async fn rehash(&self, rehasher: &(dyn Rehasher + Sync)) -> Result<Rehashed, StoreError> {
         let current = rehasher.version();
-        if self.hash_version().await? == current {
+        let stored = self.hash_version().await?;
+        // Only forward: a store a newer pml keeps is left as it is (re-hashing it down would
+        // merge what the newer version tells apart, for good).
+        if stored == current || !older(&stored, current) {
             return Ok(Rehashed::default());
         }
+        // The hashes are computed before the write lock is taken (other processes keep
+        // writing meanwhile); what they give is written under it.
+        let db = |e| self.error(e);
+        let rows = sqlx::query(
+            "SELECT code_hash, code FROM pml_capabilities ORDER BY created_at, code_hash",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut capabilities: Vec<(String, String, String)> = Vec::new();
+        for row in rows {
+            let old: String = row.try_get(0).map_err(db)?;
+            let code: String = row.try_get(1).map_err(db)?;
+            if let Some(new) = rehasher.hash(&code, None) {
+                capabilities.push((old, new, rehasher.structure(&code).to_string()));
+            }
+        }
+        let rows = sqlx::query(
+            "SELECT id, program_hash, source, file FROM pml_run_starts
+             WHERE program_hash IS NOT NULL ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut by_source: HashMap<(String, Option<String>), Option<String>> = HashMap::new();
+        let mut started = std::collections::HashSet::new();
+        let mut runs: Vec<(String, String)> = Vec::new();
+        for row in rows {
+            let id: String = row.try_get(0).map_err(db)?;
+            let old: String = row.try_get(1).map_err(db)?;
+            let source: String = row.try_get(2).map_err(db)?;
+            let file: Option<String> = row.try_get(3).map_err(db)?;
+            started.insert(id.clone());
+            let new = by_source
+                .entry((source, file))
+                .or_insert_with_key(|(source, file)| rehasher.hash(source, file.as_deref()))
+                .clone();
+            if let Some(new) = new.filter(|new| *new != old) {
+                runs.push((id, new));
+            }
+        }
         self.write(async |conn| {
-            let db = |e| self.error(e);
             // Decided under the lock: another process may have done it meanwhile.
             let found: Option<String> =
                 sqlx::query("SELECT value FROM pml_meta WHERE key = 'hash_version'")
@@ -81,7 +137,7 @@ impl Store {
             let from = found
                 .clone()
                 .unwrap_or_else(|| FIRST_RECORDED_VERSION.to_owned());
-            if from == current {
+            if from == current || !older(&from, current) {
                 return Ok(Rehashed::default());
             }
             let mut done = Rehashed {
@@ -89,24 +145,12 @@ impl Store {
                 ..Rehashed::default()
             };
             // Capabilities, oldest first: the first of those that hash alike now stays.
-            let rows = sqlx::query(
-                "SELECT code_hash, code FROM pml_capabilities ORDER BY created_at, code_hash",
-            )
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(db)?;
             let mut moved: HashMap<String, String> = HashMap::new();
-            for row in rows {
-                let old: String = row.try_get(0).map_err(db)?;
-                let code: String = row.try_get(1).map_err(db)?;
-                let Some((new, structure)) = rehasher.hash(&code) else {
-                    continue;
-                };
-                let structure = structure.to_string();
+            for (old, new, structure) in &capabilities {
                 if new == old {
                     sqlx::query("UPDATE pml_capabilities SET structure = $1 WHERE code_hash = $2")
-                        .bind(&structure)
-                        .bind(&old)
+                        .bind(structure)
+                        .bind(old)
                         .execute(&mut *conn)
                         .await
                         .map_err(db)?;
@@ -115,7 +159,7 @@ impl Store {
                 // Another capability has that hash already (kept, or not re-hashed yet and
                 // unchanged): this one becomes it.
                 let exists = sqlx::query("SELECT 1 FROM pml_capabilities WHERE code_hash = $1")
-                    .bind(&new)
+                    .bind(new)
                     .fetch_optional(&mut *conn)
                     .await
                     .map_err(db)?
@@ -132,9 +176,9 @@ impl Store {
                             parameters, parameter_schema, $2, tools, hil_tools, created_at
                          FROM pml_capabilities WHERE code_hash = $3",
                     )
-                    .bind(&new)
-                    .bind(&structure)
-                    .bind(&old)
+                    .bind(new)
+                    .bind(structure)
+                    .bind(old)
                     .execute(&mut *conn)
                     .await
                     .map_err(db)?;
@@ -143,55 +187,35 @@ impl Store {
                          SELECT $1, depends_on FROM pml_capability_dependencies
                          WHERE code_hash = $2",
                     )
-                    .bind(&new)
-                    .bind(&old)
+                    .bind(new)
+                    .bind(old)
                     .execute(&mut *conn)
                     .await
                     .map_err(db)?;
                 }
                 sqlx::query("UPDATE pml_capability_names SET code_hash = $1 WHERE code_hash = $2")
-                    .bind(&new)
-                    .bind(&old)
+                    .bind(new)
+                    .bind(old)
                     .execute(&mut *conn)
                     .await
                     .map_err(db)?;
                 sqlx::query("DELETE FROM pml_capabilities WHERE code_hash = $1")
-                    .bind(&old)
+                    .bind(old)
                     .execute(&mut *conn)
                     .await
                     .map_err(db)?;
                 done.capabilities += 1;
-                moved.insert(old, new);
+                moved.insert(old.clone(), new.clone());
             }
-            // Runs with a start: from their program's source (each source hashed once).
-            let starts = sqlx::query(
-                "SELECT id, program_hash, source FROM pml_run_starts
-                 WHERE program_hash IS NOT NULL ORDER BY id",
-            )
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(db)?;
-            let mut by_source: HashMap<String, Option<String>> = HashMap::new();
-            let mut started = std::collections::HashSet::new();
-            for row in starts {
-                let id: String = row.try_get(0).map_err(db)?;
-                let old: String = row.try_get(1).map_err(db)?;
-                let source: String = row.try_get(2).map_err(db)?;
-                started.insert(id.clone());
-                let new = by_source
-                    .entry(source)
-                    .or_insert_with_key(|source| rehasher.hash(source).map(|(hash, _)| hash))
-                    .clone();
-                let Some(new) = new.filter(|new| *new != old) else {
-                    continue;
-                };
+            // Runs with a start: from their program's source.
+            for (id, new) in &runs {
                 for sql in [
                     "UPDATE pml_run_starts SET program_hash = $1 WHERE id = $2",
                     "UPDATE pml_runs SET program_hash = $1 WHERE id = $2",
                 ] {
                     sqlx::query(sql)
-                        .bind(&new)
-                        .bind(&id)
+                        .bind(new)
+                        .bind(id)
                         .execute(&mut *conn)
                         .await
                         .map_err(db)?;
@@ -241,5 +265,17 @@ impl Store {
             Ok(done)
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn versions_compare_by_number() {
+        assert!(super::older("pml-hash/v3", "pml-hash/v4"));
+        assert!(super::older("pml-hash/v9", "pml-hash/v10"));
+        assert!(!super::older("pml-hash/v5", "pml-hash/v4"));
+        assert!(!super::older("pml-hash/v4", "pml-hash/v4"));
+        assert!(super::older("something", "pml-hash/v4"));
     }
 }

@@ -6,6 +6,10 @@ pub const SYNTAX_ERROR: &str = "syntax-error";
 pub const TOO_DEEP: &str = "too-deep";
 /// `mcp[server][tool]()` or `capabilities[name]()` with a name computed at run time.
 pub const DYNAMIC_CALL: &str = "dynamic-call";
+/// Code that calls tools where the builder does not walk it (a class field's initializer, a
+/// computed member key, what a class extends): its calls are not in the structure, so
+/// nothing may be read ahead of the program.
+pub const UNANALYSED_CODE: &str = "unanalysed-code";
 /// A function that calls tools used as a value (passed to another function, returned,
 /// stored): its body is walked once, but when and how often it runs is not known statically.
 pub const FUNCTION_VALUE: &str = "function-value";

@@ -25,9 +25,9 @@
 use swc_common::{BytePos, Spanned};
 use swc_ecma_ast::{
     ArrayPat, ArrowExpr, ArrowFunctionBody, BindingIdent, Class, ClassMember, Decl, Decorator,
-    Expr, Function, ModuleDecl, ModuleItem, ObjectPat, Pat, ReturnStmt, Stmt, ThrowStmt, TsAsExpr,
-    TsConstAssertion, TsEnumDecl, TsExportAssignment, TsImportEqualsDecl, TsModuleDecl,
-    TsNamespaceBody, TsNonNullExpr, TsParamProp, TsSatisfiesExpr, TsType, TsTypeAnn,
+    Expr, Function, ModuleDecl, ModuleItem, ObjectPat, Pat, ReturnStmt, SimpleAssignTarget, Stmt,
+    ThrowStmt, TsAsExpr, TsConstAssertion, TsEnumDecl, TsExportAssignment, TsImportEqualsDecl,
+    TsModuleDecl, TsNamespaceBody, TsNonNullExpr, TsParamProp, TsSatisfiesExpr, TsType, TsTypeAnn,
     TsTypeAssertion, TsTypeParamDecl, TsTypeParamInstantiation, VarDeclarator, YieldExpr,
 };
 use swc_ecma_visit::{Visit, VisitWith};
@@ -185,12 +185,90 @@ pub(crate) fn unwrap_type_expressions(body: &mut Vec<Stmt>, javascript: &str, ba
             }
             e.visit_mut_children_with(self);
         }
+
+        /// Declarations that are types only (`declare const mcp: Mcp;`, an overload
+        /// signature, an interface): an empty statement, as the blanked text parses.
+        fn visit_mut_stmt(&mut self, stmt: &mut Stmt) {
+            if let Stmt::Decl(d) = stmt {
+                if erased_decl(d) {
+                    *stmt = Stmt::Empty(swc_ecma_ast::EmptyStmt { span: d.span() });
+                    return;
+                }
+            }
+            stmt.visit_mut_children_with(self);
+        }
+
+        /// Class members that are types only are gone; so are `implements` clauses.
+        fn visit_mut_class(&mut self, class: &mut Class) {
+            class.body.retain(|m| !Stripper::member_is_type_only(m));
+            class.implements.clear();
+            class.visit_mut_children_with(self);
+        }
+
+        /// A function's `this: T` parameter is a type only.
+        fn visit_mut_function(&mut self, f: &mut Function) {
+            f.params
+                .retain(|p| !matches!(&p.pat, Pat::Ident(id) if &*id.id.sym == "this"));
+            f.visit_mut_children_with(self);
+        }
+
+        /// `x! = v`, `(x as T).y = v`: the target as JavaScript has it.
+        fn visit_mut_simple_assign_target(&mut self, t: &mut SimpleAssignTarget) {
+            loop {
+                let inner = match t {
+                    SimpleAssignTarget::TsAs(x) => &mut x.expr,
+                    SimpleAssignTarget::TsNonNull(x) => &mut x.expr,
+                    SimpleAssignTarget::TsSatisfies(x) => &mut x.expr,
+                    SimpleAssignTarget::TsTypeAssertion(x) => &mut x.expr,
+                    SimpleAssignTarget::TsInstantiation(x) => &mut x.expr,
+                    _ => break,
+                };
+                let inner = std::mem::replace(
+                    inner,
+                    Box::new(Expr::Invalid(swc_ecma_ast::Invalid {
+                        span: swc_common::DUMMY_SP,
+                    })),
+                );
+                *t = match *inner {
+                    Expr::Ident(id) => SimpleAssignTarget::Ident(id.into()),
+                    Expr::Member(m) => SimpleAssignTarget::Member(m),
+                    Expr::SuperProp(m) => SimpleAssignTarget::SuperProp(m),
+                    Expr::Paren(p) => SimpleAssignTarget::Paren(p),
+                    Expr::OptChain(o) => SimpleAssignTarget::OptChain(o),
+                    Expr::TsAs(x) => SimpleAssignTarget::TsAs(x),
+                    Expr::TsNonNull(x) => SimpleAssignTarget::TsNonNull(x),
+                    Expr::TsSatisfies(x) => SimpleAssignTarget::TsSatisfies(x),
+                    Expr::TsTypeAssertion(x) => SimpleAssignTarget::TsTypeAssertion(x),
+                    Expr::TsInstantiation(x) => SimpleAssignTarget::TsInstantiation(x),
+                    other => {
+                        // Not a target JavaScript has: left as TypeScript wrote it.
+                        *t = SimpleAssignTarget::Invalid(swc_ecma_ast::Invalid {
+                            span: other.span(),
+                        });
+                        return;
+                    }
+                };
+            }
+            t.visit_mut_children_with(self);
+        }
     }
     let mut unwrap = Unwrap {
         text: javascript.as_bytes(),
         base,
     };
     body.visit_mut_with(&mut unwrap);
+}
+
+/// A declaration the stripper blanked out (see `Stripper::type_only_decl`, which has already
+/// refused the ones that cannot be).
+fn erased_decl(decl: &Decl) -> bool {
+    match decl {
+        Decl::TsInterface(_) | Decl::TsTypeAlias(_) | Decl::TsEnum(_) | Decl::TsModule(_) => true,
+        Decl::Var(v) => v.declare,
+        Decl::Fn(f) => f.declare || f.function.body.is_none(),
+        Decl::Class(c) => c.declare,
+        Decl::Using(_) => false,
+    }
 }
 
 /// The JavaScript of `source`, whose syntax tree (as TypeScript) is `parsed`.

@@ -59,14 +59,21 @@ impl pml_store::Rehasher for Hashes {
         pml_hash::VERSION_TAG
     }
 
-    fn hash(&self, source: &str) -> Option<(String, Value)> {
-        let hash = program_hash(source, Dialect::TypeScript)?;
+    /// A capability's code or a gateway's program is TypeScript (JavaScript reads the same);
+    /// a file's program is what its name says.
+    fn hash(&self, source: &str, place: Option<&str>) -> Option<String> {
+        let dialect = place.map_or(Dialect::TypeScript, |p| {
+            crate::dialect_for(std::path::Path::new(p))
+        });
+        program_hash(source, dialect)
+    }
+
+    fn structure(&self, source: &str) -> Value {
         let options = AnalyzeOptions {
             dialect: Dialect::TypeScript,
             ..Default::default()
         };
-        let structure = crate::analyze(source, &options).structure;
-        Some((hash, serde_json::to_value(&structure).unwrap_or_default()))
+        serde_json::to_value(crate::analyze(source, &options).structure).unwrap_or_default()
     }
 }
 

@@ -376,3 +376,14 @@ fn a_helper_hashes_alike_as_a_declaration_an_arrow_or_a_function_expression() {
     let other = "async function load(name) {\n  return (await mcp.fs.read({ path: name })).content.trim();\n}\nconst a = await load(\"a\");\nreturn await load(a);\n";
     differ(declaration, other);
 }
+
+#[test]
+fn an_arrow_reading_this_or_arguments_is_no_function() {
+    // `arguments` of an arrow is the enclosing function's: as a function it would be its own.
+    let arrow = "const n = (a) => arguments.length;\nreturn await mcp.fs.read({ path: String(n(1, 2)) });\n";
+    let function = "function n(a) { return arguments.length; }\nreturn await mcp.fs.read({ path: String(n(1, 2)) });\n";
+    differ(arrow, function);
+    let helper_arrow = "const load = async (n) => (await mcp.fs.read({ path: n + this.root })).content;\nreturn await load(\"a\");\n";
+    let helper_function = "async function load(n) { return (await mcp.fs.read({ path: n + this.root })).content; }\nreturn await load(\"a\");\n";
+    differ(helper_arrow, helper_function);
+}

@@ -598,15 +598,16 @@ impl<'a> Builder<'a> {
                     ),
                     call.span,
                 );
-                // What computes the names is read where it stands.
+                // What computes the names is read where it stands: the server's, then the
+                // tool's (JavaScript's order).
                 if let Expr::Member(m) = strip(callee) {
-                    if let MemberProp::Computed(c) = &m.prop {
-                        self.expr(&c.expr, Position::Nested);
-                    }
                     if let Expr::Member(inner) = strip(&m.obj) {
                         if let MemberProp::Computed(c) = &inner.prop {
                             self.expr(&c.expr, Position::Nested);
                         }
+                    }
+                    if let MemberProp::Computed(c) = &m.prop {
+                        self.expr(&c.expr, Position::Nested);
                     }
                 }
                 let name = [server.as_deref(), tool.as_deref()]

@@ -367,6 +367,32 @@ impl<'a> Builder<'a> {
     pub(super) fn class_methods(&mut self, class: &swc_ecma_ast::Class, name: Option<&str>) {
         use swc_ecma_ast::{ClassMember, ParamOrTsParamProp};
         let owner = name.unwrap_or("(class)");
+        // What a class runs that is not a method's body (a field's initializer, a computed
+        // key, what it extends) is not walked: its calls are not in the structure.
+        let unwalked = (class.super_class.iter())
+            .map(|e| &**e)
+            .chain(class.body.iter().flat_map(|member| {
+                let (key, value) = match member {
+                    ClassMember::ClassProp(p) => (p.key.as_computed(), p.value.as_deref()),
+                    ClassMember::PrivateProp(p) => (None, p.value.as_deref()),
+                    ClassMember::Method(m) => (m.key.as_computed(), None),
+                    ClassMember::AutoAccessor(a) => (None, a.value.as_deref()),
+                    _ => (None, None),
+                };
+                let value = value.filter(|v| callback(v).is_none());
+                key.map(|k| &*k.expr).into_iter().chain(value)
+            }))
+            .find(|e| contains_agent_call(*e, &self.agents));
+        if let Some(e) = unwalked {
+            self.warn(
+                diagnostics::UNANALYSED_CODE,
+                format!(
+                    "class `{owner}`: `{}` calls MCP tools where pml cannot tell when it runs; its calls are not in the structure",
+                    clip(self.text(e.span()))
+                ),
+                e.span(),
+            );
+        }
         for member in &class.body {
             let (method, code, parts) = match member {
                 ClassMember::Method(m) => (

@@ -583,3 +583,20 @@ fn a_parameter_key_with_a_dot_is_no_parameter_path() {
         "#]],
     );
 }
+
+#[test]
+fn class_fields_that_call_tools_are_said_to_be_unwalked() {
+    // A static field's initializer runs when the class is defined; its call is in no node,
+    // so nothing may be read ahead of the program (speculation is off for it).
+    check(
+        r#"class Cfg { static ready = mcp.db.write({ k: 1 }); async get() { return mcp.db.read({ k: 1 }); } }
+await Cfg.ready;
+return await new Cfg().get();"#,
+        expect![[r#"
+            fn1
+            n1 db:read {k=1} @fn1
+            edges: fn1->n1
+            Warning 1:28 class `Cfg`: `mcp.db.write({ k: 1 })` calls MCP tools where pml cannot tell when it runs; its calls are not in the structure [unanalysed-code]
+        "#]],
+    );
+}

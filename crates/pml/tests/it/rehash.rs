@@ -163,7 +163,10 @@ fn rehashed(location: &str) {
             fn version(&self) -> &str {
                 pml_hash::VERSION_TAG
             }
-            fn hash(&self, _: &str) -> Option<(String, Value)> {
+            fn hash(&self, _: &str, _: Option<&str>) -> Option<String> {
+                panic!("re-hashed twice")
+            }
+            fn structure(&self, _: &str) -> Value {
                 panic!("re-hashed twice")
             }
         }
