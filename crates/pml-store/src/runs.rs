@@ -233,20 +233,44 @@ impl Store {
     pub async fn learning_runs<E>(
         &self,
         program_hash: Option<&str>,
+        each: impl FnMut(LearningRun<'_>) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        self.runs_reading(program_hash.unwrap_or(""), false, each)
+            .await
+    }
+
+    /// [`Store::learning_runs`] of the runs of other programs that called the capability
+    /// `program_hash` (their start lists it), without its own.
+    pub async fn caller_runs<E>(
+        &self,
+        program_hash: &str,
+        each: impl FnMut(LearningRun<'_>) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        self.runs_reading(program_hash, true, each).await
+    }
+
+    /// The rows of [`Store::learning_runs`]: every run (`hash` empty), or those of `hash`
+    /// and those that called it, or (`callers_only`) those that called it only.
+    async fn runs_reading<E>(
+        &self,
+        hash: &str,
+        callers_only: bool,
         mut each: impl FnMut(LearningRun<'_>) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
         use futures_util::TryStreamExt;
         let db = |e| self.error(e);
         // A hash is hex digits: as a JSON string inside the capabilities object, `"<hash>"`
         // (no LIKE wildcard in it). The reader checks the object itself.
-        let hash = program_hash.unwrap_or("");
         let mut rows = sqlx::query(
             "SELECT r.program_hash, r.ok, r.duration_ms, r.trace, r.decisions, s.capabilities
              FROM pml_runs r LEFT JOIN pml_run_starts s ON s.id = r.id
-             WHERE ($1 = '' OR r.program_hash = $1 OR s.capabilities LIKE $2) ORDER BY r.id",
+             WHERE ($1 = '' OR (r.program_hash = $1 AND $3 = 0) OR s.capabilities LIKE $2)
+               AND ($3 = 0 OR r.program_hash IS NULL OR r.program_hash <> $1)
+             ORDER BY r.id",
         )
         .bind(hash)
         .bind(format!("%\"{hash}\"%"))
+        .bind(i64::from(callers_only))
         .fetch(&self.pool);
         while let Some(row) = rows.try_next().await.map_err(db)? {
             let run = LearningRun {

@@ -31,15 +31,21 @@ pub fn check_name(name: &str) -> Result<(), String> {
 /// The semantic hash of `code` as `pml save` and `pml run` compute it (`None` when it has
 /// errors): the hash of its JavaScript (TypeScript types blanked out), what runs.
 pub fn program_hash(code: &str, dialect: Dialect) -> Option<String> {
-    let javascript = match dialect {
-        Dialect::TypeScript => pml_structure::strip_types(code).ok()?,
-        Dialect::JavaScript => code.to_owned(),
-    };
     let options = AnalyzeOptions {
         dialect: Dialect::JavaScript,
         ..Default::default()
     };
-    crate::semantic_hash(&crate::analyze(&javascript, &options).structure).ok()
+    // One parse: TypeScript's types blanked out of the tree the structure is built from.
+    let structure = match dialect {
+        Dialect::TypeScript => {
+            pml_structure::build_typescript(code, &options)
+                .ok()?
+                .1
+                .structure
+        }
+        Dialect::JavaScript => crate::analyze(code, &options).structure,
+    };
+    crate::semantic_hash(&structure).ok()
 }
 
 /// The capability store at `location`, opened (created, migrated) and its hashes brought to

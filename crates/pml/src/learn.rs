@@ -90,11 +90,8 @@ pub async fn run_counts(store: &Store, hash: &str) -> Result<(i64, i64), LearnFa
     let (mut runs, mut ok) = store.run_counts(hash).await?;
     let mut n = 0;
     store
-        .learning_runs(Some(hash), |run| {
+        .caller_runs(hash, |run| {
             n += 1;
-            if run.program_hash == Some(hash) {
-                return Ok(());
-            }
             for (called_hash, called) in called_runs(&format!("run {n} of the store"), &run)? {
                 if called_hash == hash {
                     runs += 1;
