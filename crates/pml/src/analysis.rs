@@ -17,6 +17,23 @@ use pml_structure::{
     ToolCatalog,
 };
 
+/// The structure of a program in `dialect` as a run builds it (from its JavaScript), from one
+/// parse, without instrumenting it: for what reads a structure only (a hash, a view, the
+/// capabilities a stored program calls). `Err` when TypeScript cannot be made JavaScript.
+pub fn structure_of(
+    text: &str,
+    dialect: Dialect,
+) -> Result<StaticStructure, pml_structure::StripError> {
+    let options = BuildOptions {
+        dialect: Dialect::JavaScript,
+        ..Default::default()
+    };
+    Ok(match dialect {
+        Dialect::TypeScript => pml_structure::build_typescript(text, &options)?.1.structure,
+        Dialect::JavaScript => pml_structure::build_structure(text, &options).structure,
+    })
+}
+
 /// A program's JavaScript analysed once.
 #[derive(Debug, Clone)]
 pub struct Analysis {

@@ -31,21 +31,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
 /// The semantic hash of `code` as `pml save` and `pml run` compute it (`None` when it has
 /// errors): the hash of its JavaScript (TypeScript types blanked out), what runs.
 pub fn program_hash(code: &str, dialect: Dialect) -> Option<String> {
-    let options = AnalyzeOptions {
-        dialect: Dialect::JavaScript,
-        ..Default::default()
-    };
-    // One parse: TypeScript's types blanked out of the tree the structure is built from.
-    let structure = match dialect {
-        Dialect::TypeScript => {
-            pml_structure::build_typescript(code, &options)
-                .ok()?
-                .1
-                .structure
-        }
-        Dialect::JavaScript => crate::analyze(code, &options).structure,
-    };
-    crate::semantic_hash(&structure).ok()
+    crate::semantic_hash(&crate::analysis::structure_of(code, dialect).ok()?).ok()
 }
 
 /// The capability store at `location`, opened (created, migrated) and its hashes brought to
@@ -274,25 +260,23 @@ fn visit<'a>(
                 }
                 Err(e) => return Err(e.into()),
             };
-            // Saved from TypeScript or JavaScript: types blanked out when there are any.
-            let javascript = pml_structure::strip_types(&stored.parameterized_code)
-                .unwrap_or_else(|_| stored.parameterized_code.clone());
+            // Saved from TypeScript or JavaScript: types blanked out when there are any (one
+            // parse each).
+            let analysis = Analysis::of_source(&stored.parameterized_code, Dialect::TypeScript)
+                .unwrap_or_else(|_| Analysis::of(stored.parameterized_code.clone()));
             let at = resolved.len();
             resolved.push(Called {
                 name: name.clone(),
                 stored,
-                analysis: Analysis::of(javascript),
+                analysis,
             });
             chain.push(name.clone());
             // Its calls where the user wrote them: in the code as saved (the parameterized code
             // makes the same calls, on other lines when literals were lifted out).
             let inner = &resolved[at].stored.code;
-            let inner = pml_structure::strip_types(inner).unwrap_or_else(|_| inner.clone());
-            let options = AnalyzeOptions {
-                dialect: Dialect::JavaScript,
-                ..Default::default()
-            };
-            let inner = crate::analyze(&inner, &options).structure;
+            let inner = crate::analysis::structure_of(inner, Dialect::TypeScript)
+                .or_else(|_| crate::analysis::structure_of(inner, Dialect::JavaScript))
+                .unwrap_or_default();
             let inner_place = format!("capability {name}");
             // An error inside a stored capability also says which call of this program
             // reached it.

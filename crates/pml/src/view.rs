@@ -6,7 +6,7 @@ use std::path::Path;
 use pml_store::{Store, StoreError};
 use pml_view::{Format, Overlay};
 
-use crate::{dialect_for, AnalyzeOptions, DagOptions, Dialect, OptimizerOptions};
+use crate::{dialect_for, DagOptions, OptimizerOptions};
 
 /// What `pml view` draws.
 pub struct ViewRequest<'a> {
@@ -48,23 +48,16 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         let source = crate::read_source(path)?;
         // The structure `pml run` builds (from the JavaScript, types blanked out): the node
         // ids of its traces.
-        let javascript = match dialect_for(path) {
-            Dialect::JavaScript => source.clone(),
-            Dialect::TypeScript => pml_structure::strip_types(&source)
-                .map_err(|e| ViewError::Source(format!("{}:{e}", path.display())))?,
-        };
-        let options = AnalyzeOptions {
-            dialect: Dialect::JavaScript,
-            ..Default::default()
-        };
-        let structure = crate::analyze(&javascript, &options).structure;
+        let structure = crate::analysis::structure_of(&source, dialect_for(path))
+            .map_err(|e| ViewError::Source(format!("{}:{e}", path.display())))?;
         if structure.has_errors() {
             let rendered =
                 crate::render_diagnostics(&path.display().to_string(), &structure.diagnostics);
             return Err(ViewError::Source(rendered.trim_end().to_owned()));
         }
+        // The hash a run of it records.
         let hash = match request.runs {
-            true => crate::capability::program_hash(&source, dialect_for(path)),
+            true => crate::semantic_hash(&structure).ok(),
             false => None,
         };
         (structure, hash, source)
