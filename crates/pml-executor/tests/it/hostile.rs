@@ -352,18 +352,25 @@ async fn an_interrupt_starts_no_new_call_and_cancels_those_in_flight() {
 /// The code limit counts the program's own JavaScript, not pml's handling of its calls
 /// (calls sent, answers turned into values, trace reports): quick calls with big answers in a
 /// loop run to their end, though turning their answers into values alone takes longer than
-/// the limit. (200 calls of 640 KiB: as much to turn into values as 2,000 of 64 KiB, with a
-/// tenth of the loop's own time, so that a loaded machine does not push that over the limit.)
+/// the limit. (A limit of 1.5 s, and 200 answers of 1.5 MiB whose turning into values takes
+/// several times that: on a loaded machine the loop's own time, a few hundred ms, stays
+/// under the limit, which 300 ms was not.)
 #[tokio::test(flavor = "multi_thread")]
 async fn the_code_limit_counts_the_programs_own_javascript() {
-    let pad = "x".repeat(640 * 1024);
+    let pad = "x".repeat(1536 * 1024);
     let host = FakeHost::kv()
         .tool(
             "t:big",
             ToolSpec::compute(move |_| Ok(json!({"v": 1, "pad": pad}))).read_only(),
         )
         .into_arc();
-    let sandbox = Arc::new(Sandbox::new(limits()).unwrap());
+    let sandbox = Arc::new(
+        Sandbox::new(SandboxOptions {
+            time_limit: Duration::from_millis(1500),
+            ..limits()
+        })
+        .unwrap(),
+    );
     let n = 200;
     let p = program(
         &format!("let sum = 0;\nfor (let i = 0; i < {n}; i++) sum += (await mcp.t.big({{ i }})).v;\nreturn sum;"),
