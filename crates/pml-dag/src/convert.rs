@@ -526,6 +526,25 @@ fn loop_kind_name(kind: Option<LoopKind>) -> &'static str {
     }
 }
 
+/// A code node's task: its code (an expression whose free variables are its arguments' names;
+/// a chain link reads its receiver as `$receiver`), and whether it is a pure operation (no I/O:
+/// safe to run ahead, safe to fail). `None` for other nodes.
+pub fn code_task(node: &Node) -> Option<(String, bool)> {
+    if !node.is_code() {
+        return None;
+    }
+    let tool = node.tool.as_deref().unwrap_or_default();
+    let source = node.code.clone().unwrap_or_default();
+    let pure = pml_pure_ops::is_pure(tool) && node.impure.is_none();
+    let chained = (node.arguments.as_ref()).is_some_and(|a| a.contains_key("$receiver"));
+    let code = if chained {
+        format!("$receiver.{source}")
+    } else {
+        source
+    };
+    Some((code, pure))
+}
+
 fn base_task(node: &Node, index: &Index<'_>, i: usize, options: &DagOptions) -> Task {
     let mut metadata = Metadata::default();
     let (tool, kind, code) = match node.kind {
@@ -554,18 +573,9 @@ fn base_task(node: &Node, index: &Index<'_>, i: usize, options: &DagOptions) -> 
         }
         _ if node.is_code() => {
             let tool = node.tool.clone().unwrap_or_default();
-            let source = node.code.clone().unwrap_or_default();
-            metadata.pure = pml_pure_ops::is_pure(&tool) && node.impure.is_none();
+            let (code, pure) = code_task(node).unwrap_or_default();
+            metadata.pure = pure;
             metadata.permission_set = Some("minimal".into());
-            let chained = node
-                .arguments
-                .as_ref()
-                .is_some_and(|a| a.contains_key("$receiver"));
-            let code = if chained {
-                format!("$receiver.{source}")
-            } else {
-                source
-            };
             (tool, TaskType::CodeExecution, Some(code))
         }
         _ => {

@@ -30,7 +30,7 @@ pub mod diagnostics;
 pub mod layers;
 mod model;
 
-pub use convert::{to_dag, DagOptions};
+pub use convert::{code_task, to_dag, DagOptions};
 pub use model::{Condition, Dag, DagDiagnostic, DagResult, DecisionKind, Metadata, Task, TaskType};
 
 /// Recompute layers and validate (used by the optimizer after every rule).

@@ -38,8 +38,11 @@
 //! the function's body, or in a `for ... of` loop there over what the parameters hold that no
 //! iteration leaves early (one per element), start; so do, the same way, those of the local
 //! functions it calls there, recursion included ([`MAX_DEPTH`] deep: a walk over a tree given
-//! as an argument). Only where the decisions leading to each read only the parameters (computed
-//! ahead, they say whether the call is made). Calls alike (same tool and arguments) are one
+//! as an argument). What the reads' arguments and the decisions leading to them read must be
+//! known ahead of the call: the parameters, `args`, constants, results outside local functions,
+//! and the pure operations of the body (in no loop of it) over those, computed once per call of
+//! the function (`const path = args.root + "/" + name.toLowerCase()`). Computed ahead, the
+//! decisions say whether the call is made. Calls alike (same tool and arguments) are one
 //! another's: never more are started than the program will make beyond those it made itself.
 //!
 //! **Values changed in place.** A result the program changes in place after it is made
@@ -114,6 +117,12 @@ struct Helper {
     reads: Vec<HelperRead>,
     /// Its calls of local functions (that are helpers too).
     calls: Vec<NestedCall>,
+    /// The pure operations of its body (in no loop of it) that its reads, calls and decisions
+    /// read, those they read first: computed once per call of it, from its parameters.
+    ops: Vec<Computable>,
+    /// The results outside local functions those operations, its calls and its decisions
+    /// read.
+    outside: Vec<String>,
 }
 
 /// The `for ... of` loop directly in a helper's body a read or a call is in, if any: its
@@ -129,8 +138,6 @@ struct HelperRead {
     /// As for [`NestedCall::conditions`].
     conditions: Vec<(String, Vec<String>, Vec<String>)>,
     each: Each,
-    /// The nodes outside local functions its arguments read (their results).
-    outside: Vec<String>,
 }
 
 /// A call of a local function made in another's body.
@@ -541,10 +548,22 @@ impl Speculation {
                 arguments: call.arguments.clone().unwrap_or_default(),
             };
             let mut target = site.target(structure, call, "", "", IndexMap::new(), Some(via));
-            // The results outside local functions its own reads need.
-            for r in helper.reads.iter().flat_map(|r| &r.outside) {
-                if !target.reads.contains(r) {
-                    target.reads.push(r.clone());
+            // The results outside local functions it needs, and those the local functions it
+            // calls need.
+            let mut seen = HashSet::from([function]);
+            let mut queue = vec![helper];
+            while let Some(helper) = queue.pop() {
+                for r in &helper.outside {
+                    if !target.reads.contains(r) {
+                        target.reads.push(r.clone());
+                    }
+                }
+                for nested in &helper.calls {
+                    if let Some(h) = (helpers.get(&nested.function))
+                        .filter(|_| seen.insert(nested.function.as_str()))
+                    {
+                        queue.push(h);
+                    }
                 }
             }
             targets.push(target);
@@ -906,6 +925,27 @@ impl Speculation {
             return false;
         }
         let joins = IndexMap::new();
+        // The pure operations of its body over its parameters, computed for this call: what
+        // reads them finds them by node id.
+        let mut locals;
+        let literals = if helper.ops.is_empty() {
+            literals
+        } else {
+            locals = literals.clone();
+            for op in &helper.ops {
+                let known = Values {
+                    args: &self.args,
+                    results: entered.results,
+                    joins: &joins,
+                    literals: &locals,
+                };
+                // `undefined` (no JSON for it): what reads it is not computed.
+                if let Some(Some(value)) = self.operation(&known, op) {
+                    locals.insert(op.id.clone(), value);
+                }
+            }
+            &locals
+        };
         let known = Values {
             args: &self.args,
             results: entered.results,
@@ -1044,23 +1084,7 @@ impl Speculation {
                     joins: &joins,
                     literals: &self.literals,
                 };
-                let reader = Reader {
-                    task_id: &c.id,
-                    tool: &c.tool,
-                };
-                let mut given = Vec::with_capacity(c.arguments.len());
-                let mut ok = true;
-                for (name, argument) in &c.arguments {
-                    match known.argument(argument, &self.services.sandbox, &reader) {
-                        Ok(v) => given.push((name.clone(), v)),
-                        Err(_) => ok = false,
-                    }
-                }
-                let value = match ok {
-                    true => known.code(&c.code, given, &self.services.sandbox, &reader),
-                    false => continue,
-                };
-                if let Ok(value) = value {
+                if let Some(value) = self.operation(&known, c) {
                     values.insert(c.id.clone(), value);
                     progress = true;
                 }
@@ -1069,6 +1093,20 @@ impl Speculation {
                 return values;
             }
         }
+    }
+
+    /// The value of pure operation `c` over `known` (`Some(None)`: `undefined`), unless it
+    /// cannot be computed (an argument or the code throws).
+    fn operation(&self, known: &Values<'_>, c: &Computable) -> Option<Option<Value>> {
+        let reader = Reader {
+            task_id: &c.id,
+            tool: &c.tool,
+        };
+        let mut given = Vec::with_capacity(c.arguments.len());
+        for (name, argument) in &c.arguments {
+            given.push((name.clone(), known.argument(argument, &self.services.sandbox, &reader).ok()?));
+        }
+        known.code(&c.code, given, &self.services.sandbox, &reader).ok()
     }
 
     /// The program took `outcome` at decision `id` (outside loops).
@@ -1270,34 +1308,12 @@ fn helpers(
         let Some(params) = f.params.clone() else {
             continue;
         };
-        // In its body, outside any `try`, in no fork or other function of it and in one
-        // `for ... of` loop of it at most, over what the parameters hold, that no iteration
-        // leaves early (branches are fine: their conditions are checked against the
-        // parameters). `Some(each)`: there, in that loop if any.
-        let directly = |n: &pml_structure::Node| -> Option<Each> {
-            if n.guarded {
-                return None;
-            }
-            let mut each = None;
-            let mut at = n.scope.clone();
-            for _ in 0..structure.nodes.len() {
-                match at? {
-                    Scope::Function { id } => return (id == f.id).then_some(each),
-                    Scope::Decision { id, .. } => at = structure.node(&id)?.scope.clone(),
-                    Scope::Loop { id } => {
-                        let l = structure.node(&id)?;
-                        let over_params = !l.reads.iter().any(|r| structure.node(r).is_some());
-                        let for_of = l.loop_kind == Some(LoopKind::ForOf);
-                        if each.is_some() || l.leaves || l.guarded || !for_of || !over_params {
-                            return None;
-                        }
-                        each = Some((l.condition.clone()?, l.reads.clone()));
-                        at = l.scope.clone();
-                    }
-                    Scope::Fork { .. } => return None,
-                }
-            }
-            None
+        let directly = |n: &pml_structure::Node| body_each(structure, &f.id, n);
+        let mut known = Known {
+            structure,
+            function: &f.id,
+            ops: Vec::new(),
+            outside: Vec::new(),
         };
         // A node of this body after a `try` of it whose handler may end the path: not certain.
         let after_exit = |n: &pml_structure::Node| {
@@ -1308,79 +1324,191 @@ fn helpers(
             })
         };
         // What a node there depends on: decisions of this body over what the parameters hold
-        // (`None`: something else).
-        let conditions = |n: &pml_structure::Node| {
+        // and what is known ahead of a call (`None`: something else).
+        let conditions = |n: &pml_structure::Node, known: &mut Known<'_>| {
             let mut out = Vec::new();
             for (d, outcomes) in deps.of(&n.id) {
                 let d = structure.node(&d)?;
                 let inside = directly(d).is_some();
                 let simple = d.outcomes.is_empty() && !nullish.contains(d.id.as_str());
-                let reads_inside = d.reads.iter().any(|r| structure.node(r).is_some());
-                if !inside || !simple || reads_inside {
+                if !inside || !simple || !known.all(&d.reads) {
                     return None;
                 }
                 out.push((d.condition.clone()?, d.reads.clone(), outcomes));
             }
             Some(out)
         };
-        let reads = (structure.nodes.iter())
-            .filter(|n| n.is_mcp() && speculable(n) && !after_exit(n))
-            .filter_map(|n| {
-                let each = directly(n)?;
-                let arguments = n.arguments.clone()?;
-                // Only parameters, `args`, constants and results outside local functions.
-                let mut outside = Vec::new();
-                for r in arguments.values().flat_map(|v| v.reads()) {
-                    let Some(read) = structure.node(r) else {
-                        continue;
-                    };
-                    if in_function(structure, &read.id) || read.changed {
-                        return None;
-                    }
-                    outside.push(read.id.clone());
-                }
-                let (server, tool) = crate::host::split_tool(n.tool.as_deref()?);
-                Some(HelperRead {
-                    node: n.id.clone(),
-                    server: server.to_owned(),
-                    tool: tool.to_owned(),
-                    arguments,
-                    conditions: conditions(n)?,
-                    each,
-                    outside,
-                })
-            })
-            .collect();
-        let calls = (structure.nodes.iter())
-            .filter(|n| n.kind == NodeKind::Call && !after_exit(n))
-            .filter_map(|n| {
-                let each = directly(n)?;
-                let function = n.function.clone()?;
-                let arguments = n.arguments.clone().unwrap_or_default();
-                let changed = (arguments.values().flat_map(|a| a.reads()))
-                    .any(|r| structure.node(r).is_some_and(|r| r.changed));
-                if changed || arguments.keys().any(|k| k.starts_with("...")) {
-                    return None;
-                }
-                Some(NestedCall {
-                    call: n.id.clone(),
-                    function,
-                    arguments,
-                    conditions: conditions(n)?,
-                    each,
-                })
-            })
-            .collect();
+        let mut reads = Vec::new();
+        for n in (structure.nodes.iter()).filter(|n| n.is_mcp() && speculable(n) && !after_exit(n)) {
+            let Some(each) = directly(n) else {
+                continue;
+            };
+            let Some(arguments) = n.arguments.clone() else {
+                continue;
+            };
+            let Some((server, tool)) = n.tool.as_deref().map(crate::host::split_tool) else {
+                continue;
+            };
+            // Only parameters, `args`, constants, results outside local functions and pure
+            // operations of the body over those.
+            let argument_reads: Vec<String> = (arguments.values())
+                .flat_map(|v| v.reads().into_iter().map(str::to_owned))
+                .collect();
+            if !known.all(&argument_reads) {
+                continue;
+            }
+            let Some(conditions) = conditions(n, &mut known) else {
+                continue;
+            };
+            reads.push(HelperRead {
+                node: n.id.clone(),
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                arguments,
+                conditions,
+                each,
+            });
+        }
+        let mut calls = Vec::new();
+        for n in (structure.nodes.iter()).filter(|n| n.kind == NodeKind::Call && !after_exit(n)) {
+            let Some(each) = directly(n) else {
+                continue;
+            };
+            let Some(function) = n.function.clone() else {
+                continue;
+            };
+            let arguments = n.arguments.clone().unwrap_or_default();
+            let argument_reads: Vec<String> = (arguments.values())
+                .flat_map(|v| v.reads().into_iter().map(str::to_owned))
+                .collect();
+            let spread = arguments.keys().any(|k| k.starts_with("..."));
+            if spread || !known.all(&argument_reads) {
+                continue;
+            }
+            let Some(conditions) = conditions(n, &mut known) else {
+                continue;
+            };
+            calls.push(NestedCall {
+                call: n.id.clone(),
+                function,
+                arguments,
+                conditions,
+                each,
+            });
+        }
         out.insert(
             f.id.clone(),
             Helper {
                 params,
                 reads,
                 calls,
+                ops: known.ops,
+                outside: known.outside,
             },
         );
     }
     out
+}
+
+/// In the body of local function `function`, outside any `try`, in no fork or other function
+/// of it and in one `for ... of` loop of it at most, over what the parameters hold, that no
+/// iteration leaves early (branches are fine: their conditions are checked against the
+/// parameters): `Some(each)`, there, in that loop if any.
+fn body_each(structure: &StaticStructure, function: &str, n: &pml_structure::Node) -> Option<Each> {
+    if n.guarded {
+        return None;
+    }
+    let mut each = None;
+    let mut at = n.scope.clone();
+    for _ in 0..structure.nodes.len() {
+        match at? {
+            Scope::Function { id } => return (id == function).then_some(each),
+            Scope::Decision { id, .. } => at = structure.node(&id)?.scope.clone(),
+            Scope::Loop { id } => {
+                let l = structure.node(&id)?;
+                let over_params = !l.reads.iter().any(|r| structure.node(r).is_some());
+                let for_of = l.loop_kind == Some(LoopKind::ForOf);
+                if each.is_some() || l.leaves || l.guarded || !for_of || !over_params {
+                    return None;
+                }
+                each = Some((l.condition.clone()?, l.reads.clone()));
+                at = l.scope.clone();
+            }
+            Scope::Fork { .. } => return None,
+        }
+    }
+    None
+}
+
+/// What a call of a local function can know ahead of its body: what the body's reads, calls
+/// and decisions read, gathered while [`helpers`] looks at them.
+struct Known<'s> {
+    structure: &'s StaticStructure,
+    function: &'s str,
+    /// The pure operations of the body (in no loop of it) over values known ahead, each after
+    /// those it reads.
+    ops: Vec<Computable>,
+    /// The results outside local functions they read.
+    outside: Vec<String>,
+}
+
+impl Known<'_> {
+    /// Whether every name of `reads` is known ahead of a call (then what they need is added to
+    /// `ops` and `outside`; else nothing is). Names that are no node are: parameters, `args`,
+    /// constants.
+    fn all(&mut self, reads: &[String]) -> bool {
+        let (ops, outside) = (self.ops.len(), self.outside.len());
+        let ok = reads.iter().all(|r| self.node(r, 0));
+        if !ok {
+            self.ops.truncate(ops);
+            self.outside.truncate(outside);
+        }
+        ok
+    }
+
+    /// Node `id` (a name that is no node is known): a result outside local functions not
+    /// changed in place, or a pure operation of the body in no loop of it over known values.
+    fn node(&mut self, id: &str, depth: usize) -> bool {
+        let structure = self.structure;
+        let Some(n) = structure.node(id) else {
+            return true;
+        };
+        if n.changed || depth > structure.nodes.len() {
+            return false;
+        }
+        if !in_function(structure, id) {
+            if !self.outside.iter().any(|o| o == id) {
+                self.outside.push(id.to_owned());
+            }
+            return true;
+        }
+        if self.ops.iter().any(|o| o.id == id) {
+            return true;
+        }
+        if body_each(structure, self.function, n) != Some(None) {
+            return false;
+        }
+        // Inside local functions, the logical DAG has no tasks: the node's own.
+        let (Some((code, true)), Some(arguments)) = (pml_dag::code_task(n), &n.arguments) else {
+            return false;
+        };
+        let reads: Vec<String> = (arguments.values())
+            .flat_map(|a| a.reads())
+            .filter(|r| structure.node(r).is_some())
+            .map(str::to_owned)
+            .collect();
+        if !reads.iter().all(|r| self.node(r, depth + 1)) {
+            return false;
+        }
+        self.ops.push(Computable {
+            id: n.id.clone(),
+            tool: n.tool.clone().unwrap_or_default(),
+            code,
+            arguments: arguments.clone(),
+            reads,
+        });
+        true
+    }
 }
 
 /// Control dependence over the structure's edges: a node depends on decision `d` when only

@@ -391,6 +391,16 @@ async fn reads_inside_helpers_overlap() {
             "async function loadAll(ids) {\n  const out = [];\n  for (const id of ids) out.push((await mcp.t.read({ id })).v);\n  return out;\n}\nreturn await loadAll([1, 2, 3, 4]);",
             json!([10, 20, 30, 40]),
         ),
+        // The read's arguments computed in the helper from its parameters (pure operations
+        // of its body), and a decision over such a value.
+        (
+            "async function load(n) {\n  const id = n * 2 - 1;\n  const r = await mcp.t.read({ id: id + 1 });\n  return r.v;\n}\nconst out = [];\nfor (const n of [1, 2, 3, 4]) out.push(await load(n));\nreturn out;",
+            json!([20, 40, 60, 80]),
+        ),
+        (
+            "const base = (await mcp.t.list({})).ids.length;\nasync function load(n) {\n  const skip = n > base + 10;\n  if (skip) return 0;\n  const key = String(n + base).length;\n  return (await mcp.t.read({ id: n * key })).v;\n}\nreturn [await load(1), await load(2), await load(3), await load(4)];",
+            json!([10, 20, 30, 40]),
+        ),
         // A walk over a tree: a read per node, the children in a loop of the helper.
         (
             "async function walk(node) {\n  const r = await mcp.t.read({ id: node.id });\n  const out = [r.v];\n  for (const child of node.children) out.push(...(await walk(child)));\n  return out;\n}\nreturn await walk({ id: 1, children: [{ id: 2, children: [] }, { id: 3, children: [{ id: 4, children: [] }] }] });",
@@ -428,6 +438,11 @@ async fn helper_reads_the_program_may_not_make_are_not_started() {
         "async function loadAll(ids) {\n  const out = [];\n  for (const id of ids) {\n    if (id === 3) break;\n    out.push((await mcp.t.read({ id })).v);\n  }\n  return out;\n}\nreturn await loadAll([1, 2, 3, 4]);",
         "async function loadOdd(ids) {\n  const out = [];\n  for (const id of ids) {\n    if (id % 2) out.push((await mcp.t.read({ id })).v);\n  }\n  return out;\n}\nreturn await loadOdd([1, 2, 3, 4]);",
         "async function loadSome(ids) {\n  const out = [];\n  for (const id of ids.filter((x) => x > 2)) out.push((await mcp.t.read({ id })).v);\n  return out;\n}\nreturn await loadSome([1, 2, 3, 4]);",
+        // A decision over what the helper computed from its parameter.
+        "async function load(n) {\n  const skip = n % 2 === 0;\n  if (skip) return 0;\n  return (await mcp.t.read({ id: n })).v;\n}\nconst out = [];\nfor (const n of [1, 2, 3, 4]) out.push(await load(n));\nreturn out;",
+        // A value computed in a loop of the helper, or over what it read.
+        "async function load(ids) {\n  const out = [];\n  for (const id of ids) {\n    const next = id + out.length;\n    out.push((await mcp.t.read({ id: next })).v);\n  }\n  return out;\n}\nreturn await load([1, 2, 3]);",
+        "async function load(n) {\n  const r = await mcp.t.read({ id: n });\n  const next = r.v > 15 ? n : n + 1;\n  return (await mcp.t.read({ id: next })).v;\n}\nreturn [await load(1), await load(2)];",
         "async function walk(node) {\n  const r = await mcp.t.read({ id: node.id });\n  if (r.v > 15) return [r.v];\n  const out = [r.v];\n  for (const child of node.children) out.push(...(await walk(child)));\n  return out;\n}\nreturn await walk({ id: 1, children: [{ id: 2, children: [{ id: 5, children: [] }] }, { id: 3, children: [] }] });",
     ];
     for source in programs {
