@@ -668,12 +668,16 @@ impl Speculation {
         tokio::spawn(async move {
             loop {
                 let notified = this.wake.notified();
-                let scan = this.clone();
-                if tokio::task::spawn_blocking(move || scan.scan())
-                    .await
-                    .is_err()
-                {
-                    return;
+                // Most wakes of a run find nothing to start: no hand-off to a blocking thread
+                // for those (a scan may compute in the sandbox, which blocks).
+                if this.ready() {
+                    let scan = this.clone();
+                    if tokio::task::spawn_blocking(move || scan.scan())
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
                 }
                 if this.lock().over {
                     return;
@@ -683,15 +687,23 @@ impl Speculation {
         })
     }
 
+    /// Whether a scan may start something now (else it would return at once).
+    fn ready(&self) -> bool {
+        let state = self.lock();
+        Self::ready_in(&self.targets, &state)
+    }
+
+    fn ready_in(targets: &[Target], state: &State) -> bool {
+        !(state.over || state.writes_running > 0 || state.running >= IN_FLIGHT)
+            && targets.iter().any(|t| Self::may_start(t, state))
+    }
+
     /// One pass over the targets: starts every one that is ready.
     fn scan(self: &Arc<Self>) {
         let (values, epoch) = {
             let state = self.lock();
-            if state.over || state.writes_running > 0 || state.running >= IN_FLIGHT {
-                return;
-            }
             // Nothing to do (most wakes of a long run): no copy of the values either.
-            if !self.targets.iter().any(|t| Self::may_start(t, &state)) {
+            if !Self::ready_in(&self.targets, &state) {
                 return;
             }
             (state.values.clone(), state.epoch)

@@ -424,10 +424,19 @@ struct Warm {
     context: Context,
 }
 
+/// A program context made ready ahead of its program.
+struct ReadyProgram {
+    /// Declared first: dropped before the context it lives in.
+    ready: event_loop::Ready,
+    context: Context,
+}
+
 /// The runtime of a worker, the state its interrupt handler and allocator read, the context
 /// that compiles, and the context prepared for the next task.
 struct Engine {
     warm: Option<Warm>,
+    /// The program context made ready for the next program ([`event_loop::ready`]).
+    program: Option<ReadyProgram>,
     /// The context of the last task, until its reply is sent (freeing it takes a while).
     spent: Option<Context>,
     /// Compiles (never runs) scripts for the task contexts.
@@ -437,6 +446,9 @@ struct Engine {
     setup: Vec<u8>,
     /// Bytecode of [`event_loop::INSPECT`].
     inspect: Vec<u8>,
+    /// Bytecode of [`event_loop::READS`] and [`event_loop::TO_STRING`].
+    reads: Vec<u8>,
+    to_string: Vec<u8>,
     /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
     intl: Rc<[u8]>,
     /// Bytecode of [`intl::LAZY`], run in every context.
@@ -491,13 +503,24 @@ impl Engine {
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
+        let (reads, to_string) = compiler
+            .with(|ctx| {
+                Ok::<_, rquickjs::Error>((
+                    bytecode::compile(&ctx, event_loop::READS, "reads")?,
+                    bytecode::compile(&ctx, event_loop::TO_STRING, "toString")?,
+                ))
+            })
+            .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
         Ok(Engine {
             warm: None,
+            program: None,
             spent: None,
             compiler,
             stringify,
             setup,
             inspect,
+            reads,
+            to_string,
             intl: intl.into(),
             intl_lazy,
             intl_cache: Rc::default(),
@@ -520,6 +543,24 @@ impl Engine {
                 .map_err(|e| failure(&ctx, e, Phase::Run))
         })?;
         self.warm = Some(Warm { stringify, context });
+        Ok(())
+    }
+
+    /// Makes a program context ready for the next program, unless there is one.
+    fn prepare_program(&mut self) -> Result<(), Failure> {
+        if self.program.is_some() {
+            return Ok(());
+        }
+        let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
+        let ready = context.with(|ctx| {
+            self.install_intl(&ctx)
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            let stringify = bytecode::run(&ctx, &self.stringify)
+                .and_then(|v| Function::from_js(&ctx, v))
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            event_loop::ready(&ctx, &self.setup, &self.inspect, stringify)
+        })?;
+        self.program = Some(ReadyProgram { ready, context });
         Ok(())
     }
 
@@ -695,27 +736,25 @@ impl Engine {
             })
         })?;
         drop(source);
-        let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
+        self.prepare_program()?;
+        let Some(ReadyProgram { ready, context }) = self.program.take() else {
+            return Err(Failure::Internal("no program context".to_owned()));
+        };
         let outcome = context.with(|ctx| {
-            self.install_intl(&ctx)
-                .map_err(|e| failure(&ctx, e, Phase::Run))?;
-            let stringify = bytecode::run(&ctx, &self.stringify)
-                .and_then(|v| Function::from_js(&ctx, v))
-                .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let program = Program {
-                setup: &self.setup,
-                inspect: &self.inspect,
                 wrapper: &wrapper,
                 args: &request.args,
                 probes: request.probes.as_deref(),
                 originals: request.originals.clone(),
                 values: &request.values,
                 reads: request.reads.clone(),
+                reads_script: &self.reads,
+                to_string_script: &self.to_string,
                 link,
                 budget,
                 clock: &self.clock,
             };
-            event_loop::run_in(&ctx, program, stringify)
+            event_loop::run_in(&ctx, program, ready)
         });
         self.spent = Some(context);
         outcome
@@ -735,7 +774,7 @@ fn worker_main(
             return;
         }
     };
-    if let Err(e) = engine.prepare() {
+    if let Err(e) = engine.prepare().and_then(|()| engine.prepare_program()) {
         let _ = ready.send(Err(format!("cannot prepare a context: {e:?}")));
         return;
     }
@@ -784,6 +823,7 @@ fn worker_main(
         }
         // If this fails, the next task tries again and reports the error.
         let _ = engine.prepare();
+        let _ = engine.prepare_program();
     }
 }
 

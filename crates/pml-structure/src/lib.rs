@@ -124,8 +124,20 @@ const STACK_SIZE: usize = 4 << 30;
 
 /// Build the static structure of `code`.
 pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
-    // The worker owns its inputs so it can outlive this call: it answers as soon as the
-    // structure is built and frees the syntax tree afterwards, while the caller goes on.
+    let failed = || BuildReturn {
+        structure: StaticStructure {
+            diagnostics: vec![diagnostics::internal("analysing")],
+            ..Default::default()
+        },
+        timings: Timings::default(),
+        instrumented: None,
+    };
+    if code.len() < PARALLEL_FROM_BYTES {
+        return on_big_stack(|| build_on_this_thread(code, options, false).0).unwrap_or_else(failed);
+    }
+    // A large input: the worker owns its inputs so it can outlive this call: it answers as
+    // soon as the structure is built and frees the syntax tree afterwards, while the caller
+    // goes on.
     let code: std::sync::Arc<str> = std::sync::Arc::from(code);
     let options = options.clone();
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -139,18 +151,11 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
             // Dropped here, on the large stack (its destructor recurses per nesting level).
             drop(syntax_tree);
         });
-    match spawned.ok().and_then(|_| rx.recv().ok()) {
-        Some(ret) => ret,
-        // Could not spawn (address space exhausted?) or the walk panicked: report, don't crash.
-        None => BuildReturn {
-            structure: StaticStructure {
-                diagnostics: vec![diagnostics::internal("analysing")],
-                ..Default::default()
-            },
-            timings: Timings::default(),
-            instrumented: None,
-        },
-    }
+    // Could not spawn (address space exhausted?) or the walk panicked: report, don't crash.
+    spawned
+        .ok()
+        .and_then(|_| rx.recv().ok())
+        .unwrap_or_else(failed)
 }
 
 /// TypeScript `source` as JavaScript (its types blanked out, as [`strip_types`] does) and
@@ -412,17 +417,12 @@ fn both<A: Send, B: Send>(
     })
 }
 
-/// Run `f` on a thread with the large stack; `None` if it could not start or panicked.
+/// Run `f` on the large stack, on this thread (a stack of its own, switched to and back:
+/// no thread to start and hand over to, which costs a run more than the parse of a small
+/// program); `None` if it panicked.
 pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("pml-structure".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(scope, f)
-            .ok()?
-            .join()
-            .ok()
-    })
+    let grown = || stacker::grow(STACK_SIZE, f);
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(grown)).ok()
 }
 
 /// For a string argument that looks like code: its literals, as parameters (name -> value).

@@ -6,7 +6,8 @@
 //! The servers' catalogs are what `tools/list` returned when they started, so nothing here
 //! guesses: a server that did not start is not checked (its calls fail when they are made).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use pml_structure::{ArgumentValue, Node, StaticStructure, ToolCatalog};
 use serde_json::Value;
@@ -211,6 +212,32 @@ fn suggestion<'a>(name: &str, known: impl Iterator<Item = &'a str>, what: &str) 
     }
 }
 
+/// Most validators [`validator`] keeps (then it starts over).
+const VALIDATORS: usize = 512;
+
+/// The validator of `schema` (`None`: one it cannot read). Formats (`uri`, `email`...) are
+/// annotations a server may or may not enforce: not checked. Building one costs more than
+/// checking a program's calls with it, and a gateway checks the same tools' schemas run after
+/// run: validators are kept by the schema's text.
+fn validator(schema: &Value) -> Option<Arc<jsonschema::Validator>> {
+    static KEPT: LazyLock<Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>> =
+        LazyLock::new(Mutex::default);
+    let key = schema.to_string();
+    if let Some(kept) = KEPT.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return kept.clone();
+    }
+    let built = (jsonschema::options().should_validate_formats(false))
+        .build(schema)
+        .ok()
+        .map(Arc::new);
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    if kept.len() >= VALIDATORS {
+        kept.clear();
+    }
+    kept.insert(key, built.clone());
+    built
+}
+
 /// What does not fit `schema` in the call's arguments, as far as they are known before the
 /// run: the whole input schema is checked (nested objects, arrays, enums, formats, `required`,
 /// `additionalProperties`...) by a JSON Schema validator against the arguments with every part
@@ -221,12 +248,8 @@ fn misfits(node: &Node, schema: &Value, what: &str) -> Vec<String> {
     let Some(given) = &node.arguments else {
         return Vec::new();
     };
-    // A schema the validator cannot read says nothing about the call. Formats (`uri`,
-    // `email`...) are annotations a server may or may not enforce: not checked.
-    let Ok(validator) = jsonschema::options()
-        .should_validate_formats(false)
-        .build(schema)
-    else {
+    // A schema the validator cannot read says nothing about the call.
+    let Some(validator) = validator(schema) else {
         return Vec::new();
     };
     let mut known = Known::default();

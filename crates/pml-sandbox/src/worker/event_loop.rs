@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use rquickjs::function::Opt;
 use rquickjs::promise::PromiseState;
-use rquickjs::{Array, Ctx, Exception, FromJs, Function, IntoJs, Value};
+use rquickjs::{Array, Ctx, Exception, FromJs, Function, IntoJs, Persistent, Value};
 
 use super::{failure, message_of, settled, text_of, to_json, Failure, Phase, TaskClock};
 use crate::bytecode;
@@ -41,7 +41,7 @@ pub(super) const INSPECT: &str = include_str!("inspect.js");
 /// `JSON.stringify` refuses (the `toJson` of [`STRINGIFY`](super::STRINGIFY)) make a rejected
 /// promise (its `TypeError`). The error a call rejects with is made when the call is, so its
 /// stack points at the program's line that made the call. `util` is [`INSPECT`]'s.
-pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPromise, wanted, util) {
+pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPromise, util) {
   const begin = util.begin;
   const Err = Error;
   const TypeErr = TypeError;
@@ -172,7 +172,10 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     return walk(value, 0) ? out : undefined;
   };
   const wants = create(null);
-  for (let i = 0; i < wanted.length; i++) wants[wanted[i]] = true;
+  // The run gives the probes whose values it wants when it starts.
+  const want = (wanted) => {
+    for (let i = 0; i < wanted.length; i++) wants[wanted[i]] = true;
+  };
 
   // The site of the call being made (set by a call site's wrapper just before the call).
   let site = 0;
@@ -549,7 +552,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     groupEnd: () => { indent = apply(sliceText, indent, [0, indent.length - 2]); },
   });
 
-  return [mcp, settle, probes, console, iterations, capabilities];
+  return [mcp, settle, probes, console, iterations, capabilities, want];
 })"#;
 
 /// Routes the program's reads of the clock and of `Math.random()` through the native
@@ -588,7 +591,7 @@ const NATIVE_CODE: &str = "function () { [native code] }";
 /// are written: a text holding the probe object's name (`namespace`) goes through the native
 /// `original(text)`; any other text is the engine's. The replacement passes for the original:
 /// same name, length and property attributes, and its own text is native code's.
-const TO_STRING: &str = r#"(function (original, namespace) {
+pub(super) const TO_STRING: &str = r#"(function (original, namespace) {
   const real = Function.prototype.toString;
   const apply = Reflect.apply;
   const includes = String.prototype.includes;
@@ -977,12 +980,9 @@ fn iteration_of(value: &Value<'_>) -> Result<Vec<u32>, String> {
     Ok(out)
 }
 
-/// The compiled scripts a program run needs, and its limits' state.
+/// What a program run brings to its context: its compiled source, `args`, probes, link to
+/// the caller, and its limits' state.
 pub(crate) struct Program<'a> {
-    /// Bytecode of [`SETUP`].
-    pub setup: &'a [u8],
-    /// Bytecode of [`INSPECT`].
-    pub inspect: &'a [u8],
     /// Bytecode of `(async function () {SOURCE\n})`.
     pub wrapper: &'a [u8],
     /// `args` as JSON text.
@@ -995,99 +995,49 @@ pub(crate) struct Program<'a> {
     pub values: &'a [u32],
     /// Hears the reads of the clock and `Math.random()` ([`READS`]).
     pub reads: Option<Arc<dyn crate::Reads>>,
+    /// Bytecode of [`READS`] and [`TO_STRING`].
+    pub reads_script: &'a [u8],
+    pub to_string_script: &'a [u8],
     pub link: &'a Link,
     pub budget: &'a mut Budget,
     pub clock: &'a TaskClock,
 }
 
-/// Runs the program in `ctx` (a fresh program context) to the end: its result as JSON text.
-pub(crate) fn run_in<'js>(
-    ctx: &Ctx<'js>,
-    program: Program<'_>,
-    stringify: Function<'js>,
-) -> Result<String, Failure> {
-    let calls = Rc::new(Calls {
-        last: Cell::new(0),
-        outstanding: RefCell::new(HashSet::new()),
-        events: program.link.events.clone(),
-        line: program.link.line.clone(),
-        caller_gone: Cell::new(false),
-        reports: RefCell::new(Vec::new()),
-        started: RefCell::new(Vec::new()),
-        last_ended: Cell::new(None),
-        invoked: RefCell::new(HashMap::new()),
-        handled: Cell::new(Duration::ZERO),
-        begun: Cell::new(None),
-    });
-    let mut iterations = None;
-    let outcome = run_with(ctx, program, stringify, &calls, &mut iterations);
-    // What the run reported last: the loop counts, the operations that never ended, and for a
-    // run that stopped, the loop body it entered last.
-    let summary = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok());
-    if let Some(summary) = summary {
-        let at = Instant::now();
-        if outcome.is_err() {
-            if let Ok(last) = summary.get::<Array>(1) {
-                if let (Ok(probe), Ok(iteration)) = (last.get::<u32>(0), last.get::<Value>(1)) {
-                    if let Ok(iteration) = iteration_of(&iteration) {
-                        calls.push(Report {
-                            at,
-                            what: Reported::LastLoop { probe, iteration },
-                        });
-                    }
-                }
-            }
-        }
-        let counts = summary.get::<Array>(0).ok();
-        for entry in counts.iter().flat_map(|c| c.iter::<Array>()).flatten() {
-            let (Ok(probe), Ok(iteration), Ok(count)) = (
-                entry.get::<u32>(0),
-                entry.get::<Value>(1),
-                entry.get::<u32>(2),
-            ) else {
-                continue;
-            };
-            match iteration_of(&iteration) {
-                Ok(iteration) => calls.push(Report {
-                    at,
-                    what: Reported::Iterations {
-                        probe,
-                        iteration,
-                        count,
-                    },
-                }),
-                Err(why) => calls.invalid(why),
-            }
-        }
-    }
-    calls.unwind_all(Instant::now());
-    calls.flush();
-    outcome
+/// The run a ready context's natives serve: set while its program runs.
+type Current = Rc<RefCell<Option<Rc<Calls>>>>;
+
+/// A program context made ready before its program comes ([`ready`]): the handles its run
+/// binds. Dropped before its context.
+pub(crate) struct Ready {
+    current: Current,
+    stringify: Persistent<Function<'static>>,
+    settle: Persistent<Function<'static>>,
+    probe_object: Persistent<Value<'static>>,
+    iterations: Persistent<Function<'static>>,
+    want: Persistent<Function<'static>>,
 }
 
-fn run_with<'js>(
+/// The error of a native called with no run current (never, unless a context outlived its run).
+fn no_run(ctx: &Ctx<'_>) -> rquickjs::Error {
+    Exception::throw_message(ctx, "no program is running in this context")
+}
+
+/// Makes `ctx` (a fresh program context, `Intl` installed; `stringify` the [`STRINGIFY`]
+/// function made in it) ready for a program, before one comes: the console's inspector and
+/// [`SETUP`] run, and `mcp`, `console` and `capabilities` are globals, over natives that serve
+/// whichever run is current ([`run_in`] sets it). Nothing of a program runs here: what a run
+/// brings (its calls, the values it wants, `args`, its probes) is bound when it starts. This
+/// is most of what making a program context costs (~1 ms), off the run's path.
+pub(crate) fn ready<'js>(
     ctx: &Ctx<'js>,
-    program: Program<'_>,
+    setup: &[u8],
+    inspect: &[u8],
     stringify: Function<'js>,
-    calls: &Rc<Calls>,
-    iterations: &mut Option<Function<'js>>,
-) -> Result<String, Failure> {
-    let Program {
-        setup,
-        inspect,
-        wrapper,
-        args,
-        probes,
-        originals,
-        values,
-        reads,
-        link,
-        budget,
-        clock,
-    } = program;
+) -> Result<Ready, Failure> {
     let run = |e| failure(ctx, e, Phase::Run);
+    let current: Current = Rc::new(RefCell::new(None));
     let native = {
-        let calls = calls.clone();
+        let current = current.clone();
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>,
@@ -1097,6 +1047,9 @@ fn run_with<'js>(
                   site: Opt<u32>,
                   iteration: Opt<Value<'js>>,
                   stack: Opt<Value<'js>>| {
+                let Some(calls) = current.borrow().clone() else {
+                    return Err(no_run(&ctx));
+                };
                 let iteration = match iteration.0.as_ref().map(iteration_of) {
                     Some(Ok(iteration)) => iteration,
                     None => Vec::new(),
@@ -1123,11 +1076,16 @@ fn run_with<'js>(
         .map_err(run)?
     };
     let begin = {
-        let calls = calls.clone();
-        Function::new(ctx.clone(), move || calls.begun.set(Some(Instant::now()))).map_err(run)?
+        let current = current.clone();
+        Function::new(ctx.clone(), move || {
+            if let Some(calls) = current.borrow().as_ref() {
+                calls.begun.set(Some(Instant::now()));
+            }
+        })
+        .map_err(run)?
     };
     let record = {
-        let calls = calls.clone();
+        let current = current.clone();
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>,
@@ -1135,6 +1093,9 @@ fn run_with<'js>(
                   probe: u32,
                   iteration: Value<'js>,
                   extra: Opt<Value<'js>>| {
+                let Some(calls) = current.borrow().clone() else {
+                    return;
+                };
                 let extra = extra.0.and_then(|v| {
                     if let Some(n) = v.as_number() {
                         Some(Extra::Number(n))
@@ -1192,25 +1153,132 @@ fn run_with<'js>(
                 record,
                 is_proxy,
                 is_promise,
-                values.to_vec(),
                 util,
             ))
         })
         .map_err(run)?;
 
-    let mcp: Value = made.get(0).map_err(run)?;
-    let settle: Function = made.get(1).map_err(run)?;
-    let probe_object: Value = made.get(2).map_err(run)?;
-    let console: Value = made.get(3).map_err(run)?;
-    *iterations = Some(made.get(4).map_err(run)?);
-    let capabilities: Value = made.get(5).map_err(run)?;
     let globals = ctx.globals();
     // Typed arrays yes, but nothing that could block the worker (`Atomics.wait`).
     globals.remove("Atomics").map_err(run)?;
     globals.remove("SharedArrayBuffer").map_err(run)?;
-    globals.set("mcp", mcp).map_err(run)?;
-    globals.set("console", console).map_err(run)?;
-    globals.set("capabilities", capabilities).map_err(run)?;
+    globals
+        .set("mcp", made.get::<Value>(0).map_err(run)?)
+        .map_err(run)?;
+    globals
+        .set("console", made.get::<Value>(3).map_err(run)?)
+        .map_err(run)?;
+    globals
+        .set("capabilities", made.get::<Value>(5).map_err(run)?)
+        .map_err(run)?;
+    Ok(Ready {
+        current,
+        stringify: Persistent::save(ctx, stringify),
+        settle: Persistent::save(ctx, made.get::<Function>(1).map_err(run)?),
+        probe_object: Persistent::save(ctx, made.get::<Value>(2).map_err(run)?),
+        iterations: Persistent::save(ctx, made.get::<Function>(4).map_err(run)?),
+        want: Persistent::save(ctx, made.get::<Function>(6).map_err(run)?),
+    })
+}
+
+/// Runs the program in `ctx` (a context made [`ready`], `ready` its handles) to the end: its
+/// result as JSON text.
+pub(crate) fn run_in<'js>(
+    ctx: &Ctx<'js>,
+    program: Program<'_>,
+    ready: Ready,
+) -> Result<String, Failure> {
+    let calls = Rc::new(Calls {
+        last: Cell::new(0),
+        outstanding: RefCell::new(HashSet::new()),
+        events: program.link.events.clone(),
+        line: program.link.line.clone(),
+        caller_gone: Cell::new(false),
+        reports: RefCell::new(Vec::new()),
+        started: RefCell::new(Vec::new()),
+        last_ended: Cell::new(None),
+        invoked: RefCell::new(HashMap::new()),
+        handled: Cell::new(Duration::ZERO),
+        begun: Cell::new(None),
+    });
+    *ready.current.borrow_mut() = Some(calls.clone());
+    let current = ready.current.clone();
+    let mut iterations = None;
+    let outcome = run_with(ctx, program, ready, &calls, &mut iterations);
+    // What the run reported last: the loop counts, the operations that never ended, and for a
+    // run that stopped, the loop body it entered last.
+    let summary = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok());
+    if let Some(summary) = summary {
+        let at = Instant::now();
+        if outcome.is_err() {
+            if let Ok(last) = summary.get::<Array>(1) {
+                if let (Ok(probe), Ok(iteration)) = (last.get::<u32>(0), last.get::<Value>(1)) {
+                    if let Ok(iteration) = iteration_of(&iteration) {
+                        calls.push(Report {
+                            at,
+                            what: Reported::LastLoop { probe, iteration },
+                        });
+                    }
+                }
+            }
+        }
+        let counts = summary.get::<Array>(0).ok();
+        for entry in counts.iter().flat_map(|c| c.iter::<Array>()).flatten() {
+            let (Ok(probe), Ok(iteration), Ok(count)) = (
+                entry.get::<u32>(0),
+                entry.get::<Value>(1),
+                entry.get::<u32>(2),
+            ) else {
+                continue;
+            };
+            match iteration_of(&iteration) {
+                Ok(iteration) => calls.push(Report {
+                    at,
+                    what: Reported::Iterations {
+                        probe,
+                        iteration,
+                        count,
+                    },
+                }),
+                Err(why) => calls.invalid(why),
+            }
+        }
+    }
+    calls.unwind_all(Instant::now());
+    calls.flush();
+    *current.borrow_mut() = None;
+    outcome
+}
+
+fn run_with<'js>(
+    ctx: &Ctx<'js>,
+    program: Program<'_>,
+    ready: Ready,
+    calls: &Rc<Calls>,
+    iterations: &mut Option<Function<'js>>,
+) -> Result<String, Failure> {
+    let Program {
+        wrapper,
+        args,
+        probes,
+        originals,
+        values,
+        reads,
+        reads_script,
+        to_string_script,
+        link,
+        budget,
+        clock,
+    } = program;
+    let run = |e| failure(ctx, e, Phase::Run);
+    let restore = |e: rquickjs::Error| Failure::Internal(format!("a ready context lost a handle: {e}"));
+    let stringify = ready.stringify.restore(ctx).map_err(restore)?;
+    let settle = ready.settle.restore(ctx).map_err(restore)?;
+    let probe_object = ready.probe_object.restore(ctx).map_err(restore)?;
+    *iterations = Some(ready.iterations.restore(ctx).map_err(restore)?);
+    let want = ready.want.restore(ctx).map_err(restore)?;
+    want.call::<_, ()>((values.to_vec(),)).map_err(run)?;
+    let globals = ctx.globals();
     let args: Value = ctx
         .json_parse(pml_jstext::to_js_json(args).as_bytes())
         .map_err(run)?;
@@ -1224,7 +1292,9 @@ fn run_with<'js>(
             reads.read(what, live)
         })
         .map_err(run)?;
-        let install: Function = ctx.eval(READS).map_err(run)?;
+        let install = bytecode::run(ctx, reads_script)
+            .and_then(|v| Function::from_js(ctx, v))
+            .map_err(run)?;
         install.call::<_, ()>((read,)).map_err(run)?;
     }
 
@@ -1238,7 +1308,9 @@ fn run_with<'js>(
             None => NATIVE_CODE.to_owned(),
         })
         .map_err(run)?;
-        let install: Function = ctx.eval(TO_STRING).map_err(run)?;
+        let install = bytecode::run(ctx, to_string_script)
+            .and_then(|v| Function::from_js(ctx, v))
+            .map_err(run)?;
         install.call::<_, ()>((original, namespace)).map_err(run)?;
     }
     let outer = bytecode::run(ctx, wrapper)
