@@ -1116,9 +1116,16 @@ impl Speculation {
         };
         let mut given = Vec::with_capacity(c.arguments.len());
         for (name, argument) in &c.arguments {
-            given.push((name.clone(), known.argument(argument, &self.services.sandbox, &reader).ok()?));
+            given.push((
+                name.clone(),
+                known
+                    .argument(argument, &self.services.sandbox, &reader)
+                    .ok()?,
+            ));
         }
-        known.code(&c.code, given, &self.services.sandbox, &reader).ok()
+        known
+            .code(&c.code, given, &self.services.sandbox, &reader)
+            .ok()
     }
 
     /// The program took `outcome` at decision `id` (outside loops).
@@ -1351,7 +1358,8 @@ fn helpers(
             Some(out)
         };
         let mut reads = Vec::new();
-        for n in (structure.nodes.iter()).filter(|n| n.is_mcp() && speculable(n) && !after_exit(n)) {
+        for n in (structure.nodes.iter()).filter(|n| n.is_mcp() && speculable(n) && !after_exit(n))
+        {
             let Some(each) = directly(n) else {
                 continue;
             };

@@ -14,7 +14,7 @@ use crate::parse;
 use crate::print::{self, is_ident_name, is_simple_path, quote_str, Printer, Resolve};
 
 /// First line of every canonical form.
-pub const VERSION_TAG: &str = "pml-hash/v4";
+pub const VERSION_TAG: &str = "pml-hash/v5";
 
 /// What `[*]` (the builder's "every element", not JavaScript) becomes while parsing.
 const EACH: &str = "__pml_each__";

@@ -133,7 +133,8 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
         instrumented: None,
     };
     if code.len() < PARALLEL_FROM_BYTES {
-        return on_big_stack(|| build_on_this_thread(code, options, false).0).unwrap_or_else(failed);
+        return on_big_stack(|| build_on_this_thread(code, options, false).0)
+            .unwrap_or_else(failed);
     }
     // A large input: the worker owns its inputs so it can outlive this call: it answers as
     // soon as the structure is built and frees the syntax tree afterwards, while the caller

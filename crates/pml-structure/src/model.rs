@@ -67,6 +67,29 @@ pub enum NodeKind {
     Call,
 }
 
+/// Whether `name`, a name of the program, has the form of a node id (`n1`, `d2`, `fn3`,
+/// `call4`...: a prefix of [`NodeKind::prefix`], digits) followed by any number of `$`.
+pub fn collides_with_ids(name: &str) -> bool {
+    let digits = |rest: &str| {
+        let rest = rest.trim_end_matches('$');
+        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit())
+    };
+    ["call", "fn", "n", "d", "c", "f", "j", "l"]
+        .iter()
+        .any(|prefix| name.strip_prefix(prefix).is_some_and(digits))
+}
+
+/// A name of the program as the structure writes it in expressions, parameters and constants:
+/// itself, but a `$` added to one that [`collides_with_ids`] (`n1` -> `n1$`, `n1$` -> `n1$$`).
+/// Node ids never end with `$`: no name of the program reads as a node's result, and two
+/// names stay two.
+pub fn escape_name(name: &str) -> std::borrow::Cow<'_, str> {
+    match collides_with_ids(name) {
+        true => std::borrow::Cow::Owned(format!("{name}$")),
+        false => std::borrow::Cow::Borrowed(name),
+    }
+}
+
 impl NodeKind {
     /// The id prefix of this kind: tasks `n1..`, decisions `d1..`, forks `f1..`...
     pub fn prefix(self) -> &'static str {
@@ -403,7 +426,21 @@ pub struct Diagnostic {
 
 #[cfg(test)]
 mod tests {
-    use super::path_root;
+    use super::{collides_with_ids, escape_name, path_root};
+
+    #[test]
+    fn names_like_node_ids_are_escaped() {
+        for name in [
+            "n1", "d22", "fn3", "call4", "c1", "f9", "j2", "l7", "n1$", "n01",
+        ] {
+            assert!(collides_with_ids(name), "{name}");
+            assert_eq!(escape_name(name), format!("{name}$"));
+        }
+        for name in ["n", "name", "fn", "n1x", "x1", "call", "$n1", "n_1", "cn1"] {
+            assert!(!collides_with_ids(name), "{name}");
+            assert_eq!(escape_name(name), name);
+        }
+    }
 
     #[test]
     fn path_roots() {

@@ -149,10 +149,17 @@ impl Rewriter<'_, '_> {
             )
             | None => None,
         };
-        if text.is_none() {
-            self.read(name);
+        if text.is_some() {
+            return text;
         }
-        text
+        // A name of the program that looks like a node id is written escaped: it is not
+        // that node's result.
+        let escaped = crate::model::escape_name(name);
+        self.read(&escaped);
+        match escaped {
+            std::borrow::Cow::Owned(escaped) => Some(escaped),
+            std::borrow::Cow::Borrowed(_) => None,
+        }
     }
 
     fn edit(&mut self, span: Span, text: String) {

@@ -387,3 +387,28 @@ fn an_arrow_reading_this_or_arguments_is_no_function() {
     let helper_function = "async function load(n) { return (await mcp.fs.read({ path: n + this.root })).content; }\nreturn await load(\"a\");\n";
     differ(helper_arrow, helper_function);
 }
+
+/// A name of the program with the form of a node id is not that node's result (by
+/// construction: the structure writes it `n1$`): `names.slice(n1, 3)` over a variable `n1`
+/// and `names.slice(names, 3)` differ, whatever kind of binding `n1` is; renaming such a name
+/// changes nothing.
+#[test]
+fn names_shaped_like_node_ids_are_not_node_results() {
+    let over = |name: &str, read: &str| {
+        format!(
+            "const names = await mcp.fs.list({{}});\nlet {name} = 0;\nfor (const x of args.xs) {name} += x;\nreturn names.slice({read}, 3);\n"
+        )
+    };
+    differ(&over("n1", "n1"), &over("n1", "names"));
+    differ(&over("d1", "d1"), &over("d1", "names"));
+    same(&over("n1", "n1"), &over("count", "count"));
+    // A parameter of a helper, and a constant.
+    differ(
+        "const names = await mcp.fs.list({});\nfunction pick(n1) { return names.slice(n1, 3); }\nreturn pick(args.k);",
+        "const names = await mcp.fs.list({});\nfunction pick(n1) { return names.slice(names, 3); }\nreturn pick(args.k);",
+    );
+    same(
+        "const names = await mcp.fs.list({});\nconst n1 = 2;\nreturn names.slice(n1, 3);",
+        "const names = await mcp.fs.list({});\nconst start = 2;\nreturn names.slice(start, 3);",
+    );
+}

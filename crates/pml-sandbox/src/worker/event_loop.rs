@@ -1271,7 +1271,8 @@ fn run_with<'js>(
         clock,
     } = program;
     let run = |e| failure(ctx, e, Phase::Run);
-    let restore = |e: rquickjs::Error| Failure::Internal(format!("a ready context lost a handle: {e}"));
+    let restore =
+        |e: rquickjs::Error| Failure::Internal(format!("a ready context lost a handle: {e}"));
     let stringify = ready.stringify.restore(ctx).map_err(restore)?;
     let settle = ready.settle.restore(ctx).map_err(restore)?;
     let probe_object = ready.probe_object.restore(ctx).map_err(restore)?;

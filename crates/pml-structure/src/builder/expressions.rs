@@ -529,7 +529,7 @@ impl<'a> Builder<'a> {
                 Some(Binding::Node(v)) => ArgumentValue::reference(v.clone()),
                 Some(Binding::Literal(v) | Binding::Element(v)) => match v.to_json() {
                     Some(json) => ArgumentValue::literal(json),
-                    None => ArgumentValue::reference(name.clone()),
+                    None => ArgumentValue::reference(escaped(&name)),
                 },
                 Some(Binding::Template(t, reads)) => {
                     ArgumentValue::reference_reading(t.clone(), reads.clone())
@@ -544,7 +544,7 @@ impl<'a> Builder<'a> {
                 Some(
                     Binding::Opaque | Binding::Mcp | Binding::McpServer(_) | Binding::McpTool(..),
                 )
-                | None => ArgumentValue::reference(name.clone()),
+                | None => ArgumentValue::reference(escaped(&name)),
             };
             arguments.insert(name, value);
         }
@@ -855,7 +855,7 @@ impl<'a> Builder<'a> {
                                         match v.to_json() {
                                             Some(json) => ArgumentValue::literal(json),
                                             None => {
-                                                ArgumentValue::reference(id.sym.as_str().to_owned())
+                                                ArgumentValue::reference(escaped(&id.sym))
                                             }
                                         }
                                     }
@@ -873,7 +873,7 @@ impl<'a> Builder<'a> {
                                             reads.clone(),
                                         )
                                     }
-                                    _ => ArgumentValue::reference(id.sym.as_str().to_owned()),
+                                    _ => ArgumentValue::reference(escaped(&id.sym)),
                                 };
                                 out.insert(id.sym.as_str().to_owned(), value);
                             }
@@ -1021,4 +1021,9 @@ impl<'a> Builder<'a> {
             _ => None,
         }
     }
+}
+
+/// A name of the program as a reference reads it ([`crate::model::escape_name`]).
+fn escaped(name: &str) -> String {
+    crate::model::escape_name(name).into_owned()
 }

@@ -324,7 +324,8 @@ impl<'a> Builder<'a> {
         }
         let params: Option<Vec<String>> = (f.params.iter())
             .map(|p| match p {
-                Pat::Ident(ident) => Some(ident.id.sym.to_string()),
+                // By the names expressions read them by.
+                Pat::Ident(ident) => Some(crate::model::escape_name(&ident.id.sym).into_owned()),
                 _ => None,
             })
             .collect();

@@ -33,7 +33,9 @@ impl<'a> Builder<'a> {
             .mutations()
             .is_some_and(|m| !m.redeclared.contains(name))
         {
-            self.literal_bindings.insert(name.to_owned(), value);
+            // By the name expressions read it by.
+            let name = crate::model::escape_name(name).into_owned();
+            self.literal_bindings.insert(name, value);
         }
     }
 
