@@ -168,7 +168,37 @@ impl Rewriter<'_, '_> {
     }
 }
 
+impl Rewriter<'_, '_> {
+    /// A literal (string, template part, regular expression) whose text holds `[*]`, the
+    /// builder's mark for "each element" in what it writes, is written with the `*` escaped
+    /// (`"a[\*]"`, `/[\*]/`: the same value): the only `[*]` in a rewritten text is the mark.
+    fn literal(&mut self, span: Span) {
+        let (lo, hi) = self.b.offsets(span);
+        let Some(text) = self.b.src.get(lo..hi) else {
+            return;
+        };
+        if text.contains(EACH) {
+            self.edits.push((lo, hi, text.replace(EACH, "[\\*]")));
+        }
+    }
+}
+
+/// The builder's mark for "each element of the loop's iterable" (`n1.items[*].id`).
+const EACH: &str = "[*]";
+
 impl Visit for Rewriter<'_, '_> {
+    fn visit_str(&mut self, s: &swc_ecma_ast::Str) {
+        self.literal(s.span);
+    }
+
+    fn visit_regex(&mut self, r: &swc_ecma_ast::Regex) {
+        self.literal(r.span);
+    }
+
+    fn visit_tpl_element(&mut self, t: &swc_ecma_ast::TplElement) {
+        self.literal(t.span);
+    }
+
     fn visit_expr(&mut self, e: &Expr) {
         let span = e.span();
         let key = (span.lo.0, span.hi.0);

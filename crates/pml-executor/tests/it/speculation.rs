@@ -506,3 +506,18 @@ async fn reads_after_a_try_whose_handler_returns_wait_for_it() {
         assert_eq!(wasted, 0, "{source}: {:?}", received(&plain_host));
     }
 }
+
+/// `[*]` written by the program (in a string, a template, a regular expression) is not the
+/// builder's "each element" mark: a read over a loop's elements whose arguments hold one is
+/// started ahead with what the program sends, so it is taken, and nothing else reaches the
+/// host.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_programs_own_brackets_are_not_the_element_mark() {
+    let source = "const out = [];\nfor (const id of [1, 2, 3]) {\n  const r = await mcp.t.read({ id, tag: \"[*]\" + id, pattern: `x[*]${id}`, ok: /[*]/.test(String(id)) });\n  out.push(r.v);\n}\nreturn out;";
+    let (plain, fast, plain_host, fast_host) = both(source).await;
+    assert_eq!(fast.result, json!([10, 20, 30]));
+    assert_eq!(plain.result, fast.result);
+    assert_eq!(received(&fast_host), received(&plain_host));
+    let s = fast.speculation.unwrap();
+    assert!(s.served >= 1 && s.wasted == 0, "{s:?}");
+}

@@ -854,9 +854,7 @@ impl<'a> Builder<'a> {
                                     Some(Binding::Literal(v) | Binding::Element(v)) => {
                                         match v.to_json() {
                                             Some(json) => ArgumentValue::literal(json),
-                                            None => {
-                                                ArgumentValue::reference(escaped(&id.sym))
-                                            }
+                                            None => ArgumentValue::reference(escaped(&id.sym)),
                                         }
                                     }
                                     Some(Binding::Template(t, reads)) => {

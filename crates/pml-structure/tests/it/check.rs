@@ -600,3 +600,19 @@ return await new Cfg().get();"#,
         "#]],
     );
 }
+
+#[test]
+fn the_programs_own_brackets_are_escaped_beside_the_element_mark() {
+    // `[*]` in a rewritten text is only ever the mark of a loop's element: the program's own
+    // (a string, a template, a regular expression, a key) are written `[\*]`, the same value.
+    check(
+        r#"for (const id of args.ids) {
+  await mcp.db.read({ id, tag: "[*]" + id, at: `x[*]${id}`, ok: /[*]/.test(id), m: { "[*]": id } });
+}"#,
+        expect![[r#"
+            l1 if(args.ids)
+            n1 db:read {id=ref(args.ids[*]), tag=ref("[\*]" + args.ids[*]), at=ref(`x[\*]${args.ids[*]}`), ok=ref(/[\*]/.test(args.ids[*])), m={[*]: ref(args.ids[*])}} @l1
+            edges: l1->n1
+        "#]],
+    );
+}
