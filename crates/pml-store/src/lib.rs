@@ -123,12 +123,23 @@ impl Store {
                     // Readers never wait for the writer (persistent: set once per file). The
                     // first statements that read the file: a file that is not a database
                     // says so here.
-                    let set = async {
-                        conn.execute(SQLITE_PRAGMAS).await?;
-                        conn.execute("PRAGMA journal_mode = WAL").await
-                    };
-                    if let Err(e) = set.await {
-                        return Err(classify(backend, location, e));
+                    // Several first opens of one new file at once (gateways, tests): the
+                    // switch to WAL may find the file busy without waiting for it; it is
+                    // tried again, for as long as a busy writer is waited for elsewhere.
+                    let mut tries = 0;
+                    loop {
+                        let set = async {
+                            conn.execute(SQLITE_PRAGMAS).await?;
+                            conn.execute("PRAGMA journal_mode = WAL").await
+                        };
+                        match set.await {
+                            Ok(_) => break,
+                            Err(e) if busy(&e) && tries < BUSY_TRIES => {
+                                tries += 1;
+                                tokio::time::sleep(BUSY_PAUSE).await;
+                            }
+                            Err(e) => return Err(classify(backend, location, e)),
+                        }
                     }
                 }
                 conn
@@ -163,7 +174,19 @@ impl Store {
             backend,
             location: location.to_string(),
         };
-        schema::migrate(&store).await?;
+        // The same for the first read of a file another opener is switching to WAL.
+        let mut tries = 0;
+        loop {
+            match schema::migrate(&store).await {
+                Err(StoreError::Database { message, .. })
+                    if message.contains("database is locked") && tries < BUSY_TRIES =>
+                {
+                    tries += 1;
+                    tokio::time::sleep(BUSY_PAUSE).await;
+                }
+                done => break done?,
+            }
+        }
         Ok(store)
     }
 
@@ -244,6 +267,16 @@ fn plain(e: &sqlx::Error) -> String {
 
 /// A database error, classified: a SQLite file that is not a database (or is damaged) is
 /// [`StoreError::Corrupt`].
+/// How often, and how far apart, opening a SQLite file tries again when it is busy.
+const BUSY_TRIES: u32 = 200;
+const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// SQLite's `SQLITE_BUSY` (5), `database is locked`.
+fn busy(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.code().as_deref() == Some("5")
+        || d.message().contains("database is locked"))
+}
+
 fn classify(backend: Backend, location: &str, e: sqlx::Error) -> StoreError {
     let message = plain(&e);
     let corrupt = matches!(&e, sqlx::Error::Database(d)
