@@ -17,8 +17,8 @@
 //! been decided so far, and as soon as (1) its arguments can be computed: from `args`,
 //! literals and the values known so far: results of the program's calls, values of the
 //! operations the arguments read (reported by the instrumented program, or computed here
-//! first, in a side sandbox context, from the pure operations of the logical DAG whose inputs
-//! are known); for a loop, once its iterable is known, one call per element; (2) the program
+//! first, in a side sandbox context, from the pure operations whose inputs are known, as the
+//! physical DAG runs them: a chain or siblings the optimizer fused, in one sandbox call); for a loop, once its iterable is known, one call per element; (2) the program
 //! took an outcome leading to it at every decision it depends on (control dependence over the
 //! structure's edges: the branch it is in, and the code after an early `return`, `throw`,
 //! `break` or `continue` waits for the decision that could end the path first); (3) the
@@ -80,6 +80,9 @@ pub struct SpeculationReport {
     pub served: usize,
     /// Not taken (or failed): reads made for nothing.
     pub wasted: usize,
+    /// Sandbox calls that computed pure operations ahead of the program (one per fused task
+    /// of the physical DAG, one per other operation), to know the arguments of reads.
+    pub computed: usize,
 }
 
 /// Most speculative calls running at once.
@@ -353,12 +356,51 @@ impl Site {
 
 /// A pure operation of the logical DAG whose value a target needs, computed ahead of the
 /// program when its inputs are known.
+#[derive(Clone)]
 struct Computable {
     id: String,
     tool: String,
     code: String,
     arguments: IndexMap<String, ArgumentValue>,
     reads: Vec<String>,
+    yields: Yields,
+}
+
+/// Which nodes' values a [`Computable`]'s value gives: one node's (an operation's own, or the
+/// last of a chain the physical DAG fuses), or an object of each node's by id (siblings the
+/// physical DAG fuses).
+#[derive(Clone)]
+enum Yields {
+    One(String),
+    Each(Vec<String>),
+}
+
+impl Computable {
+    /// Whether `values` has everything it gives.
+    fn known_in(&self, values: &Results) -> bool {
+        match &self.yields {
+            Yields::One(id) => values.contains_key(id),
+            Yields::Each(ids) => ids.iter().all(|id| values.contains_key(id)),
+        }
+    }
+
+    /// Keeps what its `value` gives in `values`.
+    fn keep(&self, value: Option<Value>, values: &mut Results) {
+        match &self.yields {
+            Yields::One(id) => {
+                values.insert(id.clone(), value);
+            }
+            Yields::Each(ids) => {
+                for id in ids {
+                    let own = match &value {
+                        Some(Value::Object(each)) => each.get(id).cloned(),
+                        _ => None,
+                    };
+                    values.insert(id.clone(), own);
+                }
+            }
+        }
+    }
 }
 
 /// A speculative call.
@@ -438,6 +480,8 @@ pub(crate) struct Speculation {
     max_calls: usize,
     /// The local functions speculation can follow into, by id.
     helpers: HashMap<String, Helper>,
+    /// Pure operations (or fused tasks) computed in the side context so far.
+    computed: std::sync::atomic::AtomicUsize,
 }
 
 impl Speculation {
@@ -585,9 +629,11 @@ impl Speculation {
             let Some(task) = program.logical.task(id) else {
                 continue;
             };
-            let (Some(code), Some(arguments)) = (&task.code, &task.arguments) else {
+            // No arguments: it reads nothing but `args` and constants.
+            let Some(code) = &task.code else {
                 continue;
             };
+            let arguments = task.arguments.clone().unwrap_or_default();
             if task.kind != pml_dag::TaskType::CodeExecution || !task.metadata.pure {
                 continue;
             }
@@ -607,10 +653,12 @@ impl Speculation {
                 id: task.id.clone(),
                 tool: task.tool.clone(),
                 code: code.clone(),
-                arguments: arguments.clone(),
+                arguments,
                 reads,
+                yields: Yields::One(task.id.clone()),
             });
         }
+        let computable = physical_plan(program, &targets, computable);
         // Their values also come from the program's probes, whichever is first.
         let mut wanted = Vec::new();
         let mut wanted_nodes = HashMap::new();
@@ -642,6 +690,7 @@ impl Speculation {
                 .collect(),
             max_calls,
             helpers,
+            computed: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
 
@@ -1087,7 +1136,7 @@ impl Speculation {
         loop {
             let mut progress = false;
             for c in &self.computable {
-                if values.contains_key(&c.id) || !c.reads.iter().all(|r| values.contains_key(r)) {
+                if c.known_in(&values) || !c.reads.iter().all(|r| values.contains_key(r)) {
                     continue;
                 }
                 let known = Values {
@@ -1097,7 +1146,7 @@ impl Speculation {
                     literals: &self.literals,
                 };
                 if let Some(value) = self.operation(&known, c) {
-                    values.insert(c.id.clone(), value);
+                    c.keep(value, &mut values);
                     progress = true;
                 }
             }
@@ -1110,6 +1159,8 @@ impl Speculation {
     /// The value of pure operation `c` over `known` (`Some(None)`: `undefined`), unless it
     /// cannot be computed (an argument or the code throws).
     fn operation(&self, known: &Values<'_>, c: &Computable) -> Option<Option<Value>> {
+        self.computed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let reader = Reader {
             task_id: &c.id,
             tool: &c.tool,
@@ -1282,8 +1333,106 @@ impl Speculation {
                 .tracer
                 .untaken(&op, entry.since, until, outcome.err());
         }
-        self.lock().report
+        let mut report = self.lock().report;
+        report.computed = self.computed.load(std::sync::atomic::Ordering::Relaxed);
+        report
     }
+}
+
+/// The plan's pure operations (`ops`, those the `targets` need) as the physical DAG runs them:
+/// the operations of a task it fuses are computed in one sandbox call of that task's code (a
+/// chain gives its last operation's value, siblings each one's), the others one by one. A
+/// fused task is used only when the plan needs every operation it runs (each passed the
+/// plan's checks) and nothing of the plan reads a chain's inner values.
+fn physical_plan(program: &Program, targets: &[Target], ops: Vec<Computable>) -> Vec<Computable> {
+    let Some(map) = &program.physical.physical_to_logical else {
+        return ops;
+    };
+    let owner: HashMap<&str, &str> = (map.iter())
+        .filter(|(_, members)| members.len() > 1)
+        .flat_map(|(p, members)| members.iter().map(move |m| (m.as_str(), p.as_str())))
+        .collect();
+    if owner.is_empty() {
+        return ops;
+    }
+    let needed: HashSet<&str> = ops.iter().map(|c| c.id.as_str()).collect();
+    // What the plan reads: the targets' inputs, and the inputs of each operation (inside a
+    // fused task or not: a chain's own links are checked below).
+    let read_by_targets: HashSet<&str> = (targets.iter())
+        .flat_map(|t| t.reads.iter().map(String::as_str))
+        .collect();
+    let fused = |p: &str| -> Option<Computable> {
+        let members = map.get(p)?;
+        let task = program.physical.task(p)?;
+        let (code, arguments) = (
+            task.code.clone()?,
+            task.arguments.clone().unwrap_or_default(),
+        );
+        if task.kind != pml_dag::TaskType::CodeExecution || !task.metadata.pure {
+            return None;
+        }
+        if !members.iter().all(|m| needed.contains(m.as_str())) {
+            return None;
+        }
+        let inside = |id: &str| members.iter().any(|m| m == id);
+        let yields = match task.metadata.fusion.as_deref() {
+            Some("fork_join_fusion") => Yields::Each(members.clone()),
+            _ => {
+                let (last, inner) = members.split_last()?;
+                // An inner value read from outside the chain (by a target, or by an
+                // operation of the plan outside this task) is not what the chain returns.
+                let outside_reads = (ops.iter())
+                    .filter(|c| !inside(&c.id))
+                    .flat_map(|c| c.reads.iter().map(String::as_str));
+                let read_inner = |id: &str| inner.iter().any(|m| m == id);
+                if read_by_targets.iter().any(|r| read_inner(r))
+                    || outside_reads.into_iter().any(read_inner)
+                {
+                    return None;
+                }
+                Yields::One(last.clone())
+            }
+        };
+        let mut reads: Vec<String> = Vec::new();
+        for r in (ops.iter())
+            .filter(|c| inside(&c.id))
+            .flat_map(|c| c.reads.iter())
+        {
+            if !inside(r) && !reads.contains(r) {
+                reads.push(r.clone());
+            }
+        }
+        Some(Computable {
+            id: p.to_owned(),
+            tool: task.tool.clone(),
+            code,
+            arguments,
+            reads,
+            yields,
+        })
+    };
+    let mut used: HashMap<&str, bool> = HashMap::new();
+    let mut out = Vec::new();
+    for c in ops.iter() {
+        let Some(&p) = owner.get(c.id.as_str()) else {
+            out.push(c.clone());
+            continue;
+        };
+        let taken = match used.get(p) {
+            Some(&taken) => taken,
+            None => {
+                let made = fused(p);
+                let taken = made.is_some();
+                out.extend(made);
+                used.insert(p, taken);
+                taken
+            }
+        };
+        if !taken {
+            out.push(c.clone());
+        }
+    }
+    out
 }
 
 /// The loops around node `id`, innermost first.
@@ -1509,9 +1658,11 @@ impl Known<'_> {
             return false;
         }
         // Inside local functions, the logical DAG has no tasks: the node's own.
-        let (Some((code, true)), Some(arguments)) = (pml_dag::code_task(n), &n.arguments) else {
+        let Some((code, true)) = pml_dag::code_task(n) else {
             return false;
         };
+        // No arguments: it reads nothing but `args` and constants.
+        let arguments = n.arguments.clone().unwrap_or_default();
         let reads: Vec<String> = (arguments.values())
             .flat_map(|a| a.reads())
             .filter(|r| structure.node(r).is_some())
@@ -1524,8 +1675,9 @@ impl Known<'_> {
             id: n.id.clone(),
             tool: n.tool.clone().unwrap_or_default(),
             code,
-            arguments: arguments.clone(),
+            arguments,
             reads,
+            yields: Yields::One(n.id.clone()),
         });
         true
     }

@@ -521,3 +521,41 @@ async fn the_programs_own_brackets_are_not_the_element_mark() {
     let s = fast.speculation.unwrap();
     assert!(s.served >= 1 && s.wasted == 0, "{s:?}");
 }
+
+/// The physical plan runs: the arguments of reads that a chain of pure operations computes
+/// are computed ahead in one sandbox call of the task the optimizer fused them into, where
+/// the logical plan takes one per operation; the run, and what the host receives, are the
+/// same. (The program waits 300 ms on its first read: speculation computes first.)
+#[tokio::test(flavor = "multi_thread")]
+async fn fused_operations_are_computed_ahead_in_one_call() {
+    let source = "const gate = await mcp.t.slow({ id: 0 });\nconst ids = args.ids.filter((x) => x > 1).map((x) => x * 2).slice(0, 3);\nconst out = [gate.v];\nfor (const id of ids) out.push((await mcp.t.read({ id })).v);\nreturn out;";
+    let host = host().into_arc();
+    let catalog = host.catalog();
+    let runs = [
+        program(source, &catalog),
+        program_unoptimized(source, &catalog),
+    ];
+    let fused = runs[0].physical.physical_to_logical.as_ref().unwrap();
+    assert!(fused.values().any(|l| l.len() == 3), "{fused:?}");
+    let mut computed = Vec::new();
+    let mut received_by = Vec::new();
+    for p in &runs {
+        let host = crate::speculation::host().into_arc();
+        let opts = ExecuteOptions {
+            args: json!({"ids": [1, 2, 3, 4]}),
+            ..options(&host, true)
+        };
+        let report = run(p, host.clone(), &opts).await;
+        assert_ok(&report);
+        assert_eq!(report.result, json!([0, 40, 60, 80]));
+        let s = report.speculation.unwrap();
+        assert!(s.served >= 2 && s.wasted == 0, "{s:?}");
+        computed.push(s.computed);
+        drop(report);
+        received_by.push(received(
+            &std::sync::Arc::try_unwrap(host).unwrap_or_else(|_| panic!("shared")),
+        ));
+    }
+    assert_eq!(received_by[0], received_by[1]);
+    assert_eq!(computed, [1, 3]);
+}
