@@ -155,6 +155,9 @@ impl Store {
         let pool = AnyPoolOptions::new()
             .max_connections(4)
             .acquire_timeout(CONNECT_WAIT)
+            // A SQLite file's connection does not go stale: no ping (a round trip to its
+            // thread) each time one is taken from the pool.
+            .test_before_acquire(backend != Backend::Sqlite)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {

@@ -140,15 +140,7 @@ impl Store {
             }
         };
         let whole = truncated.then(|| serde_json::to_string(&run.result).unwrap_or_default());
-        self.write(async |conn| {
-            if let Some(whole) = &whole {
-                sqlx::query("INSERT INTO pml_run_results (run_id, result) VALUES ($1, $2)")
-                    .bind(&id)
-                    .bind(whole)
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(|e| self.error(e))?;
-            }
+        let insert = async |conn: &mut sqlx::AnyConnection| {
             sqlx::query(
                 "INSERT INTO pml_runs (id, program_hash, file, args, ok, result, result_truncated,
                     error, trace, executed_path, decisions, timings, calls, started_at,
@@ -175,6 +167,22 @@ impl Store {
             .await
             .map_err(|e| self.error(e))?;
             Ok(())
+        };
+        let Some(whole) = &whole else {
+            // One statement: atomic on its own, no lock to take first (most runs: every
+            // execute of a gateway ends here, on its way to the answer).
+            let mut conn = self.pool.acquire().await.map_err(|e| self.error(e))?;
+            insert(&mut conn).await?;
+            return Ok(id);
+        };
+        self.write(async |conn| {
+            sqlx::query("INSERT INTO pml_run_results (run_id, result) VALUES ($1, $2)")
+                .bind(&id)
+                .bind(whole)
+                .execute(&mut *conn)
+                .await
+                .map_err(|e| self.error(e))?;
+            insert(conn).await
         })
         .await?;
         Ok(id)
