@@ -780,7 +780,15 @@ fn worker_main(
     }
     let _ = ready.send(Ok(()));
     drop(ready);
-    while let Ok(job) = inbox.recv() {
+    let mut next = None;
+    loop {
+        let job = match next.take() {
+            Some(job) => job,
+            None => match inbox.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            },
+        };
         // The caller may have given up on us (watchdog): then nobody listens any more.
         let (failed, delivered) = match job {
             Job::Eval {
@@ -823,9 +831,22 @@ fn worker_main(
         }
         // If this fails, the next task tries again and reports the error.
         let _ = engine.prepare();
-        let _ = engine.prepare_program();
+        // The next program's context once the caller is done with this job's answer (it
+        // would take a core from it on a small machine), unless a job comes first (its
+        // context is made then).
+        match inbox.recv_timeout(PREPARE_AFTER) {
+            Ok(job) => next = Some(job),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let _ = engine.prepare_program();
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
     }
 }
+
+/// How long a worker leaves the caller alone after a job before it makes the next program's
+/// context ready (a run's answer and record take about this).
+const PREPARE_AFTER: Duration = Duration::from_micros(600);
 
 /// Runs the task whose wrapper is `wrapper` (bytecode) in `ctx`; its result as JSON text.
 fn run_in<'js>(
