@@ -2,11 +2,12 @@
 //! measured (`--part` runs one part alone, for profiling it).
 //!
 //! 1. Four 1-second read-only calls of the real `everything` server
-//!    (`trigger-long-running-operation`, annotated `readOnlyHint`) written ten ways: (a)
+//!    (`trigger-long-running-operation`, annotated `readOnlyHint`) written eleven ways: (a)
 //!    `Promise.all`, (b) four sequential `await`s, (c) four `JSON.stringify(await ...)`, (d) a
 //!    `for ... of` over a literal list, (e) a loop over a list computed from an earlier call,
 //!    (f) a helper awaited in a loop, (g) a helper over a mapped list, (h) a recursive walk,
-//!    (i) a walk over a tree given as an argument, (j) a loop inside a helper;
+//!    (i) a walk over a tree given as an argument, (j) a loop inside a helper, (k) a helper
+//!    that computes its call's arguments from its parameter;
 //!    each with speculation and without, against one call measured in the same rounds. Goals:
 //!    each <= 1.5x one call with speculation, (a) and (b) <= 1.3x.
 //! 2. Instrumentation overhead: a pure-heavy program (100k array elements through filter, map,
@@ -144,6 +145,13 @@ fn call_programs() -> Vec<(&'static str, String, &'static str)> {
             "(j) a loop inside a helper, over its parameter",
             format!(
                 "{OP}async function all(list) {{\n  const out = [];\n  for (const steps of list) out.push(await mcp.everything[OP]({{ duration: 1, steps }}));\n  return out;\n}}\nreturn (await all([1, 1, 1, 1])).length;"
+            ),
+            "<= 1.5x",
+        ),
+        (
+            "(k) a helper computing its call's arguments",
+            format!(
+                "{OP}async function op(n) {{\n  const steps = n * 2 - 1;\n  return await mcp.everything[OP]({{ duration: 1, steps }});\n}}\nconst out = [];\nfor (const n of [1, 1, 1, 1]) out.push(await op(n));\nreturn out.length;"
             ),
             "<= 1.5x",
         ),
