@@ -22,6 +22,7 @@
 //! Parsing as TypeScript decides what is type syntax: plain JavaScript comes back unchanged,
 //! except the rare `a < b > (c)`, which TypeScript reads as a call with type arguments.
 
+use swc_common::util::take::Take;
 use swc_common::{BytePos, Spanned};
 use swc_ecma_ast::{
     ArrayPat, ArrowExpr, ArrowFunctionBody, BindingIdent, Class, ClassMember, Decl, Decorator,
@@ -175,12 +176,7 @@ pub(crate) fn unwrap_type_expressions(body: &mut Vec<Stmt>, javascript: &str, ba
                     Expr::TsInstantiation(x) => &mut x.expr,
                     _ => break,
                 };
-                let inner = std::mem::replace(
-                    inner,
-                    Box::new(Expr::Invalid(swc_ecma_ast::Invalid {
-                        span: swc_common::DUMMY_SP,
-                    })),
-                );
+                let inner = inner.take();
                 *e = *inner;
             }
             e.visit_mut_children_with(self);
@@ -223,12 +219,7 @@ pub(crate) fn unwrap_type_expressions(body: &mut Vec<Stmt>, javascript: &str, ba
                     SimpleAssignTarget::TsInstantiation(x) => &mut x.expr,
                     _ => break,
                 };
-                let inner = std::mem::replace(
-                    inner,
-                    Box::new(Expr::Invalid(swc_ecma_ast::Invalid {
-                        span: swc_common::DUMMY_SP,
-                    })),
-                );
+                let inner = inner.take();
                 *t = match *inner {
                     Expr::Ident(id) => SimpleAssignTarget::Ident(id.into()),
                     Expr::Member(m) => SimpleAssignTarget::Member(m),

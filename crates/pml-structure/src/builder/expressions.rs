@@ -298,11 +298,7 @@ impl<'a> Builder<'a> {
         } else {
             Position::Argument
         };
-        let mut node = self.new_node(NodeKind::Decision, c.span);
-        let (condition, reads) = self.rewrite_reading(&c.test);
-        node.condition = Some(condition);
-        node.reads = reads;
-        let d = self.add_node(node);
+        let d = self.decision(c.span, &c.test);
         let test = self.offsets(c.test.span());
         self.probe(ProbeKind::Decision, Site::Test { test });
         let after = self.nodes.len();

@@ -522,6 +522,34 @@ impl<'a> Builder<'a> {
         Node::new(id, kind, self.span(span))
     }
 
+    /// A decision node at `span` whose condition is `test`, as the structure reads it.
+    fn decision(&mut self, span: SwcSpan, test: &Expr) -> String {
+        let mut node = self.new_node(NodeKind::Decision, span);
+        let (condition, reads) = self.rewrite_reading(test);
+        node.condition = Some(condition);
+        node.reads = reads;
+        self.add_node(node)
+    }
+
+    /// After the branches of a decision that began at `cp` (nodes up to `after`): when they
+    /// made no node and no path ended in them, the decision does not shape the structure and
+    /// is taken back (`false`); else its branches' `exits` join.
+    fn close_decision(
+        &mut self,
+        cp: Checkpoint,
+        after: usize,
+        ended: bool,
+        exits: Vec<Pending>,
+    ) -> bool {
+        if self.nodes.len() == after && !ended {
+            self.rollback(cp);
+            self.live = true;
+            return false;
+        }
+        self.merge(exits);
+        true
+    }
+
     fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             nodes: self.nodes.len(),

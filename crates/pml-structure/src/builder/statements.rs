@@ -716,11 +716,7 @@ impl<'a> Builder<'a> {
     pub(super) fn if_stmt(&mut self, stmt: &swc_ecma_ast::IfStmt) {
         self.expr(&stmt.test, Position::Nested);
         let cp = self.checkpoint();
-        let mut node = self.new_node(NodeKind::Decision, stmt.span);
-        let (condition, reads) = self.rewrite_reading(&stmt.test);
-        node.condition = Some(condition);
-        node.reads = reads;
-        let d = self.add_node(node);
+        let d = self.decision(stmt.span, &stmt.test);
         let test = self.offsets(stmt.test.span());
         self.probe(ProbeKind::Decision, Site::Test { test });
         let after = self.nodes.len();
@@ -736,13 +732,8 @@ impl<'a> Builder<'a> {
                 outcome: Some("false".into()),
             }),
         }
-        if self.nodes.len() == after && !ended {
-            // No node and no early exit in either branch: the `if` does not shape the structure.
-            self.rollback(cp);
-            self.live = true;
-            return;
-        }
-        self.merge(exits);
+        // No node and no early exit in either branch: the `if` does not shape the structure.
+        self.close_decision(cp, after, ended, exits);
     }
 
     /// Run `f` as the branch `outcome` of decision `d`; returns the branch's exit frontier and
@@ -782,11 +773,7 @@ impl<'a> Builder<'a> {
         self.expr(&stmt.discriminant, Position::Nested);
         let cp = self.checkpoint();
         let mut ended = false;
-        let mut node = self.new_node(NodeKind::Decision, stmt.span);
-        let (condition, reads) = self.rewrite_reading(&stmt.discriminant);
-        node.condition = Some(condition);
-        node.reads = reads;
-        let d = self.add_node(node);
+        let d = self.decision(stmt.span, &stmt.discriminant);
         let site =
             Site::Switch {
                 discriminant: self.offsets(stmt.discriminant.span()),
@@ -851,13 +838,9 @@ impl<'a> Builder<'a> {
                 outcome: Some("default".into()),
             });
         }
-        if self.nodes.len() == after && !ended {
-            self.rollback(cp);
-            self.live = true;
-            return;
+        if self.close_decision(cp, after, ended, exits) {
+            self.live |= broke;
         }
-        self.merge(exits);
-        self.live |= broke;
     }
 
     pub(super) fn case_label(&self, test: &Expr) -> String {
