@@ -95,11 +95,14 @@
 //!
 //! **Time:** [`SandboxOptions::time_limit`] bounds a program's *execution* time: it runs down
 //! only while the worker runs JavaScript, summed over the slices between waits, not while the
-//! program waits for answers. (How long the host takes is not bounded here: that is the host's
-//! business, e.g. call timeouts.) The worker enforces it itself: its interrupt handler's
-//! deadline is set at each slice to what is left. The caller's watchdog clock runs only from
-//! each `Running` message (which says what is left; the run starts running) to the next
-//! `Waiting`, so its deadline is never earlier than the worker's; past it, the caller cuts the
+//! program waits for answers, nor while pml handles its calls (arguments read, answers turned
+//! into values, probe reports kept: that time moves the deadline later). (How long the host
+//! takes is not bounded here: that is the host's business, e.g. call timeouts.) The worker
+//! enforces it itself: its interrupt handler's deadline is set at each slice to what is left.
+//! The caller's watchdog clock runs only from each `Running` message (which says what is left;
+//! the run starts running, or pml's handling moved the deadline) to the next `Waiting`, with a
+//! margin for handling not told yet, so its deadline is never earlier than the worker's; past
+//! it, the caller cuts the
 //! program's allocations, wakes it if it is waiting, and abandons the worker after
 //! `watchdog_grace`, as for code tasks. Calls still unanswered when the program settles are not
 //! waited for.
@@ -207,7 +210,7 @@ pub use program::{
     Answers, ConsoleLevel, HostAnswer, HostCall, OriginalText, ProgramTask, Reads, Report,
     Reported, Unrepeatable,
 };
-use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker};
+use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker, CREDIT_NOTICE};
 
 /// The longest iteration vector a probe report may hold: as deep as programs may nest
 /// (`pml_structure`'s `MAX_NESTING`).
@@ -472,8 +475,10 @@ impl Sandbox {
         // The watchdog's clock runs only while the worker says it runs JavaScript: from the
         // start, and from each `Running` (with what it has left) to the next `Waiting`. Its
         // deadline is never earlier than the worker's own, which is counted from before each
-        // message was sent. (`None` while the program waits for answers.)
-        let mut deadline = Instant::now().checked_add(self.options.time_limit);
+        // message was sent, and moved later by the time pml handled the program's calls since
+        // (told once it reaches `CREDIT_NOTICE`). (`None` while the program waits for answers.)
+        let watchdog = |left: Duration| Instant::now().checked_add(left + CREDIT_NOTICE);
+        let mut deadline = watchdog(self.options.time_limit);
         loop {
             let event = match deadline {
                 // Takes a message already there even when the deadline has passed.
@@ -486,7 +491,7 @@ impl Sandbox {
                 Ok(Event::Call(call, answers)) => on_call(call, answers),
                 Ok(Event::Reports(reports)) => on_report(reports),
                 Ok(Event::Waiting) => deadline = None,
-                Ok(Event::Running(left)) => deadline = Instant::now().checked_add(left),
+                Ok(Event::Running(left)) => deadline = watchdog(left),
                 Ok(Event::Done(outcome)) => {
                     lease.checkin();
                     return outcome.map_err(error);

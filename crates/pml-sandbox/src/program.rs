@@ -328,7 +328,8 @@ pub(crate) enum Event {
     Reports(Vec<Report>),
     /// The worker stopped running JavaScript to wait for answers: its clock is stopped.
     Waiting,
-    /// The worker runs JavaScript again, with this much of its time limit left.
+    /// The worker runs JavaScript again (or handled the program's calls for a while, which is
+    /// not counted), with this much of its time limit left.
     Running(Duration),
     /// The run is over.
     Done(Outcome),

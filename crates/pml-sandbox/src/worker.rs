@@ -27,8 +27,8 @@ use rquickjs::{Context, Ctx, FromJs, Function, Persistent, Runtime, Value};
 use crate::bytecode;
 use crate::intl::{self, IntlCache};
 use crate::program::Event;
-pub(crate) use event_loop::Link;
-use event_loop::{Budget, Program};
+use event_loop::Program;
+pub(crate) use event_loop::{Link, CREDIT_NOTICE};
 
 /// Limits a worker applies to every task, copied from [`SandboxOptions`](crate::SandboxOptions).
 #[derive(Debug, Clone, Copy)]
@@ -182,7 +182,8 @@ impl Worker {
 struct TaskClock {
     /// The running job's number; 0 between tasks.
     running: Cell<u64>,
-    /// When the running task must stop.
+    /// When the running task must stop; `None` while a program waits for answers (its clock
+    /// is stopped). pml's own work while a program runs moves it later ([`TaskClock::credit`]).
     deadline: Cell<Option<Instant>>,
     /// Set when the interrupt handler stopped the task.
     interrupted: Cell<bool>,
@@ -209,6 +210,34 @@ impl TaskClock {
         if self.limit > 0 && used + NEAR_LIMIT >= self.limit {
             self.near_limit.set(true);
         }
+    }
+
+    /// `spent` of the running program's time was pml's own work (calls sent, answers turned
+    /// into values, reports kept), not the program's JavaScript: its deadline moves later by
+    /// as much.
+    fn credit(&self, spent: Duration) {
+        if let Some(deadline) = self.deadline.get() {
+            self.deadline.set(deadline.checked_add(spent));
+        }
+    }
+
+    /// Whether the running task is past its deadline.
+    fn over(&self) -> bool {
+        self.deadline
+            .get()
+            .is_some_and(|deadline| Instant::now() > deadline)
+    }
+
+    /// Stops the clock (a program waits for answers): the time left.
+    fn pause(&self) -> Duration {
+        self.deadline.take().map_or(Duration::MAX, |d| {
+            d.saturating_duration_since(Instant::now())
+        })
+    }
+
+    /// Starts the clock again at `now` with `left` to run.
+    fn resume(&self, now: Instant, left: Duration) {
+        self.deadline.set(now.checked_add(left));
     }
 
     /// Whether allocations must fail: the running task is past its time, and the interrupt
@@ -614,28 +643,27 @@ impl Engine {
         // interrupt handler and the caller's `expire` agree.
         let deadline = sent + limits.time;
         self.clocked(number, Some(deadline), |worker| {
-            let outcome = worker.run_timed(request, deadline);
-            (outcome, Instant::now() > deadline)
+            worker.run_timed(request, deadline)
         })
     }
 
     /// Runs `job` as job `number` with the clock armed (`deadline` for the interrupt handler),
     /// then disarms it. `Interrupted` when the job was interrupted, expired by the caller, or
-    /// ran past its own budget (the flag `job` returns); else its JSON answer, parsed.
+    /// ended past its deadline; else its JSON answer, parsed.
     fn clocked(
         &mut self,
         number: u64,
         deadline: Option<Instant>,
-        job: impl FnOnce(&mut Self) -> (Result<String, Failure>, bool),
+        job: impl FnOnce(&mut Self) -> Result<String, Failure>,
     ) -> Outcome {
         self.clock.deadline.set(deadline);
         self.clock.interrupted.set(false);
         self.clock.near_limit.set(false);
         self.clock.running.set(number);
-        let (outcome, over_budget) = job(self);
+        let outcome = job(self);
         let expired = self.clock.interrupted.get()
             || self.clock.expired.load(Ordering::Relaxed) == number
-            || over_budget;
+            || self.clock.over();
         self.clock.running.set(0);
         self.clock.deadline.set(None);
         if expired {
@@ -692,20 +720,13 @@ impl Engine {
         link: &Link,
         limits: Limits,
     ) -> Outcome {
-        let mut budget = Budget::new(sent, limits.time);
-        let deadline = budget.deadline();
-        self.clocked(number, deadline, |worker| {
-            let outcome = worker.program_timed(request, link, &mut budget);
-            (outcome, budget.over())
+        // Counted from when the caller sent the job, as its watchdog counts.
+        self.clocked(number, sent.checked_add(limits.time), |worker| {
+            worker.program_timed(request, link)
         })
     }
 
-    fn program_timed(
-        &mut self,
-        request: &ProgramRequest,
-        link: &Link,
-        budget: &mut Budget,
-    ) -> Result<String, Failure> {
+    fn program_timed(&mut self, request: &ProgramRequest, link: &Link) -> Result<String, Failure> {
         // The prefix shares the first line with the source: line N of the source is line N of
         // the script in stack traces and syntax errors.
         let mut source = String::with_capacity(request.source.len() + 32);
@@ -751,8 +772,7 @@ impl Engine {
                 reads_script: &self.reads,
                 to_string_script: &self.to_string,
                 link,
-                budget,
-                clock: &self.clock,
+                clock: self.clock.clone(),
             };
             event_loop::run_in(&ctx, program, ready)
         });

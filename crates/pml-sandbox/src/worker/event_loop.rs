@@ -617,57 +617,10 @@ pub(crate) struct Link {
     pub events: Sender<Event>,
 }
 
-/// The time limit as execution time: it runs down only while the worker runs JavaScript.
-pub(crate) struct Budget {
-    /// What was left when the current slice started (or when the worker started waiting).
-    remaining: Duration,
-    /// When the current slice started; `None` while waiting for answers.
-    since: Option<Instant>,
-}
-
-impl Budget {
-    /// `limit` of execution time, the first slice starting at `start`.
-    pub(crate) fn new(start: Instant, limit: Duration) -> Budget {
-        Budget {
-            remaining: limit,
-            since: Some(start),
-        }
-    }
-
-    /// When the current slice must end (`None` while waiting, or if too far to represent).
-    pub(crate) fn deadline(&self) -> Option<Instant> {
-        self.since
-            .and_then(|since| since.checked_add(self.remaining))
-    }
-
-    /// Whether the current slice has run past what was left.
-    pub(crate) fn over(&self) -> bool {
-        self.since
-            .is_some_and(|since| since.elapsed() > self.remaining)
-    }
-
-    /// Whether the current slice, but for the `handled` part of it that was pml's own work,
-    /// has run past what was left.
-    fn over_besides(&self, handled: Duration) -> bool {
-        self.since
-            .is_some_and(|since| since.elapsed().saturating_sub(handled) > self.remaining)
-    }
-
-    /// Ends the current slice, of which `handled` was pml's own work (not counted); what is
-    /// left.
-    fn pause(&mut self, handled: Duration) -> Duration {
-        if let Some(since) = self.since.take() {
-            let spent = since.elapsed().saturating_sub(handled);
-            self.remaining = self.remaining.saturating_sub(spent);
-        }
-        self.remaining
-    }
-
-    /// Starts a slice at `now`.
-    fn resume(&mut self, now: Instant) {
-        self.since = Some(now);
-    }
-}
+/// Time given back to a program's limit ([`Calls::handled_since`]) the caller's watchdog may not
+/// know of: past this much, the worker tells it what is left. Its deadline is later than what it
+/// was told by as much, so never earlier than the worker's.
+pub(crate) const CREDIT_NOTICE: Duration = Duration::from_millis(10);
 
 /// Reports are sent to the caller in batches of at most this many (and before each call).
 const BATCH: usize = 4096;
@@ -697,18 +650,37 @@ struct Calls {
     last_ended: Cell<Option<usize>>,
     /// Calls of local functions under way, by token.
     invoked: RefCell<HashMap<u64, Started>>,
-    /// Time pml spent handling the program's calls and reports (arguments read, calls sent,
-    /// reports kept, answers turned into values) since the current slice of the time limit
-    /// started: not the program's own JavaScript, so given back to the limit (see [`Budget`]).
-    handled: Cell<Duration>,
+    /// The worker's clock: time pml spends handling the program's calls and reports
+    /// (arguments read, calls sent, reports kept, answers turned into values) is not the
+    /// program's own JavaScript, and is given back to its time limit
+    /// ([`TaskClock::credit`]).
+    clock: Rc<TaskClock>,
+    /// Time given back since the caller was last told what is left: its watchdog counts it
+    /// once it is told ([`CREDIT_NOTICE`]).
+    untold: Cell<Duration>,
     /// When the program's current call started being handled (the tool function entered).
     begun: Cell<Option<Instant>>,
 }
 
 impl Calls {
-    /// pml handled something from `started` to now (see [`Calls::handled`]).
+    /// pml handled something from `started` to now: not the program's time (see
+    /// [`Calls::clock`]). The caller is told what is left once the time given back since it
+    /// was last told reaches [`CREDIT_NOTICE`].
     fn handled_since(&self, started: Instant) {
-        self.handled.set(self.handled.get() + started.elapsed());
+        let spent = started.elapsed();
+        self.clock.credit(spent);
+        let untold = self.untold.get() + spent;
+        if untold < CREDIT_NOTICE {
+            self.untold.set(untold);
+            return;
+        }
+        self.untold.set(Duration::ZERO);
+        if let Some(deadline) = self.clock.deadline.get() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.events.send(Event::Running(left)).is_err() {
+                self.caller_gone.set(true);
+            }
+        }
     }
 
     /// The native `call(server, tool, argumentsJson, site, iteration, stack)`: sends the call
@@ -999,8 +971,8 @@ pub(crate) struct Program<'a> {
     pub reads_script: &'a [u8],
     pub to_string_script: &'a [u8],
     pub link: &'a Link,
-    pub budget: &'a mut Budget,
-    pub clock: &'a TaskClock,
+    /// The worker's clock: armed, counting from when the caller sent the program.
+    pub clock: Rc<TaskClock>,
 }
 
 /// The run a ready context's natives serve: set while its program runs.
@@ -1198,7 +1170,8 @@ pub(crate) fn run_in<'js>(
         started: RefCell::new(Vec::new()),
         last_ended: Cell::new(None),
         invoked: RefCell::new(HashMap::new()),
-        handled: Cell::new(Duration::ZERO),
+        clock: program.clock.clone(),
+        untold: Cell::new(Duration::ZERO),
         begun: Cell::new(None),
     });
     *ready.current.borrow_mut() = Some(calls.clone());
@@ -1267,7 +1240,6 @@ fn run_with<'js>(
         reads_script,
         to_string_script,
         link,
-        budget,
         clock,
     } = program;
     let run = |e| failure(ctx, e, Phase::Run);
@@ -1330,7 +1302,7 @@ fn run_with<'js>(
     };
     let value = loop {
         while ctx.execute_pending_job() {
-            if budget.over_besides(calls.handled.get()) || clock.interrupted.get() {
+            if clock.over() || clock.interrupted.get() {
                 return Err(Failure::Interrupted);
             }
         }
@@ -1343,10 +1315,11 @@ fn run_with<'js>(
         if calls.outstanding.borrow().is_empty() {
             return Err(Failure::Stalled);
         }
-        let answers = wait(link, calls, budget, clock)?;
-        // Turning the answers into values is pml's work, not the program's.
-        let started = Instant::now();
+        let answers = wait(link, calls)?;
+        // Turning the answers into values is pml's work, not the program's: given back as it
+        // goes, or the clock could stop the run in the middle of it.
         for (id, answer) in answers {
+            let started = Instant::now();
             let (ok, payload) = match answer {
                 Ok(value) => {
                     let text = serde_json::to_string(&value).map_err(|e| {
@@ -1360,8 +1333,8 @@ fn run_with<'js>(
             settle
                 .call::<_, ()>((id as f64, ok, payload))
                 .map_err(run)?;
+            calls.handled_since(started);
         }
-        calls.handled_since(started);
     };
     to_json(ctx, value, stringify)
 }
@@ -1400,12 +1373,7 @@ fn promise_state<'js>(ctx: Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Valu
 /// The answers to some outstanding calls: those already in the inbox, or else the next ones to
 /// come, the clock stopped meanwhile (the caller is told both when it stops and when it starts
 /// again).
-fn wait(
-    link: &Link,
-    calls: &Calls,
-    budget: &mut Budget,
-    clock: &TaskClock,
-) -> Result<Vec<(u64, HostAnswer)>, Failure> {
+fn wait(link: &Link, calls: &Calls) -> Result<Vec<(u64, HostAnswer)>, Failure> {
     let caller_gone = |_| Failure::Internal("the caller stopped listening".to_owned());
     let mut answers = Vec::new();
     drain(link, calls, &mut answers)?;
@@ -1413,8 +1381,8 @@ fn wait(
         return Ok(answers);
     }
 
-    let left = budget.pause(calls.handled.take());
-    clock.deadline.set(None);
+    let left = calls.clock.pause();
+    calls.untold.set(Duration::ZERO);
     if left.is_zero() {
         return Err(Failure::Interrupted);
     }
@@ -1436,9 +1404,7 @@ fn wait(
         drain(link, calls, &mut answers)?;
     }
 
-    let now = Instant::now();
-    budget.resume(now);
-    clock.deadline.set(budget.deadline());
+    calls.clock.resume(Instant::now(), left);
     link.events
         .send(Event::Running(left))
         .map_err(caller_gone)?;

@@ -782,6 +782,46 @@ fn time_waiting_for_answers_does_not_count() {
     assert_eq!(sandbox.abandoned_workers(), 0);
 }
 
+/// Handling answers that are already there when the program waits (turning them into values)
+/// is pml's work, not the program's: it is not counted against the limit, neither by the
+/// worker (its interrupt handler, its own check) nor by the caller's watchdog, though the
+/// program never stops to wait meanwhile. (It used to be counted in such a stretch: a run
+/// getting quick answers ended at its limit with its own JavaScript far from it.)
+#[test]
+fn turning_answers_into_values_does_not_count() {
+    let _heavy = one_heavy_test_at_a_time();
+    let limit = Duration::from_millis(200);
+    let sandbox = limited(limit, Duration::from_millis(100));
+    let pad = "x".repeat(1 << 20);
+    let n = 40;
+    let source = format!(
+        "const calls = Array.from({{ length: {n} }}, (_, i) => mcp.t.big({{ i }}));\n\
+         let sum = 0;\n\
+         for (let i = 0; i < calls.length; i++) {{ sum += (await calls[i]).v; calls[i] = null; }}\n\
+         return sum;"
+    );
+    let task = ProgramTask {
+        name: "agent.js",
+        source: &source,
+        args: &Value::Null,
+        probes: None,
+        values: &[],
+        reads: None,
+        originals: None,
+    };
+    let start = Instant::now();
+    // Answered at once, from the caller's thread: the answers are there before the worker
+    // waits for them.
+    let result = sandbox.run_program(&task, &mut |call, answers| {
+        answers.answer(call.id, Ok(json!({ "v": 1, "pad": pad })));
+    });
+    let took = start.elapsed();
+    assert_eq!(result.unwrap(), json!(n));
+    // 40 MiB of answers take longer than the limit to turn into values.
+    assert!(took > limit * 2, "{took:?}");
+    assert_eq!(sandbox.abandoned_workers(), 0);
+}
+
 #[test]
 fn memory_exhaustion_ends_with_out_of_memory() {
     let _heavy = one_heavy_test_at_a_time();
