@@ -59,8 +59,9 @@ pub use capability::CapabilityProgram;
 pub use host::{BoxFuture, ToolFailure, ToolHost};
 pub use journal::{Journal, JournalCall, Replay};
 pub use pml_sandbox::Unrepeatable;
+pub use pml_trace::{EventKind, TraceEvent};
 pub use speculate::SpeculationReport;
-pub use trace::{preview, Observer, TraceEvent, MAX_EVENTS, PREVIEW_CHARS};
+pub use trace::{preview, Observer, MAX_EVENTS, PREVIEW_CHARS};
 
 /// A program ready to run: all stages built from the same (JavaScript) source.
 #[derive(Debug, Clone)]
@@ -211,7 +212,7 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,
     pub executed_path: Vec<String>,
-    pub trace: Vec<TraceEvent>,
+    pub trace: Vec<TraceEvent<'static>>,
     /// Trace events past [`MAX_EVENTS`], not kept.
     #[serde(skip_serializing_if = "is_zero")]
     pub dropped_events: u64,

@@ -19,7 +19,7 @@ use crate::approval::SideEffect;
 use crate::host::ToolFailure;
 use crate::journal::{JournalCall, Replay};
 use crate::speculate::{Speculation, SpeculationReport};
-use crate::trace::{Op, TraceEvent, Tracer};
+use crate::trace::{EventKind, Op, TraceEvent, Tracer};
 use crate::{Call, ConsoleLine, Program, RunError, Services};
 
 /// The name of the program in stack traces (`at f (agent:3:11)`).
@@ -502,8 +502,8 @@ impl NodeMap {
                 iteration: iteration.to_vec(),
                 duration_ms: Some(until - since),
                 success: Some(error.is_none()),
-                error,
-                ..TraceEvent::new("call", Some(&node.id), since)
+                error: error.map(Into::into),
+                ..TraceEvent::new(EventKind::Call, Some(&node.id), since)
             });
             return Some(node.id.clone());
         }
@@ -647,15 +647,15 @@ impl NodeMap {
                 }
                 tracer.push(TraceEvent {
                     iteration,
-                    outcome: Some(outcome),
-                    ..TraceEvent::new("decision", Some(&node.id), ts)
+                    outcome: Some(outcome.into()),
+                    ..TraceEvent::new(EventKind::Decision, Some(&node.id), ts)
                 });
             }
             Reported::Fork { probe, iteration } => {
                 if let Some((_, node)) = self.probe(probe, &iteration) {
                     tracer.push(TraceEvent {
                         iteration,
-                        ..TraceEvent::new("fork", Some(&node.id), ts)
+                        ..TraceEvent::new(EventKind::Fork, Some(&node.id), ts)
                     });
                 }
             }
@@ -668,7 +668,7 @@ impl NodeMap {
                     tracer.push(TraceEvent {
                         iteration,
                         success: Some(ok),
-                        ..TraceEvent::new("join", Some(&node.id), ts)
+                        ..TraceEvent::new(EventKind::Join, Some(&node.id), ts)
                     });
                 }
             }
@@ -678,8 +678,8 @@ impl NodeMap {
                 count,
             } => {
                 let event = match self.probe(probe, &iteration) {
-                    Some((ProbeKind::Loop, node)) => Some(("loop", node)),
-                    Some((ProbeKind::Function, node)) => Some(("function", node)),
+                    Some((ProbeKind::Loop, node)) => Some((EventKind::Loop, node)),
+                    Some((ProbeKind::Function, node)) => Some((EventKind::Function, node)),
                     _ => None,
                 };
                 if let Some((event, node)) = event {

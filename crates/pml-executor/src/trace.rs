@@ -1,11 +1,13 @@
 //! Traces: `tool_start`/`tool_end` events per logical operation (`decision`, `fork`, `join`
 //! and `loop` events besides), and the executed path.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::Value;
+
+pub use pml_trace::{EventKind, TraceEvent};
 
 /// How many characters of a result a trace event keeps.
 pub const PREVIEW_CHARS: usize = 200;
@@ -14,72 +16,6 @@ pub const PREVIEW_CHARS: usize = 200;
 /// run that loops for long). Past it, events are counted, not kept: the report says how many
 /// (`droppedEvents`); the executed path still gets every MCP and capability call.
 pub const MAX_EVENTS: usize = 250_000;
-
-/// One trace event.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TraceEvent {
-    /// `tool_start`, `tool_end`; `decision` (an outcome taken), `fork`, `join`, `loop` (how
-    /// many times a loop body ran), `call` (a call of a local function: its start, duration
-    /// and success), `function` (how many times a local function ran).
-    pub event: &'static str,
-    /// The structure's node id (`n3`, `d1`, `l2`): the ids `pml analyze` prints. `null` for a
-    /// call the structure has no node for (then `line`/`column` say where it was made).
-    pub task_id: Option<String>,
-    /// The physical task that ran it, when different (a fused task).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub physical_task_id: Option<String>,
-    /// `server:tool` or `code:<op>` (empty for decisions, forks, joins and loops).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub tool: String,
-    /// Inside loops (and callbacks run per element): the index of the iteration of each
-    /// enclosing loop, outermost first. For a `loop` event: the iterations of the loops around it.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub iteration: Vec<u32>,
-    /// Where an operation without a node was made (1-based, in the program's file).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
-    /// `decision`: the outcome taken (`true`/`false`, `case:<value>`, `default`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
-    /// `loop`: how many times the body ran; `function`: how many times it was called.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub iterations: Option<u32>,
-    /// An MCP call started ahead of the program (speculation).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub speculative: Option<bool>,
-    /// With `speculative`: whether the program took it (made the same call, which it
-    /// answered). A call not taken was still received by the server.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub taken: Option<bool>,
-    /// An MCP call answered from the journal of the run being resumed (not run again).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replayed: Option<bool>,
-    /// An event of a capability the program called: the capability's name (`taskId` is a
-    /// node of its program).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub capability: Option<String>,
-    /// With `capability`: the node of the call in the caller, with its iteration in brackets
-    /// when in a loop (`n4`, `n4[2]`); through nested capabilities, each caller's outermost
-    /// first, `/`-separated (`n4/n2`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    /// Milliseconds since the run started.
-    pub ts_ms: f64,
-    /// `tool_end` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub success: Option<bool>,
-    /// `tool_end` of a success: the start of the result's JSON text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub preview: Option<String>,
-    /// `tool_end` of a failure: why.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
 
 /// Collects events and the executed path; shared by the tasks of one run.
 pub(crate) struct Tracer {
@@ -90,11 +26,11 @@ pub(crate) struct Tracer {
 }
 
 /// See [`crate::ExecuteOptions::on_event`].
-pub type Observer = std::sync::Arc<dyn Fn(&TraceEvent) + Send + Sync>;
+pub type Observer = std::sync::Arc<dyn Fn(&TraceEvent<'static>) + Send + Sync>;
 
 #[derive(Default)]
 struct Inner {
-    events: Vec<TraceEvent>,
+    events: Vec<TraceEvent<'static>>,
     /// (end time, tool) of each operation that ended.
     path: Vec<(f64, String)>,
     /// Events past [`MAX_EVENTS`], not kept.
@@ -102,7 +38,7 @@ struct Inner {
 }
 
 impl Inner {
-    fn push(&mut self, event: TraceEvent) {
+    fn push(&mut self, event: TraceEvent<'static>) {
         match self.events.len() < MAX_EVENTS {
             true => self.events.push(event),
             false => self.dropped += 1,
@@ -133,44 +69,18 @@ pub(crate) struct Op<'a> {
     pub replayed: bool,
 }
 
-impl TraceEvent {
-    /// An event at `ts_ms` with nothing else set.
-    pub(crate) fn new(event: &'static str, task_id: Option<&str>, ts_ms: f64) -> Self {
-        TraceEvent {
-            event,
-            task_id: task_id.map(str::to_owned),
-            physical_task_id: None,
-            tool: String::new(),
-            iteration: Vec::new(),
-            line: None,
-            column: None,
-            outcome: None,
-            iterations: None,
-            speculative: None,
-            taken: None,
-            replayed: None,
-            capability: None,
-            parent: None,
-            ts_ms,
-            duration_ms: None,
-            success: None,
-            preview: None,
-            error: None,
-        }
-    }
-
-    fn of(event: &'static str, op: &Op<'_>, ts_ms: f64) -> Self {
-        TraceEvent {
-            physical_task_id: op.physical_task_id.map(str::to_owned),
-            tool: op.tool.to_owned(),
-            iteration: op.iteration.to_vec(),
-            line: op.at.map(|(line, _)| line),
-            column: op.at.map(|(_, column)| column),
-            speculative: op.speculative.then_some(true),
-            taken: op.speculative.then_some(true),
-            replayed: op.replayed.then_some(true),
-            ..TraceEvent::new(event, op.task_id, ts_ms)
-        }
+/// An event of `kind` for the operation `op`.
+fn event_of(kind: EventKind, op: &Op<'_>, ts_ms: f64) -> TraceEvent<'static> {
+    TraceEvent {
+        physical_task_id: op.physical_task_id.map(|id| Cow::Owned(id.to_owned())),
+        tool: Cow::Owned(op.tool.to_owned()),
+        iteration: op.iteration.to_vec(),
+        line: op.at.map(|(line, _)| line),
+        column: op.at.map(|(_, column)| column),
+        speculative: op.speculative.then_some(true),
+        taken: op.speculative.then_some(true),
+        replayed: op.replayed.then_some(true),
+        ..TraceEvent::new(kind, op.task_id, ts_ms)
     }
 }
 
@@ -178,7 +88,7 @@ impl TraceEvent {
 pub(crate) struct Pending<'t> {
     tracer: &'t Tracer,
     /// The end to record if the answer never comes (its `ts_ms`: the start).
-    ended: Option<TraceEvent>,
+    ended: Option<TraceEvent<'static>>,
 }
 
 impl Pending<'_> {
@@ -198,7 +108,7 @@ impl Drop for Pending<'_> {
         event.ts_ms = until;
         event.duration_ms = Some(until - since);
         event.success = Some(false);
-        event.error = Some("cancelled: the run stopped before its answer".to_owned());
+        event.error = Some("cancelled: the run stopped before its answer".into());
         // In the executed path: the call went out (the server may have acted on it).
         self.tracer.observe(&event);
         let mut inner = self.tracer.inner.lock().unwrap_or_else(|p| p.into_inner());
@@ -229,7 +139,7 @@ impl Tracer {
         Tracer { observer, ..self }
     }
 
-    fn observe(&self, event: &TraceEvent) {
+    fn observe(&self, event: &TraceEvent<'static>) {
         if let Some(observer) = &self.observer {
             observer(event);
         }
@@ -242,10 +152,12 @@ impl Tracer {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         for mut event in taken.events {
             event.parent = Some(match event.parent.take() {
-                Some(inner) => format!("{parent}/{inner}"),
-                None => parent.to_owned(),
+                Some(inner) => format!("{parent}/{inner}").into(),
+                None => parent.to_owned().into(),
             });
-            event.capability.get_or_insert_with(|| name.to_owned());
+            event
+                .capability
+                .get_or_insert_with(|| name.to_owned().into());
             inner.push(event);
         }
         inner.dropped += taken.dropped;
@@ -265,19 +177,19 @@ impl Tracer {
 
     /// An operation started at `since` (ms), recorded after the fact.
     pub(crate) fn start_at(&self, op: &Op<'_>, since: f64) {
-        self.push(TraceEvent::of("tool_start", op, since));
+        self.push(event_of(EventKind::ToolStart, op, since));
     }
 
     pub(crate) fn start(&self, op: &Op<'_>) -> f64 {
         let ts = self.elapsed_ms();
-        self.push(TraceEvent::of("tool_start", op, ts));
+        self.push(event_of(EventKind::ToolStart, op, ts));
         ts
     }
 
     /// Starts an operation that began at `since` (ms), before it was traced: a read started
     /// ahead of the program, which the program takes now. Its events show when it really ran.
     pub(crate) fn started_at(&self, op: &Op<'_>, since: f64) -> f64 {
-        self.push(TraceEvent::of("tool_start", op, since));
+        self.push(event_of(EventKind::ToolStart, op, since));
         since
     }
 
@@ -304,9 +216,9 @@ impl Tracer {
         let event = TraceEvent {
             duration_ms: Some(until - since),
             success: Some(success),
-            preview,
-            error,
-            ..TraceEvent::of("tool_end", op, until)
+            preview: preview.map(Into::into),
+            error: error.map(Into::into),
+            ..event_of(EventKind::ToolEnd, op, until)
         };
         self.observe(&event);
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
@@ -326,14 +238,14 @@ impl Tracer {
     ) {
         let start = TraceEvent {
             taken: Some(false),
-            ..TraceEvent::of("tool_start", op, since)
+            ..event_of(EventKind::ToolStart, op, since)
         };
         let end = TraceEvent {
             taken: Some(false),
             duration_ms: Some(until - since),
             success: Some(error.is_none()),
-            error: error.map(|e| e.detail),
-            ..TraceEvent::of("tool_end", op, until)
+            error: error.map(|e| e.detail.into()),
+            ..event_of(EventKind::ToolEnd, op, until)
         };
         self.push(start);
         self.push(end);
@@ -345,12 +257,12 @@ impl Tracer {
     pub(crate) fn pending(&self, op: &Op<'_>, since: f64) -> Pending<'_> {
         Pending {
             tracer: self,
-            ended: Some(TraceEvent::of("tool_end", op, since)),
+            ended: Some(event_of(EventKind::ToolEnd, op, since)),
         }
     }
 
     /// Records `event` as it is.
-    pub(crate) fn push(&self, event: TraceEvent) {
+    pub(crate) fn push(&self, event: TraceEvent<'static>) {
         self.observe(&event);
         (self.inner.lock().unwrap_or_else(|p| p.into_inner())).push(event);
     }
@@ -363,7 +275,7 @@ impl Tracer {
 
     /// Takes the events (by time), the executed path (by completion time) and the number of
     /// events not kept ([`MAX_EVENTS`]) so far.
-    pub(crate) fn take(&self) -> (Vec<TraceEvent>, Vec<String>, u64) {
+    pub(crate) fn take(&self) -> (Vec<TraceEvent<'static>>, Vec<String>, u64) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let mut inner = std::mem::take(&mut *inner);
         // Stable: events recorded at the same time keep their order (a start before its end).

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
+use pml_trace::{Decision, EventKind, TraceEvent};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -143,33 +144,6 @@ struct Program {
     decisions: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
-/// The fields of a trace event learning reads (the others are skipped unparsed).
-#[derive(Deserialize)]
-struct Event<'a> {
-    #[serde(borrow)]
-    event: Cow<'a, str>,
-    #[serde(default, borrow)]
-    tool: Option<Cow<'a, str>>,
-    #[serde(default)]
-    success: Option<bool>,
-    #[serde(default, rename = "durationMs")]
-    duration_ms: Option<f64>,
-    /// `false` for a speculative call the program did not make: not part of what it did.
-    #[serde(default)]
-    taken: Option<bool>,
-}
-
-#[derive(Deserialize)]
-struct Decision<'a> {
-    #[serde(default, borrow, rename = "taskId")]
-    task_id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    outcome: Option<Cow<'a, str>>,
-    /// Made inside a capability the program called.
-    #[serde(default, borrow)]
-    capability: Option<Cow<'a, str>>,
-}
-
 /// The fields of a stored structure learning reads.
 #[derive(Deserialize)]
 struct Structure<'a> {
@@ -223,19 +197,16 @@ pub struct CalledRun {
 /// The runs of capabilities inside the run whose trace is `trace` (JSON text: an array of
 /// events), in the order they first appear; `what` names the run in errors.
 pub fn called_runs(what: &str, trace: &str) -> Result<Vec<CalledRun>, LearnError> {
-    use serde_json::{Map, Value};
     let error = |e: serde_json::Error| LearnError {
         what: what.to_owned(),
         message: format!("its trace does not parse: {e}"),
     };
-    let events: Vec<Map<String, Value>> = serde_json::from_str(trace).map_err(error)?;
-    let text =
-        |e: &Map<String, Value>, key: &str| e.get(key).and_then(Value::as_str).map(str::to_owned);
+    let events: Vec<TraceEvent<'_>> = serde_json::from_str(trace).map_err(error)?;
     // Each (name, parent) once, by first appearance.
-    let mut calls: Vec<(String, String)> = Vec::new();
+    let mut calls: Vec<(&str, &str)> = Vec::new();
     for e in &events {
-        if let (Some(name), Some(parent)) = (text(e, "capability"), text(e, "parent")) {
-            if !calls.iter().any(|(n, p)| *n == name && *p == parent) {
+        if let (Some(name), Some(parent)) = (e.capability.as_deref(), e.parent.as_deref()) {
+            if !calls.contains(&(name, parent)) {
                 calls.push((name, parent));
             }
         }
@@ -243,70 +214,50 @@ pub fn called_runs(what: &str, trace: &str) -> Result<Vec<CalledRun>, LearnError
     let mut out = Vec::with_capacity(calls.len());
     for (name, parent) in calls {
         let below = format!("{parent}/");
-        let mut trace = Vec::new();
+        let mut trace: Vec<TraceEvent<'_>> = Vec::new();
         let mut decisions = Vec::new();
         for e in &events {
-            let Some(at) = text(e, "parent") else {
+            let Some(at) = e.parent.as_deref() else {
                 continue;
             };
             let mut e = e.clone();
-            if at == parent && text(&e, "capability").as_deref() == Some(&name) {
-                e.remove("capability");
-                e.remove("parent");
+            if at == parent && e.capability.as_deref() == Some(name) {
+                e.capability = None;
+                e.parent = None;
             } else if let Some(rest) = at.strip_prefix(&below) {
-                e.insert("parent".into(), Value::String(rest.to_owned()));
+                e.parent = Some(Cow::Owned(rest.to_owned()));
             } else {
                 continue;
             }
-            if e.get("event").and_then(Value::as_str) == Some("decision") {
-                let mut d = Map::new();
-                for key in ["taskId", "outcome", "iteration", "capability"] {
-                    if let Some(v) = e.get(key) {
-                        d.insert(key.into(), v.clone());
-                    }
-                }
-                d.entry("iteration")
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                decisions.push(Value::Object(d));
-            }
-            trace.push(Value::Object(e));
+            decisions.extend(e.decision());
+            trace.push(e);
         }
         // The call itself: the caller's `capability:NAME` operation that ended, at the place
         // `parent` names (its last step: node and iteration; the steps before: the caller's
         // own parent).
         let (caller, site) = match parent.rsplit_once('/') {
             Some((caller, site)) => (Some(caller), site),
-            None => (None, parent.as_str()),
+            None => (None, parent),
         };
         let tool = format!("capability:{name}");
         let call = events.iter().find(|e| {
-            e.get("event").and_then(Value::as_str) == Some("tool_end")
-                && text(e, "tool").as_deref() == Some(&tool)
-                && text(e, "parent").as_deref() == caller
+            e.event == EventKind::ToolEnd
+                && e.tool == tool.as_str()
+                && e.parent.as_deref() == caller
                 && site_of(e).as_deref() == Some(site)
         });
         let (ok, duration_ms) = match call {
-            Some(call) => (
-                call.get("success").and_then(Value::as_bool) != Some(false),
-                call.get("durationMs")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(0.0),
-            ),
+            Some(call) => (call.success != Some(false), call.duration_ms.unwrap_or(0.0)),
             // Not kept (a trace cut at its event limit): what its own events say.
-            None => (
-                !trace
-                    .iter()
-                    .any(|e| e.get("success").and_then(Value::as_bool) == Some(false)),
-                0.0,
-            ),
+            None => (!trace.iter().any(|e| e.success == Some(false)), 0.0),
         };
         out.push(CalledRun {
-            name,
-            parent,
+            name: name.to_owned(),
+            parent: parent.to_owned(),
             ok,
             duration_ms,
-            trace: Value::Array(trace).to_string(),
-            decisions: Value::Array(decisions).to_string(),
+            trace: serde_json::to_string(&trace).map_err(error)?,
+            decisions: serde_json::to_string(&decisions).map_err(error)?,
         });
     }
     Ok(out)
@@ -314,17 +265,11 @@ pub fn called_runs(what: &str, trace: &str) -> Result<Vec<CalledRun>, LearnError
 
 /// The place a capability call's event names as its callees' `parent`: `c2`, `c2[1,0]`, or
 /// its tool when it has no node.
-fn site_of(e: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
-    use serde_json::Value;
-    let tool = e.get("tool").and_then(Value::as_str);
-    let Some(id) = e.get("taskId").and_then(Value::as_str) else {
-        return tool.map(str::to_owned);
+fn site_of(e: &TraceEvent<'_>) -> Option<String> {
+    let Some(id) = e.task_id.as_deref() else {
+        return (!e.tool.is_empty()).then(|| e.tool.to_string());
     };
-    let iteration: Vec<String> = (e.get("iteration").and_then(Value::as_array))
-        .into_iter()
-        .flatten()
-        .map(|i| i.to_string())
-        .collect();
+    let iteration: Vec<String> = e.iteration.iter().map(u32::to_string).collect();
     Some(match iteration.is_empty() {
         true => id.to_owned(),
         false => format!("{id}[{}]", iteration.join(",")),
@@ -429,15 +374,16 @@ impl Learner {
             what: what.to_owned(),
             message: format!("its trace does not parse: {e}"),
         };
-        let events: Vec<Event<'_>> = serde_json::from_str(trace).map_err(error)?;
+        let events: Vec<TraceEvent<'_>> = serde_json::from_str(trace).map_err(error)?;
         let decided: Vec<Decision<'_>> = serde_json::from_str(decisions).map_err(error)?;
         // The operations in the order they ended (the trace is sorted by time): the executed
         // path, and each one after the one before it.
         let mut path: Vec<NodeIndex> = Vec::new();
-        for e in (events.iter()).filter(|e| e.event == "tool_end" && e.taken != Some(false)) {
-            let Some(tool) = e.tool.as_deref() else {
+        for e in (events.iter()).filter(|e| e.event == EventKind::ToolEnd && !e.not_taken()) {
+            let tool = &*e.tool;
+            if tool.is_empty() {
                 continue;
-            };
+            }
             if self.mcp_only && tool.starts_with("code:") {
                 continue;
             }

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use pml_structure::{EdgeKind, LoopKind, Node, NodeKind, Scope, StaticStructure};
-use serde::Deserialize;
+use pml_trace::{EventKind, TraceEvent};
 
 /// The text formats of a view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,38 +82,6 @@ pub struct Ran {
     pub in_flight: u64,
 }
 
-#[derive(Deserialize)]
-struct Event<'a> {
-    #[serde(borrow)]
-    event: std::borrow::Cow<'a, str>,
-    #[serde(default, rename = "taskId", borrow)]
-    task_id: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default)]
-    success: Option<bool>,
-    #[serde(default, rename = "durationMs")]
-    duration_ms: Option<f64>,
-    #[serde(default)]
-    outcome: Option<String>,
-    #[serde(default)]
-    iterations: Option<u64>,
-    #[serde(default)]
-    speculative: Option<bool>,
-    #[serde(default)]
-    replayed: Option<bool>,
-    /// `false`: a speculative call the program did not make (not drawn as run).
-    #[serde(default)]
-    taken: Option<bool>,
-    /// Events of a capability the program called belong to its picture, not this one.
-    #[serde(default, borrow)]
-    capability: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, borrow)]
-    tool: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, rename = "tsMs")]
-    ts_ms: Option<f64>,
-    #[serde(default)]
-    iteration: Vec<u32>,
-}
-
 /// One row of a run's timeline: an operation that ended (an MCP call, a `code:*` operation, a
 /// capability call or an operation inside one), from its start to its end.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,14 +115,14 @@ pub struct Timeline {
 impl Timeline {
     /// The timeline of one run's trace events (JSON text: an array of events).
     pub fn from_trace(trace: &str) -> Result<Timeline, TraceError> {
-        let events: Vec<Event<'_>> = serde_json::from_str(trace)?;
+        let events: Vec<TraceEvent<'_>> = serde_json::from_str(trace)?;
         let mut bars: Vec<Bar> = (events.iter())
-            .filter(|e| e.event == "tool_end")
+            .filter(|e| e.event == EventKind::ToolEnd)
             .map(|e| {
-                let end = e.ts_ms.unwrap_or(0.0);
+                let end = e.ts_ms;
                 Bar {
                     task_id: e.task_id.as_deref().map(str::to_owned),
-                    tool: e.tool.as_deref().unwrap_or_default().to_owned(),
+                    tool: e.tool.to_string(),
                     iteration: e.iteration.clone(),
                     start_ms: end - e.duration_ms.unwrap_or(0.0),
                     end_ms: end,
@@ -175,13 +143,13 @@ impl Timeline {
 impl Overlay {
     /// Lays one run's trace events (JSON text: an array of events) on.
     pub fn add_trace(&mut self, trace: &str) -> Result<(), TraceError> {
-        let events: Vec<Event<'_>> = serde_json::from_str(trace)?;
+        let events: Vec<TraceEvent<'_>> = serde_json::from_str(trace)?;
         for e in (events.iter()).filter(|e| e.capability.is_none() && e.taken != Some(false)) {
             let Some(id) = e.task_id.as_deref() else {
                 continue;
             };
-            match &*e.event {
-                "tool_end" | "call" => {
+            match e.event {
+                EventKind::ToolEnd | EventKind::Call => {
                     let ran = self.nodes.entry(id.to_owned()).or_default();
                     ran.count += 1;
                     ran.failed += u64::from(e.success == Some(false));
@@ -189,23 +157,24 @@ impl Overlay {
                     ran.speculative += u64::from(e.speculative == Some(true));
                     ran.replayed += u64::from(e.replayed == Some(true));
                 }
-                "decision" => {
+                EventKind::Decision => {
                     if let Some(outcome) = &e.outcome {
                         *self
                             .outcomes
                             .entry(id.to_owned())
                             .or_default()
-                            .entry(outcome.clone())
+                            .entry(outcome.to_string())
                             .or_default() += 1;
                     }
                 }
-                "loop" | "function" => {
-                    *self.iterations.entry(id.to_owned()).or_default() += e.iterations.unwrap_or(0);
+                EventKind::Loop | EventKind::Function => {
+                    *self.iterations.entry(id.to_owned()).or_default() +=
+                        u64::from(e.iterations.unwrap_or(0));
                 }
-                "fork" | "join" => {
+                EventKind::Fork | EventKind::Join => {
                     self.nodes.entry(id.to_owned()).or_default().count += 1;
                 }
-                _ => {}
+                EventKind::ToolStart => {}
             }
         }
         self.runs += 1;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use pml_store::{NewCapability, NewRun};
 use pml_structure::{Diagnostic, Dialect, NodeKind, StaticStructure};
+use pml_trace::{Decision, EventKind};
 use serde_json::{json, Value};
 
 use crate::analysis::Analysis;
@@ -80,20 +81,9 @@ pub fn run_record(
     duration_ms: i64,
 ) -> NewRun {
     let report = &output.report;
-    let decisions: Vec<Value> = (report.trace.iter())
-        .filter(|e| e.event == "decision")
-        .map(|e| {
-            let mut decision =
-                json!({ "taskId": e.task_id, "outcome": e.outcome, "iteration": e.iteration });
-            // A decision inside a capability the program called.
-            if let Some(name) = &e.capability {
-                decision["capability"] = json!(name);
-            }
-            decision
-        })
-        .collect();
+    let decisions: Vec<Decision<'_>> = report.trace.iter().filter_map(|e| e.decision()).collect();
     let calls = (report.trace.iter())
-        .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
+        .filter(|e| e.event == EventKind::ToolEnd && !e.tool.starts_with("code:"))
         .count();
     NewRun {
         program_hash,
@@ -104,7 +94,7 @@ pub fn run_record(
         error: report.error.as_ref().map(|e| e.message.clone()),
         trace: serde_json::to_value(&report.trace).unwrap_or_default(),
         executed_path: serde_json::to_value(&report.executed_path).unwrap_or_default(),
-        decisions: Value::Array(decisions),
+        decisions: json!(decisions),
         timings: json!({
             "analyzeMs": output.stages.analyze_ms,
             "serversMs": output.stages.servers_ms,

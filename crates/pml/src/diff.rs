@@ -17,11 +17,13 @@
 //!
 //! **Invariant:** deterministic: the same two stored runs always give the same document.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use pml_store::{CallState, JournalEntry, Run};
-use serde::Serialize;
+use pml_trace::{Decision, EventKind, TraceEvent};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// At most this many differing paths are listed per value (the rest are counted).
@@ -157,7 +159,7 @@ pub struct PathDiff {
 
 /// A run's steps, each with its place in the run (by trace time).
 struct Steps<'r> {
-    decisions: Vec<(Key, &'r str, usize)>,
+    decisions: Vec<(Key, Cow<'r, str>, usize)>,
     calls: Vec<(&'r JournalEntry, usize)>,
     loops: Vec<(Key, u64, usize)>,
 }
@@ -222,16 +224,6 @@ fn run_ref(r: &Run) -> RunRef {
     }
 }
 
-fn iteration_of(v: Option<&Value>) -> Vec<u32> {
-    (v.and_then(Value::as_array).into_iter().flatten())
-        .filter_map(|n| n.as_u64().and_then(|n| u32::try_from(n).ok()))
-        .collect()
-}
-
-fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.get(key).and_then(Value::as_str)
-}
-
 /// The occurrence number of `key` in `seen` (0 the first time), counting it.
 fn occurrence<K: std::hash::Hash + Eq>(seen: &mut HashMap<K, usize>, key: K) -> usize {
     let n = seen.entry(key).or_insert(0);
@@ -241,58 +233,60 @@ fn occurrence<K: std::hash::Hash + Eq>(seen: &mut HashMap<K, usize>, key: K) -> 
 
 /// The run's decisions, calls and loops, each placed by its time in the trace.
 fn steps(r: &Run) -> Steps<'_> {
-    let events: &[Value] = r.trace.as_array().map_or(&[], Vec::as_slice);
+    // Events the trace holds (one that does not read as an event is left out, as a trace
+    // that is not an array is).
+    let events: Vec<TraceEvent<'_>> = (r.trace.as_array().into_iter().flatten())
+        .filter_map(|e| TraceEvent::deserialize(e).ok())
+        .collect();
     // The trace times of decisions, call ends and loop ends, by identity and occurrence.
     let mut decision_at: HashMap<Key, f64> = HashMap::new();
     let mut call_at: HashMap<(Option<String>, Vec<u32>, String, usize), f64> = HashMap::new();
     let mut loops: Vec<(Key, u64, f64)> = Vec::new();
     let (mut seen_d, mut seen_c, mut seen_l) = (HashMap::new(), HashMap::new(), HashMap::new());
     for e in events {
-        let ts = e
-            .get("tsMs")
-            .and_then(Value::as_f64)
-            .unwrap_or(f64::INFINITY);
-        let task = str_of(e, "taskId").map(str::to_string);
-        let iteration = iteration_of(e.get("iteration"));
-        let capability = str_of(e, "capability").map(str::to_string);
-        match str_of(e, "event") {
-            Some("decision") => {
+        let ts = e.ts_ms;
+        let task = e.task_id.as_deref().map(str::to_string);
+        let iteration = e.iteration.clone();
+        let capability = e.capability.as_deref().map(str::to_string);
+        match e.event {
+            EventKind::Decision => {
                 let id = (capability, task.unwrap_or_default(), iteration);
                 let k = occurrence(&mut seen_d, id.clone());
                 decision_at.insert((id.0, id.1, id.2, k), ts);
             }
-            Some("tool_end") => {
+            EventKind::ToolEnd => {
                 // A speculated call the program did not take was not the program's.
-                let untaken = e.get("taken").and_then(Value::as_bool) == Some(false);
-                let Some(tool) = str_of(e, "tool").filter(|_| !untaken) else {
+                if e.not_taken() || e.tool.is_empty() {
                     continue;
-                };
-                let id = (task, iteration, tool.to_string());
+                }
+                let id = (task, iteration, e.tool.into_owned());
                 let k = occurrence(&mut seen_c, id.clone());
                 call_at.entry((id.0, id.1, id.2, k)).or_insert(ts);
             }
-            Some("loop") => {
+            EventKind::Loop => {
                 let id = (capability, task.unwrap_or_default(), iteration);
                 let k = occurrence(&mut seen_l, id.clone());
-                let n = e.get("iterations").and_then(Value::as_u64).unwrap_or(0);
+                let n = u64::from(e.iterations.unwrap_or(0));
                 loops.push(((id.0, id.1, id.2, k), n, ts));
             }
             _ => {}
         }
     }
     // Decisions as recorded, in the order taken.
-    let mut decisions: Vec<(Key, &str, f64)> = Vec::new();
+    let mut decisions: Vec<(Key, Cow<'_, str>, f64)> = Vec::new();
     let mut seen = HashMap::new();
-    for d in r.decisions.as_array().into_iter().flatten() {
+    let decided = (r.decisions.as_array().into_iter().flatten())
+        .filter_map(|d| Decision::deserialize(d).ok());
+    for d in decided {
         let id = (
-            str_of(d, "capability").map(str::to_string),
-            str_of(d, "taskId").unwrap_or_default().to_string(),
-            iteration_of(d.get("iteration")),
+            d.capability.as_deref().map(str::to_string),
+            d.task_id.as_deref().unwrap_or_default().to_string(),
+            d.iteration,
         );
         let k = occurrence(&mut seen, id.clone());
         let key = (id.0, id.1, id.2, k);
         let ts = decision_at.get(&key).copied().unwrap_or(f64::INFINITY);
-        decisions.push((key, str_of(d, "outcome").unwrap_or_default(), ts));
+        decisions.push((key, d.outcome.unwrap_or_default(), ts));
     }
     // Calls as journaled, in program order (not the clock and random reads).
     let mut calls: Vec<(&JournalEntry, f64)> = Vec::new();
@@ -387,8 +381,11 @@ fn keyed<'r>(s: &Steps<'r>) -> Vec<(CallKey, (&'r JournalEntry, usize))> {
 
 fn compare_by_nodes(sa: &Steps<'_>, sb: &Steps<'_>, found: &mut Vec<(usize, Difference)>) {
     // Decisions.
-    let outcomes_b: HashMap<&Key, (&str, usize)> =
-        sb.decisions.iter().map(|(k, o, p)| (k, (*o, *p))).collect();
+    let outcomes_b: HashMap<&Key, (&str, usize)> = sb
+        .decisions
+        .iter()
+        .map(|(k, o, p)| (k, (&**o, *p)))
+        .collect();
     let keys_a: HashMap<&Key, ()> = sa.decisions.iter().map(|(k, ..)| (k, ())).collect();
     let decision = |k: &Key, a: Option<&str>, b: Option<&str>| Difference::Decision {
         task_id: k.1.clone(),
@@ -399,14 +396,14 @@ fn compare_by_nodes(sa: &Steps<'_>, sb: &Steps<'_>, found: &mut Vec<(usize, Diff
     };
     for (k, oa, pa) in &sa.decisions {
         match outcomes_b.get(k) {
-            Some((ob, _)) if ob == oa => {}
-            Some((ob, pb)) => found.push(((*pa).min(*pb), decision(k, Some(*oa), Some(*ob)))),
-            None => found.push((*pa, decision(k, Some(*oa), None))),
+            Some((ob, _)) if *ob == &**oa => {}
+            Some((ob, pb)) => found.push(((*pa).min(*pb), decision(k, Some(oa), Some(ob)))),
+            None => found.push((*pa, decision(k, Some(oa), None))),
         }
     }
     for (k, ob, pb) in &sb.decisions {
         if !keys_a.contains_key(k) {
-            found.push((*pb, decision(k, None, Some(*ob))));
+            found.push((*pb, decision(k, None, Some(ob))));
         }
     }
     // Calls: by node, iteration, tool and occurrence.

@@ -1162,7 +1162,7 @@ fn run_program(command: Command) -> ExitCode {
         .then(|| std::sync::Arc::new(pml::summary::Progress::default()));
     let options = pml::run::RunOptions {
         on_event: progress.clone().map(|p| {
-            std::sync::Arc::new(move |e: &pml_executor::TraceEvent| p.event(e))
+            std::sync::Arc::new(move |e: &pml_trace::TraceEvent| p.event(e))
                 as pml_executor::Observer
         }),
         ..options
@@ -1391,7 +1391,7 @@ mod libc_signal {
 fn append_trace(
     path: &Path,
     run_id: &str,
-    events: &[pml_executor::TraceEvent],
+    events: &[pml_trace::TraceEvent],
 ) -> std::io::Result<()> {
     use std::io::Write;
     let mut file = std::fs::OpenOptions::new()

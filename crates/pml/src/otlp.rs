@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 use opentelemetry::trace::{Span, SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_otlp::{Protocol, WithExportConfig};
-use pml_executor::TraceEvent;
+use pml_trace::{EventKind, TraceEvent};
 
 /// What a run's export needs.
 pub struct RunSpans {
@@ -28,7 +28,7 @@ pub struct RunSpans {
     pub ok: bool,
     pub error: Option<String>,
     pub run_id: Option<String>,
-    pub trace: Vec<TraceEvent>,
+    pub trace: Vec<TraceEvent<'static>>,
     /// The W3C `traceparent` of the trace the run is part of (an MCP client's `_meta`): the
     /// run's span continues it.
     pub parent: Option<String>,
@@ -113,18 +113,18 @@ fn send(endpoint: &str, spans: RunSpans) -> Result<(), String> {
     let run = caller.with_span(run);
     // Operations, outermost first: a capability's operations go under the span of its call.
     let mut ended: Vec<&TraceEvent> = (spans.trace.iter())
-        .filter(|e| matches!(e.event, "tool_end" | "call"))
+        .filter(|e| matches!(e.event, EventKind::ToolEnd | EventKind::Call))
         .collect();
     ended.sort_by_key(|e| e.parent.as_deref().map_or(0, |p| p.split('/').count()));
     let mut calls: HashMap<String, Context> = HashMap::new();
     for e in ended {
         let parent = match &e.parent {
             None => &run,
-            Some(p) => calls.get(p).unwrap_or(&run),
+            Some(p) => calls.get(&**p).unwrap_or(&run),
         };
         let duration = e.duration_ms.unwrap_or(0.0);
-        let tool = match e.tool.as_str() {
-            "" => e.task_id.clone().unwrap_or_default(),
+        let tool = match &*e.tool {
+            "" => e.task_id.as_deref().unwrap_or_default().to_owned(),
             tool => tool.to_owned(),
         };
         let mut attributes = vec![
@@ -135,7 +135,7 @@ fn send(endpoint: &str, spans: RunSpans) -> Result<(), String> {
             attributes.push(KeyValue::new("mcp.method.name", "tools/call"));
         }
         if let Some(id) = &e.task_id {
-            attributes.push(KeyValue::new("pml.node_id", id.clone()));
+            attributes.push(KeyValue::new("pml.node_id", id.to_string()));
         }
         if !e.iteration.is_empty() {
             let iteration: Vec<i64> = e.iteration.iter().map(|&i| i64::from(i)).collect();
@@ -155,7 +155,7 @@ fn send(endpoint: &str, spans: RunSpans) -> Result<(), String> {
             attributes.push(KeyValue::new("pml.replayed", true));
         }
         if let Some(name) = &e.capability {
-            attributes.push(KeyValue::new("pml.capability", name.clone()));
+            attributes.push(KeyValue::new("pml.capability", name.to_string()));
         }
         let mut span = tracer
             .span_builder(format!("execute_tool {tool}"))
@@ -164,14 +164,16 @@ fn send(endpoint: &str, spans: RunSpans) -> Result<(), String> {
             .with_attributes(attributes)
             .start_with_context(&tracer, parent);
         if e.success == Some(false) {
-            span.set_status(Status::error(e.error.clone().unwrap_or_default()));
+            span.set_status(Status::error(
+                e.error.as_deref().unwrap_or_default().to_owned(),
+            ));
         }
         let end = at(e.ts_ms);
         // A capability call: its operations' `parent` names it.
         if tool.starts_with("capability:") {
             if let Some(id) = &e.task_id {
                 let key = match (&e.parent, e.iteration.as_slice()) {
-                    (None, []) => id.clone(),
+                    (None, []) => id.to_string(),
                     (None, it) => format!("{id}[{}]", joined(it)),
                     (Some(p), []) => format!("{p}/{id}"),
                     (Some(p), it) => format!("{p}/{id}[{}]", joined(it)),

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pml_mcp::{ClientOptions, McpClients, McpConfig, ToolInfo};
+use pml_trace::{EventKind, TraceEvent};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -532,7 +533,7 @@ impl Gateway {
         }
         let report = &output.report;
         let calls = (report.trace.iter())
-            .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
+            .filter(|e| e.event == EventKind::ToolEnd && !e.tool.starts_with("code:"))
             .filter(|e| e.taken != Some(false))
             .count();
         let mut out = json!({
@@ -1150,12 +1151,12 @@ fn progress_observer(
             let _ = peer.notify_progress(params).await;
         }
     });
-    let observer: pml_executor::Observer = Arc::new(move |event: &pml_executor::TraceEvent| {
-        let call = event.event == "tool_end"
+    let observer: pml_executor::Observer = Arc::new(move |event: &TraceEvent| {
+        let call = event.event == EventKind::ToolEnd
             && !event.tool.starts_with("code:")
             && event.taken != Some(false);
         if call {
-            let _ = send.send(event.tool.clone());
+            let _ = send.send(event.tool.to_string());
         }
     });
     Some((observer, forwarder))

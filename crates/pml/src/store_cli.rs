@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use pml_store::{
     Capability, CapabilitySummary, Run, RunSummary, SaveOutcome, Saved, Store, StoreError,
 };
+use pml_trace::{EventKind, TraceEvent};
+use serde::Deserialize;
 
 /// Where the store is: `--store`, else `$PML_STORE`, else the default location.
 #[derive(clap::Args, Clone)]
@@ -589,45 +591,52 @@ fn describe_run(r: &Run) -> String {
     }
     let _ = writeln!(out, "calls        {}", r.calls);
     let _ = writeln!(out, "\ntrace:");
-    for e in r.trace.as_array().into_iter().flatten() {
-        let field = |k: &str| e.get(k).and_then(|v| v.as_str()).unwrap_or("");
-        if field("event") == "tool_start" {
+    let events = (r.trace.as_array().into_iter().flatten()).map(TraceEvent::deserialize);
+    for e in events {
+        let e = match e {
+            Ok(e) => e,
+            Err(why) => {
+                let _ = writeln!(out, "  (an event that does not read: {why})");
+                continue;
+            }
+        };
+        if e.event == EventKind::ToolStart {
             continue;
         }
-        let iteration = match e.get("iteration").and_then(|v| v.as_array()) {
-            Some(i) if !i.is_empty() => {
-                let i: Vec<String> = i.iter().map(|n| n.to_string()).collect();
+        let iteration = match e.iteration.is_empty() {
+            false => {
+                let i: Vec<String> = e.iteration.iter().map(u32::to_string).collect();
                 format!(" [{}]", i.join(", "))
             }
-            _ => String::new(),
+            true => String::new(),
         };
-        let within = match e.get("capability").and_then(|v| v.as_str()) {
+        let within = match &e.capability {
             Some(name) => format!(" (in capability {name})"),
             None => String::new(),
         };
-        let detail = match field("event") {
-            "decision" => field("outcome").to_string(),
-            "loop" | "function" => format!(
-                "{} times",
-                e.get("iterations").and_then(|v| v.as_u64()).unwrap_or(0)
-            ),
-            _ => field("tool").to_string(),
+        let detail = match e.event {
+            EventKind::Decision => e.outcome.as_deref().unwrap_or_default().to_owned(),
+            EventKind::Loop | EventKind::Function => {
+                format!("{} times", e.iterations.unwrap_or(0))
+            }
+            _ => e.tool.to_string(),
         };
-        let ms = e.get("durationMs").and_then(|v| v.as_f64());
-        let speculative = match e.get("speculative").and_then(|v| v.as_bool()) {
+        let speculative = match e.speculative {
             Some(true) => " (speculated)",
             _ => "",
         };
-        let failed = match e.get("success").and_then(|v| v.as_bool()) {
+        let failed = match e.success {
             Some(false) => " FAILED",
             _ => "",
         };
         let _ = writeln!(
             out,
             "  {:<6} {:<10} {detail}{iteration}{}{speculative}{failed}{within}",
-            e.get("taskId").and_then(|v| v.as_str()).unwrap_or("-"),
-            field("event"),
-            ms.map(|ms| format!("  {ms:.1} ms")).unwrap_or_default(),
+            e.task_id.as_deref().unwrap_or("-"),
+            e.event.as_str(),
+            e.duration_ms
+                .map(|ms| format!("  {ms:.1} ms"))
+                .unwrap_or_default(),
         );
     }
     out

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use pml_executor::TraceEvent;
 use pml_structure::{NodeKind, Scope, StaticStructure};
+use pml_trace::{EventKind, TraceEvent};
 
 use crate::run::RunOutput;
 use crate::Dag;
@@ -158,7 +158,7 @@ pub fn run(file: &str, output: &RunOutput) -> String {
     let ops: Vec<&TraceEvent> = report
         .trace
         .iter()
-        .filter(|e| e.event == "tool_end")
+        .filter(|e| e.event == EventKind::ToolEnd)
         .collect();
     let calls = ops.iter().filter(|e| !e.tool.starts_with("code:")).count();
     let status = if report.ok { "ok" } else { "failed" };
@@ -204,7 +204,7 @@ pub fn run(file: &str, output: &RunOutput) -> String {
         out.push_str(&timeline(&ops));
     }
     let decisions: Vec<(Option<&str>, String)> = (report.trace.iter())
-        .filter(|e| e.event == "decision")
+        .filter(|e| e.event == EventKind::Decision)
         .map(|e| {
             let id = e.task_id.as_deref().unwrap_or("?");
             let said = format!("{id} {}", e.outcome.as_deref().unwrap_or("?"));
@@ -213,7 +213,7 @@ pub fn run(file: &str, output: &RunOutput) -> String {
         .collect();
     out.push_str(&grouped("decisions", &decisions));
     let loops: Vec<(Option<&str>, String)> = (report.trace.iter())
-        .filter(|e| e.event == "loop")
+        .filter(|e| e.event == EventKind::Loop)
         .map(|e| {
             let id = e.task_id.as_deref().unwrap_or("?");
             let ran = counted(e.iterations.unwrap_or(0) as usize, "time");
@@ -381,17 +381,17 @@ pub static ASKING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 impl Progress {
     /// Takes one trace event into account and redraws the line.
     pub fn event(&self, e: &TraceEvent) {
-        if e.tool.starts_with("code:") || !matches!(e.event, "tool_start" | "tool_end") {
+        if e.tool.starts_with("code:") || !e.is_operation() {
             return;
         }
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if e.event == "tool_start" {
-            *state.running.entry(e.tool.clone()).or_default() += 1;
+        if e.event == EventKind::ToolStart {
+            *state.running.entry(e.tool.to_string()).or_default() += 1;
         } else {
-            if let Some(n) = state.running.get_mut(&e.tool) {
+            if let Some(n) = state.running.get_mut(&*e.tool) {
                 *n -= 1;
                 if *n == 0 {
-                    state.running.remove(&e.tool);
+                    state.running.remove(&*e.tool);
                 }
             }
             match e.success {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use pml_executor::{ExecuteOptions, RunReport};
+use pml_executor::{EventKind, ExecuteOptions, RunReport};
 use serde_json::{json, Value};
 
 use crate::support::*;
@@ -46,7 +46,7 @@ async fn only_taken(source: &str, args: Value, expected: &[&str]) -> RunReport {
             .trace
             .iter()
             .filter(|e| e.event == "tool_end" && !e.tool.starts_with("code:"))
-            .map(|e| e.tool.clone())
+            .map(|e| e.tool.to_string())
             .collect();
         traced.sort();
         assert_eq!(traced, expected, "{ctx}");
@@ -61,7 +61,7 @@ async fn only_taken(source: &str, args: Value, expected: &[&str]) -> RunReport {
 fn check_trace_pairs(report: &RunReport) {
     let mut seen: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for (i, e) in report.trace.iter().enumerate() {
-        if !e.event.starts_with("tool_") {
+        if !e.is_operation() {
             // Sandbox mode also traces decisions, forks, joins and loops, each under its node.
             assert!(e.task_id.is_some(), "{e:?}");
             continue;
@@ -70,12 +70,12 @@ fn check_trace_pairs(report: &RunReport) {
             .entry(e.task_id.as_deref().unwrap_or_default())
             .or_insert((usize::MAX, usize::MAX));
         match e.event {
-            "tool_start" => {
+            EventKind::ToolStart => {
                 assert_eq!(entry.0, usize::MAX, "two starts for {:?}", e.task_id);
                 entry.0 = i;
                 assert!(e.duration_ms.is_none() && e.success.is_none());
             }
-            "tool_end" => {
+            EventKind::ToolEnd => {
                 assert_eq!(entry.1, usize::MAX, "two ends for {:?}", e.task_id);
                 entry.1 = i;
                 assert!(e.success.is_some() && e.duration_ms.is_some());
@@ -97,7 +97,7 @@ fn check_trace_pairs(report: &RunReport) {
         .trace
         .iter()
         .filter(|e| e.event == "tool_end")
-        .map(|e| e.tool.clone())
+        .map(|e| e.tool.to_string())
         .collect();
     assert_eq!(ends, report.executed_path);
 }

@@ -242,7 +242,7 @@ return rs.map((r) => r.status === "rejected" ? r.reason.message : r.value.args.a
         .trace
         .iter()
         .filter(|e| e.event == "tool_end")
-        .map(|e| (e.tool.clone(), e.success))
+        .map(|e| (e.tool.to_string(), e.success))
         .collect();
     assert!(ends.contains(&("t:bad".into(), Some(false))), "{ends:?}");
     assert!(ends.contains(&("t:read".into(), Some(true))));

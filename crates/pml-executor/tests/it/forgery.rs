@@ -41,8 +41,8 @@ fn decisions(report: &RunReport) -> Vec<(String, String)> {
     (report.trace.iter())
         .filter(|e| e.event == "decision")
         .map(|e| {
-            let id = e.task_id.clone().unwrap_or_default();
-            (id, e.outcome.clone().unwrap_or_default())
+            let id = e.task_id.as_deref().unwrap_or_default().to_owned();
+            (id, e.outcome.as_deref().unwrap_or_default().to_owned())
         })
         .collect()
 }
@@ -145,10 +145,10 @@ Object.defineProperty(Promise, Symbol.hasInstance, { value: () => false });"#,
         let mut out: Vec<Shape> = (r.trace.iter())
             .filter(|e| !e.tool.starts_with("code:"))
             .map(|e| {
-                let outcome = e.outcome.clone();
+                let outcome = e.outcome.as_deref().map(str::to_owned);
                 (
-                    e.event.to_owned(),
-                    e.task_id.clone(),
+                    e.event.to_string(),
+                    e.task_id.as_deref().map(str::to_owned),
                     e.iteration.clone(),
                     outcome,
                     e.success,

@@ -333,7 +333,7 @@ async fn an_interrupt_starts_no_new_call_and_cancels_those_in_flight() {
     // The trace so far: the first call, and the slow one ended as cancelled.
     let ends: Vec<(&str, Option<bool>, Option<&str>)> = (report.trace.iter())
         .filter(|e| e.event == "tool_end")
-        .map(|e| (e.tool.as_str(), e.success, e.error.as_deref()))
+        .map(|e| (&*e.tool, e.success, e.error.as_deref()))
         .collect();
     assert_eq!(
         ends,

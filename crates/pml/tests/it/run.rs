@@ -77,7 +77,7 @@ fn examples_give_their_results() {
     );
     let ops: Vec<&str> = (r.trace.iter())
         .filter(|e| e.event == "tool_end")
-        .map(|e| e.tool.as_str())
+        .map(|e| &*e.tool)
         .collect();
     assert!(
         ops.contains(&"code:filter") && ops.contains(&"code:sort"),
@@ -813,7 +813,12 @@ return [a, b, d, ...e];
     );
     let calls: Vec<(String, String)> = (report.trace.iter())
         .filter(|e| e.event == "tool_end")
-        .map(|e| (e.task_id.clone().unwrap_or_default(), e.tool.clone()))
+        .map(|e| {
+            (
+                e.task_id.as_deref().unwrap_or_default().to_owned(),
+                e.tool.to_string(),
+            )
+        })
         .collect();
     assert_eq!(calls.len(), 5, "{calls:?}");
     assert!(
