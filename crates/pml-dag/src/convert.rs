@@ -4,13 +4,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 use pml_structure::{
-    ArgumentValue, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity, StaticStructure,
-    ToolCatalog,
+    ArgumentValue, Diagnostic, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
+    StaticStructure, ToolCatalog,
 };
 
-use crate::model::{
-    Condition, Dag, DagDiagnostic, DagResult, DecisionKind, Metadata, Task, TaskType,
-};
+use crate::model::{Condition, Dag, DagResult, DecisionKind, Metadata, Task, TaskType};
 use crate::{diagnostics, layers};
 
 /// Inputs beyond the structure.
@@ -307,13 +305,14 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         task.metadata.reads = reads.into_iter().collect();
         let unknown = undeclared(s, &unresolved);
         if !unknown.is_empty() {
-            dag.diagnostics.push(DagDiagnostic {
-                severity: Severity::Warning,
-                code: diagnostics::UNRESOLVED.into(),
-                message: unresolved_message(&format!("task {} ({})", task.id, task.tool), &unknown),
+            dag.diagnostics.push(Diagnostic {
                 task: Some(task.id.clone()),
-                line: Some(s.nodes[i].span.line),
-                column: Some(s.nodes[i].span.column),
+                ..Diagnostic::at(
+                    Severity::Warning,
+                    diagnostics::UNRESOLVED,
+                    unresolved_message(&format!("task {} ({})", task.id, task.tool), &unknown),
+                    (s.nodes[i].span.line, s.nodes[i].span.column),
+                )
             });
         }
         task.metadata.unresolved = unresolved;
@@ -329,7 +328,7 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         } = names_read(&index, &dag.joins, None, read, false);
         let unknown = undeclared(s, &unresolved);
         if !unknown.is_empty() {
-            dag.diagnostics.push(DagDiagnostic {
+            dag.diagnostics.push(Diagnostic {
                 severity: Severity::Warning,
                 code: diagnostics::UNRESOLVED.into(),
                 message: unresolved_message("the program's result", &unknown),
@@ -503,7 +502,7 @@ fn names_read(
 pub(crate) fn finish(dag: &mut Dag) {
     match layers::layers(&dag.tasks) {
         Ok(l) => dag.layers = l,
-        Err(message) => dag.diagnostics.push(DagDiagnostic {
+        Err(message) => dag.diagnostics.push(Diagnostic {
             severity: Severity::Error,
             code: diagnostics::INTERNAL.into(),
             message,

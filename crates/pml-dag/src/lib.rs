@@ -31,7 +31,7 @@ pub mod layers;
 mod model;
 
 pub use convert::{code_task, to_dag, DagOptions};
-pub use model::{Condition, Dag, DagDiagnostic, DagResult, DecisionKind, Metadata, Task, TaskType};
+pub use model::{Condition, Dag, DagResult, DecisionKind, Metadata, Task, TaskType};
 
 /// Recompute layers and validate (used by the optimizer after every rule).
 pub fn revalidate(dag: &mut Dag) {

@@ -1,7 +1,7 @@
 //! The DAG data shared by the logical and the physical stage (`docs/formats.md`).
 
 use indexmap::IndexMap;
-use pml_structure::ArgumentValue;
+use pml_structure::{ArgumentValue, Diagnostic};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ pub struct Dag {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub result: Option<DagResult>,
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub diagnostics: Vec<DagDiagnostic>,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// The value a program returns, as a DAG computes it from task results.
@@ -141,19 +141,4 @@ pub struct Metadata {
     /// Physical tasks: which optimizer rule fused it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fusion: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DagDiagnostic {
-    pub severity: pml_structure::Severity,
-    pub code: String,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub task: Option<String>,
-    /// Where in the program (1-based line and column) the task or the result it is about is.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub column: Option<usize>,
 }

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use pml_dag::Dag;
 use pml_mcp::ToolAnnotations;
 use pml_sandbox::Sandbox;
-use pml_structure::{Instrumented, Severity, StaticStructure};
+use pml_structure::{Diagnostic, Instrumented, Severity, StaticStructure};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -310,7 +310,7 @@ pub async fn execute(
     if program.structure.has_errors() {
         let message = (program.structure.diagnostics.iter())
             .find(|d| d.severity == Severity::Error)
-            .map(|d| format!("{}:{}: {}", d.line, d.column, d.message))
+            .map(Diagnostic::located)
             .unwrap_or_default();
         return finish(refused(message), tracer);
     }

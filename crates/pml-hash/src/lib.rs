@@ -84,7 +84,7 @@ impl std::fmt::Display for HashError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "a program with errors has no hash")?;
         if let Some(d) = self.errors.first() {
-            write!(f, " ({}:{}: {} [{}]", d.line, d.column, d.message, d.code)?;
+            write!(f, " ({} [{}]", d.located(), d.code)?;
             if self.errors.len() > 1 {
                 write!(f, ", and {} more", self.errors.len() - 1)?;
             }
@@ -151,15 +151,14 @@ pub fn normalize_variable_names(
         NormalizeReturn {
         code: code.to_string(),
         renames: IndexMap::new(),
-        diagnostics: vec![Diagnostic {
-            severity: Severity::Error,
-            code: diagnostics::TOO_DEEP.into(),
-            message: format!(
+        diagnostics: vec![Diagnostic::at(
+            Severity::Error,
+            diagnostics::TOO_DEEP,
+            format!(
                 "the code nests too deeply to analyse (nesting bound {depth}, limit {MAX_PARSE_DEPTH})"
             ),
-            line: 1,
-            column: 1,
-        }],
+            (1, 1),
+        )],
     }
     };
     if depth > MAX_PARSE_DEPTH {

@@ -67,14 +67,7 @@ pub(crate) fn line_col(code: &str, offset: usize) -> (usize, usize) {
 }
 
 fn diagnostic(code: &str, severity: Severity, id: &str, message: String, at: usize) -> Diagnostic {
-    let (line, column) = line_col(code, at);
-    Diagnostic {
-        severity,
-        code: id.into(),
-        message,
-        line,
-        column,
-    }
+    Diagnostic::at(severity, id, message, line_col(code, at))
 }
 
 pub(crate) fn normalize(code: &str, bindings: &IndexMap<String, String>) -> NormalizeReturn {

@@ -1,7 +1,7 @@
 //! The rule driver: fixpoint per rule, validation after every application, explain trace.
 
 use indexmap::IndexMap;
-use pml_dag::{Dag, DagDiagnostic};
+use pml_dag::Dag;
 use pml_structure::Severity;
 
 use crate::rules;
@@ -74,7 +74,7 @@ pub fn optimize(logical: &Dag, options: &OptimizerOptions) -> OptimizeReturn {
             applications += 1;
             pml_dag::revalidate(&mut dag);
             if let Err(message) = check_mapping(&dag, logical) {
-                dag.diagnostics.push(DagDiagnostic {
+                dag.diagnostics.push(pml_structure::Diagnostic {
                     severity: Severity::Error,
                     code: pml_dag::diagnostics::INTERNAL.into(),
                     message: format!("after rule {}: {message}", rule.name()),

@@ -31,24 +31,21 @@ pub(crate) fn refused(
     offset: usize,
     message: String,
 ) -> crate::Diagnostic {
-    let (line, column) = lines.line_col(code, offset);
-    crate::Diagnostic {
-        severity: crate::Severity::Error,
-        code: TOO_DEEP.into(),
+    crate::Diagnostic::at(
+        crate::Severity::Error,
+        TOO_DEEP,
         message,
-        line,
-        column,
-    }
+        lines.line_col(code, offset),
+    )
 }
 
 /// The error for work that could not finish (no thread to be had, or a panic): `doing` is
 /// what it was doing (`"analysing"`).
 pub(crate) fn internal(doing: &str) -> crate::Diagnostic {
-    crate::Diagnostic {
-        severity: crate::Severity::Error,
-        code: INTERNAL.into(),
-        message: format!("internal error while {doing} this input (please report it)"),
-        line: 1,
-        column: 1,
-    }
+    crate::Diagnostic::at(
+        crate::Severity::Error,
+        INTERNAL,
+        format!("internal error while {doing} this input (please report it)"),
+        (1, 1),
+    )
 }

@@ -19,18 +19,21 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
     // Diagnostics: positions inside the input; never `internal-error` (a caught panic).
     let lines: Vec<&str> = code.split('\n').collect();
     for d in &s.diagnostics {
-        if d.line < 1 || d.line > lines.len() {
+        let (Some(line), Some(column)) = (d.line, d.column) else {
+            return Err(format!("diagnostic without a position: {d:?}"));
+        };
+        if line < 1 || line > lines.len() {
             return Err(format!(
                 "diagnostic line {} outside 1..={}: {d:?}",
-                d.line,
+                line,
                 lines.len()
             ));
         }
-        let width = lines[d.line - 1].chars().count();
-        if d.column < 1 || d.column > width + 1 {
+        let width = lines[line - 1].chars().count();
+        if column < 1 || column > width + 1 {
             return Err(format!(
                 "diagnostic column {} outside 1..={}: {d:?}",
-                d.column,
+                column,
                 width + 1
             ));
         }

@@ -262,6 +262,7 @@ fn diagnostic(out: &mut Vec<u8>, d: &Diagnostic) {
         severity,
         code,
         message,
+        task,
         line,
         column,
     } = d;
@@ -272,10 +273,18 @@ fn diagnostic(out: &mut Vec<u8>, d: &Diagnostic) {
     string(out, code);
     out.extend_from_slice(b",\"message\":");
     string(out, message);
-    out.extend_from_slice(b",\"line\":");
-    number(out, *line);
-    out.extend_from_slice(b",\"column\":");
-    number(out, *column);
+    if let Some(task) = task {
+        out.extend_from_slice(b",\"task\":");
+        string(out, task);
+    }
+    if let Some(line) = line {
+        out.extend_from_slice(b",\"line\":");
+        number(out, *line);
+    }
+    if let Some(column) = column {
+        out.extend_from_slice(b",\"column\":");
+        number(out, *column);
+    }
     out.push(b'}');
 }
 
@@ -603,19 +612,13 @@ mod tests {
         let mut literal_bindings = IndexMap::new();
         literal_bindings.insert("k".to_string(), json!([1, "two", {"three": 3.0}]));
         let diagnostics = vec![
+            Diagnostic::at(Severity::Error, "syntax-error", tricky.into(), (1, 2)),
+            Diagnostic::at(Severity::Warning, "w", String::new(), (3, 4)),
             Diagnostic {
-                severity: Severity::Error,
-                code: "syntax-error".into(),
-                message: tricky.into(),
-                line: 1,
-                column: 2,
-            },
-            Diagnostic {
-                severity: Severity::Warning,
-                code: "w".into(),
-                message: String::new(),
-                line: 3,
-                column: 4,
+                task: Some(tricky.into()),
+                line: None,
+                column: None,
+                ..Diagnostic::at(Severity::Error, "internal-error", "x".into(), (1, 1))
             },
         ];
         for result in [None, Some(literal), Some(reference), Some(object)] {

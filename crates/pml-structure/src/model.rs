@@ -411,17 +411,59 @@ pub enum Severity {
     Warning,
 }
 
-/// A problem found in the input: never a panic, always data.
+/// A problem found in the input: never a panic, always data. One type for every stage (the
+/// builder's, the DAG's and the optimizer's, the hash's renaming).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     pub severity: Severity,
-    /// Stable code, e.g. `syntax-error` (see `diagnostics.rs`).
+    /// Stable code, e.g. `syntax-error` (see `diagnostics.rs`, and the stages' own).
     pub code: String,
     pub message: String,
-    /// 1-based line and column (columns count characters).
-    pub line: usize,
-    pub column: usize,
+    /// The node or task it is about, when a later stage says (`n3`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    /// 1-based line and column (columns count characters). `None` only for what has no place
+    /// in the program (a later stage's internal error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+impl Diagnostic {
+    /// A diagnostic at 1-based `line` and `column`.
+    pub fn at(
+        severity: Severity,
+        code: &str,
+        message: String,
+        (line, column): (usize, usize),
+    ) -> Self {
+        Diagnostic {
+            severity,
+            code: code.to_owned(),
+            message,
+            task: None,
+            line: Some(line),
+            column: Some(column),
+        }
+    }
+
+    /// `line:column: message` (the message alone when it has no place).
+    pub fn located(&self) -> String {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{line}:{column}: {}", self.message),
+            _ => self.message.clone(),
+        }
+    }
+
+    /// `file:line:column:`, or `file:` when it has no place.
+    pub fn place(&self, file: &str) -> String {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{file}:{line}:{column}:"),
+            _ => format!("{file}:"),
+        }
+    }
 }
 
 #[cfg(test)]

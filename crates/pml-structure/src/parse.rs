@@ -121,13 +121,12 @@ pub(crate) fn parse(
             .into_iter()
             .map(|(pos, msg)| {
                 let (line, column) = lines.line_col(code, to_user(pos));
-                Diagnostic {
-                    severity: Severity::Error,
-                    code: crate::diagnostics::SYNTAX_ERROR.into(),
-                    message: lowercase_first(&msg),
-                    line,
-                    column,
-                }
+                Diagnostic::at(
+                    Severity::Error,
+                    crate::diagnostics::SYNTAX_ERROR,
+                    lowercase_first(&msg),
+                    (line, column),
+                )
             })
             .collect());
     }
@@ -136,14 +135,12 @@ pub(crate) fn parse(
         None => {
             // The code closed our wrapper function early (`}` at top level) and went on.
             let (line, column) = lines.line_col(code, 0);
-            Err(vec![Diagnostic {
-                severity: Severity::Error,
-                code: crate::diagnostics::SYNTAX_ERROR.into(),
-                message: "unbalanced braces: the code closes the function body it is part of"
-                    .into(),
-                line,
-                column,
-            }])
+            Err(vec![Diagnostic::at(
+                Severity::Error,
+                crate::diagnostics::SYNTAX_ERROR,
+                "unbalanced braces: the code closes the function body it is part of".into(),
+                (line, column),
+            )])
         }
     }
 }

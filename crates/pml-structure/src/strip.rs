@@ -34,6 +34,7 @@ use swc_ecma_ast::{
 use swc_ecma_visit::{Visit, VisitWith};
 
 use crate::parse::{self, Dialect, LineIndex};
+use crate::Diagnostic;
 
 /// Why [`strip_types`] could not produce JavaScript.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,21 +110,27 @@ pub(crate) fn parse_typescript(
     match parse::parse(source, Dialect::TypeScript, lines) {
         Ok(parsed) => Ok(parsed),
         Err(diagnostics) => Err(match diagnostics.into_iter().next() {
-            // Decorators are not enabled in the grammar: name them rather than the token.
-            Some(d) if char_at_line_col(source, d.line, d.column) == Some('@') => {
-                StripError::Unsupported {
+            // A parse error always has its place.
+            Some(Diagnostic {
+                message,
+                line: Some(line),
+                column: Some(column),
+                ..
+            }) => match char_at_line_col(source, line, column) {
+                // Decorators are not enabled in the grammar: name them rather than the token.
+                Some('@') => StripError::Unsupported {
                     construct: "decorator",
                     message: DECORATORS.into(),
-                    line: d.line,
-                    column: d.column,
-                }
-            }
-            Some(d) => StripError::Syntax {
-                message: d.message,
-                line: d.line,
-                column: d.column,
+                    line,
+                    column,
+                },
+                _ => StripError::Syntax {
+                    message,
+                    line,
+                    column,
+                },
             },
-            None => StripError::Internal,
+            _ => StripError::Internal,
         }),
     }
 }

@@ -121,8 +121,10 @@ pub fn render_diagnostics(file: &str, diagnostics: &[Diagnostic]) -> String {
             Severity::Warning => "warning: ",
         };
         out.push_str(&format!(
-            "{file}:{}:{}: {level}{} [{}]\n",
-            d.line, d.column, d.message, d.code
+            "{} {level}{} [{}]\n",
+            d.place(file),
+            d.message,
+            d.code
         ));
     }
     out

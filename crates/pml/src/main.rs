@@ -632,17 +632,10 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             } else {
                 logical
             };
-            for d in &dag.diagnostics {
-                let at = match (d.line, d.column) {
-                    (Some(line), Some(column)) => format!("{line}:{column}:"),
-                    _ => String::new(),
-                };
-                let level = match d.severity {
-                    pml::Severity::Error => "",
-                    pml::Severity::Warning => "warning: ",
-                };
-                eprintln!("{}:{at} {level}{} [{}]", display(&file), d.message, d.code);
-            }
+            eprint!(
+                "{}",
+                pml::render_diagnostics(&display(&file), &dag.diagnostics)
+            );
             match summary_wanted(pretty, json) {
                 true => print_text(&pml::summary::dag(&display(&file), &dag)),
                 false => emit(&dag, pretty),

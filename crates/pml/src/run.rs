@@ -395,7 +395,7 @@ impl Analyzed {
         if let Some(d) = analysis.first_error() {
             return Err(RunSetupError::Source {
                 file: source.place.clone(),
-                message: format!("{}:{}: {}", d.line, d.column, d.message),
+                message: d.located(),
             });
         }
         Ok(Analyzed { source, analysis })

@@ -345,13 +345,12 @@ impl<'a> Builder<'a> {
     fn warn(&mut self, code: &str, message: String, span: SwcSpan) {
         let (start, _) = self.offsets(span);
         let (line, column) = self.lines.line_col(self.src, start);
-        self.diagnostics.push(Diagnostic {
-            severity: Severity::Warning,
-            code: code.into(),
+        self.diagnostics.push(Diagnostic::at(
+            Severity::Warning,
+            code,
             message,
-            line,
-            column,
-        });
+            (line, column),
+        ));
     }
 
     // ----- bindings -----------------------------------------------------------------------

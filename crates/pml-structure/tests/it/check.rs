@@ -91,8 +91,11 @@ pub(crate) fn render(s: &StaticStructure) -> String {
     }
     for d in &s.diagnostics {
         out.push_str(&format!(
-            "{:?} {}:{} {} [{}]\n",
-            d.severity, d.line, d.column, d.message, d.code
+            "{:?} {} {} [{}]\n",
+            d.severity,
+            d.place("").trim_start_matches(':').trim_end_matches(':'),
+            d.message,
+            d.code
         ));
     }
     out

@@ -131,8 +131,8 @@ fn code_that_closes_the_wrapper_is_an_error() {
 #[test]
 fn positions_on_non_ascii_lines_count_characters() {
     let s = build("const é = \"ü\"; const x = ;");
-    assert_eq!(s.diagnostics[0].line, 1);
-    assert_eq!(s.diagnostics[0].column, 26);
+    assert_eq!(s.diagnostics[0].line, Some(1));
+    assert_eq!(s.diagnostics[0].column, Some(26));
 }
 
 #[test]

@@ -51,18 +51,21 @@ fn build(code: &str, dialect: Dialect) -> StaticStructure {
 fn check_diagnostics(code: &str, diags: &[pml_structure::Diagnostic]) -> Result<(), String> {
     let lines: Vec<&str> = code.split('\n').collect();
     for d in diags {
-        if d.line < 1 || d.line > lines.len() {
+        let (Some(line), Some(column)) = (d.line, d.column) else {
+            return Err(format!("diagnostic without a position: {d:?}"));
+        };
+        if line < 1 || line > lines.len() {
             return Err(format!(
                 "diagnostic line {} outside 1..={}: {d:?}",
-                d.line,
+                line,
                 lines.len()
             ));
         }
-        let width = lines[d.line - 1].chars().count();
-        if d.column < 1 || d.column > width + 1 {
+        let width = lines[line - 1].chars().count();
+        if column < 1 || column > width + 1 {
             return Err(format!(
                 "diagnostic column {} outside 1..={}: {d:?}",
-                d.column,
+                column,
                 width + 1
             ));
         }
