@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 use pml_structure::{
-    ArgumentValue, Diagnostic, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
+    ArgumentValue, Arguments, Diagnostic, EdgeKind, Key, LoopKind, Node, NodeKind, Scope, Severity,
     StaticStructure, ToolCatalog,
 };
 
@@ -255,9 +255,7 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         task.condition = conditions(&index, i, &entries);
         let mut read = Reads::default();
         if let Some(args) = &node.arguments {
-            for v in args.values() {
-                read.value(v);
-            }
+            read.arguments(args);
         }
         for c in &task.condition {
             read.names(&c.reads, &c.expression);
@@ -445,10 +443,23 @@ impl<'s> Reads<'s> {
         self.each |= expression.contains("[*]");
     }
 
+    /// What the entries read: their values, and their keys computed at run time.
+    fn arguments(&mut self, args: &'s Arguments) {
+        for (key, value) in args {
+            if let Key::Computed {
+                expression, reads, ..
+            } = key
+            {
+                self.names(reads, expression);
+            }
+            self.value(value);
+        }
+    }
+
     fn value(&mut self, v: &'s ArgumentValue) {
         match v {
             ArgumentValue::Reference { expression, reads } => self.names(reads, expression),
-            ArgumentValue::Object { properties } => properties.values().for_each(|p| self.value(p)),
+            ArgumentValue::Object { properties } => self.arguments(properties),
             ArgumentValue::Array { items } => items.iter().for_each(|p| self.value(p)),
             ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
         }

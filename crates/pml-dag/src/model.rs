@@ -1,7 +1,7 @@
 //! The DAG data shared by the logical and the physical stage (`docs/formats.md`).
 
 use indexmap::IndexMap;
-use pml_structure::{ArgumentValue, Diagnostic};
+use pml_structure::{ArgumentValue, Arguments, Diagnostic};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -72,7 +72,7 @@ pub struct Task {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub code: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub arguments: Option<IndexMap<String, ArgumentValue>>,
+    pub arguments: Option<Arguments>,
     /// All must hold for the task to run (outermost decision first).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub condition: Vec<Condition>,

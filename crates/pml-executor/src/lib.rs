@@ -378,13 +378,7 @@ fn planned_side_effects(
             }
             continue;
         }
-        let arguments = (n.arguments.as_ref()).map(|a| {
-            Value::Object(
-                a.iter()
-                    .map(|(k, v)| (k.clone(), planned_value(v, args, structure)))
-                    .collect(),
-            )
-        });
+        let arguments = (n.arguments.as_ref()).map(|a| planned_object(a, args, structure));
         planned.push(SideEffect {
             task_id: match capability {
                 Some(name) => format!("{name}/{}", n.id),
@@ -400,6 +394,30 @@ fn planned_side_effects(
         });
     }
     planned
+}
+
+/// Arguments as far as they are known before the run (see [`planned_value`]): a static key as
+/// it is, a spread `...N` (its place), a computed key `[expression]`, said for people.
+fn planned_object(
+    arguments: &pml_structure::Arguments,
+    args: &Value,
+    structure: &pml_structure::StaticStructure,
+) -> Value {
+    use pml_structure::Key;
+    Value::Object(
+        (arguments.iter())
+            .map(|(k, v)| {
+                let key = match k {
+                    Key::Static(name) => name.clone(),
+                    Key::Spread(_) => k.json_text().into_owned(),
+                    Key::Computed {
+                        expression, reads, ..
+                    } => format!("[{}]", readable(expression, reads, structure)),
+                };
+                (key, planned_value(v, args, structure))
+            })
+            .collect(),
+    )
 }
 
 /// An argument as far as it is known before the run: literals, `args.x` as given; the rest
@@ -421,12 +439,7 @@ fn planned_value(
             }
         }
         A::Reference { expression, reads } => computed(readable(expression, reads, structure)),
-        A::Object { properties } => Value::Object(
-            properties
-                .iter()
-                .map(|(k, v)| (k.clone(), planned_value(v, args, structure)))
-                .collect(),
-        ),
+        A::Object { properties } => planned_object(properties, args, structure),
         A::Array { items } => Value::Array(
             (items.iter())
                 .map(|v| planned_value(v, args, structure))

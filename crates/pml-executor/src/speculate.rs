@@ -61,7 +61,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use indexmap::IndexMap;
-use pml_structure::{ArgumentValue, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure};
+use pml_structure::{
+    ArgumentValue, Arguments, Key, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure,
+};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -137,7 +139,7 @@ struct HelperRead {
     node: String,
     server: String,
     tool: String,
-    arguments: IndexMap<String, ArgumentValue>,
+    arguments: Arguments,
     /// As for [`NestedCall::conditions`].
     conditions: Vec<(String, Vec<String>, Vec<String>)>,
     each: Each,
@@ -147,7 +149,7 @@ struct HelperRead {
 struct NestedCall {
     call: String,
     function: String,
-    arguments: IndexMap<String, ArgumentValue>,
+    arguments: Arguments,
     /// The decisions of the body it depends on: each one's condition, what it reads, and the
     /// outcomes leading to the call.
     conditions: Vec<(String, Vec<String>, Vec<String>)>,
@@ -170,7 +172,7 @@ struct Target {
     node: String,
     server: String,
     tool: String,
-    arguments: IndexMap<String, ArgumentValue>,
+    arguments: Arguments,
     /// The `for ... of` loop the call is directly in: its id, iterable expression, and the
     /// names that expression reads.
     each: Option<(String, String, Vec<String>)>,
@@ -221,7 +223,7 @@ struct Via {
     function: String,
     /// The function's parameters, and the call's arguments by position (`"0"`, `"1"`...).
     params: Vec<String>,
-    arguments: IndexMap<String, ArgumentValue>,
+    arguments: Arguments,
 }
 
 /// Where a call is made in the program (the call itself, or the call of the local function it
@@ -323,7 +325,7 @@ impl Site {
         node: &pml_structure::Node,
         server: &str,
         tool: &str,
-        arguments: IndexMap<String, ArgumentValue>,
+        arguments: Arguments,
         via: Option<Via>,
     ) -> Target {
         let mut reads: Vec<String> = Vec::new();
@@ -361,7 +363,7 @@ struct Computable {
     id: String,
     tool: String,
     code: String,
-    arguments: IndexMap<String, ArgumentValue>,
+    arguments: Arguments,
     reads: Vec<String>,
     yields: Yields,
 }
@@ -591,7 +593,7 @@ impl Speculation {
                 params: helper.params.clone(),
                 arguments: call.arguments.clone().unwrap_or_default(),
             };
-            let mut target = site.target(structure, call, "", "", IndexMap::new(), Some(via));
+            let mut target = site.target(structure, call, "", "", Arguments::new(), Some(via));
             // The results outside local functions it needs, and those the local functions it
             // calls need.
             let mut seen = HashSet::from([function]);
@@ -827,13 +829,13 @@ impl Speculation {
                 };
                 // A call of a local function: its parameters hold what the call passes (at
                 // this element).
-                if via.arguments.keys().any(|k| k.starts_with("...")) {
+                if via.arguments.has_spread() {
                     continue;
                 }
                 let mut literals = self.literals.clone();
                 let mut passed = true;
                 for (i, param) in via.params.iter().enumerate() {
-                    let argument = via.arguments.get(&i.to_string());
+                    let argument = via.arguments.get(i.to_string().as_str());
                     let value = argument.map(|a| match element {
                         None => a.clone(),
                         Some(e) => at_element(a, e),
@@ -1057,7 +1059,7 @@ impl Speculation {
                 let mut inner = self.literals.clone();
                 let mut passed = true;
                 for (i, param) in called.params.iter().enumerate() {
-                    let argument = arguments.get(&i.to_string());
+                    let argument = arguments.get(i.to_string().as_str());
                     match argument.map(|a| known.argument(a, &self.services.sandbox, &reader)) {
                         Some(Ok(Some(v))) => {
                             inner.insert(param.clone(), v);
@@ -1167,8 +1169,9 @@ impl Speculation {
         };
         let mut given = Vec::with_capacity(c.arguments.len());
         for (name, argument) in &c.arguments {
+            // A code task's arguments are its free names: static keys.
             given.push((
-                name.clone(),
+                name.to_string(),
                 known
                     .argument(argument, &self.services.sandbox, &reader)
                     .ok()?,
@@ -1550,7 +1553,7 @@ fn helpers(
             let argument_reads: Vec<String> = (arguments.values())
                 .flat_map(|v| v.reads().into_iter().map(str::to_owned))
                 .collect();
-            let spread = arguments.keys().any(|k| k.starts_with("..."));
+            let spread = arguments.has_spread();
             if spread || !known.all(&argument_reads) {
                 continue;
             }
@@ -1809,15 +1812,28 @@ fn in_loop(structure: &StaticStructure, id: &str) -> bool {
 }
 
 /// The arguments at `element` of their loop (unchanged outside one).
-fn at_element_all(
-    arguments: &IndexMap<String, ArgumentValue>,
-    element: Option<usize>,
-) -> IndexMap<String, ArgumentValue> {
+fn at_element_all(arguments: &Arguments, element: Option<usize>) -> Arguments {
     match element {
         None => arguments.clone(),
         Some(i) => (arguments.iter())
-            .map(|(k, v)| (k.clone(), at_element(v, i)))
+            .map(|(k, v)| (key_at_element(k, i), at_element(v, i)))
             .collect(),
+    }
+}
+
+/// A computed key at element `i` of its loop (see [`at_element`]).
+fn key_at_element(key: &Key, i: usize) -> Key {
+    match key {
+        Key::Computed {
+            at,
+            expression,
+            reads,
+        } => Key::Computed {
+            at: *at,
+            expression: expression.replace("[*]", &format!("[{i}]")),
+            reads: reads.clone(),
+        },
+        other => other.clone(),
     }
 }
 
@@ -1831,7 +1847,7 @@ fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
         ),
         ArgumentValue::Object { properties } => ArgumentValue::Object {
             properties: (properties.iter())
-                .map(|(k, v)| (k.clone(), at_element(v, i)))
+                .map(|(k, v)| (key_at_element(k, i), at_element(v, i)))
                 .collect(),
         },
         ArgumentValue::Array { items } => ArgumentValue::Array {

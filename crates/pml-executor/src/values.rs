@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 use pml_sandbox::{CodeTask, Sandbox, SandboxError};
-use pml_structure::ArgumentValue;
+use pml_structure::{ArgumentValue, Arguments, Key};
 use serde_json::Value;
 
 /// Logical task id -> its result (`None`: `undefined`, which JSON cannot hold).
@@ -153,28 +153,63 @@ impl Values<'_> {
         })
     }
 
-    /// The arguments object of an MCP call: `undefined` members left out, `...spread` keys
-    /// merged in order.
+    /// The arguments object of an MCP call, as JavaScript builds the object literal and
+    /// `JSON.stringify` writes it: entries in order, a computed key as its value's property key
+    /// (a symbol key left out), spreads merged in (an array's elements by index), `undefined`
+    /// members left out. A spread whose value is not known to spread as JSON can (a string)
+    /// is an error: the call is not computed ahead.
     pub(crate) fn object(
         &self,
-        properties: &IndexMap<String, ArgumentValue>,
+        properties: &Arguments,
         sandbox: &Sandbox,
         reader: &Reader<'_>,
     ) -> Result<serde_json::Map<String, Value>, SandboxError> {
         let mut out = serde_json::Map::new();
         for (key, value) in properties {
-            let v = self.argument(value, sandbox, reader)?;
-            if key.starts_with("...") {
-                if let Some(Value::Object(spread)) = v {
-                    out.extend(spread);
+            let name = match key {
+                Key::Static(name) => Some(name.clone()),
+                Key::Computed {
+                    expression, reads, ..
+                } => {
+                    // JavaScript's ToPropertyKey (the key before the value).
+                    let code = format!(
+                        "(k => typeof k === \"symbol\" ? undefined : String(k))({expression})"
+                    );
+                    match self.eval(&code, Vec::new(), reads, sandbox, reader)? {
+                        Some(Value::String(name)) => Some(name),
+                        _ => None,
+                    }
                 }
-                continue;
-            }
-            if let Some(v) = v {
-                out.insert(key.clone(), v);
+                Key::Spread(_) => {
+                    match self.argument(value, sandbox, reader)? {
+                        Some(Value::Object(spread)) => {
+                            for (k, v) in spread {
+                                // A later entry overrides an earlier one, in the earlier's place.
+                                out.insert(k, v);
+                            }
+                        }
+                        Some(Value::Array(items)) => {
+                            for (i, v) in items.into_iter().enumerate() {
+                                out.insert(i.to_string(), v);
+                            }
+                        }
+                        // Spreading `null`, `undefined`, a number or a boolean adds nothing.
+                        None | Some(Value::Null | Value::Number(_) | Value::Bool(_)) => {}
+                        Some(Value::String(_)) => {
+                            return Err(SandboxError::Internal(
+                                "a spread string is not computed ahead".into(),
+                            ))
+                        }
+                    }
+                    continue;
+                }
+            };
+            let v = self.argument(value, sandbox, reader)?;
+            if let (Some(name), Some(v)) = (name, v) {
+                out.insert(name, v);
             }
         }
-        Ok(out)
+        Ok(pml_structure::in_js_order(out))
     }
 
     /// Evaluate a JavaScript expression over task ids, `args` and constants; `reads` are the

@@ -5,8 +5,7 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use indexmap::IndexMap;
-use pml_structure::{ArgumentValue, Edge, Node, NodeKind, Scope, StaticStructure};
+use pml_structure::{ArgumentValue, Arguments, Edge, Key, Node, NodeKind, Scope, StaticStructure};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
@@ -14,7 +13,7 @@ use crate::parse;
 use crate::print::{self, is_ident_name, is_simple_path, quote_str, Printer, Resolve};
 
 /// First line of every canonical form.
-pub const VERSION_TAG: &str = "pml-hash/v5";
+pub const VERSION_TAG: &str = "pml-hash/v6";
 
 /// What `[*]` (the builder's "every element", not JavaScript) becomes while parsing.
 const EACH: &str = "__pml_each__";
@@ -64,7 +63,7 @@ enum Mode<'s, 'a> {
     Expr,
     /// Code of a `code:*` task or a loop: its free names are the keys of its arguments.
     Code {
-        arguments: Option<&'s IndexMap<String, ArgumentValue>>,
+        arguments: Option<&'s Arguments>,
         used: &'a mut Vec<bool>,
     },
 }
@@ -259,11 +258,18 @@ impl<'s> Names<'s> {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    if k.starts_with("...") {
-                        out.push_str("...");
-                    } else {
-                        key_text(k, out);
-                        out.push_str(": ");
+                    match k {
+                        Key::Static(name) => {
+                            key_text(name, out);
+                            out.push_str(": ");
+                        }
+                        Key::Spread(_) => out.push_str("..."),
+                        Key::Computed { expression, .. } => {
+                            out.push('[');
+                            let text = self.expr_text(expression);
+                            out.push_str(&text);
+                            out.push_str("]: ");
+                        }
                     }
                     self.inline_value(v, out);
                 }
@@ -287,7 +293,7 @@ impl<'s> Names<'s> {
     fn task_code(
         &mut self,
         code: &str,
-        arguments: Option<&'s IndexMap<String, ArgumentValue>>,
+        arguments: Option<&'s Arguments>,
         out: &mut String,
     ) -> Vec<&'s ArgumentValue> {
         let mut used = vec![false; arguments.map_or(0, |a| a.len())];
@@ -325,7 +331,7 @@ impl<'s> Names<'s> {
     fn loop_code(
         &mut self,
         code: &str,
-        arguments: Option<&'s IndexMap<String, ArgumentValue>>,
+        arguments: Option<&'s Arguments>,
         out: &mut String,
     ) -> Vec<&'s ArgumentValue> {
         let mut used = vec![false; arguments.map_or(0, |a| a.len())];
@@ -419,11 +425,18 @@ impl<'s> Names<'s> {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    if k.starts_with("...") {
-                        out.push_str("...");
-                    } else {
-                        quote_str(k, out);
-                        out.push_str(": ");
+                    match k {
+                        Key::Static(name) => {
+                            quote_str(name, out);
+                            out.push_str(": ");
+                        }
+                        Key::Spread(_) => out.push_str("..."),
+                        Key::Computed { expression, .. } => {
+                            out.push('[');
+                            let text = self.expr_text(expression);
+                            quote_str(&text, out);
+                            out.push_str("]: ");
+                        }
                     }
                     self.arg_value(v, depth + 1, out);
                 }
@@ -535,14 +548,21 @@ impl<'s> Names<'s> {
 
     /// The arguments of a task or capability, one line each (`arg "<name>" <value>`, or
     /// `spread <value>`).
-    fn arguments(&mut self, map: &'s IndexMap<String, ArgumentValue>, out: &mut String) {
+    fn arguments(&mut self, map: &'s Arguments, out: &mut String) {
         for (k, v) in ordered(map) {
-            if k.starts_with("...") {
-                out.push_str("  spread ");
-            } else {
-                out.push_str("  arg ");
-                quote_str(k, out);
-                out.push(' ');
+            match k {
+                Key::Static(name) => {
+                    out.push_str("  arg ");
+                    quote_str(name, out);
+                    out.push(' ');
+                }
+                Key::Spread(_) => out.push_str("  spread "),
+                Key::Computed { expression, .. } => {
+                    out.push_str("  computed ");
+                    let text = self.expr_text(expression);
+                    quote_str(&text, out);
+                    out.push(' ');
+                }
             }
             self.arg_value(v, 0, out);
             out.push('\n');
@@ -550,22 +570,18 @@ impl<'s> Names<'s> {
     }
 }
 
-/// Named arguments or object properties sorted by name, unless a spread (`...x`, a key the
-/// builder spells with the spread's source text) is among them: then in their order, which
-/// decides what overrides what.
-fn ordered(map: &IndexMap<String, ArgumentValue>) -> Vec<(&String, &ArgumentValue)> {
-    let mut entries: Vec<(&String, &ArgumentValue)> = map.iter().collect();
-    if !map.keys().any(|k| k.starts_with("...")) {
-        entries.sort_by(|a, b| a.0.cmp(b.0));
+/// Named arguments or object properties sorted by name, unless a spread or a computed key is
+/// among them: then in their order, which decides what overrides what.
+fn ordered(map: &Arguments) -> Vec<(&Key, &ArgumentValue)> {
+    let mut entries: Vec<(&Key, &ArgumentValue)> = map.iter().collect();
+    if !map.has_spread() && !map.has_computed() {
+        entries.sort_by(|a, b| a.0.as_static().cmp(&b.0.as_static()));
     }
     entries
 }
 
 /// The arguments whose `used` flag is false, in order.
-fn unused<'s>(
-    arguments: Option<&'s IndexMap<String, ArgumentValue>>,
-    used: &[bool],
-) -> Vec<&'s ArgumentValue> {
+fn unused<'s>(arguments: Option<&'s Arguments>, used: &[bool]) -> Vec<&'s ArgumentValue> {
     arguments
         .into_iter()
         .flat_map(|a| a.values())

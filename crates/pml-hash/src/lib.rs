@@ -6,7 +6,7 @@
 //! **Output:**
 //! - [`semantic_hash`]: 64 lowercase hex digits, the SHA-256 of [`canonical_form`] (an error,
 //!   [`HashError`], for a structure with errors: it stands for no program), a versioned
-//!   text (`pml-hash/v5`, specified in `docs/hash.md`) of the nodes and edges with spans,
+//!   text (`pml-hash/v6`, specified in `docs/hash.md`) of the nodes and edges with spans,
 //!   bindings, diagnostics and approval lists left out and every program-chosen name replaced:
 //!   bound names by node ids (the builder already did that), callback parameters and other
 //!   local names by `_p0, _p1...`, names nothing resolves by `_v0, _v1...`. The code of
@@ -355,8 +355,8 @@ mod tests {
                 let mut code = Node::new("n1".into(), NodeKind::Task, Span::default());
                 code.tool = Some("code:x".into());
                 code.code = Some(text.clone());
-                code.arguments = Some(IndexMap::from([(
-                    "x".to_string(),
+                code.arguments = Some(pml_structure::Arguments::from_iter([(
+                    "x".into(),
                     ArgumentValue::reference(text.clone()),
                 )]));
                 let mut lp = Node::new("l1".into(), NodeKind::Loop, Span::default());

@@ -1,9 +1,8 @@
 //! JavaScript for a fused task: each logical step is a lambda over its own arguments, so names
 //! never clash between steps; a step's result is a local `const` named by its logical id.
 
-use indexmap::IndexMap;
 use pml_dag::Task;
-use pml_structure::ArgumentValue;
+use pml_structure::{ArgumentValue, Arguments};
 
 /// What a fused task returns: the last step's value (a chain), or every step's value keyed by
 /// logical id (independent siblings).
@@ -14,18 +13,16 @@ pub(crate) enum Outputs {
 }
 
 /// The code (a JavaScript expression) and the arguments of a task running `steps` in order.
-pub(crate) fn fused(
-    steps: &[&Task],
-    outputs: Outputs,
-) -> (String, IndexMap<String, ArgumentValue>) {
+pub(crate) fn fused(steps: &[&Task], outputs: Outputs) -> (String, Arguments) {
     let mut body = String::from("(() => {\n");
-    let mut arguments = IndexMap::new();
+    let mut arguments = Arguments::new();
     let mut earlier: Vec<&str> = Vec::new();
     for (k, step) in steps.iter().enumerate() {
         let mut params = Vec::new();
         let mut values = Vec::new();
+        // A code task's arguments are its free names: static keys.
         for (name, value) in step.arguments.iter().flatten() {
-            params.push(name.clone());
+            params.push(name.to_string());
             let local = match value {
                 ArgumentValue::Reference { reads, .. } => {
                     !reads.is_empty() && reads.iter().all(|n| earlier.contains(&n.as_str()))
@@ -39,7 +36,7 @@ pub(crate) fn fused(
             } else {
                 let key = format!("{}${}", step.id, name);
                 values.push(key.clone());
-                arguments.insert(key, value.clone());
+                arguments.insert(key.into(), value.clone());
             }
         }
         let code = step.code.as_deref().unwrap_or("undefined");

@@ -50,7 +50,7 @@ impl JsValue {
                     }
                     out.insert(k.clone(), v.to_json()?);
                 }
-                Value::Object(out)
+                Value::Object(in_js_order(out))
             }
         })
     }
@@ -65,7 +65,7 @@ impl JsValue {
         }
     }
 
-    fn is_primitive(&self) -> bool {
+    pub(crate) fn is_primitive(&self) -> bool {
         !matches!(self, JsValue::Array(_) | JsValue::Object(_))
     }
 
@@ -494,4 +494,40 @@ fn loose_equals(l: &JsValue, r: &JsValue) -> Option<bool> {
 /// A fold result as JSON, if it has a JSON form.
 pub(crate) fn fold_json(expr: &Expr, env: &dyn Env) -> Option<Value> {
     fold(expr, env)?.to_json()
+}
+
+/// An object's keys in the order JavaScript enumerates them (and `JSON.stringify` writes
+/// them): array indices (`"0"`, `"7"`: canonical integers below 2^32 - 1) first, ascending,
+/// then the other keys in the order they were added.
+pub fn in_js_order(map: serde_json::Map<String, Value>) -> serde_json::Map<String, Value> {
+    let index = |key: &str| -> Option<u32> {
+        let n: u32 = key.parse().ok()?;
+        (n != u32::MAX && n.to_string() == key).then_some(n)
+    };
+    if !map.keys().any(|k| index(k).is_some()) {
+        return map;
+    }
+    let (mut indices, others): (Vec<_>, Vec<_>) =
+        map.into_iter().partition(|(k, _)| index(k).is_some());
+    indices.sort_by_key(|(k, _)| index(k));
+    indices.into_iter().chain(others).collect()
+}
+
+#[cfg(test)]
+mod js_order_tests {
+    use super::in_js_order;
+    use serde_json::json;
+
+    #[test]
+    fn array_indices_come_first_ascending() {
+        let Some(map) = json!({"b": 1, "10": 2, "2": 3, "02": 4, "4294967295": 5, "-1": 6, "a": 7})
+            .as_object()
+            .cloned()
+        else {
+            unreachable!()
+        };
+        let keys: Vec<String> = in_js_order(map).keys().cloned().collect();
+        // As `Object.keys` in Node.
+        assert_eq!(keys, ["2", "10", "b", "02", "4294967295", "-1", "a"]);
+    }
 }

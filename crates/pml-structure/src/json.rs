@@ -14,8 +14,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::model::{
-    ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
-    Span, StaticStructure,
+    ArgumentValue, Arguments, Coverage, Diagnostic, Edge, EdgeKind, Key, LoopKind, Node, NodeKind,
+    Scope, Severity, Span, StaticStructure,
 };
 
 impl StaticStructure {
@@ -121,7 +121,7 @@ fn node(out: &mut Vec<u8>, n: &Node) {
     optional_string(out, b",\"code\":", code);
     if let Some(arguments) = arguments {
         out.extend_from_slice(b",\"arguments\":");
-        map(out, arguments, argument);
+        keyed(out, arguments);
     }
     optional_string(out, b",\"condition\":", condition);
     if !reads.is_empty() {
@@ -247,7 +247,7 @@ fn argument(out: &mut Vec<u8>, a: &ArgumentValue) {
         }
         ArgumentValue::Object { properties } => {
             out.extend_from_slice(b"{\"type\":\"object\",\"properties\":");
-            map(out, properties, argument);
+            keyed(out, properties);
         }
         ArgumentValue::Array { items } => {
             out.extend_from_slice(b"{\"type\":\"array\",\"items\":");
@@ -360,6 +360,34 @@ fn map<T>(out: &mut Vec<u8>, m: &IndexMap<String, T>, mut item: impl FnMut(&mut 
         string(out, k);
         out.push(b':');
         item(out, v);
+    }
+    out.push(b'}');
+}
+
+/// Arguments as `Arguments`' serde writes them (see `Key`).
+fn keyed(out: &mut Vec<u8>, m: &Arguments) {
+    out.push(b'{');
+    for (i, (k, v)) in m.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        string(out, &k.json_text());
+        out.push(b':');
+        match k {
+            Key::Computed {
+                expression, reads, ..
+            } => {
+                out.extend_from_slice(b"{\"key\":");
+                argument(
+                    out,
+                    &ArgumentValue::reference_reading(expression.clone(), reads.clone()),
+                );
+                out.extend_from_slice(b",\"value\":");
+                argument(out, v);
+                out.push(b'}');
+            }
+            _ => argument(out, v),
+        }
     }
     out.push(b'}');
 }
@@ -477,6 +505,7 @@ mod tests {
 
     use super::*;
 
+    /// Written as serde writes it, and read back as it was.
     fn same_as_serde(s: &StaticStructure) {
         let expected = serde_json::to_vec(s).unwrap();
         let got = s.to_json();
@@ -484,6 +513,10 @@ mod tests {
             String::from_utf8_lossy(&got),
             String::from_utf8_lossy(&expected)
         );
+        let back: StaticStructure = serde_json::from_slice(&got).unwrap();
+        assert_eq!(back.nodes, s.nodes);
+        assert_eq!(back.result, s.result);
+        assert_eq!(back.diagnostics, s.diagnostics);
     }
 
     fn span() -> Span {
@@ -509,17 +542,17 @@ mod tests {
             value: json!({"z": 1, "a": {"nested": [0.1, u64::MAX, i64::MIN]}, "": ""}),
             template_parameters: Some(parameters),
         };
-        let mut properties = IndexMap::new();
-        properties.insert("ref".to_string(), reference.clone());
-        properties.insert("lit".to_string(), literal.clone());
+        let mut properties = Arguments::new();
+        properties.insert("ref".into(), reference.clone());
+        properties.insert("lit".into(), literal.clone());
         properties.insert(
-            "param".to_string(),
+            "param".into(),
             ArgumentValue::Parameter {
                 parameter_name: "a.b".into(),
             },
         );
         properties.insert(
-            "arr".to_string(),
+            "arr".into(),
             ArgumentValue::Array {
                 items: vec![
                     ArgumentValue::reference("n2.x"),
@@ -528,15 +561,26 @@ mod tests {
             },
         );
         properties.insert(
-            "empty".to_string(),
+            "empty".into(),
             ArgumentValue::Object {
-                properties: IndexMap::new(),
+                properties: Arguments::new(),
             },
         );
+        // Keys of every kind, and static ones written escaped.
+        properties.insert(Key::Spread(5), reference.clone());
+        let computed = Key::Computed {
+            at: 6,
+            expression: "n1.id".into(),
+            reads: vec!["n1".into()],
+        };
+        properties.insert(computed, literal.clone());
+        for escaped in ["...x", "[y]", "\\z", "..", "a[b]"] {
+            properties.insert(escaped.into(), ArgumentValue::literal(json!(escaped)));
+        }
         let object = ArgumentValue::Object { properties };
-        let mut arguments = IndexMap::new();
-        arguments.insert(tricky.to_string(), object.clone());
-        arguments.insert("plain".to_string(), ArgumentValue::literal(json!("x")));
+        let mut arguments = Arguments::new();
+        arguments.insert(tricky.into(), object.clone());
+        arguments.insert("plain".into(), ArgumentValue::literal(json!("x")));
         let kinds = [
             NodeKind::Task,
             NodeKind::Decision,

@@ -57,13 +57,14 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 pub use builder::{member_path, DYNAMIC_NAME};
+pub use fold::in_js_order;
 pub(crate) use guard::refuse;
 pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
 pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
-    ArgumentValue, Coverage, Diagnostic, Edge, EdgeKind, LoopKind, Node, NodeKind, Scope, Severity,
-    Span, StaticStructure,
+    ArgumentValue, Arguments, Coverage, Diagnostic, Edge, EdgeKind, Key, LoopKind, Node, NodeKind,
+    Scope, Severity, Span, StaticStructure,
 };
 pub use parameterize::{parameterize, parameters_schema, ParameterizeReturn};
 pub use parse::Dialect;

@@ -123,7 +123,7 @@ pub struct Node {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub code: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub arguments: Option<IndexMap<String, ArgumentValue>>,
+    pub arguments: Option<Arguments>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub condition: Option<String>,
     /// The names `condition` reads (like a reference's `reads`).
@@ -325,9 +325,7 @@ pub enum ArgumentValue {
     #[serde(rename_all = "camelCase")]
     Parameter { parameter_name: String },
     /// An object literal whose values are not all literal: each property classified.
-    Object {
-        properties: IndexMap<String, ArgumentValue>,
-    },
+    Object { properties: Arguments },
     /// An array literal whose items are not all literal: each item classified.
     Array { items: Vec<ArgumentValue> },
 }
@@ -396,11 +394,249 @@ impl ArgumentValue {
                 }
             }
             ArgumentValue::Object { properties } => {
-                properties.values().for_each(|v| v.collect_reads(out))
+                for (key, value) in properties.iter() {
+                    if let Key::Computed { reads, .. } = key {
+                        for r in reads {
+                            if !out.contains(&r.as_str()) {
+                                out.push(r);
+                            }
+                        }
+                    }
+                    value.collect_reads(out);
+                }
             }
             ArgumentValue::Array { items } => items.iter().for_each(|v| v.collect_reads(out)),
             ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
         }
+    }
+}
+
+/// The key of one entry of a node's arguments or of an object argument: known before the run,
+/// a spread, or computed at run time. Entries keep the order the program wrote them in (a
+/// later entry overrides an earlier one with the same key, as in JavaScript).
+///
+/// In the JSON (`docs/formats.md`, "Arguments"), a static key is written as it is (one that
+/// starts with `...`, `[` or `\` with a `\` before it), a spread `...N` and a computed key `[N]`,
+/// `N` the entry's place among the entries; a computed entry's value is
+/// `{"key": <the key's reference>, "value": <its value>}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Key {
+    /// A key known before the run: a property name, a string or number literal key (as
+    /// JavaScript makes it a string), a code task's input name, a call's position (`0`, `1`...).
+    Static(String),
+    /// `...expression`: the entry's value is spread in here; the entry's place.
+    Spread(usize),
+    /// `[expression]: value`: a key computed at run time; the entry's place, and the key as a
+    /// reference (the expression with bound names replaced by node ids, the names it reads).
+    Computed {
+        at: usize,
+        expression: String,
+        reads: Vec<String>,
+    },
+}
+
+impl std::hash::Hash for Key {
+    /// A static key hashes as its text, so that maps of keys are looked up by `&str`
+    /// ([`indexmap::Equivalent`]).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Key::Static(name) => name.as_str().hash(state),
+            Key::Spread(at) => (1u8, *at).hash(state),
+            Key::Computed { at, .. } => (2u8, *at).hash(state),
+        }
+    }
+}
+
+impl indexmap::Equivalent<Key> for str {
+    fn equivalent(&self, key: &Key) -> bool {
+        matches!(key, Key::Static(name) if name == self)
+    }
+}
+
+/// As a program would write it: the name, `...`, `[expression]`.
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Static(name) => f.write_str(name),
+            Key::Spread(_) => f.write_str("..."),
+            Key::Computed { expression, .. } => write!(f, "[{expression}]"),
+        }
+    }
+}
+
+impl From<&str> for Key {
+    fn from(name: &str) -> Self {
+        Key::Static(name.to_owned())
+    }
+}
+
+impl From<String> for Key {
+    fn from(name: String) -> Self {
+        Key::Static(name)
+    }
+}
+
+impl Key {
+    /// The key, if known before the run.
+    pub fn as_static(&self) -> Option<&str> {
+        match self {
+            Key::Static(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    pub fn is_spread(&self) -> bool {
+        matches!(self, Key::Spread(_))
+    }
+
+    /// The key as the JSON writes it (see [`Key`]).
+    pub fn json_text(&self) -> std::borrow::Cow<'_, str> {
+        use std::borrow::Cow;
+        match self {
+            Key::Static(name) => {
+                match name.starts_with("...") || name.starts_with('[') || name.starts_with('\\') {
+                    true => Cow::Owned(format!("\\{name}")),
+                    false => Cow::Borrowed(name),
+                }
+            }
+            Key::Spread(at) => Cow::Owned(format!("...{at}")),
+            Key::Computed { at, .. } => Cow::Owned(format!("[{at}]")),
+        }
+    }
+}
+
+/// A node's arguments, or an object argument's properties: keyed entries in the program's
+/// order (see [`Key`]). Looked up by a static key's text: `arguments.get("path")`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Arguments(pub IndexMap<Key, ArgumentValue>);
+
+impl std::ops::Deref for Arguments {
+    type Target = IndexMap<Key, ArgumentValue>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Arguments {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl FromIterator<(Key, ArgumentValue)> for Arguments {
+    fn from_iter<I: IntoIterator<Item = (Key, ArgumentValue)>>(iter: I) -> Self {
+        Arguments(iter.into_iter().collect())
+    }
+}
+
+impl<'a> IntoIterator for &'a Arguments {
+    type Item = (&'a Key, &'a ArgumentValue);
+    type IntoIter = indexmap::map::Iter<'a, Key, ArgumentValue>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl IntoIterator for Arguments {
+    type Item = (Key, ArgumentValue);
+    type IntoIter = indexmap::map::IntoIter<Key, ArgumentValue>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl Arguments {
+    pub fn new() -> Self {
+        Arguments::default()
+    }
+
+    /// Whether any entry is a spread.
+    pub fn has_spread(&self) -> bool {
+        self.keys().any(Key::is_spread)
+    }
+
+    /// Whether any entry's key is computed at run time.
+    pub fn has_computed(&self) -> bool {
+        self.keys().any(|k| matches!(k, Key::Computed { .. }))
+    }
+}
+
+/// A computed entry's value in the JSON: its key's reference, and its value.
+#[derive(Serialize, Deserialize)]
+struct ComputedEntry {
+    key: ArgumentValue,
+    value: ArgumentValue,
+}
+
+impl Serialize for Arguments {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.len()))?;
+        for (key, value) in self.iter() {
+            match key {
+                Key::Computed {
+                    expression, reads, ..
+                } => map.serialize_entry(
+                    &key.json_text(),
+                    &ComputedEntry {
+                        key: ArgumentValue::reference_reading(expression.clone(), reads.clone()),
+                        value: value.clone(),
+                    },
+                )?,
+                _ => map.serialize_entry(&key.json_text(), value)?,
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Arguments {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Arguments;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map of arguments")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Arguments, A::Error> {
+                use serde::de::Error;
+                let mut out = Arguments::new();
+                while let Some(text) = map.next_key::<String>()? {
+                    let place = |rest: &str| {
+                        rest.parse::<usize>()
+                            .map_err(|_| A::Error::custom(format!("bad argument key `{text}`")))
+                    };
+                    if let Some(name) = text.strip_prefix('\\') {
+                        out.insert(Key::Static(name.to_owned()), map.next_value()?);
+                    } else if let Some(at) = text.strip_prefix("...") {
+                        out.insert(Key::Spread(place(at)?), map.next_value()?);
+                    } else if let Some(at) =
+                        text.strip_prefix('[').and_then(|t| t.strip_suffix(']'))
+                    {
+                        let at = place(at)?;
+                        let ComputedEntry { key, value } = map.next_value()?;
+                        let ArgumentValue::Reference { expression, reads } = key else {
+                            return Err(A::Error::custom("a computed key is a reference"));
+                        };
+                        out.insert(
+                            Key::Computed {
+                                at,
+                                expression,
+                                reads,
+                            },
+                            value,
+                        );
+                    } else {
+                        out.insert(Key::Static(text), map.next_value()?);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 

@@ -354,22 +354,19 @@ struct Known {
 }
 
 impl Known {
-    fn object(
-        &mut self,
-        properties: &indexmap::IndexMap<String, ArgumentValue>,
-        at: &str,
-    ) -> Value {
+    fn object(&mut self, properties: &pml_structure::Arguments, at: &str) -> Value {
         let mut out = serde_json::Map::new();
         for (key, value) in properties {
-            if key.starts_with("...") || key.starts_with('[') {
+            let Some(key) = key.as_static() else {
+                // A spread or a computed key: which properties there are is not known.
                 if !self.open.iter().any(|o| o == at) {
                     self.open.push(at.to_owned());
                 }
                 continue;
-            }
+            };
             let path = format!("{at}/{}", escape(key));
             let value = self.value(value, &path);
-            out.insert(key.clone(), value);
+            out.insert(key.to_owned(), value);
         }
         Value::Object(out)
     }

@@ -522,6 +522,20 @@ async fn the_programs_own_brackets_are_not_the_element_mark() {
     assert!(s.served >= 1 && s.wasted == 0, "{s:?}");
 }
 
+/// Arguments with computed keys, spreads of arrays and objects, and a string key that looks
+/// like a spread are computed ahead as JavaScript builds them: every read is taken, and the
+/// host receives what it receives without speculation.
+#[tokio::test(flavor = "multi_thread")]
+async fn computed_keys_and_spreads_are_built_as_javascript_builds_them() {
+    let source = "const out = [];\nfor (const id of [1, 2, 3]) {\n  const r = await mcp.t.read({ id, [`k${id}`]: id, [id > 2]: 0, ...[id, 0], ...{ extra: id > 1 }, \"...x\": 1, \"[y]\": 2 });\n  out.push(r.v);\n}\nreturn out;";
+    let (plain, fast, plain_host, fast_host) = both(source).await;
+    assert_eq!(fast.result, json!([10, 20, 30]));
+    assert_eq!(plain.result, fast.result);
+    assert_eq!(received(&fast_host), received(&plain_host));
+    let s = fast.speculation.unwrap();
+    assert!(s.served >= 2 && s.wasted == 0, "{s:?}");
+}
+
 /// The physical plan runs: the arguments of reads that a chain of pure operations computes
 /// are computed ahead in one sandbox call of the task the optimizer fused them into, where
 /// the logical plan takes one per operation; the run, and what the host receives, are the

@@ -412,3 +412,31 @@ fn names_shaped_like_node_ids_are_not_node_results() {
         "const names = await mcp.fs.list({});\nconst start = 2;\nreturn names.slice(start, 3);",
     );
 }
+
+/// Keys are typed: a computed key counts as its expression (renaming the variable it reads
+/// changes nothing, reading another value does), a string key that looks like a spread is a
+/// key, and where a spread stands among the keys counts.
+#[test]
+fn computed_keys_and_spreads_are_keys_of_their_own() {
+    let keyed = |name: &str, key: &str| {
+        format!("const {name} = await mcp.a.b({{}});\nawait mcp.c.d({{ [{key}]: 1, x: 2 }});\n")
+    };
+    same(&keyed("k", "k.id"), &keyed("row", "row.id"));
+    differ(&keyed("k", "k.id"), &keyed("k", "k.name"));
+    differ(&keyed("k", "k.id"), &keyed("k", "args.id"));
+    // A computed key that folds is the key it folds to.
+    same(
+        "await mcp.c.d({ [\"a\" + 1]: 1 });",
+        "await mcp.c.d({ a1: 1 });",
+    );
+    // `"...k": 1` is a key; `...k` spreads `k`.
+    differ(
+        "const k = await mcp.a.b({});\nawait mcp.c.d({ \"...k\": k });",
+        "const k = await mcp.a.b({});\nawait mcp.c.d({ ...k });",
+    );
+    // What overrides what.
+    differ(
+        "const k = await mcp.a.b({});\nawait mcp.c.d({ x: 1, ...k });",
+        "const k = await mcp.a.b({});\nawait mcp.c.d({ ...k, x: 1 });",
+    );
+}

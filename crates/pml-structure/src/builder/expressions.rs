@@ -400,13 +400,13 @@ impl<'a> Builder<'a> {
     ) -> String {
         let mut node = self.new_node(NodeKind::Task, code_span.unwrap_or(span));
         let (code, operands, replaced) = self.code_with_operands(code_span.unwrap_or(span), mark);
-        let mut arguments = IndexMap::new();
+        let mut arguments = Arguments::new();
         if let Some(r) = receiver {
-            arguments.insert("$receiver".to_string(), ArgumentValue::reference(r));
+            arguments.insert("$receiver".into(), ArgumentValue::reference(r));
         }
         for id in operands {
             let value = ArgumentValue::reference(id.clone());
-            arguments.insert(id, value);
+            arguments.insert(id.into(), value);
         }
         // The names the code reads, outside the operands read from their nodes.
         let reads = match (code_span, whole) {
@@ -512,13 +512,9 @@ impl<'a> Builder<'a> {
     }
 
     /// Each free variable of some code, with where its value comes from.
-    pub(super) fn free_variable_arguments(
-        &self,
-        names: Vec<String>,
-        arguments: &mut IndexMap<String, ArgumentValue>,
-    ) {
+    pub(super) fn free_variable_arguments(&self, names: Vec<String>, arguments: &mut Arguments) {
         for name in names {
-            if arguments.contains_key(&name) || rewrite::is_global(&name) {
+            if arguments.contains_key(name.as_str()) || rewrite::is_global(&name) {
                 continue;
             }
             let value = match self.lookup(&name) {
@@ -542,7 +538,7 @@ impl<'a> Builder<'a> {
                 )
                 | None => ArgumentValue::reference(escaped(&name)),
             };
-            arguments.insert(name, value);
+            arguments.insert(name.into(), value);
         }
     }
 
@@ -712,9 +708,9 @@ impl<'a> Builder<'a> {
                 let index = self.declare_function(span, None);
                 let id = self.nodes[index].id.clone();
                 self.function_body(index, &f, value.clone().map(Binding::Node));
-                let mut arguments = IndexMap::new();
+                let mut arguments = Arguments::new();
                 if let Some(v) = value {
-                    arguments.insert("0".to_owned(), ArgumentValue::reference(v));
+                    arguments.insert("0".into(), ArgumentValue::reference(v));
                 }
                 last = Some(self.call_node(id, None, arguments, call.span, span));
             }
@@ -805,7 +801,7 @@ impl<'a> Builder<'a> {
     /// An MCP tool call or a capability call: arguments first (inner calls run before this
     /// one), then the node.
     pub(super) fn agent_call(&mut self, call: &CallExpr, kind: NodeKind, name: String) -> String {
-        let mut arguments = IndexMap::new();
+        let mut arguments = Arguments::new();
         if let Some(first) = call.args.first() {
             self.call_arguments(first, &mut arguments);
         }
@@ -827,11 +823,7 @@ impl<'a> Builder<'a> {
         id
     }
 
-    pub(super) fn call_arguments(
-        &mut self,
-        arg: &ExprOrSpread,
-        out: &mut IndexMap<String, ArgumentValue>,
-    ) {
+    pub(super) fn call_arguments(&mut self, arg: &ExprOrSpread, out: &mut Arguments) {
         match strip(&arg.expr) {
             Expr::Object(obj) if arg.spread.is_none() => {
                 out.reserve(obj.props.len());
@@ -839,8 +831,7 @@ impl<'a> Builder<'a> {
                     match prop {
                         PropOrSpread::Prop(p) => match &**p {
                             Prop::KeyValue(kv) => {
-                                let key = fold::prop_name(&kv.key)
-                                    .unwrap_or_else(|| format!("[{}]", self.text(kv.key.span())));
+                                let key = self.property_key(&kv.key, out.len());
                                 let value = self.argument(&kv.value);
                                 out.insert(key, value);
                             }
@@ -869,13 +860,13 @@ impl<'a> Builder<'a> {
                                     }
                                     _ => ArgumentValue::reference(escaped(&id.sym)),
                                 };
-                                out.insert(id.sym.as_str().to_owned(), value);
+                                out.insert(id.sym.as_str().into(), value);
                             }
                             Prop::Method(_) | Prop::Getter(_) | Prop::Setter(_) => {
                                 let key = self.text(p.span()).to_string();
                                 let value =
                                     ArgumentValue::reference_reading(key.clone(), Vec::new());
-                                out.insert(key, value);
+                                out.insert(key.into(), value);
                             }
                             Prop::Assign(_) => {}
                         },
@@ -889,17 +880,17 @@ impl<'a> Builder<'a> {
 
     /// `{ ...base }` or a whole non-literal argument object: literal objects are merged in,
     /// anything else is kept as a `...expression` reference.
-    pub(super) fn spread_argument(&mut self, e: &Expr, out: &mut IndexMap<String, ArgumentValue>) {
+    pub(super) fn spread_argument(&mut self, e: &Expr, out: &mut Arguments) {
         let value = self.expr(e, Position::Argument);
         if let Some(JsValue::Object(map)) = fold::fold(e, self) {
             for (k, v) in map {
                 if let Some(json) = v.to_json() {
-                    out.insert(k, ArgumentValue::literal(json));
+                    out.insert(k.into(), ArgumentValue::literal(json));
                 }
             }
             return;
         }
-        let key = format!("...{}", self.text(e.span()));
+        let key = Key::Spread(out.len());
         let value = match (value.value, parameter_name(e)) {
             (Some(v), _) => ArgumentValue::reference(v),
             (None, Some(name)) => ArgumentValue::Parameter {
@@ -908,6 +899,30 @@ impl<'a> Builder<'a> {
             (None, None) => self.reference_to(e),
         };
         out.insert(key, value);
+    }
+
+    /// The key of a property at place `at` of an object argument: static when known before the
+    /// run (a name, a literal, a computed key that folds to a primitive), else computed, as a
+    /// reference to its expression (bound names as node ids).
+    fn property_key(&mut self, key: &swc_ecma_ast::PropName, at: usize) -> Key {
+        if let Some(name) = fold::prop_name(key) {
+            return Key::Static(name);
+        }
+        match key {
+            swc_ecma_ast::PropName::Computed(c) => {
+                if let Some(value) = fold::fold(&c.expr, self).filter(JsValue::is_primitive) {
+                    return Key::Static(value.to_js_string());
+                }
+                let (expression, reads) = self.rewrite_reading(&c.expr);
+                Key::Computed {
+                    at,
+                    expression,
+                    reads,
+                }
+            }
+            swc_ecma_ast::PropName::BigInt(b) => Key::Static(b.value.to_string()),
+            other => Key::Static(self.text(other.span()).to_string()),
+        }
     }
 
     /// Classify one argument value: literal, parameter, reference, or an object/array of those.
@@ -981,7 +996,7 @@ impl<'a> Builder<'a> {
     pub(super) fn classify_composite(&self, e: &Expr, depth: usize) -> Option<ArgumentValue> {
         match e {
             Expr::Object(obj) => {
-                let mut properties = IndexMap::new();
+                let mut properties = Arguments::new();
                 for prop in &obj.props {
                     let PropOrSpread::Prop(p) = prop else {
                         return None;
@@ -989,11 +1004,11 @@ impl<'a> Builder<'a> {
                     match &**p {
                         Prop::KeyValue(kv) => {
                             let key = fold::prop_name(&kv.key)?;
-                            properties.insert(key, self.classify(&kv.value, depth + 1));
+                            properties.insert(key.into(), self.classify(&kv.value, depth + 1));
                         }
                         Prop::Shorthand(id) => {
                             let value = self.classify(&Expr::Ident(id.clone()), depth + 1);
-                            properties.insert(id.sym.as_str().to_owned(), value);
+                            properties.insert(id.sym.as_str().into(), value);
                         }
                         _ => return None,
                     }

@@ -361,7 +361,7 @@ impl<'a> Builder<'a> {
         name: Option<String>,
         callee: SwcSpan,
     ) -> String {
-        let mut arguments = IndexMap::new();
+        let mut arguments = Arguments::new();
         for (i, a) in call.args.iter().enumerate() {
             let value = match a.spread {
                 None => self.argument(&a.expr),
@@ -371,8 +371,8 @@ impl<'a> Builder<'a> {
                 }
             };
             let key = match a.spread {
-                None => i.to_string(),
-                Some(_) => format!("...{i}"),
+                None => Key::Static(i.to_string()),
+                Some(_) => Key::Spread(i),
             };
             arguments.insert(key, value);
         }
@@ -399,7 +399,7 @@ impl<'a> Builder<'a> {
         &mut self,
         target: String,
         name: Option<String>,
-        arguments: IndexMap<String, ArgumentValue>,
+        arguments: Arguments,
         span: SwcSpan,
         function: SwcSpan,
     ) -> String {

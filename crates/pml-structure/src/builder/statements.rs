@@ -692,7 +692,7 @@ impl<'a> Builder<'a> {
             node.condition = Some(condition);
             node.reads = reads;
         }
-        let mut arguments = IndexMap::new();
+        let mut arguments = Arguments::new();
         self.free_variable_arguments(free, &mut arguments);
         if !arguments.is_empty() {
             node.arguments = Some(arguments);

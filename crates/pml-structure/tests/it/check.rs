@@ -1,7 +1,7 @@
 //! One compact rendering of a structure and inline expectations (`UPDATE_EXPECT=1` rewrites).
 
 use expect_test::{expect, Expect};
-use pml_structure::{build_structure, ArgumentValue, BuildOptions, Scope, StaticStructure};
+use pml_structure::{build_structure, ArgumentValue, BuildOptions, Key, Scope, StaticStructure};
 
 fn arg(v: &ArgumentValue) -> String {
     match v {
@@ -363,11 +363,59 @@ fn arguments_survive_without_a_node() {
     assert_eq!(args["n"], ArgumentValue::reference("args.x * 2"));
     assert_eq!(args["when"], ArgumentValue::reference("Date.now()"));
     assert_eq!(
-        args["...args.extra"],
+        args[&Key::Spread(3)],
         ArgumentValue::Parameter {
             parameter_name: "extra".into()
         }
     );
+}
+
+/// Keys are typed: a computed key is a reference to its expression (bound names as node ids,
+/// what it reads), one that folds is static, and a static key that looks like a spread or a
+/// computed key is a static key.
+#[test]
+fn computed_keys_are_references_and_static_keys_stay_static() {
+    let s = build_structure(
+        "const k = await mcp.a.b({});\nconst p = \"x\";\nawait mcp.c.d({ [k.id]: 1, [p + \"y\"]: 2, \"...k\": 3, \"[k]\": 4, ...k.more });",
+        &BuildOptions::default(),
+    )
+    .structure;
+    let args = s.nodes[1].arguments.as_ref().unwrap();
+    let keys: Vec<&Key> = args.keys().collect();
+    assert_eq!(
+        keys,
+        [
+            &Key::Computed {
+                at: 0,
+                expression: "n1.id".into(),
+                reads: vec!["n1".into()]
+            },
+            &Key::Static("xy".into()),
+            &Key::Static("...k".into()),
+            &Key::Static("[k]".into()),
+            &Key::Spread(4),
+        ]
+    );
+    assert_eq!(args["...k"], ArgumentValue::literal(serde_json::json!(3)));
+    // The JSON tells them apart, and reads back as it was.
+    let json = serde_json::to_value(args).unwrap();
+    assert_eq!(
+        json.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["[0]", "xy", "\\...k", "\\[k]", "...4"]
+    );
+    assert_eq!(
+        json["[0]"]["key"],
+        serde_json::json!({"type": "reference", "expression": "n1.id", "reads": ["n1"]})
+    );
+    let back: pml_structure::Arguments = serde_json::from_value(json).unwrap();
+    assert_eq!(&back, args);
+    // The name the program gave the result is not in the structure.
+    let renamed = build_structure(
+        "const other = await mcp.a.b({});\nconst p = \"x\";\nawait mcp.c.d({ [other.id]: 1, [p + \"y\"]: 2, \"...k\": 3, \"[k]\": 4, ...other.more });",
+        &BuildOptions::default(),
+    )
+    .structure;
+    assert_eq!(renamed.nodes[1].arguments.as_ref(), Some(args));
 }
 
 #[test]
