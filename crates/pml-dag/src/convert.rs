@@ -446,11 +446,8 @@ impl<'s> Reads<'s> {
     /// What the entries read: their values, and their keys computed at run time.
     fn arguments(&mut self, args: &'s Arguments) {
         for (key, value) in args {
-            if let Key::Computed {
-                expression, reads, ..
-            } = key
-            {
-                self.names(reads, expression);
+            if let Key::Computed(c) = key {
+                self.names(&c.reads, &c.expression);
             }
             self.value(value);
         }

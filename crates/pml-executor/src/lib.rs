@@ -410,9 +410,9 @@ fn planned_object(
                 let key = match k {
                     Key::Static(name) => name.clone(),
                     Key::Spread(_) => k.json_text().into_owned(),
-                    Key::Computed {
-                        expression, reads, ..
-                    } => format!("[{}]", readable(expression, reads, structure)),
+                    Key::Computed(c) => {
+                        format!("[{}]", readable(&c.expression, &c.reads, structure))
+                    }
                 };
                 (key, planned_value(v, args, structure))
             })

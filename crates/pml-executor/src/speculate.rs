@@ -1824,15 +1824,11 @@ fn at_element_all(arguments: &Arguments, element: Option<usize>) -> Arguments {
 /// A computed key at element `i` of its loop (see [`at_element`]).
 fn key_at_element(key: &Key, i: usize) -> Key {
     match key {
-        Key::Computed {
-            at,
-            expression,
-            reads,
-        } => Key::Computed {
-            at: *at,
-            expression: expression.replace("[*]", &format!("[{i}]")),
-            reads: reads.clone(),
-        },
+        Key::Computed(c) => Key::Computed(Box::new(pml_structure::ComputedKey {
+            at: c.at,
+            expression: c.expression.replace("[*]", &format!("[{i}]")),
+            reads: c.reads.clone(),
+        })),
         other => other.clone(),
     }
 }

@@ -168,14 +168,13 @@ impl Values<'_> {
         for (key, value) in properties {
             let name = match key {
                 Key::Static(name) => Some(name.clone()),
-                Key::Computed {
-                    expression, reads, ..
-                } => {
+                Key::Computed(c) => {
                     // JavaScript's ToPropertyKey (the key before the value).
                     let code = format!(
-                        "(k => typeof k === \"symbol\" ? undefined : String(k))({expression})"
+                        "(k => typeof k === \"symbol\" ? undefined : String(k))({})",
+                        c.expression
                     );
-                    match self.eval(&code, Vec::new(), reads, sandbox, reader)? {
+                    match self.eval(&code, Vec::new(), &c.reads, sandbox, reader)? {
                         Some(Value::String(name)) => Some(name),
                         _ => None,
                     }

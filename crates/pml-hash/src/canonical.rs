@@ -264,7 +264,8 @@ impl<'s> Names<'s> {
                             out.push_str(": ");
                         }
                         Key::Spread(_) => out.push_str("..."),
-                        Key::Computed { expression, .. } => {
+                        Key::Computed(c) => {
+                            let expression = &c.expression;
                             out.push('[');
                             let text = self.expr_text(expression);
                             out.push_str(&text);
@@ -431,7 +432,8 @@ impl<'s> Names<'s> {
                             out.push_str(": ");
                         }
                         Key::Spread(_) => out.push_str("..."),
-                        Key::Computed { expression, .. } => {
+                        Key::Computed(c) => {
+                            let expression = &c.expression;
                             out.push('[');
                             let text = self.expr_text(expression);
                             quote_str(&text, out);
@@ -557,7 +559,8 @@ impl<'s> Names<'s> {
                     out.push(' ');
                 }
                 Key::Spread(_) => out.push_str("  spread "),
-                Key::Computed { expression, .. } => {
+                Key::Computed(c) => {
+                    let expression = &c.expression;
                     out.push_str("  computed ");
                     let text = self.expr_text(expression);
                     quote_str(&text, out);

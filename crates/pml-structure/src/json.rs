@@ -374,14 +374,9 @@ fn keyed(out: &mut Vec<u8>, m: &Arguments) {
         string(out, &k.json_text());
         out.push(b':');
         match k {
-            Key::Computed {
-                expression, reads, ..
-            } => {
+            Key::Computed(c) => {
                 out.extend_from_slice(b"{\"key\":");
-                argument(
-                    out,
-                    &ArgumentValue::reference_reading(expression.clone(), reads.clone()),
-                );
+                argument(out, &c.reference());
                 out.extend_from_slice(b",\"value\":");
                 argument(out, v);
                 out.push(b'}');
@@ -568,11 +563,11 @@ mod tests {
         );
         // Keys of every kind, and static ones written escaped.
         properties.insert(Key::Spread(5), reference.clone());
-        let computed = Key::Computed {
+        let computed = Key::Computed(Box::new(crate::model::ComputedKey {
             at: 6,
             expression: "n1.id".into(),
             reads: vec!["n1".into()],
-        };
+        }));
         properties.insert(computed, literal.clone());
         for escaped in ["...x", "[y]", "\\z", "..", "a[b]"] {
             properties.insert(escaped.into(), ArgumentValue::literal(json!(escaped)));

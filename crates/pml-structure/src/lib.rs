@@ -63,8 +63,8 @@ pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
 pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
-    ArgumentValue, Arguments, Coverage, Diagnostic, Edge, EdgeKind, Key, LoopKind, Node, NodeKind,
-    Scope, Severity, Span, StaticStructure,
+    ArgumentValue, Arguments, ComputedKey, Coverage, Diagnostic, Edge, EdgeKind, Key, LoopKind,
+    Node, NodeKind, Scope, Severity, Span, StaticStructure,
 };
 pub use parameterize::{parameterize, parameters_schema, ParameterizeReturn};
 pub use parse::Dialect;

@@ -395,8 +395,8 @@ impl ArgumentValue {
             }
             ArgumentValue::Object { properties } => {
                 for (key, value) in properties.iter() {
-                    if let Key::Computed { reads, .. } = key {
-                        for r in reads {
+                    if let Key::Computed(c) = key {
+                        for r in &c.reads {
                             if !out.contains(&r.as_str()) {
                                 out.push(r);
                             }
@@ -426,13 +426,25 @@ pub enum Key {
     Static(String),
     /// `...expression`: the entry's value is spread in here; the entry's place.
     Spread(usize),
-    /// `[expression]: value`: a key computed at run time; the entry's place, and the key as a
-    /// reference (the expression with bound names replaced by node ids, the names it reads).
-    Computed {
-        at: usize,
-        expression: String,
-        reads: Vec<String>,
-    },
+    /// `[expression]: value`: a key computed at run time (boxed: static keys, nearly all of
+    /// them, take no more room than their text).
+    Computed(Box<ComputedKey>),
+}
+
+/// A key computed at run time: the entry's place, and the key as a reference (the expression
+/// with bound names replaced by node ids, the names it reads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComputedKey {
+    pub at: usize,
+    pub expression: String,
+    pub reads: Vec<String>,
+}
+
+impl ComputedKey {
+    /// The key's expression as a reference argument value.
+    pub fn reference(&self) -> ArgumentValue {
+        ArgumentValue::reference_reading(self.expression.clone(), self.reads.clone())
+    }
 }
 
 impl std::hash::Hash for Key {
@@ -442,7 +454,7 @@ impl std::hash::Hash for Key {
         match self {
             Key::Static(name) => name.as_str().hash(state),
             Key::Spread(at) => (1u8, *at).hash(state),
-            Key::Computed { at, .. } => (2u8, *at).hash(state),
+            Key::Computed(c) => (2u8, c.at).hash(state),
         }
     }
 }
@@ -459,7 +471,7 @@ impl std::fmt::Display for Key {
         match self {
             Key::Static(name) => f.write_str(name),
             Key::Spread(_) => f.write_str("..."),
-            Key::Computed { expression, .. } => write!(f, "[{expression}]"),
+            Key::Computed(c) => write!(f, "[{}]", c.expression),
         }
     }
 }
@@ -500,7 +512,7 @@ impl Key {
                 }
             }
             Key::Spread(at) => Cow::Owned(format!("...{at}")),
-            Key::Computed { at, .. } => Cow::Owned(format!("[{at}]")),
+            Key::Computed(c) => Cow::Owned(format!("[{}]", c.at)),
         }
     }
 }
@@ -557,7 +569,7 @@ impl Arguments {
 
     /// Whether any entry's key is computed at run time.
     pub fn has_computed(&self) -> bool {
-        self.keys().any(|k| matches!(k, Key::Computed { .. }))
+        self.keys().any(|k| matches!(k, Key::Computed(_)))
     }
 }
 
@@ -574,12 +586,10 @@ impl Serialize for Arguments {
         let mut map = serializer.serialize_map(Some(self.len()))?;
         for (key, value) in self.iter() {
             match key {
-                Key::Computed {
-                    expression, reads, ..
-                } => map.serialize_entry(
+                Key::Computed(c) => map.serialize_entry(
                     &key.json_text(),
                     &ComputedEntry {
-                        key: ArgumentValue::reference_reading(expression.clone(), reads.clone()),
+                        key: c.reference(),
                         value: value.clone(),
                     },
                 )?,
@@ -621,14 +631,12 @@ impl<'de> Deserialize<'de> for Arguments {
                         let ArgumentValue::Reference { expression, reads } = key else {
                             return Err(A::Error::custom("a computed key is a reference"));
                         };
-                        out.insert(
-                            Key::Computed {
-                                at,
-                                expression,
-                                reads,
-                            },
-                            value,
-                        );
+                        let key = ComputedKey {
+                            at,
+                            expression,
+                            reads,
+                        };
+                        out.insert(Key::Computed(Box::new(key)), value);
                     } else {
                         out.insert(Key::Static(text), map.next_value()?);
                     }

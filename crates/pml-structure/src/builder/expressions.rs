@@ -914,11 +914,11 @@ impl<'a> Builder<'a> {
                     return Key::Static(value.to_js_string());
                 }
                 let (expression, reads) = self.rewrite_reading(&c.expr);
-                Key::Computed {
+                Key::Computed(Box::new(ComputedKey {
                     at,
                     expression,
                     reads,
-                }
+                }))
             }
             swc_ecma_ast::PropName::BigInt(b) => Key::Static(b.value.to_string()),
             other => Key::Static(self.text(other.span()).to_string()),

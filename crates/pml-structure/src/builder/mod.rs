@@ -22,8 +22,8 @@ use crate::diagnostics;
 use crate::fold::{self, Env, JsValue};
 use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
 use crate::model::{
-    path_root, ArgumentValue, Arguments, Diagnostic, Edge, EdgeKind, Key, LoopKind, Node, NodeKind,
-    Scope, Severity, Span, StaticStructure,
+    path_root, ArgumentValue, Arguments, ComputedKey, Diagnostic, Edge, EdgeKind, Key, LoopKind,
+    Node, NodeKind, Scope, Severity, Span, StaticStructure,
 };
 use crate::parse::LineIndex;
 use crate::rewrite::{self, contains_agent_call, free_variables, free_variables_at};

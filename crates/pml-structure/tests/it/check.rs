@@ -1,7 +1,9 @@
 //! One compact rendering of a structure and inline expectations (`UPDATE_EXPECT=1` rewrites).
 
 use expect_test::{expect, Expect};
-use pml_structure::{build_structure, ArgumentValue, BuildOptions, Key, Scope, StaticStructure};
+use pml_structure::{
+    build_structure, ArgumentValue, BuildOptions, ComputedKey, Key, Scope, StaticStructure,
+};
 
 fn arg(v: &ArgumentValue) -> String {
     match v {
@@ -385,11 +387,11 @@ fn computed_keys_are_references_and_static_keys_stay_static() {
     assert_eq!(
         keys,
         [
-            &Key::Computed {
+            &Key::Computed(Box::new(ComputedKey {
                 at: 0,
                 expression: "n1.id".into(),
                 reads: vec!["n1".into()]
-            },
+            })),
             &Key::Static("xy".into()),
             &Key::Static("...k".into()),
             &Key::Static("[k]".into()),
