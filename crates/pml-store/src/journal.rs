@@ -125,24 +125,6 @@ impl Store {
         ))
     }
 
-    /// Takes back the start of run `id` (and its journal): a run refused before anything ran.
-    pub async fn discard_start(&self, id: &str) -> Result<(), StoreError> {
-        self.write(async |conn| {
-            for statement in [
-                "DELETE FROM pml_journal WHERE run_id = $1",
-                "DELETE FROM pml_run_starts WHERE id = $1",
-            ] {
-                sqlx::query(statement)
-                    .bind(id)
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(|e| self.error(e))?;
-            }
-            Ok(())
-        })
-        .await
-    }
-
     /// Write journal entries of run `run_id` (a call that starts: `state` `Started`; one that
     /// ended: its outcome), replacing what an entry of the same `seq` said before. One
     /// statement, committed when it returns: what a run killed afterwards finds.

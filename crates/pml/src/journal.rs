@@ -15,10 +15,10 @@
 //! written at all, is run again on resume; the journal stays in program order, and a read is
 //! never missing before a write that came after it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use pml_executor::{BoxFuture, Journal, JournalCall, Replay, ToolFailure};
-use pml_store::{CallState, JournalEntry, Store};
+use pml_store::{CallState, JournalEntry};
 use serde_json::Value;
 
 /// What to do with a call the interrupted run started and may or may not have finished.
@@ -56,14 +56,27 @@ impl Faults {
     }
 }
 
+/// The writing of a run's start, on the connection its journal then keeps.
+pub(crate) type Starting =
+    tokio::task::JoinHandle<Result<pml_store::JournalWriter, pml_store::StoreError>>;
+
+/// The connection a run's journal is written on.
+enum Writer {
+    /// The run's start is being written on it.
+    Starting(Starting),
+    Ready(pml_store::JournalWriter),
+    /// The start could not be written (nothing of this run's journal can be), or the run is
+    /// over.
+    Failed,
+}
+
 pub(crate) struct StoreJournal {
-    store: Arc<Store>,
     run_id: String,
     /// Read-only tools: what they answer is queued, not written before the next write.
     read_only: std::collections::HashSet<String>,
     /// Entries not written yet (ends of read-only calls), in program order, and the
-    /// connection the journal is written on (taken at the first write).
-    queue: tokio::sync::Mutex<(Vec<JournalEntry>, Option<pml_store::JournalWriter>)>,
+    /// connection the journal is written on.
+    queue: tokio::sync::Mutex<(Vec<JournalEntry>, Writer)>,
     /// The interrupted run's journal.
     earlier: Earlier,
     uncertain: Option<Uncertain>,
@@ -127,21 +140,20 @@ const MAX_QUEUED: usize = 64;
 const MAX_READS: i64 = 10_000;
 
 impl StoreJournal {
-    /// The journal of run `run_id`, whose start is written on `writer` (the connection the
-    /// journal keeps: one connection for the whole run).
+    /// The journal of run `run_id`, whose start `starting` is writing (on the connection the
+    /// journal then keeps: one connection for the whole run). The program runs meanwhile: the
+    /// journal's first write, and its end, wait for the start.
     pub(crate) fn new(
-        store: Arc<Store>,
         run_id: String,
-        writer: Option<pml_store::JournalWriter>,
+        starting: Starting,
         read_only: std::collections::HashSet<String>,
         earlier: Vec<JournalEntry>,
         uncertain: Option<Uncertain>,
     ) -> StoreJournal {
         StoreJournal {
-            store,
             run_id,
             read_only,
-            queue: tokio::sync::Mutex::new((Vec::new(), writer)),
+            queue: tokio::sync::Mutex::new((Vec::new(), Writer::Starting(starting))),
             earlier: Earlier::new(earlier),
             uncertain,
             faults: Faults::from_env(),
@@ -166,6 +178,31 @@ impl StoreJournal {
             .fetch_add(us, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// The run's start written (waited for, the first time), and the connection it was
+    /// written on: `None` when the start could not be written (said once).
+    async fn started<'w>(
+        &self,
+        writer: &'w mut Writer,
+    ) -> Option<&'w mut pml_store::JournalWriter> {
+        if let Writer::Starting(starting) = writer {
+            *writer = match starting.await {
+                Ok(Ok(w)) => Writer::Ready(w),
+                Ok(Err(e)) => {
+                    self.said(e);
+                    Writer::Failed
+                }
+                Err(e) => {
+                    self.said(format!("the run's start was not written: {e}"));
+                    Writer::Failed
+                }
+            };
+        }
+        match writer {
+            Writer::Ready(w) => Some(w),
+            Writer::Starting(_) | Writer::Failed => None,
+        }
+    }
+
     /// Write what is queued, and `entry` after it.
     async fn write(&self, entry: Option<JournalEntry>) {
         let mut guard = self.queue.lock().await;
@@ -176,13 +213,7 @@ impl StoreJournal {
         if queue.is_empty() {
             return;
         }
-        if writer.is_none() {
-            match self.store.journal_writer().await {
-                Ok(w) => *writer = Some(w),
-                Err(e) => return self.said(e),
-            }
-        }
-        let Some(writer) = writer.as_mut() else {
+        let Some(writer) = self.started(writer).await else {
             return;
         };
         match writer.write(&self.run_id, queue).await {
@@ -191,13 +222,16 @@ impl StoreJournal {
         }
     }
 
-    /// Write everything still queued (at the end of the run), and give the connection back.
+    /// Write everything still queued (at the end of the run), the run's start included however
+    /// little the program did, and give the connection back.
     pub(crate) async fn finish(&self) {
         self.write(None).await;
-        self.queue.lock().await.1 = None;
+        let mut guard = self.queue.lock().await;
+        let _ = self.started(&mut guard.1).await;
+        guard.1 = Writer::Failed;
     }
 
-    fn said(&self, e: pml_store::StoreError) {
+    fn said(&self, e: impl std::fmt::Display) {
         let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
         if !*failed {
             *failed = true;

@@ -1023,10 +1023,10 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
             None => analyzed.analysis.hash(),
         };
         let id = pml_store::new_run_id();
-        // One connection for the start and the journal.
-        let mut writer = store.journal_writer().await?;
-        writer.start_run(&id, &start).await?;
-        Ok::<_, RunSetupError>(Some((store, id, writer, start.program_hash)))
+        // One connection for the start and the journal; the start is written once the run
+        // is checked, while it runs.
+        let writer = store.journal_writer().await?;
+        Ok::<_, RunSetupError>(Some((store, id, writer, start)))
     };
     let (((catalog, annotations, _warnings, listed), listing), recorded) =
         tokio::join!(servers, recording);
@@ -1074,12 +1074,8 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     if !problems.is_empty() {
         let problems = problems.into_iter().chain(warnings).collect();
         stop(clients).await;
-        if let Some((store, id, writer, _)) = recorded {
-            drop(writer);
-            if let Err(e) = store.discard_start(&id).await {
-                eprintln!("pml: the refused run's start stays in the store: {e}");
-            }
-        }
+        // Nothing of the refused run was written.
+        drop(recorded);
         return Err(RunSetupError::Checks { problems });
     }
     let mut notes = warnings;
@@ -1096,7 +1092,8 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
     }
     let servers_ms = servers_started.elapsed().as_secs_f64() * 1e3;
     let (store, journal, run_id, program_hash) = match recorded {
-        Some((store, id, writer, program_hash)) => {
+        Some((store, id, mut writer, start)) => {
+            let program_hash = start.program_hash.clone();
             let read_only = |tool: &str| {
                 options.read_only.iter().any(|t| t == tool)
                     || annotations.get(tool).is_some_and(|a| a.read_only())
@@ -1119,10 +1116,15 @@ async fn run_set_up(set_up: SetUp, options: &RunOptions) -> Result<RunOutput, Ru
                 None => Vec::new(),
             };
             let uncertain = options.resume.as_ref().and_then(|r| r.uncertain);
+            // The run's start: written while the program runs (its journal's first write
+            // waits for it, as the run's record does).
+            let starting = {
+                let id = id.clone();
+                tokio::spawn(async move { writer.start_run(&id, &start).await.map(|()| writer) })
+            };
             let journal = Arc::new(crate::journal::StoreJournal::new(
-                store.clone(),
                 id.clone(),
-                Some(writer),
+                starting,
                 read_only_tools,
                 earlier,
                 uncertain,
