@@ -183,6 +183,13 @@ pub(crate) fn js_value(value: &Value, sort_keys: bool, budget: usize, out: &mut 
     }
 }
 
+/// Where an object member is printed: inside code, or in an argument value.
+#[derive(Clone, Copy)]
+enum Printed {
+    Code,
+    Value,
+}
+
 fn key_text(key: &str, out: &mut String) {
     if is_ident_name(key) {
         out.push_str(key);
@@ -239,6 +246,30 @@ impl<'s> Names<'s> {
         out
     }
 
+    /// The key of an object member and what follows it: `key: `, `...`, `[expr]: `; in code
+    /// a key is bare when it can be and an expression as it is, in a value both are strings.
+    fn member_key(&mut self, key: &'s Key, printed: Printed, out: &mut String) {
+        match key {
+            Key::Static(name) => {
+                match printed {
+                    Printed::Code => key_text(name, out),
+                    Printed::Value => quote_str(name, out),
+                }
+                out.push_str(": ");
+            }
+            Key::Spread(_) => out.push_str("..."),
+            Key::Computed(c) => {
+                out.push('[');
+                let text = self.expr_text(&c.expression);
+                match printed {
+                    Printed::Code => out.push_str(&text),
+                    Printed::Value => quote_str(&text, out),
+                }
+                out.push_str("]: ");
+            }
+        }
+    }
+
     /// An argument value where the code of a `code:*` task reads the variable holding it.
     fn inline_value(&mut self, value: &'s ArgumentValue, out: &mut String) {
         match value {
@@ -258,20 +289,7 @@ impl<'s> Names<'s> {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    match k {
-                        Key::Static(name) => {
-                            key_text(name, out);
-                            out.push_str(": ");
-                        }
-                        Key::Spread(_) => out.push_str("..."),
-                        Key::Computed(c) => {
-                            let expression = &c.expression;
-                            out.push('[');
-                            let text = self.expr_text(expression);
-                            out.push_str(&text);
-                            out.push_str("]: ");
-                        }
-                    }
+                    self.member_key(k, Printed::Code, out);
                     self.inline_value(v, out);
                 }
                 out.push('}');
@@ -426,20 +444,7 @@ impl<'s> Names<'s> {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    match k {
-                        Key::Static(name) => {
-                            quote_str(name, out);
-                            out.push_str(": ");
-                        }
-                        Key::Spread(_) => out.push_str("..."),
-                        Key::Computed(c) => {
-                            let expression = &c.expression;
-                            out.push('[');
-                            let text = self.expr_text(expression);
-                            quote_str(&text, out);
-                            out.push_str("]: ");
-                        }
-                    }
+                    self.member_key(k, Printed::Value, out);
                     self.arg_value(v, depth + 1, out);
                 }
                 out.push('}');
