@@ -15,13 +15,16 @@ fuzz_target!(|data: &[u8]| {
         let out = parameterize(code, dialect);
         let lines: Vec<&str> = code.split('\n').collect();
         for d in &out.diagnostics {
+            let (Some(line), Some(column)) = (d.line, d.column) else {
+                panic!("diagnostic without a place: {d:?}");
+            };
             assert!(
-                d.line >= 1 && d.line <= lines.len(),
+                line >= 1 && line <= lines.len(),
                 "diagnostic line outside the input: {d:?}"
             );
-            let width = lines[d.line - 1].chars().count();
+            let width = lines[line - 1].chars().count();
             assert!(
-                d.column >= 1 && d.column <= width + 1,
+                column >= 1 && column <= width + 1,
                 "diagnostic column outside its line: {d:?}"
             );
         }
