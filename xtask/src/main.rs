@@ -20,6 +20,7 @@ mod bench_run;
 mod bench_serve;
 mod bench_store;
 mod gen;
+mod layout;
 mod pipeline;
 
 fn main() -> ExitCode {
