@@ -1821,12 +1821,18 @@ fn at_element_all(arguments: &Arguments, element: Option<usize>) -> Arguments {
     }
 }
 
+/// A text the builder wrote, at element `i` of its loop: its mark `[*]` (never the program's
+/// own: `rewrite.rs` escapes those) becomes `[i]`.
+fn element_text(text: &str, i: usize) -> String {
+    text.replace("[*]", &format!("[{i}]"))
+}
+
 /// A computed key at element `i` of its loop (see [`at_element`]).
 fn key_at_element(key: &Key, i: usize) -> Key {
     match key {
         Key::Computed(c) => Key::Computed(Box::new(pml_structure::ComputedKey {
             at: c.at,
-            expression: c.expression.replace("[*]", &format!("[{i}]")),
+            expression: element_text(&c.expression, i),
             reads: c.reads.clone(),
         })),
         other => other.clone(),
@@ -1837,10 +1843,9 @@ fn key_at_element(key: &Key, i: usize) -> Key {
 fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
     match value {
         // `[*]` is the builder's mark for "each element".
-        ArgumentValue::Reference { expression, reads } => ArgumentValue::reference_reading(
-            expression.replace("[*]", &format!("[{i}]")),
-            reads.clone(),
-        ),
+        ArgumentValue::Reference { expression, reads } => {
+            ArgumentValue::reference_reading(element_text(expression, i), reads.clone())
+        }
         ArgumentValue::Object { properties } => ArgumentValue::Object {
             properties: (properties.iter())
                 .map(|(k, v)| (key_at_element(k, i), at_element(v, i)))

@@ -565,9 +565,8 @@ impl<'s> Names<'s> {
                 }
                 Key::Spread(_) => out.push_str("  spread "),
                 Key::Computed(c) => {
-                    let expression = &c.expression;
                     out.push_str("  computed ");
-                    let text = self.expr_text(expression);
+                    let text = self.expr_text(&c.expression);
                     quote_str(&text, out);
                     out.push(' ');
                 }

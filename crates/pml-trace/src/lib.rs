@@ -174,32 +174,6 @@ impl<'a> TraceEvent<'a> {
         }
     }
 
-    /// The same event owning its strings.
-    pub fn into_owned(self) -> TraceEvent<'static> {
-        let owned = |s: Option<Cow<'a, str>>| s.map(|s| Cow::Owned(s.into_owned()));
-        TraceEvent {
-            event: self.event,
-            task_id: owned(self.task_id),
-            physical_task_id: owned(self.physical_task_id),
-            tool: Cow::Owned(self.tool.into_owned()),
-            iteration: self.iteration,
-            line: self.line,
-            column: self.column,
-            outcome: owned(self.outcome),
-            iterations: self.iterations,
-            speculative: self.speculative,
-            taken: self.taken,
-            replayed: self.replayed,
-            capability: owned(self.capability),
-            parent: owned(self.parent),
-            ts_ms: self.ts_ms,
-            duration_ms: self.duration_ms,
-            success: self.success,
-            preview: owned(self.preview),
-            error: owned(self.error),
-        }
-    }
-
     /// An operation's start or end (`tool_start`, `tool_end`).
     pub fn is_operation(&self) -> bool {
         matches!(self.event, EventKind::ToolStart | EventKind::ToolEnd)
@@ -273,7 +247,6 @@ mod tests {
         let back: TraceEvent<'_> = serde_json::from_str(&text).unwrap();
         assert_eq!(back, event);
         assert_eq!(serde_json::to_string(&back).unwrap(), text);
-        assert_eq!(back.clone().into_owned(), event);
     }
 
     /// What is not set is not written, but `taskId` (`null` for a call without a node).
