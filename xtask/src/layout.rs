@@ -2,19 +2,11 @@
 //!
 //! JavaScript is read by SWC once, in `pml-structure` (the builder): later stages take what
 //! it built, never the text again. A crate that starts parsing JavaScript (a dependency on an
-//! SWC crate, or SWC named in its sources) fails the test below; the crates that still do are
-//! listed with why, and an entry that is no longer true fails it too, so the list only
-//! shrinks.
+//! SWC crate, or SWC named in its sources) fails the test below.
 
 #[cfg(test)]
 mod tests {
     use std::path::Path;
-
-    /// Crates allowed to read JavaScript besides the builder, and why. Issue 21 empties it.
-    const STILL_READING: &[(&str, &str)] = &[(
-        "pml-hash",
-        "parses the builder's reference, condition and code texts again to print them canonically",
-    )];
 
     /// Whether `text` (a manifest or a source file) names an SWC crate.
     fn names_swc(text: &str) -> bool {
@@ -58,14 +50,11 @@ mod tests {
             }
         }
         readers.sort();
-        let mut allowed: Vec<String> = STILL_READING.iter().map(|(c, _)| c.to_string()).collect();
-        allowed.push("pml-structure".into());
-        allowed.sort();
         assert_eq!(
-            readers, allowed,
+            readers,
+            ["pml-structure"],
             "the crates that read JavaScript (SWC in their manifest or sources) are not the \
-             builder and the known ones: a new one must take what pml-structure built instead; \
-             one that stopped must leave STILL_READING"
+             builder alone: a stage must take what pml-structure built instead"
         );
     }
 }

@@ -455,7 +455,9 @@ impl<'s> Reads<'s> {
 
     fn value(&mut self, v: &'s ArgumentValue) {
         match v {
-            ArgumentValue::Reference { expression, reads } => self.names(reads, expression),
+            ArgumentValue::Reference {
+                expression, reads, ..
+            } => self.names(reads, expression),
             ArgumentValue::Object { properties } => self.arguments(properties),
             ArgumentValue::Array { items } => items.iter().for_each(|p| self.value(p)),
             ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}

@@ -438,7 +438,9 @@ fn planned_value(
                 None => computed(format!("args.{parameter_name}")),
             }
         }
-        A::Reference { expression, reads } => computed(readable(expression, reads, structure)),
+        A::Reference {
+            expression, reads, ..
+        } => computed(readable(expression, reads, structure)),
         A::Object { properties } => planned_object(properties, args, structure),
         A::Array { items } => Value::Array(
             (items.iter())

@@ -1834,6 +1834,7 @@ fn key_at_element(key: &Key, i: usize) -> Key {
             at: c.at,
             expression: element_text(&c.expression, i),
             reads: c.reads.clone(),
+            canonical: None,
         })),
         other => other.clone(),
     }
@@ -1843,9 +1844,9 @@ fn key_at_element(key: &Key, i: usize) -> Key {
 fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
     match value {
         // `[*]` is the builder's mark for "each element".
-        ArgumentValue::Reference { expression, reads } => {
-            ArgumentValue::reference_reading(element_text(expression, i), reads.clone())
-        }
+        ArgumentValue::Reference {
+            expression, reads, ..
+        } => ArgumentValue::reference_reading(element_text(expression, i), reads.clone()),
         ArgumentValue::Object { properties } => ArgumentValue::Object {
             properties: (properties.iter())
                 .map(|(k, v)| (key_at_element(k, i), at_element(v, i)))

@@ -136,9 +136,9 @@ impl Values<'_> {
                     });
                 self.expression(&expression, &["args".to_owned()], sandbox, reader)?
             }
-            ArgumentValue::Reference { expression, reads } => {
-                self.expression(expression, reads, sandbox, reader)?
-            }
+            ArgumentValue::Reference {
+                expression, reads, ..
+            } => self.expression(expression, reads, sandbox, reader)?,
             ArgumentValue::Object { properties } => {
                 Some(Value::Object(self.object(properties, sandbox, reader)?))
             }

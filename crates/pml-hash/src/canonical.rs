@@ -2,109 +2,54 @@
 //! `docs/hash.md` is its specification; keep the two in step (and bump [`VERSION_TAG`] when the
 //! form changes).
 
-use std::borrow::Cow;
 use std::fmt::Write;
 
-use pml_structure::{ArgumentValue, Arguments, Edge, Key, Node, NodeKind, Scope, StaticStructure};
+use pml_structure::{
+    is_global, is_ident_name, is_simple_path, js_value, key_text, quote_str, ArgumentValue,
+    Arguments, Canonical, Edge, Key, Node, NodeKind, Piece, Scope, StaticStructure,
+};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
-use crate::parse;
-use crate::print::{self, is_ident_name, is_simple_path, quote_str, Printer, Resolve};
-
 /// First line of every canonical form.
-pub const VERSION_TAG: &str = "pml-hash/v6";
-
-/// What `[*]` (the builder's "every element", not JavaScript) becomes while parsing.
-const EACH: &str = "__pml_each__";
-
-/// Whether texts are parsed and printed canonically or only whitespace-collapsed.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Parsing {
-    Full,
-    /// No stack to parse on (the big-stack thread could not be started).
-    Degraded,
-}
-
-/// Names JavaScript (and the agent sandbox) provides: kept as they are. One list for the
-/// whole pipeline: `pml_structure::is_global`.
-fn is_global(name: &str) -> bool {
-    pml_structure::is_global(name)
-}
-
-/// `n1`, `d12`, `l3`, `fn2`, `call4`...: a node id of the builder's numbering.
-pub(crate) fn is_node_id(name: &str) -> bool {
-    ["n", "d", "c", "f", "j", "l", "fn", "call"]
-        .iter()
-        .any(|prefix| {
-            name.strip_prefix(prefix).is_some_and(|number| {
-                !number.is_empty()
-                    && !number.starts_with('0')
-                    && number.bytes().all(|b| b.is_ascii_digit())
-            })
-        })
-}
+pub const VERSION_TAG: &str = "pml-hash/v7";
 
 /// State shared by everything printed for one structure.
 struct Names<'s> {
     structure: &'s StaticStructure,
-    parsing: Parsing,
-    /// How deep values are printed (unbounded unless degraded: then on a small stack).
+    /// How deep values are printed (unbounded unless no large stack could be had).
     budget: usize,
     /// Free names nothing resolves, numbered `_v0, _v1...` in order of first appearance.
-    unknown: HashMap<String, usize>,
-    /// Normalised reference and condition texts.
-    cache: HashMap<&'s str, String>,
+    unknown: HashMap<&'s str, usize>,
 }
 
-/// How a free name is resolved, by the kind of text being printed.
+/// What the holes of a printing are, by the kind of text.
 enum Mode<'s, 'a> {
-    /// Reference expressions and conditions: bound names are already node ids.
+    /// Reference expressions and conditions: node results are already written as paths.
     Expr,
-    /// Code of a `code:*` task or a loop: its free names are the keys of its arguments.
+    /// Code of a `code:*` task, a loop or a function: its free names are the keys of its
+    /// arguments (a function has none).
     Code {
         arguments: Option<&'s Arguments>,
         used: &'a mut Vec<bool>,
     },
 }
 
-struct Resolver<'n, 's, 'a> {
-    names: &'n mut Names<'s>,
-    mode: Mode<'s, 'a>,
-}
-
-impl<'s> Resolve for Resolver<'_, 's, '_> {
-    fn free(&mut self, name: &str, out: &mut String) {
-        if name == EACH {
-            out.push_str(EACH);
-            return;
+/// A text without a printing: as it is (the builder's paths), or with its whitespace runs
+/// collapsed when it spans lines (a structure the builder did not make), so that every record
+/// of the form stays on its line.
+fn one_line(text: &str, out: &mut String) {
+    if !text.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
+        out.push_str(text);
+        return;
+    }
+    let mut first = true;
+    for word in text.split_whitespace() {
+        if !first {
+            out.push(' ');
         }
-        match &mut self.mode {
-            Mode::Expr => {
-                if is_node_id(name) || is_global(name) {
-                    out.push_str(name);
-                    return;
-                }
-            }
-            Mode::Code { arguments, used } => {
-                if let Some((i, _, value)) = arguments.and_then(|a| a.get_full(name)) {
-                    used[i] = true;
-                    self.names.inline_value(value, out);
-                    return;
-                }
-            }
-        }
-        if let Some(value) = self.names.structure.literal_bindings.get(name) {
-            inline_literal(value, self.names.budget, out);
-            return;
-        }
-        if is_global(name) {
-            out.push_str(name);
-            return;
-        }
-        let next = self.names.unknown.len();
-        let k = *self.names.unknown.entry(name.to_string()).or_insert(next);
-        let _ = write!(out, "_v{k}");
+        out.push_str(word);
+        first = false;
     }
 }
 
@@ -130,59 +75,6 @@ fn inline_literal(value: &Value, budget: usize, out: &mut String) {
     }
 }
 
-/// A JSON value in the printer's JavaScript syntax (`{a: 1, "b-c": [true, null]}`), object
-/// keys in their order or sorted.
-pub(crate) fn js_value(value: &Value, sort_keys: bool, budget: usize, out: &mut String) {
-    if budget == 0 {
-        out.push_str("<deep>");
-        return;
-    }
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                out.push_str(&i.to_string());
-            } else if let Some(u) = n.as_u64() {
-                out.push_str(&u.to_string());
-            } else {
-                print::fmt_number(n.as_f64().unwrap_or(f64::NAN), out);
-            }
-        }
-        Value::String(s) => quote_str(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                js_value(item, sort_keys, budget - 1, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            if map.is_empty() {
-                out.push_str("{}");
-                return;
-            }
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            if sort_keys {
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-            }
-            out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                key_text(k, out);
-                out.push_str(": ");
-                js_value(v, sort_keys, budget - 1, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
 /// Where an object member is printed: inside code, or in an argument value.
 #[derive(Clone, Copy)]
 enum Printed {
@@ -190,59 +82,52 @@ enum Printed {
     Value,
 }
 
-fn key_text(key: &str, out: &mut String) {
-    if is_ident_name(key) {
-        out.push_str(key);
-    } else {
-        quote_str(key, out);
-    }
-}
-
 impl<'s> Names<'s> {
-    /// A reference expression or condition, normalised (cached per text).
-    fn expr_text(&mut self, text: &'s str) -> Cow<'s, str> {
-        if is_simple_path(text) {
-            let root_end = text.find(['.', '[']).unwrap_or(text.len());
-            let root = &text[..root_end];
-            if is_node_id(root) || root == "args" {
-                return Cow::Borrowed(text);
+    /// A printing with its holes filled: in code, a hole an argument names is that argument's
+    /// value; else a literal binding's value, a global as it is, or `_v0, _v1...`.
+    fn fill(&mut self, printed: &'s Canonical, mode: &mut Mode<'s, '_>, out: &mut String) {
+        for piece in printed.pieces() {
+            match piece {
+                Piece::Text(text) => out.push_str(text),
+                Piece::Hole(name) => self.hole(name, mode, out),
             }
         }
-        if let Some(done) = self.cache.get(text) {
-            return Cow::Owned(done.clone());
-        }
-        let done = self.normalise_expr(text);
-        self.cache.insert(text, done.clone());
-        Cow::Owned(done)
     }
 
-    fn normalise_expr(&mut self, text: &str) -> String {
-        if self.parsing == Parsing::Full {
-            let replaced;
-            let source = if text.contains("[*]") {
-                replaced = text.replace("[*]", &format!("[{EACH}]"));
-                replaced.as_str()
-            } else {
-                text
-            };
-            if let Some((src, e)) = parse::parse_expression(&[source]) {
-                let resolver = Resolver {
-                    names: self,
-                    mode: Mode::Expr,
-                };
-                let mut p = Printer::new(&src, resolver);
-                p.expr(&e, 1);
-                let out = p.out;
-                drop(e);
-                return if out.contains(EACH) {
-                    out.replace(&format!("[{EACH}]"), "[*]")
-                } else {
-                    out
-                };
+    fn hole(&mut self, name: &'s str, mode: &mut Mode<'s, '_>, out: &mut String) {
+        if let Mode::Code { arguments, used } = mode {
+            if let Some((i, _, value)) = arguments.and_then(|a| a.get_full(name)) {
+                used[i] = true;
+                self.inline_value(value, out);
+                return;
             }
         }
+        if let Some(value) = self.structure.literal_bindings.get(name) {
+            inline_literal(value, self.budget, out);
+            return;
+        }
+        if is_global(name) {
+            out.push_str(name);
+            return;
+        }
+        let next = self.unknown.len();
+        let k = *self.unknown.entry(name).or_insert(next);
+        let _ = write!(out, "_v{k}");
+    }
+
+    /// A reference expression or condition: its printing (or its text, a path the builder
+    /// wrote, when it has none).
+    fn expr_text(&mut self, text: &'s str, printed: Option<&'s Canonical>, out: &mut String) {
+        match printed {
+            Some(printed) => self.fill(printed, &mut Mode::Expr, out),
+            None => one_line(text, out),
+        }
+    }
+
+    /// [`Self::expr_text`] into a string of its own.
+    fn expr_string(&mut self, text: &'s str, printed: Option<&'s Canonical>) -> String {
         let mut out = String::new();
-        print::collapse_whitespace(text, &mut out);
+        self.expr_text(text, printed, &mut out);
         out
     }
 
@@ -260,10 +145,12 @@ impl<'s> Names<'s> {
             Key::Spread(_) => out.push_str("..."),
             Key::Computed(c) => {
                 out.push('[');
-                let text = self.expr_text(&c.expression);
                 match printed {
-                    Printed::Code => out.push_str(&text),
-                    Printed::Value => quote_str(&text, out),
+                    Printed::Code => self.expr_text(&c.expression, c.canonical.as_deref(), out),
+                    Printed::Value => {
+                        let text = self.expr_string(&c.expression, c.canonical.as_deref());
+                        quote_str(&text, out)
+                    }
                 }
                 out.push_str("]: ");
             }
@@ -274,8 +161,12 @@ impl<'s> Names<'s> {
     fn inline_value(&mut self, value: &'s ArgumentValue, out: &mut String) {
         match value {
             ArgumentValue::Literal { value, .. } => inline_literal(value, self.budget, out),
-            ArgumentValue::Reference { expression, .. } => {
-                let text = self.expr_text(expression);
+            ArgumentValue::Reference {
+                expression,
+                canonical,
+                ..
+            } => {
+                let text = self.expr_string(expression, canonical.as_deref());
                 push_operand(&text, out);
             }
             ArgumentValue::Parameter { parameter_name } => {
@@ -307,109 +198,29 @@ impl<'s> Names<'s> {
         }
     }
 
-    /// Append the code of a `code:*` task with its arguments substituted; the arguments it does
-    /// not read come back (they are listed separately).
-    fn task_code(
+    /// Append the code of a `code:*` task, a loop or a function, its holes filled (the
+    /// arguments it reads substituted); the arguments it does not read come back (they are
+    /// listed separately).
+    fn code(
         &mut self,
-        code: &str,
+        code: &'s str,
+        printed: Option<&'s Canonical>,
         arguments: Option<&'s Arguments>,
         out: &mut String,
     ) -> Vec<&'s ArgumentValue> {
         let mut used = vec![false; arguments.map_or(0, |a| a.len())];
-        let mut printed = false;
-        if self.parsing == Parsing::Full {
-            let chain_link = arguments.is_some_and(|a| a.contains_key("$receiver"));
-            let parsed = if chain_link {
-                parse::parse_expression(&["$receiver.", code])
-                    .or_else(|| parse::parse_expression(&[code]))
-            } else {
-                parse::parse_expression(&[code])
-            };
-            if let Some((src, e)) = parsed {
-                let resolver = Resolver {
-                    names: self,
-                    mode: Mode::Code {
-                        arguments,
-                        used: &mut used,
-                    },
+        match printed {
+            Some(printed) => {
+                let mut mode = Mode::Code {
+                    arguments,
+                    used: &mut used,
                 };
-                let mut p = Printer::with_buffer(&src, resolver, std::mem::take(out));
-                p.expr(&e, 1);
-                *out = p.into_buffer();
-                printed = true;
+                self.fill(printed, &mut mode, out);
             }
-        }
-        if !printed {
-            print::collapse_whitespace(code, out);
+            // A structure the builder did not make: the code as it is, on one line.
+            None => one_line(code, out),
         }
         unused(arguments, &used)
-    }
-
-    /// Append loop code (a program) normalised, its free names resolved through `arguments`;
-    /// the arguments it does not read come back.
-    fn loop_code(
-        &mut self,
-        code: &str,
-        arguments: Option<&'s Arguments>,
-        out: &mut String,
-    ) -> Vec<&'s ArgumentValue> {
-        let mut used = vec![false; arguments.map_or(0, |a| a.len())];
-        let mut printed = false;
-        if self.parsing == Parsing::Full {
-            let (src, body) = parse::parse_program(code);
-            if let Ok(body) = body {
-                let resolver = Resolver {
-                    names: self,
-                    mode: Mode::Code {
-                        arguments,
-                        used: &mut used,
-                    },
-                };
-                let mut p = Printer::with_buffer(&src, resolver, std::mem::take(out));
-                p.program(&body);
-                *out = p.into_buffer();
-                printed = true;
-            }
-        }
-        if !printed {
-            print::collapse_whitespace(code, out);
-        }
-        unused(arguments, &used)
-    }
-
-    /// Append the code of a local function: one printing for its declaration, arrow and
-    /// method forms (see `Printer::function_code`); other code as loop code is.
-    fn function_code(&mut self, code: &str, out: &mut String) -> Vec<&'s ArgumentValue> {
-        if self.parsing == Parsing::Full {
-            // A declaration or an arrow reads as a statement; `function (a) {...}` only as an
-            // expression.
-            let parsed = match parse::parse_program(code) {
-                (src, Ok(body)) => Some((src, Ok(body))),
-                _ => parse::parse_expression(&[code]).map(|(src, e)| (src, Err(e))),
-            };
-            if let Some((src, tree)) = parsed {
-                let mut used = Vec::new();
-                let resolver = Resolver {
-                    names: self,
-                    mode: Mode::Code {
-                        arguments: None,
-                        used: &mut used,
-                    },
-                };
-                let mut p = Printer::with_buffer(&src, resolver, std::mem::take(out));
-                // Prints nothing when it is not one function.
-                let printed = match &tree {
-                    Ok(body) => p.function_code(body),
-                    Err(e) => p.function_expr(e),
-                };
-                *out = p.into_buffer();
-                drop(tree);
-                if printed {
-                    return Vec::new();
-                }
-            }
-        }
-        self.loop_code(code, None, out)
     }
 
     /// An argument value: `lit <value>`, `ref <expression>`, `param "<name>"`,
@@ -425,12 +236,16 @@ impl<'s> Names<'s> {
                 out.push_str("lit ");
                 js_value(value, true, self.budget, out);
             }
-            ArgumentValue::Reference { expression, .. } => {
+            ArgumentValue::Reference {
+                expression,
+                canonical,
+                ..
+            } => {
                 out.push_str("ref ");
-                let text = self.expr_text(expression);
                 if depth == 0 {
-                    out.push_str(&text);
+                    self.expr_text(expression, canonical.as_deref(), out);
                 } else {
+                    let text = self.expr_string(expression, canonical.as_deref());
                     quote_str(&text, out);
                 }
             }
@@ -515,8 +330,8 @@ impl<'s> Names<'s> {
         }
         if let Some(c) = &n.condition {
             out.push_str("  condition ");
-            let text = self.expr_text(c);
-            out.push_str(&text);
+            let printed = n.canonical.as_ref().and_then(|p| p.condition.as_ref());
+            self.expr_text(c, printed, out);
             out.push('\n');
         }
         if !n.outcomes.is_empty() {
@@ -533,13 +348,12 @@ impl<'s> Names<'s> {
             // arguments are the program's variable names: only the values count, and those the
             // code reads are substituted into it.
             out.push_str("  code ");
-            let unused = if n.kind == NodeKind::Task && n.is_code() {
-                self.task_code(code, n.arguments.as_ref(), out)
-            } else if n.kind == NodeKind::Function {
-                self.function_code(code, out)
-            } else {
-                self.loop_code(code, n.arguments.as_ref(), out)
+            let printed = n.canonical.as_ref().and_then(|p| p.code.as_ref());
+            let arguments = match n.kind {
+                NodeKind::Function => None,
+                _ => n.arguments.as_ref(),
             };
+            let unused = self.code(code, printed, arguments, out);
             out.push('\n');
             for v in unused {
                 out.push_str("  input ");
@@ -566,7 +380,7 @@ impl<'s> Names<'s> {
                 Key::Spread(_) => out.push_str("  spread "),
                 Key::Computed(c) => {
                     out.push_str("  computed ");
-                    let text = self.expr_text(&c.expression);
+                    let text = self.expr_string(&c.expression, c.canonical.as_deref());
                     quote_str(&text, out);
                     out.push(' ');
                 }
@@ -687,17 +501,13 @@ fn edge_line(e: &Edge, out: &mut String) {
     out.push('\n');
 }
 
-/// The canonical form (see `docs/hash.md`).
-pub(crate) fn canonical_form(structure: &StaticStructure, parsing: Parsing) -> String {
+/// The canonical form (see `docs/hash.md`); values nested deeper than `budget` print
+/// `<deep>`.
+pub(crate) fn canonical_form(structure: &StaticStructure, budget: usize) -> String {
     let mut names = Names {
         structure,
-        parsing,
-        budget: match parsing {
-            Parsing::Full => usize::MAX,
-            Parsing::Degraded => 64,
-        },
+        budget,
         unknown: HashMap::default(),
-        cache: HashMap::default(),
     };
     let mut out = String::with_capacity(64 + structure.nodes.len() * 160);
     out.push_str(VERSION_TAG);

@@ -21,6 +21,12 @@ pub const UNMODELLED_DECLARATION: &str = "unmodelled-declaration";
 pub const RECURSION: &str = "recursion";
 /// A `code:*` task whose code reaches I/O or dynamic evaluation (see `pml-pure-ops`).
 pub const IMPURE_CODE: &str = "impure-code";
+/// [`crate::normalize_variable_names`]: a binding's new name (`_n1`) is already used in the
+/// program: a numbered one is used instead.
+pub const NAME_TAKEN: &str = "name-taken";
+/// [`crate::normalize_variable_names`]: a binding's name has no `const`/`let`/`var`
+/// declaration in the program: nothing renamed.
+pub const BINDING_NOT_DECLARED: &str = "binding-not-declared";
 /// The builder failed internally (a bug: it never should); the structure is empty.
 pub const INTERNAL: &str = "internal-error";
 

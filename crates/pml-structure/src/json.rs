@@ -111,6 +111,7 @@ fn node(out: &mut Vec<u8>, n: &Node) {
         throw_exits: _,
         params: _,
         changed: _,
+        canonical: _,
     } = n;
     out.extend_from_slice(b"{\"id\":");
     string(out, id);
@@ -233,7 +234,9 @@ fn argument(out: &mut Vec<u8>, a: &ArgumentValue) {
                 map(out, parameters, value);
             }
         }
-        ArgumentValue::Reference { expression, reads } => {
+        ArgumentValue::Reference {
+            expression, reads, ..
+        } => {
             out.extend_from_slice(b"{\"type\":\"reference\",\"expression\":");
             string(out, expression);
             if !reads.is_empty() {
@@ -567,6 +570,7 @@ mod tests {
             at: 6,
             expression: "n1.id".into(),
             reads: vec!["n1".into()],
+            canonical: None,
         }));
         properties.insert(computed, literal.clone());
         for escaped in ["...x", "[y]", "\\z", "..", "a[b]"] {

@@ -37,6 +37,7 @@
 //! ```
 
 mod builder;
+mod canon;
 pub mod diagnostics;
 mod fold;
 mod guard;
@@ -57,14 +58,18 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 pub use builder::{member_path, DYNAMIC_NAME};
+pub use canon::{
+    fmt_number, is_ident_name, is_simple_path, js_value, key_text, looks_canonical, normalize_code,
+    normalize_variable_names, quote_str, NormalizeReturn, MAX_PARSE_DEPTH,
+};
 pub use fold::in_js_order;
 pub(crate) use guard::refuse;
 pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
 pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
-    ArgumentValue, Arguments, ComputedKey, Coverage, Diagnostic, Edge, EdgeKind, Key, LoopKind,
-    Node, NodeKind, Scope, Severity, Span, StaticStructure,
+    ArgumentValue, Arguments, Canonical, ComputedKey, Coverage, Diagnostic, Edge, EdgeKind, Hole,
+    Key, LoopKind, Node, NodeCanonical, NodeKind, Piece, Scope, Severity, Span, StaticStructure,
 };
 pub use parameterize::{parameterize, parameters_schema, ParameterizeReturn};
 pub use parse::Dialect;

@@ -178,6 +178,112 @@ pub struct Node {
     /// made, so nothing may be computed ahead from it. Not part of the JSON (nor the hash).
     #[serde(skip)]
     pub changed: bool,
+    /// The canonical printing of `code` and of `condition` ([`Canonical`]), made by the
+    /// builder from the syntax tree: what the hash reads. Not part of the JSON.
+    #[serde(skip)]
+    pub canonical: Option<Box<NodeCanonical>>,
+}
+
+/// The canonical printings of a node's texts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeCanonical {
+    pub code: Option<Canonical>,
+    pub condition: Option<Canonical>,
+}
+
+/// A text of the structure printed canonically (`docs/hash.md`: no comments, one formatting,
+/// one quote style, only needed parentheses, locally declared names `_p0, _p1...`) from its
+/// syntax tree by the builder, with each name it reads and does not declare left as a
+/// [`Hole`]: a code task's input, a literal binding, a global, a name nothing resolves (the
+/// hash decides what each becomes). A node's result is written as its path (`n1.content`):
+/// a hole is never a node's result, whatever its name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Canonical {
+    /// The printing without its holes.
+    pub text: String,
+    /// The holes, in order of their place in `text`.
+    pub holes: Vec<Hole>,
+    /// How tight the printed expression binds (to parenthesise it where it is substituted).
+    pub(crate) prec: u8,
+}
+
+/// A free name of a [`Canonical`] printing: it stands at byte `at` of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hole {
+    pub at: usize,
+    pub name: String,
+}
+
+/// A part of a [`Canonical`] printing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'c> {
+    Text(&'c str),
+    Hole(&'c str),
+}
+
+impl Canonical {
+    /// A free name on its own.
+    pub fn hole(name: &str) -> Self {
+        Canonical {
+            text: String::new(),
+            holes: vec![Hole {
+                at: 0,
+                name: name.to_owned(),
+            }],
+            prec: crate::canon::PRIMARY,
+        }
+    }
+
+    /// Its member `key` (`[0]` and `[*]` as they are, a name after a `.`, other keys quoted in
+    /// brackets), parenthesised first when it binds looser than a member access.
+    pub fn member(&self, key: &str) -> Self {
+        let mut out = crate::canon::Out::default();
+        out.append(self, crate::canon::CALL);
+        if key.starts_with('[') {
+            out.push_str(key);
+        } else if crate::canon::is_ident_name(key) {
+            out.push('.');
+            out.push_str(key);
+        } else {
+            out.push('[');
+            crate::canon::quote_str(key, &mut out);
+            out.push(']');
+        }
+        out.finish(crate::canon::CALL)
+    }
+
+    /// `<it> == null`.
+    pub fn equals_null(&self) -> Self {
+        let mut out = crate::canon::Out::default();
+        out.append(self, crate::canon::EQUALITY);
+        out.push_str(" == null");
+        out.finish(crate::canon::EQUALITY)
+    }
+
+    /// Its text and holes, in order.
+    pub fn pieces(&self) -> impl Iterator<Item = Piece<'_>> {
+        let mut at = 0;
+        let mut holes = self.holes.iter();
+        let mut pending: Option<&Hole> = None;
+        std::iter::from_fn(move || {
+            let next = pending.take().or_else(|| holes.next());
+            match next {
+                Some(h) if h.at > at => {
+                    let text = &self.text[at..h.at];
+                    at = h.at;
+                    pending = Some(h);
+                    Some(Piece::Text(text))
+                }
+                Some(h) => Some(Piece::Hole(&h.name)),
+                None if at < self.text.len() => {
+                    let text = &self.text[at..];
+                    at = self.text.len();
+                    Some(Piece::Text(text))
+                }
+                None => None,
+            }
+        })
+    }
 }
 
 impl Node {
@@ -203,6 +309,7 @@ impl Node {
             throw_exits: false,
             params: None,
             changed: false,
+            canonical: None,
         }
     }
 
@@ -320,6 +427,11 @@ pub enum ArgumentValue {
         /// the builder: later stages do not read the expression to know them.
         #[serde(skip_serializing_if = "Vec::is_empty", default)]
         reads: Vec<String>,
+        /// The expression printed canonically by the builder (what the hash reads); `None`
+        /// when `expression` is a path the builder wrote (`n1.content`, `args.dir`), which is
+        /// its own canonical printing. Not part of the JSON.
+        #[serde(skip)]
+        canonical: Option<Box<Canonical>>,
     },
     /// `args.<name>`: a parameter of the capability (`args.a.b` -> `a.b`).
     #[serde(rename_all = "camelCase")]
@@ -347,7 +459,11 @@ impl ArgumentValue {
             true => Vec::new(),
             false => vec![root.to_owned()],
         };
-        ArgumentValue::Reference { expression, reads }
+        ArgumentValue::Reference {
+            expression,
+            reads,
+            canonical: None,
+        }
     }
 
     /// A reference to an expression that reads `reads`.
@@ -355,6 +471,20 @@ impl ArgumentValue {
         ArgumentValue::Reference {
             expression: expression.into(),
             reads,
+            canonical: None,
+        }
+    }
+
+    /// A reference to an expression that reads `reads`, with its canonical printing.
+    pub fn reference_printed(
+        expression: impl Into<String>,
+        reads: Vec<String>,
+        canonical: Option<Box<Canonical>>,
+    ) -> Self {
+        ArgumentValue::Reference {
+            expression: expression.into(),
+            reads,
+            canonical,
         }
     }
 }
@@ -438,12 +568,18 @@ pub struct ComputedKey {
     pub at: usize,
     pub expression: String,
     pub reads: Vec<String>,
+    /// As a reference's (not part of the JSON).
+    pub canonical: Option<Box<Canonical>>,
 }
 
 impl ComputedKey {
     /// The key's expression as a reference argument value.
     pub fn reference(&self) -> ArgumentValue {
-        ArgumentValue::reference_reading(self.expression.clone(), self.reads.clone())
+        ArgumentValue::reference_printed(
+            self.expression.clone(),
+            self.reads.clone(),
+            self.canonical.clone(),
+        )
     }
 }
 
@@ -628,13 +764,17 @@ impl<'de> Deserialize<'de> for Arguments {
                     {
                         let at = place(at)?;
                         let ComputedEntry { key, value } = map.next_value()?;
-                        let ArgumentValue::Reference { expression, reads } = key else {
+                        let ArgumentValue::Reference {
+                            expression, reads, ..
+                        } = key
+                        else {
                             return Err(A::Error::custom("a computed key is a reference"));
                         };
                         let key = ComputedKey {
                             at,
                             expression,
                             reads,
+                            canonical: None,
                         };
                         out.insert(Key::Computed(Box::new(key)), value);
                     } else {

@@ -15,8 +15,9 @@ use swc_ecma_ast::{
 use swc_ecma_visit::{Visit, VisitWith};
 
 use crate::builder::{strip, Binding, Builder};
+use crate::canon::{prec_of, Out, Printer, Resolve, PRIMARY, SEQ, UNARY};
 use crate::fold::JsValue;
-use crate::model::path_root;
+use crate::model::{path_root, Canonical};
 
 /// Every name a binding pattern declares.
 pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<Atom>) {
@@ -134,9 +135,9 @@ impl Rewriter<'_, '_> {
                 self.read(path_root(v));
                 return Some(v.clone());
             }
-            Some(Binding::Template(v, reads) | Binding::Expr { text: v, reads, .. }) => {
-                reads.iter().for_each(|r| self.read(r));
-                return Some(v.clone());
+            Some(Binding::Template(v) | Binding::Expr { value: v, .. }) => {
+                v.reads.iter().for_each(|r| self.read(r));
+                return Some(v.text.clone());
             }
             Some(Binding::Element(v)) => Some(js_literal(v)),
             Some(
@@ -890,4 +891,228 @@ pub(crate) fn calls_tools_memo(
     };
     e.visit_with(&mut finder);
     finder.stack.pop().unwrap_or(false)
+}
+
+// ----- canonical printing ------------------------------------------------------------------
+
+/// What the builder's texts print their names as: [`rewrite`]'s reading of a reference or a
+/// condition (a node's result is its path, a constant expression its own printing, a loop
+/// element its value), or code's (only the operands read from nodes are replaced; every free
+/// name is a hole: the code's inputs are named by them).
+pub(crate) struct Names<'b, 'a> {
+    b: &'b Builder<'a>,
+    /// The span of the whole text, which is not replaced by the node it may be.
+    root: (u32, u32),
+    mode: NamesMode<'b>,
+}
+
+enum NamesMode<'b> {
+    Reference,
+    Code {
+        /// Spans of the operands read from nodes (their inputs are named by the node ids).
+        operands: &'b [(u32, u32)],
+        /// The span of a chain link's receiver, its `$receiver` input.
+        receiver: Option<(u32, u32)>,
+    },
+}
+
+impl Resolve for Names<'_, '_> {
+    fn free(&mut self, name: &str, min: u8, out: &mut Out) {
+        if let NamesMode::Code { .. } = self.mode {
+            // A global the program does not shadow is no input: itself.
+            match self.b.lookup(name).is_none() && is_global(name) {
+                true => out.push_str(name),
+                false => out.hole(name),
+            }
+            return;
+        }
+        match self.b.lookup(name) {
+            Some(Binding::Node(v)) => out.push_str(v),
+            Some(Binding::Template(v) | Binding::Expr { value: v, .. }) => match &v.canonical {
+                Some(c) => out.append(c, min),
+                None => out.push_str(&v.text),
+            },
+            Some(Binding::Element(v)) => out.append(&literal(v), min),
+            // A global the program does not shadow (`args`, `JSON`): itself.
+            None if is_global(name) => out.push_str(name),
+            _ => out.hole(&crate::model::escape_name(name)),
+        }
+    }
+
+    fn replace(&mut self, e: &Expr, out: &mut Out) -> bool {
+        let span = e.span();
+        let key = (span.lo.0, span.hi.0);
+        if key == self.root {
+            return false;
+        }
+        match &self.mode {
+            NamesMode::Reference => match self.b.node_spans.get(&key) {
+                Some(id) => {
+                    out.push_str(id);
+                    true
+                }
+                None => false,
+            },
+            NamesMode::Code { operands, receiver } => {
+                if *receiver == Some(key) {
+                    out.hole("$receiver");
+                    return true;
+                }
+                if !operands.contains(&key) {
+                    return false;
+                }
+                let Some(value) = self.b.node_spans.get(&key) else {
+                    return false;
+                };
+                let root = path_root(value);
+                out.hole(root);
+                out.push_str(&value[root.len()..]);
+                true
+            }
+        }
+    }
+}
+
+/// A folded value as the canonical printing writes it.
+fn literal(v: &JsValue) -> Canonical {
+    let mut text = String::new();
+    match v.to_json() {
+        Some(json) => crate::canon::js_value(&json, false, usize::MAX, &mut text),
+        None => text = v.to_js_string(),
+    }
+    let prec = match text.starts_with('-') {
+        true => UNARY,
+        false => PRIMARY,
+    };
+    Canonical {
+        text,
+        holes: Vec::new(),
+        prec,
+    }
+}
+
+/// `e` as [`rewrite`] reads it (a reference expression, a condition), printed canonically.
+pub(crate) fn print_reference(b: &Builder<'_>, e: &Expr) -> Canonical {
+    let span = e.span();
+    if let Some(id) = b.node_spans.get(&(span.lo.0, span.hi.0)) {
+        return Canonical {
+            text: id.clone(),
+            holes: Vec::new(),
+            prec: PRIMARY,
+        };
+    }
+    let mut p = Printer::new(
+        b.src,
+        b.base,
+        Names {
+            b,
+            root: (span.lo.0, span.hi.0),
+            mode: NamesMode::Reference,
+        },
+    );
+    p.expr(e, SEQ);
+    p.finish(prec_of(e))
+}
+
+/// What a code task's code is: an expression, or a call (a chain link, whose receiver is an
+/// input of its own).
+pub(crate) enum CodeOf<'t> {
+    Expr(&'t Expr),
+    Call(&'t CallExpr),
+}
+
+/// The code of a `code:*` task printed canonically: the operands at `operands` are read from
+/// their nodes, the receiver at `receiver` is the `$receiver` input.
+pub(crate) fn print_code(
+    b: &Builder<'_>,
+    code: CodeOf<'_>,
+    operands: &[(u32, u32)],
+    receiver: Option<Span>,
+) -> Canonical {
+    let span = match code {
+        CodeOf::Expr(e) => e.span(),
+        CodeOf::Call(c) => c.span,
+    };
+    let names = Names {
+        b,
+        root: (span.lo.0, span.hi.0),
+        mode: NamesMode::Code {
+            operands,
+            receiver: receiver.map(|r| (r.lo.0, r.hi.0)),
+        },
+    };
+    let mut p = Printer::new(b.src, b.base, names);
+    match code {
+        CodeOf::Expr(e) => {
+            p.expr(e, SEQ);
+            p.finish(prec_of(e))
+        }
+        CodeOf::Call(c) => {
+            p.call(c);
+            p.finish(crate::canon::CALL)
+        }
+    }
+}
+
+/// The code of a loop (its statement, or the call of a callback loop) printed canonically,
+/// its free names holes.
+pub(crate) fn print_loop(b: &Builder<'_>, code: LoopOf<'_>) -> Canonical {
+    let names = Names {
+        b,
+        root: (0, 0),
+        mode: NamesMode::Code {
+            operands: &[],
+            receiver: None,
+        },
+    };
+    let mut p = Printer::new(b.src, b.base, names);
+    match code {
+        LoopOf::Stmt(s) => p.program(std::slice::from_ref(s)),
+        LoopOf::Call(c) => p.call_stmt(c),
+    }
+    p.finish(PRIMARY)
+}
+
+/// What a loop's code is.
+#[derive(Clone, Copy)]
+pub(crate) enum LoopOf<'t> {
+    Stmt(&'t Stmt),
+    /// A callback loop (`xs.forEach(...)`).
+    Call(&'t CallExpr),
+}
+
+/// What a local function's code is.
+#[derive(Clone)]
+pub(crate) enum FunctionOf<'t> {
+    /// A declaration's or a method's function.
+    Function(&'t Function),
+    /// An arrow or a function expression.
+    Expr(&'t Expr),
+    /// A function of these parameters and body without one of its own (a class's
+    /// constructor, or its `static { ... }`).
+    Parts(Vec<&'t Pat>, &'t [Stmt]),
+}
+
+/// A local function's code printed canonically: one printing whatever its form (see
+/// `Printer::function_code`), its free names holes.
+pub(crate) fn print_function(b: &Builder<'_>, code: FunctionOf<'_>) -> Canonical {
+    let names = Names {
+        b,
+        root: (0, 0),
+        mode: NamesMode::Code {
+            operands: &[],
+            receiver: None,
+        },
+    };
+    let mut p = Printer::new(b.src, b.base, names);
+    match code {
+        FunctionOf::Function(f) => p.function(f),
+        FunctionOf::Expr(e) => {
+            if !p.function_expr(e) {
+                p.expr_stmt(e);
+            }
+        }
+        FunctionOf::Parts(params, stmts) => p.parts_function(params.into_iter(), stmts),
+    }
+    p.finish(PRIMARY)
 }

@@ -193,7 +193,7 @@ impl<'a> Builder<'a> {
                     Expr::Fn(f) => f.ident.as_ref().map(|i| i.sym.as_str()),
                     _ => None,
                 };
-                let index = self.declare_function(e.span(), name);
+                let index = self.declare_function(FunctionOf::Expr(e), e.span(), name);
                 let id = self.nodes[index].id.clone();
                 self.warn(
                     diagnostics::FUNCTION_VALUE,
@@ -334,14 +334,26 @@ impl<'a> Builder<'a> {
             // `ok && await mcp.a.b()`: the right side runs only for one outcome of the left.
             self.expr(&bin.left, Position::Nested);
             let mut node = self.new_node(NodeKind::Decision, bin.span);
-            let (left, reads) = self.rewrite_reading(&bin.left);
-            let (condition, outcome) = match bin.op {
-                BinaryOp::LogicalAnd => (left, "true"),
-                BinaryOp::LogicalOr => (left, "false"),
-                _ => (format!("({left}) == null"), "true"),
+            let left = self.written(&bin.left);
+            let printed = match left.canonical {
+                Some(c) => *c,
+                None => rewrite::print_reference(self, &bin.left),
+            };
+            let (condition, printed, outcome) = match bin.op {
+                BinaryOp::LogicalAnd => (left.text, printed, "true"),
+                BinaryOp::LogicalOr => (left.text, printed, "false"),
+                _ => (
+                    format!("({}) == null", left.text),
+                    printed.equals_null(),
+                    "true",
+                ),
             };
             node.condition = Some(condition);
-            node.reads = reads;
+            node.reads = left.reads;
+            node.canonical = Some(Box::new(NodeCanonical {
+                code: None,
+                condition: Some(printed),
+            }));
             let d = self.add_node(node);
             let kind = match bin.op {
                 BinaryOp::NullishCoalescing => ProbeKind::Nullish,
@@ -411,9 +423,9 @@ impl<'a> Builder<'a> {
         // The names the code reads, outside the operands read from their nodes.
         let reads = match (code_span, whole) {
             // A chain link: the receiver comes from `$receiver`; only the arguments read names.
-            (Some(_), Code::Call(call)) => free_variables_at(&call.args, replaced),
-            (_, Code::Call(call)) => free_variables_at(call, replaced),
-            (_, Code::Expr(e)) => free_variables_at(e, replaced),
+            (Some(_), Code::Call(call)) => free_variables_at(&call.args, replaced.clone()),
+            (_, Code::Call(call)) => free_variables_at(call, replaced.clone()),
+            (_, Code::Expr(e)) => free_variables_at(e, replaced.clone()),
         };
         // What the code reaches outside pure computation: the first global it may not read
         // (a name of the program's own is not the global), or a dynamic import.
@@ -437,6 +449,24 @@ impl<'a> Builder<'a> {
             node.impure = Some(format!("{pattern} ({})", impure.reason()));
         }
         self.free_variable_arguments(reads.names, &mut arguments);
+        let printed = match (code_span, whole) {
+            (Some(_), Code::Call(call)) => {
+                let receiver = match &call.callee {
+                    Callee::Expr(callee) => match strip(callee) {
+                        Expr::Member(m) => Some(m.obj.span()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                rewrite::print_code(self, CodeOf::Call(call), &replaced, receiver)
+            }
+            (_, Code::Call(call)) => rewrite::print_code(self, CodeOf::Call(call), &replaced, None),
+            (_, Code::Expr(e)) => rewrite::print_code(self, CodeOf::Expr(e), &replaced, None),
+        };
+        node.canonical = Some(Box::new(NodeCanonical {
+            code: Some(printed),
+            condition: None,
+        }));
         node.tool = Some(tool.to_string());
         node.code = Some(code);
         if !arguments.is_empty() {
@@ -521,22 +551,18 @@ impl<'a> Builder<'a> {
                 Some(Binding::Node(v)) => ArgumentValue::reference(v.clone()),
                 Some(Binding::Literal(v) | Binding::Element(v)) => match v.to_json() {
                     Some(json) => ArgumentValue::literal(json),
-                    None => ArgumentValue::reference(escaped(&name)),
+                    None => Builder::name_reference(&name),
                 },
-                Some(Binding::Template(t, reads)) => {
-                    ArgumentValue::reference_reading(t.clone(), reads.clone())
-                }
+                Some(Binding::Template(t)) => t.reference(),
                 Some(Binding::Function(id)) => ArgumentValue::reference(id.clone()),
                 Some(Binding::Expr { param: Some(p), .. }) => ArgumentValue::Parameter {
                     parameter_name: p.clone(),
                 },
-                Some(Binding::Expr { text, reads, .. }) => {
-                    ArgumentValue::reference_reading(text.clone(), reads.clone())
-                }
+                Some(Binding::Expr { value, .. }) => value.reference(),
                 Some(
                     Binding::Opaque | Binding::Mcp | Binding::McpServer(_) | Binding::McpTool(..),
                 )
-                | None => ArgumentValue::reference(escaped(&name)),
+                | None => Builder::name_reference(&name),
             };
             arguments.insert(name.into(), value);
         }
@@ -562,7 +588,7 @@ impl<'a> Builder<'a> {
             // An IIFE: `(async () => { ... })()`.
             inner @ (Expr::Arrow(_) | Expr::Fn(_)) => {
                 if let Some(f) = callback(inner) {
-                    let index = self.declare_function(inner.span(), None);
+                    let index = self.declare_function(FunctionOf::Expr(inner), inner.span(), None);
                     let id = self.nodes[index].id.clone();
                     self.function_body(index, &f, None);
                     return Out::value(self.local_call(call, id, None, callee.span()));
@@ -705,7 +731,7 @@ impl<'a> Builder<'a> {
                 let fulfilled = method == "then" && i == 0;
                 let value = recv.value.clone().filter(|_| fulfilled);
                 let span = strip(&a.expr).span();
-                let index = self.declare_function(span, None);
+                let index = self.declare_function(FunctionOf::Expr(&a.expr), span, None);
                 let id = self.nodes[index].id.clone();
                 self.function_body(index, &f, value.clone().map(Binding::Node));
                 let mut arguments = Arguments::new();
@@ -725,35 +751,41 @@ impl<'a> Builder<'a> {
                 LoopKind::Callback
             };
             let header = match &recv.value {
-                Some(v) => (v.clone(), vec![path_root(v).to_owned()]),
-                None => self.rewrite_reading(&m.obj),
+                Some(v) => Written::path(v.clone()),
+                None => self.written(&m.obj),
             };
-            let element = Binding::Template(format!("{}[*]", header.0), header.1.clone());
-            let id = self.loop_stmt(call.span, kind, Some(header), free_variables(call), |b| {
-                let node = b.nodes.len() - 1;
-                for a in &call.args {
-                    if let Some(cb) = callback(&a.expr) {
-                        b.callback_body(
-                            &cb,
-                            element.clone(),
-                            Position::Nested,
-                            (ProbeKind::Loop, node),
-                        );
-                    } else {
-                        b.expr(&a.expr, Position::Nested);
+            let element = Binding::Template(header.each());
+            let id = self.loop_stmt(
+                LoopOf::Call(call),
+                kind,
+                Some(header),
+                free_variables(call),
+                |b| {
+                    let node = b.nodes.len() - 1;
+                    for a in &call.args {
+                        if let Some(cb) = callback(&a.expr) {
+                            b.callback_body(
+                                &cb,
+                                element.clone(),
+                                Position::Nested,
+                                (ProbeKind::Loop, node),
+                            );
+                        } else {
+                            b.expr(&a.expr, Position::Nested);
+                        }
                     }
-                }
-            });
+                },
+            );
             return Out::value(id);
         }
 
         if method == "forEach" && pos != Position::Nested {
             let header = match &recv.value {
-                Some(v) => (v.clone(), vec![path_root(v).to_owned()]),
-                None => self.rewrite_reading(&m.obj),
+                Some(v) => Written::path(v.clone()),
+                None => self.written(&m.obj),
             };
             let id = self.loop_stmt(
-                call.span,
+                LoopOf::Call(call),
                 LoopKind::ForEach,
                 Some(header),
                 free_variables(call),
@@ -841,24 +873,17 @@ impl<'a> Builder<'a> {
                                     Some(Binding::Literal(v) | Binding::Element(v)) => {
                                         match v.to_json() {
                                             Some(json) => ArgumentValue::literal(json),
-                                            None => ArgumentValue::reference(escaped(&id.sym)),
+                                            None => Builder::name_reference(&id.sym),
                                         }
                                     }
-                                    Some(Binding::Template(t, reads)) => {
-                                        ArgumentValue::reference_reading(t.clone(), reads.clone())
-                                    }
+                                    Some(Binding::Template(t)) => t.reference(),
                                     Some(Binding::Expr { param: Some(p), .. }) => {
                                         ArgumentValue::Parameter {
                                             parameter_name: p.clone(),
                                         }
                                     }
-                                    Some(Binding::Expr { text, reads, .. }) => {
-                                        ArgumentValue::reference_reading(
-                                            text.clone(),
-                                            reads.clone(),
-                                        )
-                                    }
-                                    _ => ArgumentValue::reference(escaped(&id.sym)),
+                                    Some(Binding::Expr { value, .. }) => value.reference(),
+                                    _ => Builder::name_reference(&id.sym),
                                 };
                                 out.insert(id.sym.as_str().into(), value);
                             }
@@ -913,11 +938,16 @@ impl<'a> Builder<'a> {
                 if let Some(value) = fold::fold(&c.expr, self).filter(JsValue::is_primitive) {
                     return Key::Static(value.to_js_string());
                 }
-                let (expression, reads) = self.rewrite_reading(&c.expr);
+                let Written {
+                    text,
+                    reads,
+                    canonical,
+                } = self.written(&c.expr);
                 Key::Computed(Box::new(ComputedKey {
                     at,
-                    expression,
+                    expression: text,
                     reads,
+                    canonical,
                 }))
             }
             swc_ecma_ast::PropName::BigInt(b) => Key::Static(b.value.to_string()),
@@ -946,17 +976,13 @@ impl<'a> Builder<'a> {
         if let Expr::Ident(id) = inner {
             match self.lookup(&id.sym) {
                 Some(Binding::Node(v)) => return ArgumentValue::reference(v.clone()),
-                Some(Binding::Template(v, reads)) => {
-                    return ArgumentValue::reference_reading(v.clone(), reads.clone());
-                }
+                Some(Binding::Template(v)) => return v.reference(),
                 Some(Binding::Expr { param: Some(p), .. }) => {
                     return ArgumentValue::Parameter {
                         parameter_name: p.clone(),
                     };
                 }
-                Some(Binding::Expr { text, reads, .. }) => {
-                    return ArgumentValue::reference_reading(text.clone(), reads.clone());
-                }
+                Some(Binding::Expr { value, .. }) => return value.reference(),
                 _ => {}
             }
         }
@@ -1030,9 +1056,4 @@ impl<'a> Builder<'a> {
             _ => None,
         }
     }
-}
-
-/// A name of the program as a reference reads it ([`crate::model::escape_name`]).
-fn escaped(name: &str) -> String {
-    crate::model::escape_name(name).into_owned()
 }

@@ -92,14 +92,11 @@ impl<'a> Builder<'a> {
                         }
                     }
                     _ => {
-                        let (collection, reads) = match recv.value {
-                            Some(v) => {
-                                let root = path_root(&v).to_owned();
-                                (v, vec![root])
-                            }
-                            None => self.rewrite_reading(&m.obj),
+                        let collection = match recv.value {
+                            Some(v) => Written::path(v),
+                            None => self.written(&m.obj),
                         };
-                        let template = Binding::Template(format!("{collection}[*]"), reads);
+                        let template = Binding::Template(collection.each());
                         run_branch(self, &mut |b| {
                             b.callback_body(
                                 &cb,
@@ -241,10 +238,19 @@ impl<'a> Builder<'a> {
 
     /// A node for the local function at `span`. It is not part of the control flow: the nodes
     /// of its body are scoped to it. Returns its index.
-    pub(super) fn declare_function(&mut self, span: SwcSpan, name: Option<&str>) -> usize {
+    pub(super) fn declare_function(
+        &mut self,
+        code: FunctionOf<'_>,
+        span: SwcSpan,
+        name: Option<&str>,
+    ) -> usize {
         let mut node = self.new_node(NodeKind::Function, span);
         node.name = name.map(str::to_owned);
         node.code = Some(self.text(span).to_string());
+        node.canonical = Some(Box::new(NodeCanonical {
+            code: Some(rewrite::print_function(self, code)),
+            condition: None,
+        }));
         node.scope = self.scopes.last().cloned();
         self.nodes.push(node);
         self.nodes.len() - 1
@@ -257,7 +263,8 @@ impl<'a> Builder<'a> {
         for stmt in stmts {
             if let Stmt::Decl(Decl::Fn(f)) = stmt {
                 let span = f.function.span;
-                let index = self.declare_function(span, Some(&f.ident.sym));
+                let code = FunctionOf::Function(&f.function);
+                let index = self.declare_function(code, span, Some(&f.ident.sym));
                 let id = self.nodes[index].id.clone();
                 self.bind(&f.ident.sym, Binding::Function(id));
                 self.hoisted.insert((span.lo.0, span.hi.0), index);

@@ -22,11 +22,13 @@ use crate::diagnostics;
 use crate::fold::{self, Env, JsValue};
 use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
 use crate::model::{
-    path_root, ArgumentValue, Arguments, ComputedKey, Diagnostic, Edge, EdgeKind, Key, LoopKind,
-    Node, NodeKind, Scope, Severity, Span, StaticStructure,
+    path_root, ArgumentValue, Arguments, Canonical, ComputedKey, Diagnostic, Edge, EdgeKind, Key,
+    LoopKind, Node, NodeCanonical, NodeKind, Scope, Severity, Span, StaticStructure,
 };
 use crate::parse::LineIndex;
-use crate::rewrite::{self, contains_agent_call, free_variables, free_variables_at};
+use crate::rewrite::{
+    self, contains_agent_call, free_variables, free_variables_at, CodeOf, FunctionOf, LoopOf,
+};
 
 mod expressions;
 mod functions;
@@ -43,7 +45,7 @@ pub(crate) enum Binding {
     Element(JsValue),
     /// The element parameter of a `map` over a collection whose items are not known: `n1[*]`,
     /// and the names the collection's expression reads.
-    Template(String, Vec<String>),
+    Template(Written),
     /// Declared here, value unknown (a `let`, a parameter, a loop variable): hides outer bindings.
     Opaque,
     /// A local function: the id of its node.
@@ -59,10 +61,58 @@ pub(crate) enum Binding {
     /// with bound names replaced (parenthesised unless it is one operand), and the parameter
     /// when it is one (`const dir = args.root`).
     Expr {
-        text: String,
+        value: Written,
         param: Option<String>,
-        reads: Vec<String>,
     },
+}
+
+/// An expression as the structure writes it: its text with bound names replaced by the node
+/// results they hold, the names it reads, and its canonical printing (`None`: the text is a
+/// path the builder wrote, its own canonical printing).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Written {
+    pub(crate) text: String,
+    pub(crate) reads: Vec<String>,
+    pub(crate) canonical: Option<Box<Canonical>>,
+}
+
+impl Written {
+    /// A path the builder wrote (`n1.content`), reading its root.
+    pub(crate) fn path(path: String) -> Self {
+        let reads = vec![path_root(&path).to_owned()];
+        Written {
+            text: path,
+            reads,
+            canonical: None,
+        }
+    }
+
+    /// A reference to what it computes.
+    pub(crate) fn reference(&self) -> ArgumentValue {
+        ArgumentValue::reference_printed(
+            self.text.clone(),
+            self.reads.clone(),
+            self.canonical.clone(),
+        )
+    }
+
+    /// Its member `key` (`[0]`, `name`, `"a-b"`): see [`member_path`].
+    pub(crate) fn member(&self, key: &str) -> Self {
+        Written {
+            text: member_path(&self.text, key),
+            reads: self.reads.clone(),
+            canonical: self.canonical.as_ref().map(|c| Box::new(c.member(key))),
+        }
+    }
+
+    /// Each of its elements: `[*]` after it.
+    pub(crate) fn each(&self) -> Self {
+        Written {
+            text: concat(&[&self.text, "[*]"]),
+            reads: self.reads.clone(),
+            canonical: self.canonical.as_ref().map(|c| Box::new(c.member("[*]"))),
+        }
+    }
 }
 
 /// Where an expression sits, which decides which operations become nodes.
@@ -524,9 +574,15 @@ impl<'a> Builder<'a> {
     /// A decision node at `span` whose condition is `test`, as the structure reads it.
     fn decision(&mut self, span: SwcSpan, test: &Expr) -> String {
         let mut node = self.new_node(NodeKind::Decision, span);
-        let (condition, reads) = self.rewrite_reading(test);
-        node.condition = Some(condition);
-        node.reads = reads;
+        let condition = self.written(test);
+        node.condition = Some(condition.text);
+        node.reads = condition.reads;
+        node.canonical = condition.canonical.map(|c| {
+            Box::new(NodeCanonical {
+                code: None,
+                condition: Some(*c),
+            })
+        });
         self.add_node(node)
     }
 
@@ -579,15 +635,33 @@ impl<'a> Builder<'a> {
         rewrite::rewrite(self, e).0
     }
 
-    /// [`Builder::rewrite_text`], and the names the text reads.
-    pub(crate) fn rewrite_reading(&self, e: &Expr) -> (String, Vec<String>) {
-        rewrite::rewrite(self, e)
+    /// [`Builder::rewrite_text`], the names it reads, and the canonical printing of `e` read
+    /// that way (when it is not the text itself).
+    pub(crate) fn written(&self, e: &Expr) -> Written {
+        let (text, reads) = rewrite::rewrite(self, e);
+        let printed = rewrite::print_reference(self, e);
+        let canonical = match printed.holes.is_empty() && printed.text == text {
+            true => None,
+            false => Some(Box::new(printed)),
+        };
+        Written {
+            text,
+            reads,
+            canonical,
+        }
     }
 
     /// A reference to what `e` computes.
     fn reference_to(&self, e: &Expr) -> ArgumentValue {
-        let (text, reads) = self.rewrite_reading(e);
-        ArgumentValue::reference_reading(text, reads)
+        self.written(e).reference()
+    }
+
+    /// A reference to a name of the program that holds no node's result (written escaped
+    /// when it looks like a node id: [`crate::model::escape_name`]).
+    pub(crate) fn name_reference(name: &str) -> ArgumentValue {
+        let escaped = crate::model::escape_name(name).into_owned();
+        let canonical = Canonical::hole(&escaped);
+        ArgumentValue::reference_printed(escaped.clone(), vec![escaped], Some(Box::new(canonical)))
     }
 }
 

@@ -170,7 +170,8 @@ impl<'a> Builder<'a> {
                     Some(index) => index,
                     // Not in a statement list (`if (x) function f() {}`): declared here.
                     None => {
-                        let index = self.declare_function(span, Some(&f.ident.sym));
+                        let code = FunctionOf::Function(&f.function);
+                        let index = self.declare_function(code, span, Some(&f.ident.sym));
                         let id = self.nodes[index].id.clone();
                         self.bind(&f.ident.sym, Binding::Function(id));
                         index
@@ -259,11 +260,17 @@ impl<'a> Builder<'a> {
             Stmt::Try(t) => self.try_stmt(t),
             Stmt::ForOf(f) => {
                 let out = self.expr(&f.right, Position::Nested);
-                let header = self.rewrite_reading(&f.right);
-                let element = format!("{}[*]", out.value.unwrap_or_else(|| header.0.clone()));
-                let reads = header.1.clone();
+                let header = self.written(&f.right);
+                let element = match out.value {
+                    Some(v) => Written {
+                        reads: header.reads.clone(),
+                        ..Written::path(v)
+                    }
+                    .each(),
+                    None => header.each(),
+                };
                 self.loop_stmt(
-                    stmt.span(),
+                    LoopOf::Stmt(stmt),
                     LoopKind::ForOf,
                     Some(header),
                     free_variables(stmt),
@@ -272,7 +279,7 @@ impl<'a> Builder<'a> {
                         // The loop variable is one element of the iterable, like a map parameter.
                         if let ForHead::VarDecl(v) = &f.left {
                             if let [d] = v.decls.as_slice() {
-                                b.bind_element_pattern(&d.name, &element, &reads);
+                                b.bind_element_pattern(&d.name, &element);
                             }
                         }
                         b.loop_body(&f.body);
@@ -281,9 +288,9 @@ impl<'a> Builder<'a> {
             }
             Stmt::ForIn(f) => {
                 self.expr(&f.right, Position::Nested);
-                let header = self.rewrite_reading(&f.right);
+                let header = self.written(&f.right);
                 self.loop_stmt(
-                    stmt.span(),
+                    LoopOf::Stmt(stmt),
                     LoopKind::ForIn,
                     Some(header),
                     free_variables(stmt),
@@ -294,9 +301,9 @@ impl<'a> Builder<'a> {
                 );
             }
             Stmt::For(f) => {
-                let condition = f.test.as_deref().map(|t| self.rewrite_reading(t));
+                let condition = f.test.as_deref().map(|t| self.written(t));
                 self.loop_stmt(
-                    stmt.span(),
+                    LoopOf::Stmt(stmt),
                     LoopKind::For,
                     condition,
                     free_variables(stmt),
@@ -323,9 +330,9 @@ impl<'a> Builder<'a> {
                 );
             }
             Stmt::While(w) => {
-                let condition = Some(self.rewrite_reading(&w.test));
+                let condition = Some(self.written(&w.test));
                 self.loop_stmt(
-                    stmt.span(),
+                    LoopOf::Stmt(stmt),
                     LoopKind::While,
                     condition,
                     free_variables(stmt),
@@ -336,9 +343,9 @@ impl<'a> Builder<'a> {
                 );
             }
             Stmt::DoWhile(w) => {
-                let condition = Some(self.rewrite_reading(&w.test));
+                let condition = Some(self.written(&w.test));
                 self.loop_stmt(
-                    stmt.span(),
+                    LoopOf::Stmt(stmt),
                     LoopKind::DoWhile,
                     condition,
                     free_variables(stmt),
@@ -396,16 +403,18 @@ impl<'a> Builder<'a> {
             );
         }
         for member in &class.body {
-            let (method, code, parts) = match member {
+            let (method, code, parts, printed) = match member {
                 ClassMember::Method(m) => (
                     fold::prop_name(&m.key).unwrap_or_else(|| "[computed]".into()),
                     self.method_code(&m.function, m.key.span()),
                     function_of(&m.function),
+                    FunctionOf::Function(&m.function),
                 ),
                 ClassMember::PrivateMethod(m) => (
                     format!("#{}", m.key.name),
                     self.method_code(&m.function, m.key.span),
                     function_of(&m.function),
+                    FunctionOf::Function(&m.function),
                 ),
                 ClassMember::Constructor(c) => {
                     let Some(body) = &c.body else { continue };
@@ -421,7 +430,13 @@ impl<'a> Builder<'a> {
                         body_span: body.span,
                     };
                     let rest = self.text(SwcSpan::new(c.key.span().hi, c.span.hi));
-                    ("constructor".into(), format!("(function {rest})"), parts)
+                    let printed = FunctionOf::Parts(parts.params.clone(), &body.stmts);
+                    (
+                        "constructor".into(),
+                        format!("(function {rest})"),
+                        parts,
+                        printed,
+                    )
                 }
                 ClassMember::ClassProp(p) => {
                     let Some(value) = p.value.as_deref() else {
@@ -431,7 +446,8 @@ impl<'a> Builder<'a> {
                         continue;
                     };
                     let key = fold::prop_name(&p.key).unwrap_or_else(|| "[computed]".into());
-                    (key, format!("({})", self.text(value.span())), parts)
+                    let code = format!("({})", self.text(value.span()));
+                    (key, code, parts, FunctionOf::Expr(value))
                 }
                 ClassMember::PrivateProp(p) => {
                     let Some(value) = p.value.as_deref() else {
@@ -441,7 +457,8 @@ impl<'a> Builder<'a> {
                         continue;
                     };
                     let key = format!("#{}", p.key.name);
-                    (key, format!("({})", self.text(value.span())), parts)
+                    let code = format!("({})", self.text(value.span()));
+                    (key, code, parts, FunctionOf::Expr(value))
                 }
                 ClassMember::StaticBlock(b) => {
                     let parts = ArrowOrFn {
@@ -450,7 +467,13 @@ impl<'a> Builder<'a> {
                         body_span: b.body.span,
                     };
                     let body = self.text(b.body.span);
-                    ("static".into(), format!("(function () {body})"), parts)
+                    let printed = FunctionOf::Parts(Vec::new(), &b.body.stmts);
+                    (
+                        "static".into(),
+                        format!("(function () {body})"),
+                        parts,
+                        printed,
+                    )
                 }
                 _ => continue,
             };
@@ -458,7 +481,8 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let span = member.span();
-            let index = self.declare_function(span, Some(&format!("{owner}.{method}")));
+            let name = format!("{owner}.{method}");
+            let index = self.declare_function(printed, span, Some(&name));
             self.nodes[index].code = Some(code);
             self.function_body(index, &parts, None);
         }
@@ -490,7 +514,8 @@ impl<'a> Builder<'a> {
             return;
         }
         let code = self.method_code(function, key);
-        let index = self.declare_function(prop.span(), name.as_deref());
+        let printed = FunctionOf::Function(function);
+        let index = self.declare_function(printed, prop.span(), name.as_deref());
         self.nodes[index].code = Some(code);
         self.function_body(index, &parts, None);
     }
@@ -528,31 +553,28 @@ impl<'a> Builder<'a> {
 
     /// Bind a loop variable pattern to paths inside one (unknown) element: `entry` ->
     /// `n1.entries[*]`, `{ name }` -> `n1.entries[*].name`.
-    pub(super) fn bind_element_pattern(&mut self, pat: &Pat, element: &str, reads: &[String]) {
+    pub(super) fn bind_element_pattern(&mut self, pat: &Pat, element: &Written) {
         // An element the loop changes in place (`for (const f of files) f.path = ...`) changes
         // the collection's result.
         if self.pattern_mutated(pat) {
-            self.mark_changed(element);
-            for r in reads {
+            self.mark_changed(&element.text);
+            for r in &element.reads {
                 self.mark_changed(r);
             }
         }
         match pat {
-            Pat::Ident(id) => {
-                let binding = Binding::Template(element.to_string(), reads.to_vec());
-                self.bind(&id.id.sym, binding)
-            }
+            Pat::Ident(id) => self.bind(&id.id.sym, Binding::Template(element.clone())),
             Pat::Object(obj) => {
                 for prop in &obj.props {
                     match prop {
                         ObjectPatProp::Assign(a) if a.value.is_none() => {
-                            let path = member_path(element, &a.key.id.sym);
-                            self.bind(&a.key.id.sym, Binding::Template(path, reads.to_vec()));
+                            let path = element.member(&a.key.id.sym);
+                            self.bind(&a.key.id.sym, Binding::Template(path));
                         }
                         ObjectPatProp::KeyValue(kv) => {
                             if let Some(key) = fold::prop_name(&kv.key) {
-                                let path = member_path(element, &key);
-                                self.bind_element_pattern(&kv.value, &path, reads);
+                                let path = element.member(&key);
+                                self.bind_element_pattern(&kv.value, &path);
                             }
                         }
                         _ => {}
@@ -562,7 +584,7 @@ impl<'a> Builder<'a> {
             Pat::Array(arr) => {
                 for (i, elem) in arr.elems.iter().enumerate() {
                     if let Some(p @ (Pat::Ident(_) | Pat::Object(_) | Pat::Array(_))) = elem {
-                        self.bind_element_pattern(p, &format!("{element}[{i}]"), reads);
+                        self.bind_element_pattern(p, &element.member(&format!("[{i}]")));
                     }
                 }
             }
@@ -679,19 +701,29 @@ impl<'a> Builder<'a> {
     /// follows the loop comes after the loop node (the body may run any number of times).
     pub(super) fn loop_stmt(
         &mut self,
-        span: SwcSpan,
+        code: LoopOf<'_>,
         kind: LoopKind,
-        condition: Option<(String, Vec<String>)>,
+        condition: Option<Written>,
         free: Vec<String>,
         body: impl FnOnce(&mut Self),
     ) -> String {
+        let span = match code {
+            LoopOf::Stmt(s) => s.span(),
+            LoopOf::Call(c) => c.span,
+        };
         let mut node = self.new_node(NodeKind::Loop, span);
         node.loop_kind = Some(kind);
         node.code = Some(self.text(span).to_string());
-        if let Some((condition, reads)) = condition {
-            node.condition = Some(condition);
-            node.reads = reads;
+        let mut canonical = NodeCanonical {
+            code: Some(rewrite::print_loop(self, code)),
+            condition: None,
+        };
+        if let Some(condition) = condition {
+            node.condition = Some(condition.text);
+            node.reads = condition.reads;
+            canonical.condition = condition.canonical.map(|c| *c);
         }
+        node.canonical = Some(Box::new(canonical));
         let mut arguments = Arguments::new();
         self.free_variable_arguments(free, &mut arguments);
         if !arguments.is_empty() {
@@ -859,7 +891,8 @@ impl<'a> Builder<'a> {
         if let (Pat::Ident(id), Some(f)) = (name, callback(init)) {
             // `const load = async (n) => ...`: a local function named `load`.
             let calls_tools = contains_agent_call(init, &self.agents);
-            let index = self.declare_function(strip(init).span(), Some(&id.id.sym));
+            let code = FunctionOf::Expr(init);
+            let index = self.declare_function(code, strip(init).span(), Some(&id.id.sym));
             let fid = self.nodes[index].id.clone();
             self.bind(&id.id.sym, Binding::Function(fid));
             if calls_tools {
@@ -947,17 +980,24 @@ impl<'a> Builder<'a> {
     pub(super) fn bind_expression(&mut self, pat: &Pat, init: &Expr) {
         match self.unmodelled(init, 0) {
             None => {
-                let (text, reads) = self.rewrite_reading(init);
-                let text = match strip(init) {
+                let mut value = self.written(init);
+                match strip(init) {
                     Expr::Ident(_)
                     | Expr::Member(_)
                     | Expr::Lit(_)
                     | Expr::Tpl(_)
                     | Expr::Array(_)
                     | Expr::Call(_)
-                    | Expr::Paren(_) => text,
-                    _ => concat(&["(", &text, ")"]),
-                };
+                    | Expr::Paren(_) => {}
+                    _ => {
+                        // The text is parenthesised; its canonical printing says how it binds.
+                        if value.canonical.is_none() {
+                            let printed = rewrite::print_reference(self, init);
+                            value.canonical = Some(Box::new(printed));
+                        }
+                        value.text = concat(&["(", &value.text, ")"]);
+                    }
+                }
                 // `const { limit } = args`: the names are parameters too.
                 let param = match strip(init) {
                     Expr::Ident(a) if &*a.sym == "args" && self.lookup("args").is_none() => {
@@ -965,7 +1005,7 @@ impl<'a> Builder<'a> {
                     }
                     _ => parameter_name(init),
                 };
-                self.bind_expression_pattern(pat, text, param, &reads);
+                self.bind_expression_pattern(pat, value, param);
             }
             Some(construct) => {
                 let names = self.text(pat.span()).to_owned();
@@ -984,10 +1024,10 @@ impl<'a> Builder<'a> {
     pub(super) fn bind_expression_pattern(
         &mut self,
         pat: &Pat,
-        text: String,
+        value: Written,
         param: Option<String>,
-        reads: &[String],
     ) {
+        let reads = &value.reads;
         match pat {
             Pat::Ident(id) => {
                 let param = param.filter(|p| !p.is_empty());
@@ -1009,11 +1049,7 @@ impl<'a> Builder<'a> {
                         }
                         Binding::Opaque
                     }
-                    false => Binding::Expr {
-                        text,
-                        param,
-                        reads: reads.to_vec(),
-                    },
+                    false => Binding::Expr { value, param },
                 };
                 self.bind(&id.id.sym, binding);
             }
@@ -1023,12 +1059,7 @@ impl<'a> Builder<'a> {
                         ObjectPatProp::KeyValue(kv) => match fold::prop_name(&kv.key) {
                             Some(key) => {
                                 let param = param.as_ref().map(|p| parameter_path(p, &key));
-                                self.bind_expression_pattern(
-                                    &kv.value,
-                                    member_path(&text, &key),
-                                    param,
-                                    reads,
-                                );
+                                self.bind_expression_pattern(&kv.value, value.member(&key), param);
                             }
                             None => self.bind_opaque(&kv.value),
                         },
@@ -1036,9 +1067,8 @@ impl<'a> Builder<'a> {
                             let key = a.key.id.sym.as_str();
                             let param = param.as_ref().map(|p| parameter_path(p, key));
                             let binding = Binding::Expr {
-                                text: member_path(&text, key),
+                                value: value.member(key),
                                 param,
-                                reads: reads.to_vec(),
                             };
                             self.bind(&a.key.id.sym, binding);
                         }
@@ -1052,8 +1082,8 @@ impl<'a> Builder<'a> {
                     match elem {
                         Some(Pat::Rest(rest)) => self.bind_opaque(&rest.arg),
                         Some(elem) => {
-                            let path = member_path(&text, &format!("[{i}]"));
-                            self.bind_expression_pattern(elem, path, None, reads);
+                            let path = value.member(&format!("[{i}]"));
+                            self.bind_expression_pattern(elem, path, None);
                         }
                         None => {}
                     }

@@ -2,7 +2,8 @@
 
 use expect_test::{expect, Expect};
 use pml_structure::{
-    build_structure, ArgumentValue, BuildOptions, ComputedKey, Key, Scope, StaticStructure,
+    build_structure, ArgumentValue, BuildOptions, Canonical, ComputedKey, Key, Piece, Scope,
+    StaticStructure,
 };
 
 fn arg(v: &ArgumentValue) -> String {
@@ -390,7 +391,8 @@ fn computed_keys_are_references_and_static_keys_stay_static() {
             &Key::Computed(Box::new(ComputedKey {
                 at: 0,
                 expression: "n1.id".into(),
-                reads: vec!["n1".into()]
+                reads: vec!["n1".into()],
+                canonical: None,
             })),
             &Key::Static("xy".into()),
             &Key::Static("...k".into()),
@@ -668,4 +670,68 @@ fn the_programs_own_brackets_are_escaped_beside_the_element_mark() {
             edges: l1->n1
         "#]],
     );
+}
+
+/// Every text of the structure carries its canonical printing, made from the syntax tree: a
+/// node's result is its path, a name of the program a hole (whatever its name: one shaped like
+/// a node id is no node's result), a name a code task reads a hole its input is named by.
+#[test]
+fn texts_carry_their_printings_with_names_as_holes() {
+    let s = build_structure(
+        "const names = await mcp.fs.list({});\nlet n1 = 0;\nfor (const x of args.xs) n1 += x;\nif (names.slice(n1, 3).length > 0) await mcp.fs.read({ path: names[0] + '/a' });\nconst total = names.reduce((a,  b) => a + b.size, 0);\nreturn total;",
+        &BuildOptions::default(),
+    )
+    .structure;
+    let holes = |c: &Canonical| c.holes.iter().map(|h| h.name.clone()).collect::<Vec<_>>();
+    let node = |id: &str| s.nodes.iter().find(|n| n.id == id).unwrap();
+    let printed = |id: &str, code: bool| {
+        let c = node(id).canonical.as_ref().unwrap();
+        match code {
+            true => c.code.clone().unwrap(),
+            false => c.condition.clone().unwrap(),
+        }
+    };
+    // The condition: `names` is `n1`'s result, the program's `n1` a hole (written `n1$`).
+    assert_eq!(
+        node("d1").condition.as_deref(),
+        Some("n1.slice(n1$, 3).length > 0")
+    );
+    let condition = printed("d1", false);
+    assert_eq!(condition.text, "n1.slice(, 3).length > 0");
+    assert_eq!(holes(&condition), ["n1$"]);
+    assert_eq!(
+        condition.pieces().collect::<Vec<_>>(),
+        [
+            Piece::Text("n1.slice("),
+            Piece::Hole("n1$"),
+            Piece::Text(", 3).length > 0")
+        ]
+    );
+    // A reference whose text is not its printing carries it; one that is does not.
+    let read = s
+        .nodes
+        .iter()
+        .find(|n| n.tool.as_deref() == Some("fs:read"))
+        .unwrap();
+    let ArgumentValue::Reference { canonical, .. } = &read.arguments.as_ref().unwrap()["path"]
+    else {
+        panic!("a reference: {:?}", read.arguments);
+    };
+    let path = canonical.as_ref().map(|c| c.text.as_str());
+    assert_eq!(path, Some("n1[0] + \"/a\""));
+    // The code task: its free name is a hole named as its input; its callback's own names are
+    // renamed, whitespace and formatting gone.
+    let reduce = s
+        .nodes
+        .iter()
+        .find(|n| n.tool.as_deref() == Some("code:reduce"))
+        .unwrap();
+    let code = printed(&reduce.id, true);
+    assert_eq!(code.text, ".reduce((_p0, _p1) => _p0 + _p1.size, 0)");
+    assert_eq!(holes(&code), ["names"]);
+    assert!(reduce.arguments.as_ref().unwrap().contains_key("names"));
+    // The loop: its code a statement, its loop variable renamed, a global as it is.
+    let code = printed("l1", true);
+    assert_eq!(code.text, "for (const _p0 of args.xs) {  += _p0; }");
+    assert_eq!(holes(&code), ["n1"]);
 }

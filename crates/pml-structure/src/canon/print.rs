@@ -27,31 +27,24 @@ use swc_ecma_ast::{
     VarDecl, VarDeclKind, VarDeclOrExpr,
 };
 
-use crate::parse::Source;
-use crate::scope::{self, DeclKind, Declared, Scopes};
+use super::scope::{self, DeclKind, Declared, Scopes};
+use super::Out;
 
 /// What a read of a name that the snippet does not declare prints as.
 pub(crate) trait Resolve {
-    /// Append the text for the free name `name`. It must be an identifier, a member chain or be
-    /// parenthesised (it may sit in any operand position).
-    fn free(&mut self, name: &str, out: &mut String);
-}
+    /// Append what the free name `name` stands for, in an operand position that binds at least
+    /// as tight as `min` (parenthesised when it binds looser): a hole, a node's result...
+    fn free(&mut self, name: &str, min: u8, out: &mut Out);
 
-/// Keeps free names (those that look like canonical local names get a `$` appended, so they
-/// cannot be confused with them).
-pub(crate) struct KeepFree;
-
-impl Resolve for KeepFree {
-    fn free(&mut self, name: &str, out: &mut String) {
-        out.push_str(name);
-        if looks_canonical(name) {
-            out.push('$');
-        }
+    /// Print `e` in place of its syntax (a node's result the resolver knows it by): true when
+    /// it did. What it prints must be an operand of any position (a path, a hole).
+    fn replace(&mut self, _e: &Expr, _out: &mut Out) -> bool {
+        false
     }
 }
 
 /// `_p12`, `_v3`, `_p0$$`: names the canonical forms use for locals and unknown free names.
-pub(crate) fn looks_canonical(name: &str) -> bool {
+pub fn looks_canonical(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("_p").or_else(|| name.strip_prefix("_v")) else {
         return false;
     };
@@ -60,7 +53,7 @@ pub(crate) fn looks_canonical(name: &str) -> bool {
 }
 
 // Precedence levels (higher binds tighter).
-const SEQ: u8 = 1;
+pub(crate) const SEQ: u8 = 1;
 const ASSIGN: u8 = 2;
 const COND: u8 = 3;
 const OR: u8 = 4;
@@ -68,19 +61,19 @@ const AND: u8 = 5;
 const BIT_OR: u8 = 6;
 const BIT_XOR: u8 = 7;
 const BIT_AND: u8 = 8;
-const EQUALITY: u8 = 9;
+pub(crate) const EQUALITY: u8 = 9;
 const RELATIONAL: u8 = 10;
 const SHIFT: u8 = 11;
 const ADDITIVE: u8 = 12;
 const MULTIPLICATIVE: u8 = 13;
 const EXPONENT: u8 = 14;
-const UNARY: u8 = 15;
+pub(crate) const UNARY: u8 = 15;
 const POSTFIX: u8 = 16;
-const CALL: u8 = 18;
-const PRIMARY: u8 = 19;
+pub(crate) const CALL: u8 = 18;
+pub(crate) const PRIMARY: u8 = 19;
 
 /// Parentheses and TypeScript wrappers that print nothing of themselves.
-fn strip(mut e: &Expr) -> &Expr {
+pub(crate) fn strip(mut e: &Expr) -> &Expr {
     loop {
         e = match e {
             Expr::Paren(p) => &p.expr,
@@ -112,6 +105,11 @@ fn bin_prec(op: BinaryOp) -> u8 {
     }
 }
 
+/// How tight `e` binds (its parentheses and type wrappers left out).
+pub(crate) fn prec_of(e: &Expr) -> u8 {
+    prec(strip(e))
+}
+
 fn prec(e: &Expr) -> u8 {
     match e {
         Expr::Seq(_) => SEQ,
@@ -134,7 +132,7 @@ fn prec(e: &Expr) -> u8 {
 
 /// True for a plain `ident(.ident | [digits] | [*])*` path: printed as is, safe in any operand
 /// position without parentheses.
-pub(crate) fn is_simple_path(s: &str) -> bool {
+pub fn is_simple_path(s: &str) -> bool {
     let b = s.as_bytes();
     let ident_len = |from: usize| -> usize {
         let mut i = from;
@@ -185,7 +183,7 @@ pub(crate) fn is_simple_path(s: &str) -> bool {
 }
 
 /// True for an ASCII identifier name (what may follow a `.` or stand as an object key unquoted).
-pub(crate) fn is_ident_name(s: &str) -> bool {
+pub fn is_ident_name(s: &str) -> bool {
     let mut bytes = s.bytes();
     match bytes.next() {
         Some(b) if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {}
@@ -196,7 +194,7 @@ pub(crate) fn is_ident_name(s: &str) -> bool {
 
 /// A number from its value: integers without a fraction, others in Rust's shortest round-trip
 /// decimal form.
-pub(crate) fn fmt_number(v: f64, out: &mut String) {
+pub fn fmt_number(v: f64, out: &mut String) {
     use std::fmt::Write;
     if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e21 {
         let _ = write!(out, "{}", v as i128);
@@ -246,7 +244,7 @@ fn escape_str(s: &str, template: bool, out: &mut String) {
 }
 
 /// A string value in double quotes (the one escaping rule of the canonical forms).
-pub(crate) fn quote_str(s: &str, out: &mut String) {
+pub fn quote_str(s: &str, out: &mut String) {
     out.push('"');
     escape_str(s, false, out);
     out.push('"');
@@ -280,8 +278,10 @@ pub(crate) fn collapse_whitespace(text: &str, out: &mut String) {
 }
 
 pub(crate) struct Printer<'s, 'a, R> {
-    pub(crate) out: String,
-    src: &'s Source,
+    out: Out,
+    /// The text the syntax tree was parsed from, and the position of its first byte.
+    src: &'s str,
+    base: u32,
     /// Declared name -> its number `n` (printed `_p<n>`).
     scopes: Scopes<&'a str, usize>,
     next_local: usize,
@@ -289,23 +289,21 @@ pub(crate) struct Printer<'s, 'a, R> {
 }
 
 impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
-    pub(crate) fn new(src: &'s Source, resolve: R) -> Self {
-        Self::with_buffer(src, resolve, String::with_capacity(src.len + 16))
-    }
-
-    /// A printer appending to `out` (take it back with [`Printer::into_buffer`]).
-    pub(crate) fn with_buffer(src: &'s Source, resolve: R, out: String) -> Self {
+    /// A printer of syntax parsed from `src`, whose first byte is at position `base`.
+    pub(crate) fn new(src: &'s str, base: u32, resolve: R) -> Self {
         Printer {
-            out,
+            out: Out::default(),
             src,
+            base,
             scopes: Scopes::default(),
             next_local: 0,
             resolve,
         }
     }
 
-    pub(crate) fn into_buffer(self) -> String {
-        self.out
+    /// What was printed; `prec` is how tight it binds (see [`Out::append`]).
+    pub(crate) fn finish(self, prec: u8) -> super::Canonical {
+        self.out.finish(prec)
     }
 
     // ----- scopes ---------------------------------------------------------------------------
@@ -327,17 +325,24 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
 
     /// A read (or write) of a name.
     fn ident(&mut self, name: &str) {
+        self.ident_in(name, PRIMARY);
+    }
+
+    /// A read of a name in an operand position binding at least as tight as `min`.
+    fn ident_in(&mut self, name: &str, min: u8) {
         match self.scopes.lookup(name) {
             Some(&n) => {
                 use std::fmt::Write;
-                let _ = write!(self.out, "_p{n}");
+                let _ = write!(*self.out, "_p{n}");
             }
-            None => self.resolve.free(name, &mut self.out),
+            None => self.resolve.free(name, min, &mut self.out),
         }
     }
 
     fn fallback(&mut self, span: swc_common::Span) {
-        let text = self.src.text(span);
+        let lo = span.lo.0.saturating_sub(self.base) as usize;
+        let hi = span.hi.0.saturating_sub(self.base) as usize;
+        let text = self.src.get(lo..hi).unwrap_or("");
         collapse_whitespace(text, &mut self.out);
     }
 
@@ -544,22 +549,25 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
             Stmt::ForIn(f) => self.for_in_of(&f.left, &f.right, &f.body, " in ", false),
             Stmt::ForOf(f) => self.for_in_of(&f.left, &f.right, &f.body, " of ", f.is_await),
             Stmt::Decl(d) => self.decl(d),
-            Stmt::Expr(e) => {
-                let at = self.out.len();
-                self.expr(&e.expr, SEQ);
-                let printed = &self.out[at..];
-                if printed.starts_with('{')
-                    || printed.starts_with("function")
-                    || printed.starts_with("async function")
-                    || printed.starts_with("class")
-                    || printed.starts_with("let [")
-                {
-                    self.out.insert(at, '(');
-                    self.out.push(')');
-                }
-                self.out.push(';');
-            }
+            Stmt::Expr(e) => self.expr_stmt(&e.expr),
         }
+    }
+
+    /// `e;`: an expression as a statement.
+    pub(crate) fn expr_stmt(&mut self, e: &'a Expr) {
+        let at = self.out.len();
+        self.expr(e, SEQ);
+        let printed = &self.out[at..];
+        if printed.starts_with('{')
+            || printed.starts_with("function")
+            || printed.starts_with("async function")
+            || printed.starts_with("class")
+            || printed.starts_with("let [")
+        {
+            self.out.insert(at, '(');
+            self.out.push(')');
+        }
+        self.out.push(';');
     }
 
     fn for_in_of(
@@ -653,24 +661,32 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
         self.leave();
     }
 
-    /// A local function's code, whatever form it was written in (`function f(a) {...}`,
-    /// `async (a) => ...`, `(function (a) {...})` of a method): one printing, its own name
-    /// left out, an expression body as `{ return e; }` (`async function(_p0) { ... }`). False
-    /// when `stmts` is not one function.
-    pub(crate) fn function_code(&mut self, stmts: &'a [Stmt]) -> bool {
-        let [stmt] = stmts else { return false };
-        match stmt {
-            Stmt::Decl(Decl::Fn(f)) => {
-                self.function_head(&f.function);
-                self.function_rest(&f.function);
-                true
-            }
-            Stmt::Expr(e) => self.function_expr(&e.expr),
-            _ => false,
-        }
+    // A local function's code prints one way whatever form it was written in (`function
+    // f(a) {...}`, `async (a) => ...`, `(function (a) {...})` of a method): its own name left
+    // out, an expression body as `{ return e; }` (`async function(_p0) { ... }`).
+
+    /// the one printing of a local function of a function (a declaration's, or a method's).
+    pub(crate) fn function(&mut self, f: &'a Function) {
+        self.function_head(f);
+        self.function_rest(f);
     }
 
-    /// [`Self::function_code`] of a function written as an expression.
+    /// the one printing of a local function of a function given by its parameters and body (a class's
+    /// constructor, or its `static { ... }`).
+    pub(crate) fn parts_function(
+        &mut self,
+        params: impl Iterator<Item = &'a Pat> + Clone,
+        stmts: &'a [Stmt],
+    ) {
+        self.enter(scope::function_names(params.clone(), Some(stmts)));
+        self.out.push_str("function");
+        self.params(params);
+        self.out.push(' ');
+        self.braced(stmts);
+        self.leave();
+    }
+
+    /// the one printing of a local function of a function written as an expression.
     pub(crate) fn function_expr(&mut self, e: &'a Expr) -> bool {
         match strip(e) {
             Expr::Fn(f) => {
@@ -820,13 +836,40 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
 
     /// Print `e`, parenthesised when it binds looser than `min`.
     pub(crate) fn expr(&mut self, e: &'a Expr, min: u8) {
+        if self.replaced(e) {
+            return;
+        }
         let e = strip(e);
+        if let Expr::Ident(id) = e {
+            self.ident_in(&id.sym, min);
+            return;
+        }
         if prec(e) < min {
             self.out.push('(');
             self.expr_inner(e);
             self.out.push(')');
         } else {
             self.expr_inner(e);
+        }
+    }
+
+    /// Whether the resolver printed `e` itself (or one of the parentheses and type wrappers
+    /// around it, which are where the builder may know it by).
+    fn replaced(&mut self, mut e: &'a Expr) -> bool {
+        loop {
+            if self.resolve.replace(e, &mut self.out) {
+                return true;
+            }
+            e = match e {
+                Expr::Paren(p) => &p.expr,
+                Expr::TsAs(t) => &t.expr,
+                Expr::TsSatisfies(t) => &t.expr,
+                Expr::TsNonNull(t) => &t.expr,
+                Expr::TsConstAssertion(t) => &t.expr,
+                Expr::TsTypeAssertion(t) => &t.expr,
+                Expr::TsInstantiation(t) => &t.expr,
+                _ => return false,
+            };
         }
     }
 
@@ -898,18 +941,13 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
                 self.out.push_str(" : ");
                 self.expr(&c.alt, ASSIGN);
             }
-            Expr::Call(c) => {
-                match &c.callee {
-                    Callee::Super(_) => self.out.push_str("super"),
-                    Callee::Import(_) => self.out.push_str("import"),
-                    Callee::Expr(callee) => self.callee(callee),
-                }
-                self.args(&c.args);
-            }
+            Expr::Call(c) => self.call(c),
             Expr::New(n) => {
                 self.out.push_str("new ");
                 let callee = strip(&n.callee);
-                if prec(callee) < CALL || has_call_in_chain(callee) {
+                if self.replaced(&n.callee) {
+                    // A node's result: a path or a hole.
+                } else if prec(callee) < CALL || has_call_in_chain(callee) {
                     self.out.push('(');
                     self.expr_inner(callee);
                     self.out.push(')');
@@ -986,6 +1024,21 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
         }
     }
 
+    pub(crate) fn call(&mut self, c: &'a swc_ecma_ast::CallExpr) {
+        match &c.callee {
+            Callee::Super(_) => self.out.push_str("super"),
+            Callee::Import(_) => self.out.push_str("import"),
+            Callee::Expr(callee) => self.callee(callee),
+        }
+        self.args(&c.args);
+    }
+
+    /// `f(...);`: a call as a statement.
+    pub(crate) fn call_stmt(&mut self, c: &'a swc_ecma_ast::CallExpr) {
+        self.call(c);
+        self.out.push(';');
+    }
+
     fn binary(&mut self, b: &'a swc_ecma_ast::BinExpr) {
         let p = bin_prec(b.op);
         let (left_min, right_min) = if b.op == BinaryOp::Exp {
@@ -1002,6 +1055,9 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
     }
 
     fn operand(&mut self, e: &'a Expr, min: u8, parent: BinaryOp) {
+        if self.replaced(e) {
+            return;
+        }
         let inner = strip(e);
         // `??` does not mix with `||`/`&&` without parentheses.
         let mixes = match inner {
@@ -1023,6 +1079,9 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
 
     /// The object of a member access or the callee of a call.
     fn callee(&mut self, e: &'a Expr) {
+        if self.replaced(e) {
+            return;
+        }
         let inner = strip(e);
         // `(a?.b).c` is not `a?.b.c`; `(1).x` is not a number `1.`.
         let paren = matches!(inner, Expr::OptChain(_) | Expr::Lit(Lit::Num(_)));
@@ -1097,6 +1156,9 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
 
     /// Inside an optional chain the chain continues: no parentheses around an inner link.
     fn chain_object(&mut self, e: &'a Expr) {
+        if self.replaced(e) {
+            return;
+        }
         match strip(e) {
             Expr::OptChain(inner) => self.opt_chain(inner),
             _ => self.callee(e),
@@ -1190,7 +1252,7 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
             Prop::Shorthand(id) => {
                 self.key_text(&id.sym);
                 self.out.push_str(": ");
-                self.ident(&id.sym);
+                self.ident_in(&id.sym, ASSIGN);
             }
             Prop::KeyValue(kv) => {
                 self.prop_name(&kv.key);

@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 
+use crate::{Diagnostic, Severity};
 use indexmap::IndexMap;
-use pml_structure::{Diagnostic, Severity};
 use swc_common::Span;
 use swc_ecma_ast::{
     ArrowExpr, BlockStmt, CatchClause, ClassExpr, Expr, FnExpr, ForInStmt, ForOfStmt, ForStmt,
@@ -13,9 +13,9 @@ use swc_ecma_ast::{
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
+use super::scope::{self, DeclKind, Declared, Scopes};
+use super::snippet::{self as parse, Source};
 use crate::diagnostics;
-use crate::parse::{self, Source};
-use crate::scope::{self, DeclKind, Declared, Scopes};
 
 /// What [`crate::normalize_variable_names`] returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

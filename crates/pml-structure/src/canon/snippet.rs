@@ -1,5 +1,5 @@
-//! Parsing the snippets this crate reads (agent programs, code of `code:*` tasks, loop code,
-//! conditions, reference expressions) with SWC.
+//! Parsing what [`super::normalize_code`] and [`super::normalize_variable_names`] are given
+//! (an expression or an agent program) with SWC.
 //!
 //! Everything is parsed inside the same wrapper as `pml-structure` uses, so top-level `await`
 //! and `return` are accepted: a program is `PREFIX + code + SUFFIX`, an expression is
@@ -29,13 +29,6 @@ pub(crate) struct Source {
 }
 
 impl Source {
-    /// The text of a SWC span (clamped; empty when out of range).
-    pub(crate) fn text(&self, span: swc_common::Span) -> &str {
-        let lo = (span.lo.0 as usize).saturating_sub(1);
-        let hi = (span.hi.0 as usize).saturating_sub(1);
-        self.wrapped.get(lo..hi).unwrap_or("")
-    }
-
     /// A SWC position as a byte offset into the user's text (clamped).
     pub(crate) fn user_offset(&self, pos: BytePos) -> usize {
         (pos.0 as usize)
@@ -114,7 +107,7 @@ pub(crate) fn parse_program(code: &str) -> (Source, Result<Vec<Stmt>, Vec<Syntax
     if too_big(code) {
         return (src, Err(vec![(0, "input too large".into())]));
     }
-    if code.len() > crate::MAX_PARSE_DEPTH && depth_bound(code) > crate::MAX_PARSE_DEPTH {
+    if code.len() > super::MAX_PARSE_DEPTH && depth_bound(code) > super::MAX_PARSE_DEPTH {
         return (src, Err(vec![(0, "input nests too deeply".into())]));
     }
     let (script, mut errors) = run_parser(&src);
@@ -145,8 +138,8 @@ pub(crate) fn parse_program(code: &str) -> (Source, Result<Vec<Stmt>, Vec<Syntax
 pub(crate) fn parse_expression(pieces: &[&str]) -> Option<(Source, Box<Expr>)> {
     let len: usize = pieces.iter().map(|p| p.len()).sum();
     if too_big_len(len)
-        || (len > crate::MAX_PARSE_DEPTH
-            && pieces.iter().map(|p| depth_bound(p)).sum::<usize>() > crate::MAX_PARSE_DEPTH)
+        || (len > super::MAX_PARSE_DEPTH
+            && pieces.iter().map(|p| depth_bound(p)).sum::<usize>() > super::MAX_PARSE_DEPTH)
     {
         return None;
     }
