@@ -95,6 +95,10 @@ pub struct BuildOptions {
     /// can name it, not even by building the name at run time for `eval`; without it the name
     /// is `__pml` (readable, stable: the goldens). The executor's runs always give one.
     pub probe_secret: Option<u64>,
+    /// The structure will not be hashed: leave out the canonical printings of its texts that
+    /// the hash reads (`pml analyze`, which prints the structure only, skips their cost). Its
+    /// hash would count the texts as they are written.
+    pub no_hash: bool,
 }
 
 /// Wall-clock cost of the phases, in milliseconds.
@@ -338,6 +342,7 @@ fn walk_parsed(
                         if options.instrument {
                             b.instrument(options.probe_secret);
                         }
+                        b.printing = !options.no_hash;
                         b.program(&parsed.body);
                         b.finish_instrumented()
                     })

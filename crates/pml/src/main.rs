@@ -488,6 +488,8 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                     .as_deref()
                     .map(pml::load_permissions)
                     .transpose()?,
+                // What it prints has no hash.
+                no_hash: true,
                 ..Default::default()
             };
             let read_ms = started.elapsed().as_secs_f64() * 1e3;

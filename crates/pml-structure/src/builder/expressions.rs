@@ -335,25 +335,28 @@ impl<'a> Builder<'a> {
             self.expr(&bin.left, Position::Nested);
             let mut node = self.new_node(NodeKind::Decision, bin.span);
             let left = self.written(&bin.left);
-            let printed = match left.canonical {
-                Some(c) => *c,
-                None => rewrite::print_reference(self, &bin.left),
+            let printed = match (left.canonical, self.printing) {
+                (Some(c), _) => Some(*c),
+                (None, true) => Some(rewrite::print_reference(self, &bin.left)),
+                (None, false) => None,
             };
             let (condition, printed, outcome) = match bin.op {
                 BinaryOp::LogicalAnd => (left.text, printed, "true"),
                 BinaryOp::LogicalOr => (left.text, printed, "false"),
                 _ => (
                     format!("({}) == null", left.text),
-                    printed.equals_null(),
+                    printed.map(|p| p.equals_null()),
                     "true",
                 ),
             };
             node.condition = Some(condition);
             node.reads = left.reads;
-            node.canonical = Some(Box::new(NodeCanonical {
-                code: None,
-                condition: Some(printed),
-            }));
+            node.canonical = printed.map(|printed| {
+                Box::new(NodeCanonical {
+                    code: None,
+                    condition: Some(printed),
+                })
+            });
             let d = self.add_node(node);
             let kind = match bin.op {
                 BinaryOp::NullishCoalescing => ProbeKind::Nullish,
@@ -450,6 +453,7 @@ impl<'a> Builder<'a> {
         }
         self.free_variable_arguments(reads.names, &mut arguments);
         let printed = match (code_span, whole) {
+            _ if !self.printing => None,
             (Some(_), Code::Call(call)) => {
                 let receiver = match &call.callee {
                     Callee::Expr(callee) => match strip(callee) {
@@ -458,15 +462,27 @@ impl<'a> Builder<'a> {
                     },
                     _ => None,
                 };
-                rewrite::print_code(self, CodeOf::Call(call), &replaced, receiver)
+                Some(rewrite::print_code(
+                    self,
+                    CodeOf::Call(call),
+                    &replaced,
+                    receiver,
+                ))
             }
-            (_, Code::Call(call)) => rewrite::print_code(self, CodeOf::Call(call), &replaced, None),
-            (_, Code::Expr(e)) => rewrite::print_code(self, CodeOf::Expr(e), &replaced, None),
+            (_, Code::Call(call)) => Some(rewrite::print_code(
+                self,
+                CodeOf::Call(call),
+                &replaced,
+                None,
+            )),
+            (_, Code::Expr(e)) => Some(rewrite::print_code(self, CodeOf::Expr(e), &replaced, None)),
         };
-        node.canonical = Some(Box::new(NodeCanonical {
-            code: Some(printed),
-            condition: None,
-        }));
+        node.canonical = printed.map(|printed| {
+            Box::new(NodeCanonical {
+                code: Some(printed),
+                condition: None,
+            })
+        });
         node.tool = Some(tool.to_string());
         node.code = Some(code);
         if !arguments.is_empty() {

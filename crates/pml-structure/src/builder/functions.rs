@@ -247,10 +247,12 @@ impl<'a> Builder<'a> {
         let mut node = self.new_node(NodeKind::Function, span);
         node.name = name.map(str::to_owned);
         node.code = Some(self.text(span).to_string());
-        node.canonical = Some(Box::new(NodeCanonical {
-            code: Some(rewrite::print_function(self, code)),
-            condition: None,
-        }));
+        if self.printing {
+            node.canonical = Some(Box::new(NodeCanonical {
+                code: Some(rewrite::print_function(self, code)),
+                condition: None,
+            }));
+        }
         node.scope = self.scopes.last().cloned();
         self.nodes.push(node);
         self.nodes.len() - 1

@@ -197,6 +197,8 @@ pub(crate) struct Builder<'a> {
     mutated: Mutated,
     /// Spans (lo, hi) of expressions whose value is a node's result, for rewriting.
     pub(crate) node_spans: HashMap<(u32, u32), String>,
+    /// Whether the texts get their canonical printings (see [`crate::BuildOptions::no_hash`]).
+    pub(crate) printing: bool,
     /// Sub-expression span -> whether it calls a tool (see `calls_tools`).
     agent_call_memo: HashMap<(u32, u32), bool>,
     /// Frontiers collected at `break` for each enclosing switch (None for loops).
@@ -271,6 +273,7 @@ impl<'a> Builder<'a> {
             env_scopes: vec![Vec::new()],
             mutated: Mutated::Unknown,
             node_spans: HashMap::with_capacity_and_hasher(expected, Default::default()),
+            printing: true,
             breaks: Vec::new(),
             agent_call_memo: HashMap::default(),
             variable_bindings: IndexMap::new(),
@@ -639,11 +642,13 @@ impl<'a> Builder<'a> {
     /// that way (when it is not the text itself).
     pub(crate) fn written(&self, e: &Expr) -> Written {
         let (text, reads) = rewrite::rewrite(self, e);
-        let printed = rewrite::print_reference(self, e);
-        let canonical = match printed.holes.is_empty() && printed.text == text {
-            true => None,
-            false => Some(Box::new(printed)),
+        let canonical = match self.printing {
+            true => Some(rewrite::print_reference(self, e)),
+            false => None,
         };
+        let canonical = canonical
+            .filter(|printed| !(printed.holes.is_empty() && printed.text == text))
+            .map(Box::new);
         Written {
             text,
             reads,

@@ -715,7 +715,7 @@ impl<'a> Builder<'a> {
         node.loop_kind = Some(kind);
         node.code = Some(self.text(span).to_string());
         let mut canonical = NodeCanonical {
-            code: Some(rewrite::print_loop(self, code)),
+            code: self.printing.then(|| rewrite::print_loop(self, code)),
             condition: None,
         };
         if let Some(condition) = condition {
@@ -723,7 +723,9 @@ impl<'a> Builder<'a> {
             node.reads = condition.reads;
             canonical.condition = condition.canonical.map(|c| *c);
         }
-        node.canonical = Some(Box::new(canonical));
+        if canonical != NodeCanonical::default() {
+            node.canonical = Some(Box::new(canonical));
+        }
         let mut arguments = Arguments::new();
         self.free_variable_arguments(free, &mut arguments);
         if !arguments.is_empty() {
@@ -991,7 +993,7 @@ impl<'a> Builder<'a> {
                     | Expr::Paren(_) => {}
                     _ => {
                         // The text is parenthesised; its canonical printing says how it binds.
-                        if value.canonical.is_none() {
+                        if value.canonical.is_none() && self.printing {
                             let printed = rewrite::print_reference(self, init);
                             value.canonical = Some(Box::new(printed));
                         }

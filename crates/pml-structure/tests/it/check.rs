@@ -735,3 +735,38 @@ fn texts_carry_their_printings_with_names_as_holes() {
     assert_eq!(code.text, "for (const _p0 of args.xs) {  += _p0; }");
     assert_eq!(holes(&code), ["n1"]);
 }
+
+/// `no_hash` leaves the printings out and nothing else: the JSON is the same for every fixture.
+#[test]
+fn a_structure_without_printings_is_the_same_structure() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        for (name, dialect) in [
+            ("input.ts", pml_structure::Dialect::TypeScript),
+            ("input.js", pml_structure::Dialect::JavaScript),
+        ] {
+            let Ok(code) = std::fs::read_to_string(entry.path().join(name)) else {
+                continue;
+            };
+            let options = BuildOptions {
+                dialect,
+                ..Default::default()
+            };
+            let with = build_structure(&code, &options).structure;
+            let without = build_structure(
+                &code,
+                &BuildOptions {
+                    no_hash: true,
+                    ..options
+                },
+            )
+            .structure;
+            let json = |s: &StaticStructure| serde_json::to_string(s).unwrap();
+            assert_eq!(json(&with), json(&without), "{}", entry.path().display());
+            assert!(without.nodes.iter().all(|n| n.canonical.is_none()));
+            seen += 1;
+        }
+    }
+    assert!(seen > 90, "{seen} fixtures");
+}
