@@ -20,7 +20,7 @@ struct Names<'s> {
     /// How deep values are printed (unbounded unless no large stack could be had).
     budget: usize,
     /// Free names nothing resolves, numbered `_v0, _v1...` in order of first appearance.
-    unknown: HashMap<&'s str, usize>,
+    unknown: HashMap<std::borrow::Cow<'s, str>, usize>,
 }
 
 /// What the holes of a printing are, by the kind of text.
@@ -39,7 +39,7 @@ enum Mode<'s, 'a> {
 /// collapsed when it spans lines (a structure the builder did not make), so that every record
 /// of the form stays on its line.
 fn one_line(text: &str, out: &mut String) {
-    if !text.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
+    if !text.contains(['\n', '\r']) {
         out.push_str(text);
         return;
     }
@@ -102,12 +102,16 @@ impl<'s> Names<'s> {
                 return;
             }
         }
-        if let Some(value) = self.structure.literal_bindings.get(name) {
+        // Code names its inputs as the program does; everything else (literal bindings,
+        // references) as the structure reads a name (`n1$` for a name shaped like a node id):
+        // one spelling, so that a name counts alike wherever it is read.
+        let name = pml_structure::escape_name(name);
+        if let Some(value) = self.structure.literal_bindings.get(name.as_ref()) {
             inline_literal(value, self.budget, out);
             return;
         }
-        if is_global(name) {
-            out.push_str(name);
+        if is_global(&name) {
+            out.push_str(&name);
             return;
         }
         let next = self.unknown.len();

@@ -68,8 +68,9 @@ pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
 pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
-    ArgumentValue, Arguments, Canonical, ComputedKey, Coverage, Diagnostic, Edge, EdgeKind, Hole,
-    Key, LoopKind, Node, NodeCanonical, NodeKind, Piece, Scope, Severity, Span, StaticStructure,
+    escape_name, ArgumentValue, Arguments, Canonical, ComputedKey, Coverage, Diagnostic, Edge,
+    EdgeKind, Hole, Key, LoopKind, Node, NodeCanonical, NodeKind, Piece, Scope, Severity, Span,
+    StaticStructure,
 };
 pub use parameterize::{parameterize, parameters_schema, ParameterizeReturn};
 pub use parse::Dialect;

@@ -15,7 +15,7 @@ use swc_ecma_ast::{
 use swc_ecma_visit::{Visit, VisitWith};
 
 use crate::builder::{strip, Binding, Builder};
-use crate::canon::{prec_of, Out, Printer, Resolve, PRIMARY, SEQ, UNARY};
+use crate::canon::{prec_of, Out, Printer, Resolve, CALL, PRIMARY, SEQ, UNARY};
 use crate::fold::JsValue;
 use crate::model::{path_root, Canonical};
 
@@ -1000,6 +1000,26 @@ pub(crate) fn print_reference(b: &Builder<'_>, e: &Expr) -> Canonical {
             holes: Vec::new(),
             prec: PRIMARY,
         };
+    }
+    // A name that stands for an expression is that expression, which binds as it binds.
+    if let Expr::Ident(id) = crate::canon::strip(e) {
+        let bound = match b.lookup(&id.sym) {
+            Some(Binding::Template(v) | Binding::Expr { value: v, .. }) => Some(
+                v.canonical
+                    .as_deref()
+                    .cloned()
+                    .unwrap_or_else(|| Canonical {
+                        text: v.text.clone(),
+                        holes: Vec::new(),
+                        prec: CALL,
+                    }),
+            ),
+            Some(Binding::Element(v)) => Some(literal(v)),
+            _ => None,
+        };
+        if let Some(bound) = bound {
+            return bound;
+        }
     }
     let mut p = Printer::new(
         b.src,

@@ -440,3 +440,30 @@ fn computed_keys_and_spreads_are_keys_of_their_own() {
         "const k = await mcp.a.b({});\nawait mcp.c.d({ ...k, x: 1 });",
     );
 }
+
+/// Found in review of the builder's printings (hash v7): a name standing for an expression
+/// binds as that expression does; a key's line separator is not whitespace to collapse; a
+/// constant read in a function's code counts as its value whatever its name.
+#[test]
+fn printings_keep_precedence_separators_and_constants() {
+    differ(
+        "const a = await mcp.s.get({});\nconst t = a.ok ? a.x : a.y;\nconst u = t;\nawait mcp.s.put({ v: u + 1 });",
+        "const a = await mcp.s.get({});\nawait mcp.s.put({ v: a.ok ? a.x : a.y + 1 });",
+    );
+    same(
+        "const a = await mcp.s.get({});\nconst t = a.ok ? a.x : a.y;\nconst u = t;\nawait mcp.s.put({ v: u + 1 });",
+        "const a = await mcp.s.get({});\nawait mcp.s.put({ v: (a.ok ? a.x : a.y) + 1 });",
+    );
+    differ(
+        "const a = await mcp.s.get({});\nconst v = a[\"x\\u2028y\"];\nawait mcp.s.put({ v });",
+        "const a = await mcp.s.get({});\nconst v = a[\"x y\"];\nawait mcp.s.put({ v });",
+    );
+    let constant = |name: &str| {
+        format!("const {name} = 5;\nasync function f() {{ await mcp.s.t({{ v: {name} }}); }}\nawait f();")
+    };
+    same(&constant("k"), &constant("n1"));
+    differ(
+        &constant("k"),
+        "const k = 6;\nasync function f() { await mcp.s.t({ v: k }); }\nawait f();",
+    );
+}

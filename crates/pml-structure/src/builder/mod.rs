@@ -646,8 +646,14 @@ impl<'a> Builder<'a> {
             true => Some(rewrite::print_reference(self, e)),
             false => None,
         };
+        // A text that is its own printing and binds as tight as a member access (a path, a
+        // call) needs none: what is appended to it (`.key`, `[*]`) reads as it should.
         let canonical = canonical
-            .filter(|printed| !(printed.holes.is_empty() && printed.text == text))
+            .filter(|printed| {
+                !(printed.holes.is_empty()
+                    && printed.text == text
+                    && printed.prec >= crate::canon::CALL)
+            })
             .map(Box::new);
         Written {
             text,
