@@ -958,6 +958,7 @@ impl<'a> Builder<'a> {
                     text,
                     reads,
                     canonical,
+                    ..
                 } = self.written(&c.expr);
                 Key::Computed(Box::new(ComputedKey {
                     at,

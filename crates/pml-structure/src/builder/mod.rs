@@ -69,11 +69,14 @@ pub(crate) enum Binding {
 /// An expression as the structure writes it: its text with bound names replaced by the node
 /// results they hold, the names it reads, and its canonical printing (`None`: the text is a
 /// path the builder wrote, its own canonical printing).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Written {
     pub(crate) text: String,
     pub(crate) reads: Vec<String>,
     pub(crate) canonical: Option<Box<Canonical>>,
+    /// How tight the text binds: looser than a member access, it is parenthesised before a
+    /// member or `[*]` is appended (`(n1.items || [])[*]`).
+    pub(crate) prec: u8,
 }
 
 impl Written {
@@ -84,6 +87,15 @@ impl Written {
             text: path,
             reads,
             canonical: None,
+            prec: crate::canon::PRIMARY,
+        }
+    }
+
+    /// The text as the object of a member access.
+    fn object(&self) -> std::borrow::Cow<'_, str> {
+        match self.prec < crate::canon::CALL {
+            true => std::borrow::Cow::Owned(concat(&["(", &self.text, ")"])),
+            false => std::borrow::Cow::Borrowed(&self.text),
         }
     }
 
@@ -99,19 +111,39 @@ impl Written {
     /// Its member `key` (`[0]`, `name`, `"a-b"`): see [`member_path`].
     pub(crate) fn member(&self, key: &str) -> Self {
         Written {
-            text: member_path(&self.text, key),
+            text: member_path(&self.object(), key),
             reads: self.reads.clone(),
             canonical: self.canonical.as_ref().map(|c| Box::new(c.member(key))),
+            prec: crate::canon::CALL,
         }
     }
 
     /// Each of its elements: `[*]` after it.
     pub(crate) fn each(&self) -> Self {
         Written {
-            text: concat(&[&self.text, "[*]"]),
+            text: concat(&[&self.object(), "[*]"]),
             reads: self.reads.clone(),
             canonical: self.canonical.as_ref().map(|c| Box::new(c.member("[*]"))),
+            prec: crate::canon::CALL,
         }
+    }
+}
+
+/// How tight the text [`rewrite::rewrite`] writes for `e` binds: a node's result is a path; a
+/// name standing for an expression binds as that expression's text.
+fn written_prec(b: &Builder<'_>, e: &Expr) -> u8 {
+    let span = e.span();
+    if b.node_spans.contains_key(&(span.lo.0, span.hi.0)) {
+        return crate::canon::PRIMARY;
+    }
+    match crate::canon::strip(e) {
+        // Parentheses the program wrote are in the text.
+        _ if matches!(e, Expr::Paren(_)) => crate::canon::PRIMARY,
+        Expr::Ident(id) => match b.lookup(&id.sym) {
+            Some(Binding::Template(v) | Binding::Expr { value: v, .. }) => v.prec,
+            _ => crate::canon::PRIMARY,
+        },
+        inner => crate::canon::prec_of(inner),
     }
 }
 
@@ -659,6 +691,7 @@ impl<'a> Builder<'a> {
             text,
             reads,
             canonical,
+            prec: written_prec(self, e),
         }
     }
 

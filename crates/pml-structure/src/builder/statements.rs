@@ -998,6 +998,7 @@ impl<'a> Builder<'a> {
                             value.canonical = Some(Box::new(printed));
                         }
                         value.text = concat(&["(", &value.text, ")"]);
+                        value.prec = crate::canon::PRIMARY;
                     }
                 }
                 // `const { limit } = args`: the names are parameters too.

@@ -783,3 +783,25 @@ fn a_structure_without_printings_is_the_same_structure() {
     }
     assert!(seen > 90, "{seen} fixtures");
 }
+
+/// An element of an iterable that binds looser than a member access is written with the
+/// iterable parenthesised (it read `n1.entries || [][*].path`, the path of `[]`'s element).
+#[test]
+fn elements_of_a_computed_iterable_are_parenthesised() {
+    let s = build_structure(
+        "const listing = await mcp.fs.list({});\nfor (const f of listing.entries || []) {\n  await mcp.fs.read({ path: f.path });\n}\nconst names = (await mcp.fs.list({})).items ?? [];\nfor (const { id } of names) await mcp.fs.read({ path: id });",
+        &BuildOptions::default(),
+    )
+    .structure;
+    let paths: Vec<String> = (s.nodes.iter())
+        .filter(|n| n.tool.as_deref() == Some("fs:read"))
+        .map(|n| arg(&n.arguments.as_ref().unwrap()["path"]))
+        .collect();
+    expect![[r#"
+        [
+            "ref((n1.entries || [])[*].path)",
+            "ref(n4[*].id)",
+        ]
+    "#]]
+    .assert_debug_eq(&paths);
+}
