@@ -39,17 +39,9 @@ enum Mode<'s, 'a> {
 /// collapsed when it spans lines (a structure the builder did not make), so that every record
 /// of the form stays on its line.
 fn one_line(text: &str, out: &mut String) {
-    if !text.contains(['\n', '\r']) {
-        out.push_str(text);
-        return;
-    }
-    let mut first = true;
-    for word in text.split_whitespace() {
-        if !first {
-            out.push(' ');
-        }
-        out.push_str(word);
-        first = false;
+    match text.contains(['\n', '\r']) {
+        true => pml_structure::collapse_whitespace(text, out),
+        false => out.push_str(text),
     }
 }
 

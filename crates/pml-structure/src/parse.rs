@@ -266,7 +266,8 @@ fn syntax(dialect: Dialect) -> Syntax {
     }
 }
 
-fn unwrap_body(script: Script) -> Option<Vec<Stmt>> {
+/// The statements of the wrapper function that is the script's one statement.
+pub(crate) fn unwrap_body(script: Script) -> Option<Vec<Stmt>> {
     let mut stmts = script.body.into_iter();
     let first = stmts.next()?;
     if stmts.next().is_some() {

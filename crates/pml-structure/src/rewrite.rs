@@ -973,6 +973,20 @@ impl Resolve for Names<'_, '_> {
     }
 }
 
+impl<'b, 'a> Names<'b, 'a> {
+    /// The names of code whose only inputs are its free names (a loop's, a function's).
+    fn code(b: &'b Builder<'a>) -> Self {
+        Names {
+            b,
+            root: (0, 0),
+            mode: NamesMode::Code {
+                operands: &[],
+                receiver: None,
+            },
+        }
+    }
+}
+
 /// A folded value as the canonical printing writes it.
 fn literal(v: &JsValue) -> Canonical {
     let mut text = String::new();
@@ -1077,15 +1091,7 @@ pub(crate) fn print_code(
 /// The code of a loop (its statement, or the call of a callback loop) printed canonically,
 /// its free names holes.
 pub(crate) fn print_loop(b: &Builder<'_>, code: LoopOf<'_>) -> Canonical {
-    let names = Names {
-        b,
-        root: (0, 0),
-        mode: NamesMode::Code {
-            operands: &[],
-            receiver: None,
-        },
-    };
-    let mut p = Printer::new(b.src, b.base, names);
+    let mut p = Printer::new(b.src, b.base, Names::code(b));
     match code {
         LoopOf::Stmt(s) => p.program(std::slice::from_ref(s)),
         LoopOf::Call(c) => p.call_stmt(c),
@@ -1116,15 +1122,7 @@ pub(crate) enum FunctionOf<'t> {
 /// A local function's code printed canonically: one printing whatever its form (see
 /// `Printer::function_code`), its free names holes.
 pub(crate) fn print_function(b: &Builder<'_>, code: FunctionOf<'_>) -> Canonical {
-    let names = Names {
-        b,
-        root: (0, 0),
-        mode: NamesMode::Code {
-            operands: &[],
-            receiver: None,
-        },
-    };
-    let mut p = Printer::new(b.src, b.base, names);
+    let mut p = Printer::new(b.src, b.base, Names::code(b));
     match code {
         FunctionOf::Function(f) => p.function(f),
         FunctionOf::Expr(e) => {

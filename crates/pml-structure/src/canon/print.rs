@@ -266,7 +266,7 @@ macro_rules! quote_wtf8 {
 }
 
 /// Whitespace runs collapsed to one space (the fallback for syntax printed as written).
-pub(crate) fn collapse_whitespace(text: &str, out: &mut String) {
+pub fn collapse_whitespace(text: &str, out: &mut String) {
     let mut first = true;
     for word in text.split_whitespace() {
         if !first {

@@ -7,7 +7,7 @@
 //! parenthesised expression (so `a) + (b` is not taken for an expression).
 
 use swc_common::{BytePos, Spanned};
-use swc_ecma_ast::{Decl, EsVersion, Expr, FnDecl, Script, Stmt};
+use swc_ecma_ast::{EsVersion, Expr, Script, Stmt};
 use swc_ecma_parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
 
 /// The wrapper around agent code (the same as `pml-structure`'s): no newline, so line numbers
@@ -76,18 +76,6 @@ fn run_parser(src: &Source) -> (Option<Script>, Vec<SyntaxError>) {
     (script, errors)
 }
 
-fn body_of(script: Script) -> Option<Vec<Stmt>> {
-    let mut stmts = script.body.into_iter();
-    let first = stmts.next()?;
-    if stmts.next().is_some() {
-        return None;
-    }
-    match first {
-        Stmt::Decl(Decl::Fn(FnDecl { function, .. })) => function.body.map(|b| b.stmts),
-        _ => None,
-    }
-}
-
 fn too_big(code: &str) -> bool {
     // SWC positions are u32; stay well inside them.
     code.len() > (u32::MAX as usize) / 4
@@ -116,7 +104,7 @@ pub(crate) fn parse_program(code: &str) -> (Source, Result<Vec<Stmt>, Vec<Syntax
         errors.dedup();
         return (src, Err(errors));
     }
-    match script.and_then(body_of) {
+    match script.and_then(crate::parse::unwrap_body) {
         Some(body) => (src, Ok(body)),
         None => (
             src,
@@ -183,7 +171,7 @@ pub(crate) fn parse_expression(pieces: &[&str]) -> Option<(Source, Box<Expr>)> {
     if !errors.is_empty() {
         return None;
     }
-    let mut body = body_of(script?)?;
+    let mut body = crate::parse::unwrap_body(script?)?;
     if body.len() != 1 {
         return None;
     }
