@@ -9,77 +9,27 @@ use rustc_hash::FxHashSet as HashSet;
 use swc_atoms::Atom;
 use swc_common::{Span, Spanned};
 use swc_ecma_ast::{
-    ArrowExpr, CallExpr, Callee, Decl, Expr, Function, MemberProp, ObjectPatProp, Pat, Prop, Stmt,
-    VarDeclarator,
+    ArrowExpr, CallExpr, Callee, Expr, ForHead, Function, MemberProp, ObjectPatProp, Pat, Prop,
+    Stmt, VarDecl, VarDeclOrExpr,
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
 use crate::builder::{strip, Binding, Builder};
+use crate::canon::scope::{self, DeclKind, Declared};
 use crate::canon::{prec_of, Out, Printer, Resolve, CALL, PRIMARY, SEQ, UNARY};
 use crate::fold::JsValue;
 use crate::model::{path_root, Canonical};
 
-/// Every name a binding pattern declares.
+/// Every name a binding pattern declares (`canon::scope`'s reading of patterns).
 pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<Atom>) {
-    match pat {
-        Pat::Ident(id) => out.push(id.id.sym.clone()),
-        Pat::Array(arr) => {
-            for elem in arr.elems.iter().flatten() {
-                pattern_names(elem, out);
-            }
-        }
-        Pat::Object(obj) => {
-            for prop in &obj.props {
-                match prop {
-                    ObjectPatProp::KeyValue(kv) => pattern_names(&kv.value, out),
-                    ObjectPatProp::Assign(a) => out.push(a.key.id.sym.clone()),
-                    ObjectPatProp::Rest(r) => pattern_names(&r.arg, out),
-                }
-            }
-        }
-        Pat::Rest(r) => pattern_names(&r.arg, out),
-        Pat::Assign(a) => pattern_names(&a.left, out),
-        Pat::Expr(_) | Pat::Invalid(_) => {}
-    }
+    let mut declared = Vec::new();
+    scope::pattern_names(pat, DeclKind::Statement, &mut declared);
+    out.extend(declared.into_iter().map(|d| d.name.clone()));
 }
 
-/// Names declared by a function's parameters and by the declarations directly in its body.
-fn function_scope_names(params: &[&Pat], body: Option<&[Stmt]>) -> HashSet<Atom> {
-    let mut names = Vec::new();
-    for p in params {
-        pattern_names(p, &mut names);
-    }
-    if let Some(stmts) = body {
-        let mut collector = DeclCollector { names: &mut names };
-        for stmt in stmts {
-            stmt.visit_with(&mut collector);
-        }
-    }
-    names.into_iter().collect()
-}
-
-/// Collects declared names in a body, not descending into nested functions.
-struct DeclCollector<'a> {
-    names: &'a mut Vec<Atom>,
-}
-
-impl Visit for DeclCollector<'_> {
-    fn visit_var_declarator(&mut self, d: &VarDeclarator) {
-        pattern_names(&d.name, self.names);
-        d.init.visit_with(self);
-    }
-    fn visit_decl(&mut self, d: &Decl) {
-        match d {
-            Decl::Fn(f) => self.names.push(f.ident.sym.clone()),
-            Decl::Class(c) => self.names.push(c.ident.sym.clone()),
-            other => other.visit_children_with(self),
-        }
-    }
-    fn visit_function(&mut self, _: &Function) {}
-    fn visit_arrow_expr(&mut self, _: &ArrowExpr) {}
-}
-
-/// Tracks the names declared by enclosing callbacks inside the expression being walked.
+/// The names declared by the scopes around the node being visited, from the one scope
+/// analysis of the crate (`canon::scope`: what each function, block, loop head, catch clause
+/// and `switch` declares).
 #[derive(Default)]
 struct Shadows {
     stack: Vec<HashSet<Atom>>,
@@ -89,20 +39,125 @@ impl Shadows {
     fn is_shadowed(&self, name: &Atom) -> bool {
         self.stack.iter().any(|s| s.contains(name))
     }
+
+    fn push(&mut self, declared: Vec<Declared<'_>>) {
+        self.stack
+            .push(declared.into_iter().map(|d| d.name.clone()).collect());
+    }
+
+    fn pop(&mut self) {
+        self.stack.pop();
+    }
+
+    fn arrow(&mut self, a: &ArrowExpr) {
+        let body = match &*a.body {
+            swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),
+            swc_ecma_ast::ArrowFunctionBody::Expr(_) => None,
+        };
+        self.push(scope::function_names(a.params.iter(), body));
+    }
+
+    fn function(&mut self, f: &Function) {
+        let body = f.body.as_ref().map(|b| b.stmts.as_slice());
+        self.push(scope::function_names(f.params.iter().map(|p| &p.pat), body));
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        let mut names = Vec::new();
+        scope::block_names(stmts, &mut names);
+        self.push(names);
+    }
+
+    /// A `for` head's `let`/`const` names (none for `var` or an expression).
+    fn loop_head(&mut self, head: Option<&VarDecl>) {
+        let mut names = Vec::new();
+        if let Some(v) = head {
+            scope::loop_head_names(v, &mut names);
+        }
+        self.push(names);
+    }
+
+    fn catch(&mut self, param: Option<&Pat>) {
+        let mut names = Vec::new();
+        if let Some(p) = param {
+            scope::pattern_names(p, DeclKind::Catch, &mut names);
+        }
+        self.push(names);
+    }
+
+    fn switch(&mut self, cases: &[swc_ecma_ast::SwitchCase]) {
+        let mut names = Vec::new();
+        scope::switch_names(cases, &mut names);
+        self.push(names);
+    }
 }
 
-fn arrow_scope(a: &ArrowExpr) -> HashSet<Atom> {
-    let params: Vec<&Pat> = a.params.iter().collect();
-    let body = match &*a.body {
-        swc_ecma_ast::ArrowFunctionBody::FunctionBody(b) => Some(b.stmts.as_slice()),
-        swc_ecma_ast::ArrowFunctionBody::Expr(_) => None,
+/// The `var`/`let`/`const` of a `for ... in/of` head.
+fn head_decl(head: &ForHead) -> Option<&VarDecl> {
+    match head {
+        ForHead::VarDecl(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// The scopes every visitor below enters the same way (`$visitor` has a `shadows` field).
+macro_rules! scoped_visits {
+    () => {
+        fn visit_block_stmt(&mut self, b: &swc_ecma_ast::BlockStmt) {
+            self.shadows.block(&b.stmts);
+            b.visit_children_with(self);
+            self.shadows.pop();
+        }
+
+        fn visit_for_stmt(&mut self, f: &swc_ecma_ast::ForStmt) {
+            let head = match &f.init {
+                Some(VarDeclOrExpr::VarDecl(v)) => Some(&**v),
+                _ => None,
+            };
+            self.shadows.loop_head(head);
+            f.visit_children_with(self);
+            self.shadows.pop();
+        }
+
+        fn visit_for_in_stmt(&mut self, f: &swc_ecma_ast::ForInStmt) {
+            self.shadows.loop_head(head_decl(&f.left));
+            f.visit_children_with(self);
+            self.shadows.pop();
+        }
+
+        fn visit_for_of_stmt(&mut self, f: &swc_ecma_ast::ForOfStmt) {
+            self.shadows.loop_head(head_decl(&f.left));
+            f.visit_children_with(self);
+            self.shadows.pop();
+        }
+
+        fn visit_catch_clause(&mut self, c: &swc_ecma_ast::CatchClause) {
+            self.shadows.catch(c.param.as_ref());
+            c.body.visit_with(self);
+            self.shadows.pop();
+        }
+
+        fn visit_switch_stmt(&mut self, s: &swc_ecma_ast::SwitchStmt) {
+            s.discriminant.visit_with(self);
+            self.shadows.switch(&s.cases);
+            s.cases.visit_with(self);
+            self.shadows.pop();
+        }
+
+        fn visit_fn_expr(&mut self, f: &swc_ecma_ast::FnExpr) {
+            // A function expression's own name is declared between the outer scope and its
+            // parameters.
+            let own: Vec<Declared<'_>> = (f.ident.iter())
+                .map(|i| Declared {
+                    name: &i.sym,
+                    kind: DeclKind::Named,
+                })
+                .collect();
+            self.shadows.push(own);
+            f.function.visit_with(self);
+            self.shadows.pop();
+        }
     };
-    function_scope_names(&params, body)
-}
-
-fn function_scope(f: &Function) -> HashSet<Atom> {
-    let params: Vec<&Pat> = f.params.iter().map(|p| &p.pat).collect();
-    function_scope_names(&params, f.body.as_ref().map(|b| b.stmts.as_slice()))
 }
 
 // ----- rewriting ---------------------------------------------------------------------------
@@ -237,16 +292,18 @@ impl Visit for Rewriter<'_, '_> {
     }
 
     fn visit_arrow_expr(&mut self, a: &ArrowExpr) {
-        self.shadows.stack.push(arrow_scope(a));
+        self.shadows.arrow(a);
         a.body.visit_with(self);
-        self.shadows.stack.pop();
+        self.shadows.pop();
     }
 
     fn visit_function(&mut self, f: &Function) {
-        self.shadows.stack.push(function_scope(f));
+        self.shadows.function(f);
         f.body.visit_with(self);
-        self.shadows.stack.pop();
+        self.shadows.pop();
     }
+
+    scoped_visits!();
 }
 
 /// A JS literal for a folded value (used where an unrolled `map` parameter is substituted).
@@ -310,6 +367,17 @@ pub(crate) struct FreeVars {
 }
 
 impl FreeVars {
+    fn new(skip: Vec<(u32, u32)>) -> Self {
+        FreeVars {
+            shadows: Shadows::default(),
+            seen: HashSet::default(),
+            out: Vec::new(),
+            at: Vec::new(),
+            dynamic: None,
+            skip,
+        }
+    }
+
     fn note(&mut self, name: &Atom, at: u32) {
         if !self.shadows.is_shadowed(name) && self.seen.insert(name.clone()) {
             self.out.push(name.to_string());
@@ -363,20 +431,22 @@ impl Visit for FreeVars {
     }
 
     fn visit_arrow_expr(&mut self, a: &ArrowExpr) {
-        self.shadows.stack.push(arrow_scope(a));
+        self.shadows.arrow(a);
         // Default values of parameters are evaluated in the outer scope... close enough: they
         // are visited with the parameters in scope, which only hides a name that shadows itself.
         a.params.visit_with(self);
         a.body.visit_with(self);
-        self.shadows.stack.pop();
+        self.shadows.pop();
     }
 
     fn visit_function(&mut self, f: &Function) {
-        self.shadows.stack.push(function_scope(f));
+        self.shadows.function(f);
         f.params.visit_with(self);
         f.body.visit_with(self);
-        self.shadows.stack.pop();
+        self.shadows.pop();
     }
+
+    scoped_visits!();
 
     fn visit_simple_assign_target(&mut self, t: &swc_ecma_ast::SimpleAssignTarget) {
         // `total += x` / `count++` read and write an outer name.
@@ -385,34 +455,6 @@ impl Visit for FreeVars {
             return;
         }
         t.visit_children_with(self);
-    }
-
-    fn visit_var_declarator(&mut self, d: &VarDeclarator) {
-        // A declaration inside the code (a loop body's `const x = ...`) makes the name local.
-        let mut names = Vec::new();
-        pattern_names(&d.name, &mut names);
-        if let Some(scope) = self.shadows.stack.last_mut() {
-            scope.extend(names);
-        }
-        d.name.visit_with(self);
-        d.init.visit_with(self);
-    }
-
-    fn visit_catch_clause(&mut self, c: &swc_ecma_ast::CatchClause) {
-        let mut names = Vec::new();
-        if let Some(p) = &c.param {
-            pattern_names(p, &mut names);
-        }
-        self.shadows.stack.push(names.into_iter().collect());
-        c.body.visit_with(self);
-        self.shadows.stack.pop();
-    }
-
-    fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
-        if let Some(scope) = self.shadows.stack.last_mut() {
-            scope.insert(f.ident.sym.clone());
-        }
-        f.function.visit_with(self);
     }
 
     fn visit_pat(&mut self, p: &Pat) {
@@ -441,6 +483,16 @@ pub(crate) fn free_variables<N: VisitWith<FreeVars> + ?Sized>(e: &N) -> Vec<Stri
     free_variables_outside(e, Vec::new())
 }
 
+/// [`free_variables`] of a statement (a loop's code): the `var`s it declares are its own too.
+pub(crate) fn free_variables_of(stmt: &Stmt) -> Vec<String> {
+    let mut vars = Vec::new();
+    scope::var_names(std::slice::from_ref(stmt), &mut vars);
+    let mut fv = FreeVars::new(Vec::new());
+    fv.shadows.push(vars);
+    stmt.visit_with(&mut fv);
+    fv.out
+}
+
 /// [`free_variables`], not looking into the sub-expressions at `skip` (spans `(lo, hi)`).
 pub(crate) fn free_variables_outside<N: VisitWith<FreeVars> + ?Sized>(
     e: &N,
@@ -462,16 +514,7 @@ pub(crate) fn free_variables_at<N: VisitWith<FreeVars> + ?Sized>(
     e: &N,
     skip: Vec<(u32, u32)>,
 ) -> CodeReads {
-    let mut fv = FreeVars {
-        shadows: Shadows {
-            stack: vec![HashSet::default()],
-        },
-        seen: HashSet::default(),
-        out: Vec::new(),
-        at: Vec::new(),
-        dynamic: None,
-        skip,
-    };
+    let mut fv = FreeVars::new(skip);
     e.visit_with(&mut fv);
     CodeReads {
         names: fv.out,

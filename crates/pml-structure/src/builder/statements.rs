@@ -273,7 +273,7 @@ impl<'a> Builder<'a> {
                     LoopOf::Stmt(stmt),
                     LoopKind::ForOf,
                     Some(header),
-                    free_variables(stmt),
+                    rewrite::free_variables_of(stmt),
                     |b| {
                         b.bind_for_head(&f.left);
                         // The loop variable is one element of the iterable, like a map parameter.
@@ -293,7 +293,7 @@ impl<'a> Builder<'a> {
                     LoopOf::Stmt(stmt),
                     LoopKind::ForIn,
                     Some(header),
-                    free_variables(stmt),
+                    rewrite::free_variables_of(stmt),
                     |b| {
                         b.bind_for_head(&f.left);
                         b.loop_body(&f.body);
@@ -306,7 +306,7 @@ impl<'a> Builder<'a> {
                     LoopOf::Stmt(stmt),
                     LoopKind::For,
                     condition,
-                    free_variables(stmt),
+                    rewrite::free_variables_of(stmt),
                     |b| {
                         match &f.init {
                             Some(VarDeclOrExpr::VarDecl(v)) => {
@@ -335,7 +335,7 @@ impl<'a> Builder<'a> {
                     LoopOf::Stmt(stmt),
                     LoopKind::While,
                     condition,
-                    free_variables(stmt),
+                    rewrite::free_variables_of(stmt),
                     |b| {
                         b.expr(&w.test, Position::Nested);
                         b.loop_body(&w.body);
@@ -348,7 +348,7 @@ impl<'a> Builder<'a> {
                     LoopOf::Stmt(stmt),
                     LoopKind::DoWhile,
                     condition,
-                    free_variables(stmt),
+                    rewrite::free_variables_of(stmt),
                     |b| {
                         b.loop_body(&w.body);
                         b.live = true;

@@ -315,7 +315,7 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
             declared
                 .into_iter()
                 .enumerate()
-                .map(|(i, d)| (d.name, first + i)),
+                .map(|(i, d)| (&**d.name, first + i)),
         );
     }
 

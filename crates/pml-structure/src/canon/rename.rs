@@ -224,7 +224,7 @@ impl Renamer<'_> {
             .into_iter()
             .map(|d| {
                 let index = if d.kind == DeclKind::Statement {
-                    self.bindings.get_index_of(d.name)
+                    self.bindings.get_index_of(d.name.as_str())
                 } else {
                     None
                 };

@@ -11,6 +11,7 @@ use std::borrow::Borrow;
 use std::hash::Hash;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use swc_atoms::Atom;
 
 use swc_ecma_ast::{
     Decl, ForHead, ObjectPatProp, Pat, Stmt, SwitchCase, VarDecl, VarDeclKind, VarDeclOrExpr,
@@ -34,7 +35,7 @@ pub(crate) enum DeclKind {
 /// One declared name and how it was declared.
 #[derive(Debug, Clone)]
 pub(crate) struct Declared<'a> {
-    pub(crate) name: &'a str,
+    pub(crate) name: &'a Atom,
     pub(crate) kind: DeclKind,
 }
 

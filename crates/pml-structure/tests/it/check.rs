@@ -805,3 +805,25 @@ fn elements_of_a_computed_iterable_are_parenthesised() {
     "#]]
     .assert_debug_eq(&paths);
 }
+
+/// One scope analysis (`canon::scope`) for the printings and for what code reads: a name a
+/// nested block declares shadows the outer one in that block only, so the code still reads
+/// the outer one elsewhere (it was taken for declared in the whole callback).
+#[test]
+fn a_block_declaration_shadows_in_its_block_only() {
+    let s = build_structure(
+        "const items = await mcp.fs.list({});\nconst rows = await mcp.fs.rows({});\nconst total = rows.reduce((acc, x) => { if (x.big) { const items = 1; acc += items; } return acc + items.length; }, 0);\nreturn total;",
+        &BuildOptions::default(),
+    )
+    .structure;
+    let reduce = s.nodes.iter().find(|n| n.tool.as_deref() == Some("code:reduce")).unwrap();
+    let args = reduce.arguments.as_ref().unwrap();
+    let inputs: Vec<String> = args.iter().map(|(k, v)| format!("{k:?} {}", arg(v))).collect();
+    expect![[r#"
+        [
+            "Static(\"rows\") ref(n2)",
+            "Static(\"items\") ref(n1)",
+        ]
+    "#]]
+    .assert_debug_eq(&inputs);
+}
