@@ -467,3 +467,19 @@ fn printings_keep_precedence_separators_and_constants() {
         "const k = 6;\nasync function f() { await mcp.s.t({ v: k }); }\nawait f();",
     );
 }
+
+/// Statement labels are the program's names: renaming them changes nothing, which loop a
+/// `break` leaves does.
+#[test]
+fn labels_count_by_place_not_name() {
+    let nested = |outer: &str, inner: &str, target: &str| {
+        format!(
+            "const xs = await mcp.fs.list({{}});\nlet n = 0;\n{outer}: for (const x of xs) {{\n  {inner}: for (const y of x.items) {{\n    if (y.stop) break {target};\n    n += y.size;\n  }}\n  await mcp.fs.read({{ path: x.path }});\n}}\nreturn n;"
+        )
+    };
+    same(&nested("outer", "inner", "outer"), &nested("a", "b", "a"));
+    differ(
+        &nested("outer", "inner", "outer"),
+        &nested("outer", "inner", "inner"),
+    );
+}

@@ -285,6 +285,11 @@ pub(crate) struct Printer<'s, 'a, R> {
     /// Declared name -> its number `n` (printed `_p<n>`).
     scopes: Scopes<&'a str, usize>,
     next_local: usize,
+    /// The statement labels around (name, number: printed `_l<n>`), numbered in order.
+    labels: Vec<(&'a str, usize)>,
+    next_label: usize,
+    /// Labels used but declared outside the printed code (printed `_m<i>`, in order of use).
+    outer_labels: Vec<&'a str>,
     pub(crate) resolve: R,
 }
 
@@ -297,6 +302,9 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
             base,
             scopes: Scopes::default(),
             next_local: 0,
+            labels: Vec::new(),
+            next_label: 0,
+            outer_labels: Vec::new(),
             resolve,
         }
     }
@@ -337,6 +345,25 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
             }
             None => self.resolve.free(name, min, &mut self.out),
         }
+    }
+
+    /// A statement label: its name is the program's choice, so it prints as its place among
+    /// the labels around (`_l0`...), or, declared outside the printed code, among those
+    /// (`_m0`...).
+    fn label(&mut self, name: &'a str) {
+        use std::fmt::Write;
+        if let Some(&(_, n)) = self.labels.iter().rev().find(|(l, _)| *l == name) {
+            let _ = write!(*self.out, "_l{n}");
+            return;
+        }
+        let i = match self.outer_labels.iter().position(|l| *l == name) {
+            Some(i) => i,
+            None => {
+                self.outer_labels.push(name);
+                self.outer_labels.len() - 1
+            }
+        };
+        let _ = write!(*self.out, "_m{i}");
     }
 
     fn fallback(&mut self, span: swc_common::Span) {
@@ -425,15 +452,19 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
                 self.out.push(';');
             }
             Stmt::Labeled(l) => {
-                self.out.push_str(&l.label.sym);
+                let n = self.next_label;
+                self.next_label += 1;
+                self.labels.push((&l.label.sym, n));
+                self.label(&l.label.sym);
                 self.out.push_str(": ");
                 self.stmt(&l.body);
+                self.labels.pop();
             }
             Stmt::Break(b) => {
                 self.out.push_str("break");
                 if let Some(label) = &b.label {
                     self.out.push(' ');
-                    self.out.push_str(&label.sym);
+                    self.label(&label.sym);
                 }
                 self.out.push(';');
             }
@@ -441,7 +472,7 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
                 self.out.push_str("continue");
                 if let Some(label) = &c.label {
                     self.out.push(' ');
-                    self.out.push_str(&label.sym);
+                    self.label(&label.sym);
                 }
                 self.out.push(';');
             }

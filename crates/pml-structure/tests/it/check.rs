@@ -816,9 +816,16 @@ fn a_block_declaration_shadows_in_its_block_only() {
         &BuildOptions::default(),
     )
     .structure;
-    let reduce = s.nodes.iter().find(|n| n.tool.as_deref() == Some("code:reduce")).unwrap();
+    let reduce = s
+        .nodes
+        .iter()
+        .find(|n| n.tool.as_deref() == Some("code:reduce"))
+        .unwrap();
     let args = reduce.arguments.as_ref().unwrap();
-    let inputs: Vec<String> = args.iter().map(|(k, v)| format!("{k:?} {}", arg(v))).collect();
+    let inputs: Vec<String> = args
+        .iter()
+        .map(|(k, v)| format!("{k:?} {}", arg(v)))
+        .collect();
     expect![[r#"
         [
             "Static(\"rows\") ref(n2)",
