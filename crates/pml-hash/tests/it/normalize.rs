@@ -244,7 +244,7 @@ fn canonical_printing() {
         for (const e of xs) if (e) continue; else break
           => for (const _p0 of xs) { if (_p0) { continue; } else { break; } }
         let i = 0; do { i++ } while (i < 3); for (let j = 0; j < i; j++) {} label: for (;;) break label;
-          => let _p0 = 0; do { _p0++; } while (_p0 < 3); for (let _p1 = 0; _p1 < _p0; _p1++) {} label: for (;;) { break label; }
+          => let _p0 = 0; do { _p0++; } while (_p0 < 3); for (let _p1 = 0; _p1 < _p0; _p1++) {} _l0: for (;;) { break _l0; }
         try { f() } catch ({ message }) { g(message) } finally { h() }
           => try { f(); } catch ({message: _p0}) { g(_p0); } finally { h(); }
         switch (x) { case 1: { const y = 1; } case 2: const z = 2; break; default: z }
