@@ -133,6 +133,20 @@ macro_rules! scoped_visits {
 
         fn visit_catch_clause(&mut self, c: &swc_ecma_ast::CatchClause) {
             self.shadows.catch(c.param.as_ref());
+            // Its pattern's default values read names.
+            c.param.visit_with(self);
+            c.body.visit_with(self);
+            self.shadows.pop();
+        }
+
+        fn visit_constructor(&mut self, c: &swc_ecma_ast::Constructor) {
+            let params = (c.params.iter()).filter_map(|p| match p {
+                swc_ecma_ast::ParamOrTsParamProp::Param(p) => Some(&p.pat),
+                swc_ecma_ast::ParamOrTsParamProp::TsParamProp(_) => None,
+            });
+            let body = c.body.as_ref().map(|b| b.stmts.as_slice());
+            self.shadows.push(scope::function_names(params, body));
+            c.params.visit_with(self);
             c.body.visit_with(self);
             self.shadows.pop();
         }

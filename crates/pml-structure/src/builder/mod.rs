@@ -139,11 +139,29 @@ fn written_prec(b: &Builder<'_>, e: &Expr) -> u8 {
     match crate::canon::strip(e) {
         // Parentheses the program wrote are in the text.
         _ if matches!(e, Expr::Paren(_)) => crate::canon::PRIMARY,
+        // So is a type assertion (TypeScript built as it is), which binds loosely.
+        _ if has_type_assertion(e) => crate::canon::SEQ,
         Expr::Ident(id) => match b.lookup(&id.sym) {
             Some(Binding::Template(v) | Binding::Expr { value: v, .. }) => v.prec,
             _ => crate::canon::PRIMARY,
         },
         inner => crate::canon::prec_of(inner),
+    }
+}
+
+/// Whether `e` is, under its parentheses, a TypeScript `as`/`satisfies`/`<T>` assertion: its
+/// text keeps the assertion, which binds looser than a member access.
+pub(crate) fn has_type_assertion(mut e: &Expr) -> bool {
+    loop {
+        e = match e {
+            Expr::Paren(p) => &p.expr,
+            Expr::TsNonNull(t) => &t.expr,
+            Expr::TsAs(_)
+            | Expr::TsSatisfies(_)
+            | Expr::TsTypeAssertion(_)
+            | Expr::TsConstAssertion(_) => return true,
+            _ => return false,
+        }
     }
 }
 

@@ -984,6 +984,15 @@ impl<'a> Builder<'a> {
             None => {
                 let mut value = self.written(init);
                 match strip(init) {
+                    // Its text keeps a type assertion: parenthesised below.
+                    _ if has_type_assertion(init) && !matches!(init, Expr::Paren(_)) => {
+                        if value.canonical.is_none() && self.printing {
+                            let printed = rewrite::print_reference(self, init);
+                            value.canonical = Some(Box::new(printed));
+                        }
+                        value.text = concat(&["(", &value.text, ")"]);
+                        value.prec = crate::canon::PRIMARY;
+                    }
                     Expr::Ident(_)
                     | Expr::Member(_)
                     | Expr::Lit(_)

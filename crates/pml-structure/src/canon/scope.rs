@@ -1,6 +1,7 @@
-//! Which names a scope declares, in declaration order (shared by the canonical printer, which
-//! renames them `_p0, _p1...`, and by [`crate::normalize_variable_names`], which resolves uses
-//! to declarations).
+//! Which names a scope declares, in declaration order: the crate's one scope analysis, shared
+//! by the canonical printer (which renames them `_p0, _p1...`), by
+//! [`crate::normalize_variable_names`] (which resolves uses to declarations) and by
+//! `rewrite.rs` (what a text's bound names and a code's free names are).
 //!
 //! Scopes follow ES2015 strict-mode rules: `var` and parameters belong to the enclosing
 //! function, `let`/`const`/`class`/`function` declarations to their block, loop-head `let`/`const`

@@ -834,3 +834,25 @@ fn a_block_declaration_shadows_in_its_block_only() {
     "#]]
     .assert_debug_eq(&inputs);
 }
+
+/// A type assertion stays in the text (TypeScript built as it is): an element or member of it
+/// is written with it parenthesised.
+#[test]
+fn a_type_assertion_is_parenthesised_before_a_member() {
+    let s = build_structure(
+        "for (const f of args.files as File[]) await mcp.fs.read({ path: f.path });\nconst es = args.more as File[];\nawait mcp.fs.read({ path: es.length });",
+        &BuildOptions::default(),
+    )
+    .structure;
+    let paths: Vec<String> = (s.nodes.iter())
+        .filter(|n| n.tool.as_deref() == Some("fs:read"))
+        .map(|n| arg(&n.arguments.as_ref().unwrap()["path"]))
+        .collect();
+    expect![[r#"
+        [
+            "ref((args.files as File[])[*].path)",
+            "ref((args.more as File[]).length)",
+        ]
+    "#]]
+    .assert_debug_eq(&paths);
+}
