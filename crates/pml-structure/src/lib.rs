@@ -7,7 +7,11 @@
 //! **Output:** a [`StaticStructure`]: task nodes (`server:tool`, pure operations `code:<op>`),
 //! decisions (if/else, switch, ternary, `&&`/`||` guards), forks/joins (`Promise.all`),
 //! capabilities and loops; `sequence`, `conditional` and `provides` edges; arguments classified as
-//! literal / reference / parameter; variable and literal bindings; diagnostics.
+//! literal / reference / parameter; variable and literal bindings; diagnostics. Every text it
+//! writes (references, conditions, code) also carries its canonical printing from the syntax
+//! tree ([`Canonical`], `canon/`), what the semantic hash reads, unless
+//! [`BuildOptions::no_hash`]. The crate also normalises a program's names
+//! ([`normalize_variable_names`], [`normalize_code`]).
 //!
 //! **Invariants:**
 //! - Never panics and never overflows the stack, whatever the input (deep nesting runs on a
@@ -18,7 +22,7 @@
 //!   halves, and the mutated-names pass beside the walk).
 //! - Node ids are numbered per kind in evaluation order; every node is reachable from the first
 //!   node through sequence/conditional edges or from its enclosing scope node.
-//! - This is the only crate whose API mentions SWC; it does no I/O.
+//! - This is the only crate that reads JavaScript (SWC); it does no I/O.
 //!
 //! ```
 //! use pml_structure::{build_structure, BuildOptions, ArgumentValue};
@@ -69,9 +73,9 @@ pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};
 pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
-    escape_name, ArgumentValue, Arguments, Canonical, ComputedKey, Coverage, Diagnostic, Edge,
-    EdgeKind, Hole, Key, LoopKind, Node, NodeCanonical, NodeKind, Piece, Scope, Severity, Span,
-    StaticStructure,
+    collides_with_ids, escape_name, ArgumentValue, Arguments, Canonical, ComputedKey, Coverage,
+    Diagnostic, Edge, EdgeKind, Hole, Key, LoopKind, Node, NodeCanonical, NodeKind, Piece, Scope,
+    Severity, Span, StaticStructure,
 };
 pub use parameterize::{parameterize, parameters_schema, ParameterizeReturn};
 pub use parse::Dialect;
