@@ -21,6 +21,9 @@ struct Names<'s> {
     budget: usize,
     /// Free names nothing resolves, numbered `_v0, _v1...` in order of first appearance.
     unknown: HashMap<std::borrow::Cow<'s, str>, usize>,
+    /// Switch outcomes whose case is no constant (`case:` + its text), as they count:
+    /// `case:` + the case's printing with its holes filled, by decision and outcome.
+    outcomes: HashMap<(&'s str, &'s str), String>,
 }
 
 /// What the holes of a printing are, by the kind of text.
@@ -273,6 +276,13 @@ impl<'s> Names<'s> {
         }
     }
 
+    /// An outcome of decision `id` as it counts (see [`Names::outcomes`]).
+    fn outcome<'o>(&'o self, id: &'o str, outcome: &'o str) -> &'o str {
+        self.outcomes
+            .get(&(id, outcome))
+            .map_or(outcome, String::as_str)
+    }
+
     fn node(&mut self, n: &'s Node, out: &mut String) {
         out.push_str("node ");
         push_id(&n.id, out);
@@ -286,7 +296,7 @@ impl<'s> Names<'s> {
                     out.push_str("decision ");
                     push_id(id, out);
                     out.push(' ');
-                    quote_str(outcome, out);
+                    quote_str(self.outcome(id, outcome), out);
                 }
                 Scope::Fork { id } => {
                     out.push_str("fork ");
@@ -333,9 +343,15 @@ impl<'s> Names<'s> {
         if !n.outcomes.is_empty() {
             // A switch's cases, empty ones included: they decide which case a value takes.
             out.push_str("  outcomes");
-            for o in &n.outcomes {
+            let printed = n.canonical.as_ref().map(|c| c.outcomes.as_slice());
+            for (i, o) in n.outcomes.iter().enumerate() {
+                if let Some(Some(case)) = printed.and_then(|p| p.get(i)) {
+                    let mut text = String::from("case:");
+                    self.fill(case, &mut Mode::Expr, &mut text);
+                    self.outcomes.insert((&n.id, o), text);
+                }
                 out.push(' ');
-                quote_str(o, out);
+                quote_str(self.outcome(&n.id, o), out);
             }
             out.push('\n');
         }
@@ -454,10 +470,11 @@ fn coverage_name(c: pml_structure::Coverage) -> &'static str {
     }
 }
 
-/// Edges in canonical order: by `from`, `to`, type, outcome, coverage (as strings; absent first).
-fn sorted_edges(edges: &[Edge]) -> Vec<&Edge> {
-    let mut sorted: Vec<&Edge> = edges.iter().collect();
-    sorted.sort_by(|a, b| edge_key(a).cmp(&edge_key(b)));
+/// Edges in canonical order: by `from`, `to`, type, outcome (as it counts), coverage (as
+/// strings; absent first).
+fn sorted_edges<'e>(edges: &'e [Edge], names: &'e Names<'_>) -> Vec<EdgeKey<'e>> {
+    let mut sorted: Vec<EdgeKey<'e>> = edges.iter().map(|e| edge_key(e, names)).collect();
+    sorted.sort();
     sorted
 }
 
@@ -469,30 +486,30 @@ type EdgeKey<'e> = (
     Option<&'static str>,
 );
 
-fn edge_key(e: &Edge) -> EdgeKey<'_> {
+fn edge_key<'e>(e: &'e Edge, names: &'e Names<'_>) -> EdgeKey<'e> {
     (
         &e.from,
         &e.to,
         edge_kind_name(e.kind),
-        e.outcome.as_deref(),
+        e.outcome.as_deref().map(|o| names.outcome(&e.from, o)),
         e.coverage.map(coverage_name),
     )
 }
 
-fn edge_line(e: &Edge, out: &mut String) {
+fn edge_line((from, to, kind, outcome, coverage): EdgeKey<'_>, out: &mut String) {
     out.push_str("edge ");
-    push_id(&e.from, out);
+    push_id(from, out);
     out.push(' ');
-    push_id(&e.to, out);
+    push_id(to, out);
     out.push(' ');
-    out.push_str(edge_kind_name(e.kind));
-    if let Some(o) = &e.outcome {
+    out.push_str(kind);
+    if let Some(o) = outcome {
         out.push_str(" outcome ");
         quote_str(o, out);
     }
-    if let Some(c) = e.coverage {
+    if let Some(c) = coverage {
         out.push_str(" coverage ");
-        out.push_str(coverage_name(c));
+        out.push_str(c);
     }
     out.push('\n');
 }
@@ -504,6 +521,7 @@ pub(crate) fn canonical_form(structure: &StaticStructure, budget: usize) -> Stri
         structure,
         budget,
         unknown: HashMap::default(),
+        outcomes: HashMap::default(),
     };
     let mut out = String::with_capacity(64 + structure.nodes.len() * 160);
     out.push_str(VERSION_TAG);
@@ -516,7 +534,7 @@ pub(crate) fn canonical_form(structure: &StaticStructure, budget: usize) -> Stri
         names.arg_value(result, 0, &mut out);
         out.push('\n');
     }
-    for e in sorted_edges(&structure.edges) {
+    for e in sorted_edges(&structure.edges, &names) {
         edge_line(e, &mut out);
     }
     out

@@ -8,7 +8,7 @@
 //!   [`HashError`], for a structure with errors: it stands for no program), a versioned
 //!   text (`pml-hash/v7`, specified in `docs/hash.md`) of the nodes and edges with spans,
 //!   bindings, diagnostics and approval lists left out and the program's variable names replaced
-//!   (non-constant switch case texts excepted: `docs/hash.md`, "Limits"):
+//!   (object methods passed as arguments excepted: `docs/hash.md`, "Limits"):
 //!   bound names by node ids (the builder already did that), callback parameters and other
 //!   local names by `_p0, _p1...`, names nothing resolves by `_v0, _v1...`. The code of
 //!   `code:*` tasks, conditions, reference expressions and loop code count in the canonical

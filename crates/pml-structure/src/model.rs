@@ -189,6 +189,9 @@ pub struct Node {
 pub struct NodeCanonical {
     pub code: Option<Canonical>,
     pub condition: Option<Canonical>,
+    /// Switch decisions: the printing of each case whose value is not a constant (its
+    /// outcome is `case:` + its text), by the outcome's place in `outcomes`.
+    pub outcomes: Vec<Option<Canonical>>,
 }
 
 /// A text of the structure printed canonically (`docs/hash.md`: no comments, one formatting,

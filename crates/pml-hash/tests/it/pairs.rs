@@ -483,3 +483,20 @@ fn labels_count_by_place_not_name() {
         &nested("outer", "inner", "inner"),
     );
 }
+
+/// A switch case that is no constant counts by its printing: renaming the variable it reads
+/// changes nothing (its outcome's text, `case:` + the program's name, did), reading another
+/// value does.
+#[test]
+fn switch_cases_count_by_their_printing() {
+    let program = |name: &str, case: &str| {
+        format!(
+            "let {name} = args.first;\nfor (const x of args.xs) {name} = x;\nconst r = await mcp.fs.read({{ path: \"a\" }});\nswitch (r.kind) {{\n  case {case}:\n    await mcp.fs.write({{ path: \"b\" }});\n    break;\n  case \"other\":\n    await mcp.fs.write({{ path: \"c\" }});\n}}\n"
+        )
+    };
+    same(&program("wanted", "wanted"), &program("target", "target"));
+    differ(
+        &program("wanted", "wanted"),
+        &program("wanted", "args.first"),
+    );
+}

@@ -355,6 +355,7 @@ impl<'a> Builder<'a> {
                 Box::new(NodeCanonical {
                     code: None,
                     condition: Some(printed),
+                    ..Default::default()
                 })
             });
             let d = self.add_node(node);
@@ -481,6 +482,7 @@ impl<'a> Builder<'a> {
             Box::new(NodeCanonical {
                 code: Some(printed),
                 condition: None,
+                ..Default::default()
             })
         });
         node.tool = Some(tool.to_string());

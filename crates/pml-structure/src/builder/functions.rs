@@ -251,6 +251,7 @@ impl<'a> Builder<'a> {
             node.canonical = Some(Box::new(NodeCanonical {
                 code: Some(rewrite::print_function(self, code)),
                 condition: None,
+                ..Default::default()
             }));
         }
         node.scope = self.scopes.last().cloned();

@@ -634,6 +634,7 @@ impl<'a> Builder<'a> {
             Box::new(NodeCanonical {
                 code: None,
                 condition: Some(*c),
+                ..Default::default()
             })
         });
         self.add_node(node)

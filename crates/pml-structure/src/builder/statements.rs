@@ -717,6 +717,7 @@ impl<'a> Builder<'a> {
         let mut canonical = NodeCanonical {
             code: self.printing.then(|| rewrite::print_loop(self, code)),
             condition: None,
+            ..Default::default()
         };
         if let Some(condition) = condition {
             node.condition = Some(condition.text);
@@ -840,7 +841,21 @@ impl<'a> Builder<'a> {
                     "default".to_string()
                 }
             };
-            self.nodes[after - 1].outcomes.push(outcome.clone());
+            // A case that is no constant: its printing, for the hash.
+            let printed = match &case.test {
+                Some(test) if self.printing && !self.case_is_constant(test) => {
+                    Some(rewrite::print_reference(self, test))
+                }
+                _ => None,
+            };
+            let decision = &mut self.nodes[after - 1];
+            if let Some(printed) = printed {
+                let canonical = decision.canonical.get_or_insert_with(Box::default);
+                let at = decision.outcomes.len();
+                canonical.outcomes.resize(at, None);
+                canonical.outcomes.push(Some(printed));
+            }
+            decision.outcomes.push(outcome.clone());
             let mut entry = std::mem::take(&mut fallthrough);
             entry.push(Pending {
                 from: d.clone(),
@@ -875,6 +890,14 @@ impl<'a> Builder<'a> {
         if self.close_decision(cp, after, ended, exits) {
             self.live |= broke;
         }
+    }
+
+    /// Whether a case's label is its value (a string, number, boolean or `null` it folds to).
+    fn case_is_constant(&self, test: &Expr) -> bool {
+        matches!(
+            fold::fold(test, self),
+            Some(JsValue::Str(_) | JsValue::Num(_) | JsValue::Bool(_) | JsValue::Null)
+        )
     }
 
     pub(super) fn case_label(&self, test: &Expr) -> String {
