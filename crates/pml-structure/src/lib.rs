@@ -63,9 +63,8 @@ use serde_json::Value;
 
 pub use builder::{member_path, DYNAMIC_NAME};
 pub use canon::{
-    collapse_whitespace, fmt_number, is_ident_name, is_simple_path, js_value, key_text,
-    looks_canonical, normalize_code, normalize_variable_names, quote_str, NormalizeReturn,
-    MAX_PARSE_DEPTH,
+    collapse_whitespace, is_ident_name, is_simple_path, js_value, key_text, normalize_code,
+    normalize_variable_names, quote_str, NormalizeReturn, MAX_PARSE_DEPTH,
 };
 pub use fold::in_js_order;
 pub(crate) use guard::refuse;

@@ -1006,32 +1006,26 @@ impl<'a> Builder<'a> {
         match self.unmodelled(init, 0) {
             None => {
                 let mut value = self.written(init);
-                match strip(init) {
-                    // Its text keeps a type assertion: parenthesised below.
-                    _ if has_type_assertion(init) && !matches!(init, Expr::Paren(_)) => {
-                        if value.canonical.is_none() && self.printing {
-                            let printed = rewrite::print_reference(self, init);
-                            value.canonical = Some(Box::new(printed));
-                        }
-                        value.text = concat(&["(", &value.text, ")"]);
-                        value.prec = crate::canon::PRIMARY;
-                    }
+                // One operand as it is written; else (an operator, a type assertion kept in
+                // the text...) parenthesised, its canonical printing saying how it binds.
+                let operand = matches!(
+                    strip(init),
                     Expr::Ident(_)
-                    | Expr::Member(_)
-                    | Expr::Lit(_)
-                    | Expr::Tpl(_)
-                    | Expr::Array(_)
-                    | Expr::Call(_)
-                    | Expr::Paren(_) => {}
-                    _ => {
-                        // The text is parenthesised; its canonical printing says how it binds.
-                        if value.canonical.is_none() && self.printing {
-                            let printed = rewrite::print_reference(self, init);
-                            value.canonical = Some(Box::new(printed));
-                        }
-                        value.text = concat(&["(", &value.text, ")"]);
-                        value.prec = crate::canon::PRIMARY;
+                        | Expr::Member(_)
+                        | Expr::Lit(_)
+                        | Expr::Tpl(_)
+                        | Expr::Array(_)
+                        | Expr::Call(_)
+                        | Expr::Paren(_)
+                );
+                let asserted = has_type_assertion(init) && !matches!(init, Expr::Paren(_));
+                if asserted || !operand {
+                    if value.canonical.is_none() && self.printing {
+                        let printed = rewrite::print_reference(self, init);
+                        value.canonical = Some(Box::new(printed));
                     }
+                    value.text = concat(&["(", &value.text, ")"]);
+                    value.prec = crate::canon::PRIMARY;
                 }
                 // `const { limit } = args`: the names are parameters too.
                 let param = match strip(init) {

@@ -23,10 +23,11 @@ pub use rename::NormalizeReturn;
 
 pub use crate::model::{Canonical, Hole};
 
-pub use print::{
-    collapse_whitespace, fmt_number, is_ident_name, is_simple_path, looks_canonical, quote_str,
+pub use print::{collapse_whitespace, is_ident_name, is_simple_path, quote_str};
+pub(crate) use print::{
+    fmt_number, looks_canonical, prec_of, strip, Printer, Resolve, CALL, EQUALITY, PRIMARY, SEQ,
+    UNARY,
 };
-pub(crate) use print::{prec_of, strip, Printer, Resolve, CALL, EQUALITY, PRIMARY, SEQ, UNARY};
 
 /// What a printer writes: text, and holes at places in it.
 #[derive(Debug, Default)]
