@@ -4,8 +4,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 use pml_structure::{
-    ArgumentValue, Arguments, Diagnostic, EdgeKind, Key, LoopKind, Node, NodeKind, Scope, Severity,
-    StaticStructure, ToolCatalog,
+    ArgumentValue, Arguments, Diagnostic, EdgeKind, Elements, Key, LoopKind, Node, NodeKind, Scope,
+    Severity, StaticStructure, ToolCatalog,
 };
 
 use crate::model::{Condition, Dag, DagResult, DecisionKind, Metadata, Task, TaskType};
@@ -258,10 +258,13 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
             read.arguments(args);
         }
         for c in &task.condition {
-            read.names(&c.reads, &c.expression);
+            // Made from its decision node, which the index has.
+            let decision = index.by_id.get(c.decision_node_id.as_str());
+            let elements = decision.map(|&d| &s.nodes[d].condition_elements);
+            read.names(&c.reads, elements.unwrap_or(&NO_ELEMENTS));
         }
-        if let Some(cond) = &node.condition {
-            read.names(&node.reads, cond);
+        if node.condition.is_some() {
+            read.names(&node.reads, &node.condition_elements);
         }
         let Names {
             reads,
@@ -424,6 +427,9 @@ struct Names {
     unresolved: Vec<String>,
 }
 
+/// A text that reads no element.
+static NO_ELEMENTS: Elements = Elements::none();
+
 /// The names some expressions read (as the structure says), and whether one of them reads
 /// `[*]`: one element of a collection whose elements are not known.
 #[derive(Default)]
@@ -433,21 +439,20 @@ struct Reads<'s> {
 }
 
 impl<'s> Reads<'s> {
-    fn names(&mut self, names: &'s [String], expression: &str) {
+    fn names(&mut self, names: &'s [String], elements: &Elements) {
         for n in names {
             if !self.names.contains(&n.as_str()) {
                 self.names.push(n);
             }
         }
-        // `[*]` is the builder's own mark, not JavaScript.
-        self.each |= expression.contains("[*]");
+        self.each |= !elements.is_empty();
     }
 
     /// What the entries read: their values, and their keys computed at run time.
     fn arguments(&mut self, args: &'s Arguments) {
         for (key, value) in args {
             if let Key::Computed(c) = key {
-                self.names(&c.reads, &c.expression);
+                self.names(&c.reads, &c.elements);
             }
             self.value(value);
         }
@@ -456,8 +461,8 @@ impl<'s> Reads<'s> {
     fn value(&mut self, v: &'s ArgumentValue) {
         match v {
             ArgumentValue::Reference {
-                expression, reads, ..
-            } => self.names(reads, expression),
+                reads, elements, ..
+            } => self.names(reads, elements),
             ArgumentValue::Object { properties } => self.arguments(properties),
             ArgumentValue::Array { items } => items.iter().for_each(|p| self.value(p)),
             ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}

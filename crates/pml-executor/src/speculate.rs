@@ -62,7 +62,7 @@ use std::sync::{Arc, Mutex};
 
 use indexmap::IndexMap;
 use pml_structure::{
-    ArgumentValue, Arguments, Key, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure,
+    ArgumentValue, Arguments, Elements, Key, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -1821,32 +1821,30 @@ fn at_element_all(arguments: &Arguments, element: Option<usize>) -> Arguments {
     }
 }
 
-/// A text the builder wrote, at element `i` of its loop: its mark `[*]` (never the program's
-/// own: `rewrite.rs` escapes those) becomes `[i]`.
-fn element_text(text: &str, i: usize) -> String {
-    text.replace("[*]", &format!("[{i}]"))
-}
-
 /// A computed key at element `i` of its loop (see [`at_element`]).
 fn key_at_element(key: &Key, i: usize) -> Key {
     match key {
         Key::Computed(c) => Key::Computed(Box::new(pml_structure::ComputedKey {
             at: c.at,
-            expression: element_text(&c.expression, i),
+            expression: c.elements.at_index(&c.expression, i),
             reads: c.reads.clone(),
             canonical: None,
+            elements: Elements::none(),
         })),
         other => other.clone(),
     }
 }
 
-/// The argument at element `i` of its loop: the element template `xs[*]` becomes `xs[i]`.
+/// The argument at element `i` of its loop: where it stands for each element of a collection
+/// (`xs[*]`, as the builder marks it), element `i` (`xs[i]`).
 fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
     match value {
-        // `[*]` is the builder's mark for "each element".
         ArgumentValue::Reference {
-            expression, reads, ..
-        } => ArgumentValue::reference_reading(element_text(expression, i), reads.clone()),
+            expression,
+            reads,
+            elements,
+            ..
+        } => ArgumentValue::reference_reading(elements.at_index(expression, i), reads.clone()),
         ArgumentValue::Object { properties } => ArgumentValue::Object {
             properties: (properties.iter())
                 .map(|(k, v)| (key_at_element(k, i), at_element(v, i)))

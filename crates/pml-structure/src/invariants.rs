@@ -4,7 +4,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics;
-use crate::model::{EdgeKind, NodeKind, Scope, Severity, StaticStructure};
+use crate::model::{
+    ArgumentValue, Arguments, EdgeKind, Elements, Key, NodeKind, Scope, Severity, StaticStructure,
+};
 
 /// 1-based line and character column of a byte offset.
 fn line_col(code: &str, offset: usize) -> (usize, usize) {
@@ -180,5 +182,52 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
             ));
         }
     }
+
+    // Each text's element marks are exactly where it shows `[*]` (the program's own `[*]`
+    // written escaped): what later stages read instead of the text.
+    for n in &s.nodes {
+        if let Some(condition) = &n.condition {
+            marks_agree(&n.id, condition, &n.condition_elements)?;
+        }
+        if let Some(args) = &n.arguments {
+            arguments_marks_agree(&n.id, args)?;
+        }
+    }
+    if let Some(result) = &s.result {
+        value_marks_agree("the result", result)?;
+    }
     Ok(())
+}
+
+fn marks_agree(at: &str, text: &str, elements: &Elements) -> Result<(), String> {
+    match *elements == Elements::found_in(text) {
+        true => Ok(()),
+        false => Err(format!(
+            "{at}: `{text}` has element marks at {:?}",
+            elements.offsets()
+        )),
+    }
+}
+
+fn arguments_marks_agree(at: &str, args: &Arguments) -> Result<(), String> {
+    for (key, value) in args {
+        if let Key::Computed(c) = key {
+            marks_agree(at, &c.expression, &c.elements)?;
+        }
+        value_marks_agree(at, value)?;
+    }
+    Ok(())
+}
+
+fn value_marks_agree(at: &str, value: &ArgumentValue) -> Result<(), String> {
+    match value {
+        ArgumentValue::Reference {
+            expression,
+            elements,
+            ..
+        } => marks_agree(at, expression, elements),
+        ArgumentValue::Object { properties } => arguments_marks_agree(at, properties),
+        ArgumentValue::Array { items } => items.iter().try_for_each(|v| value_marks_agree(at, v)),
+        ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => Ok(()),
+    }
 }

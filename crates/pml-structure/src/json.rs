@@ -106,6 +106,7 @@ fn node(out: &mut Vec<u8>, n: &Node) {
         scope,
         span,
         // Not part of the JSON (as `#[serde(skip)]` says).
+        condition_elements: _,
         guarded: _,
         leaves: _,
         throw_exits: _,
@@ -571,6 +572,7 @@ mod tests {
             expression: "n1.id".into(),
             reads: vec!["n1".into()],
             canonical: None,
+            elements: Default::default(),
         }));
         properties.insert(computed, literal.clone());
         for escaped in ["...x", "[y]", "\\z", "..", "a[b]"] {

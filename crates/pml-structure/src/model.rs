@@ -49,6 +49,38 @@ impl StaticStructure {
             .iter()
             .any(|d| d.severity == Severity::Error)
     }
+
+    /// A structure read back from its JSON (as `pml analyze` writes it, as the store keeps
+    /// it), with what the JSON leaves implicit found again: where its texts stand for each
+    /// element of a collection ([`Elements`]). The canonical printings are not found again:
+    /// hash the program, not its JSON.
+    pub fn from_json(json: serde_json::Value) -> serde_json::Result<Self> {
+        fn value(v: &mut ArgumentValue) {
+            match v {
+                ArgumentValue::Reference {
+                    expression,
+                    elements,
+                    ..
+                } => *elements = Elements::found_in(expression),
+                ArgumentValue::Object { properties } => arguments(properties),
+                ArgumentValue::Array { items } => items.iter_mut().for_each(value),
+                ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
+            }
+        }
+        // Computed keys: the arguments' reader finds their marks.
+        fn arguments(args: &mut Arguments) {
+            args.values_mut().for_each(value);
+        }
+        let mut s: StaticStructure = serde_json::from_value(json)?;
+        for node in &mut s.nodes {
+            node.arguments.iter_mut().for_each(arguments);
+            if let Some(condition) = &node.condition {
+                node.condition_elements = Elements::found_in(condition);
+            }
+        }
+        s.result.iter_mut().for_each(value);
+        Ok(s)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -129,6 +161,10 @@ pub struct Node {
     /// The names `condition` reads (like a reference's `reads`).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub reads: Vec<String>,
+    /// Where `condition` stands for each element of a collection (like a reference's; not
+    /// part of the JSON).
+    #[serde(skip)]
+    pub condition_elements: Elements,
     /// Switch decisions: every case's outcome in source order (`case:<value>`, `default`), so
     /// the case a value selects can be told at run time.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -192,6 +228,77 @@ pub struct NodeCanonical {
     /// Switch decisions: the printing of each case whose value is not a constant (its
     /// outcome is `case:` + its text), by the outcome's place in `outcomes`.
     pub outcomes: Vec<Option<Canonical>>,
+}
+
+/// Where a text the builder wrote stands for *each element* of a collection: the byte offsets
+/// of its `[*]` marks, in order (`n1.items[*].id` has one, at 8). Later stages ask this, never
+/// the text: speculation puts an index at each mark ([`Elements::at_index`]), the DAG asks
+/// whether there is one. Not part of the JSON: reading a structure back
+/// ([`StaticStructure::from_json`]) finds the marks again in the texts, where every `[*]` is one
+/// (the builder escapes `[*]` in the program's own literals: `"a[\\*]"`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Elements(Vec<u32>);
+
+impl Elements {
+    /// The mark, as the texts show it.
+    pub const MARK: &'static str = "[*]";
+
+    /// No mark.
+    pub const fn none() -> Self {
+        Elements(Vec::new())
+    }
+
+    /// The text reads no element.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The byte offsets of the marks.
+    pub fn offsets(&self) -> &[u32] {
+        &self.0
+    }
+
+    /// `text` (the text these marks are of) at element `i`: each mark becomes `[i]`.
+    pub fn at_index(&self, text: &str, i: usize) -> String {
+        let index = format!("[{i}]");
+        let mut out = String::with_capacity(text.len() + 4 * self.0.len());
+        let mut at = 0;
+        for &mark in &self.0 {
+            let mark = mark as usize;
+            let Some(before) = text.get(at..mark) else {
+                break;
+            };
+            out.push_str(before);
+            out.push_str(&index);
+            at = mark + Self::MARK.len();
+        }
+        out.push_str(text.get(at..).unwrap_or(""));
+        out
+    }
+
+    /// The marks of a text read back from JSON: every `[*]` in it.
+    pub(crate) fn found_in(text: &str) -> Self {
+        Elements(
+            text.match_indices(Self::MARK)
+                .map(|(at, _)| at as u32)
+                .collect(),
+        )
+    }
+
+    /// A mark at `at`.
+    pub(crate) fn push(&mut self, at: usize) {
+        self.0.push(at as u32);
+    }
+
+    /// The marks of `other`, placed in a text at byte `at` (after these).
+    pub(crate) fn extend_at(&mut self, other: &Elements, at: usize) {
+        self.0.extend(other.0.iter().map(|&m| m + at as u32));
+    }
+
+    /// These marks, the text being moved `by` bytes on.
+    pub(crate) fn shifted(&self, by: usize) -> Self {
+        Elements(self.0.iter().map(|&m| m + by as u32).collect())
+    }
 }
 
 /// A text of the structure printed canonically (`docs/hash.md`: no comments, one formatting,
@@ -299,6 +406,7 @@ impl Node {
             arguments: None,
             condition: None,
             reads: Vec::new(),
+            condition_elements: Elements::none(),
             outcomes: Vec::new(),
             capability_id: None,
             loop_kind: None,
@@ -435,13 +543,17 @@ pub enum ArgumentValue {
         /// its own canonical printing. Not part of the JSON.
         #[serde(skip)]
         canonical: Option<Box<Canonical>>,
+        /// Where `expression` stands for each element of a collection (not part of the JSON).
+        #[serde(skip)]
+        elements: Elements,
     },
     /// `args.<name>`: a parameter of the capability (`args.a.b` -> `a.b`).
     #[serde(rename_all = "camelCase")]
     Parameter { parameter_name: String },
     /// An object literal whose values are not all literal: each property classified.
     Object { properties: Arguments },
-    /// An array literal whose items are not all literal: each item classified.
+    /// An array literal whose items are not all literal: each item classified. (An array
+    /// with a spread or a hole is a reference: which items it has is not known.)
     Array { items: Vec<ArgumentValue> },
 }
 
@@ -466,28 +578,33 @@ impl ArgumentValue {
             expression,
             reads,
             canonical: None,
+            elements: Elements::none(),
         }
     }
 
-    /// A reference to an expression that reads `reads`.
+    /// A reference to an expression that reads `reads` (and no element of a collection).
     pub fn reference_reading(expression: impl Into<String>, reads: Vec<String>) -> Self {
         ArgumentValue::Reference {
             expression: expression.into(),
             reads,
             canonical: None,
+            elements: Elements::none(),
         }
     }
 
-    /// A reference to an expression that reads `reads`, with its canonical printing.
+    /// A reference to an expression that reads `reads`, with its canonical printing and
+    /// where it stands for each element of a collection.
     pub fn reference_printed(
         expression: impl Into<String>,
         reads: Vec<String>,
         canonical: Option<Box<Canonical>>,
+        elements: Elements,
     ) -> Self {
         ArgumentValue::Reference {
             expression: expression.into(),
             reads,
             canonical,
+            elements,
         }
     }
 }
@@ -573,6 +690,8 @@ pub struct ComputedKey {
     pub reads: Vec<String>,
     /// As a reference's (not part of the JSON).
     pub canonical: Option<Box<Canonical>>,
+    /// As a reference's (not part of the JSON).
+    pub elements: Elements,
 }
 
 impl ComputedKey {
@@ -582,6 +701,7 @@ impl ComputedKey {
             self.expression.clone(),
             self.reads.clone(),
             self.canonical.clone(),
+            self.elements.clone(),
         )
     }
 }
@@ -775,6 +895,7 @@ impl<'de> Deserialize<'de> for Arguments {
                         };
                         let key = ComputedKey {
                             at,
+                            elements: Elements::found_in(&expression),
                             expression,
                             reads,
                             canonical: None,
@@ -855,7 +976,22 @@ impl Diagnostic {
 
 #[cfg(test)]
 mod tests {
-    use super::{collides_with_ids, escape_name, path_root};
+    use super::{collides_with_ids, escape_name, path_root, Elements};
+
+    #[test]
+    fn an_index_goes_at_each_mark_and_nowhere_else() {
+        // The program's own `[*]` is written escaped; a mark is where the builder says.
+        let text = r#"n1[*].items[*].id + "[\*]""#;
+        let marks = Elements::found_in(text);
+        assert_eq!(marks.offsets(), [2, 11]);
+        assert_eq!(marks.at_index(text, 12), r#"n1[12].items[12].id + "[\*]""#);
+        assert_eq!(Elements::none().at_index(text, 3), text);
+        // Placed in a longer text.
+        let mut outer = Elements::none();
+        outer.push(0);
+        outer.extend_at(&marks.shifted(1), 4);
+        assert_eq!(outer.offsets(), [0, 7, 16]);
+    }
 
     #[test]
     fn names_like_node_ids_are_escaped() {

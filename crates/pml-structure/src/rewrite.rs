@@ -18,7 +18,7 @@ use crate::builder::{strip, Binding, Builder};
 use crate::canon::scope::{self, DeclKind, Declared};
 use crate::canon::{prec_of, Out, Printer, Resolve, CALL, PRIMARY, SEQ, UNARY};
 use crate::fold::JsValue;
-use crate::model::{path_root, Canonical};
+use crate::model::{path_root, Canonical, Elements};
 
 /// Every name a binding pattern declares (`canon::scope`'s reading of patterns).
 pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<Atom>) {
@@ -179,7 +179,8 @@ macro_rules! scoped_visits {
 struct Rewriter<'b, 'a> {
     b: &'b Builder<'a>,
     shadows: Shadows,
-    edits: Vec<(usize, usize, String)>,
+    /// Byte ranges of the source and what replaces each (with its marks).
+    edits: Vec<(usize, usize, String, Elements)>,
     root: (u32, u32),
     /// The names the rewritten text reads.
     reads: Vec<String>,
@@ -192,8 +193,9 @@ impl Rewriter<'_, '_> {
         }
     }
 
-    /// What a free name becomes (`None`: itself), noting what it reads.
-    fn binding_text(&mut self, name: &Atom) -> Option<String> {
+    /// What a free name becomes (`None`: itself) and where that stands for each element of a
+    /// collection, noting what it reads.
+    fn binding_text(&mut self, name: &Atom) -> Option<(String, Elements)> {
         if self.shadows.is_shadowed(name) {
             return None;
         }
@@ -202,11 +204,11 @@ impl Rewriter<'_, '_> {
         let text = match b.lookup(name) {
             Some(Binding::Node(v)) => {
                 self.read(path_root(v));
-                return Some(v.clone());
+                return Some((v.clone(), Elements::none()));
             }
             Some(Binding::Template(v) | Binding::Expr { value: v, .. }) => {
                 v.reads.iter().for_each(|r| self.read(r));
-                return Some(v.text.clone());
+                return Some((v.text.clone(), v.elements.clone()));
             }
             Some(Binding::Element(v)) => Some(js_literal(v)),
             Some(
@@ -219,22 +221,22 @@ impl Rewriter<'_, '_> {
             )
             | None => None,
         };
-        if text.is_some() {
-            return text;
+        if let Some(text) = text {
+            return Some((text, Elements::none()));
         }
         // A name of the program that looks like a node id is written escaped: it is not
         // that node's result.
         let escaped = crate::model::escape_name(name);
         self.read(&escaped);
         match escaped {
-            std::borrow::Cow::Owned(escaped) => Some(escaped),
+            std::borrow::Cow::Owned(escaped) => Some((escaped, Elements::none())),
             std::borrow::Cow::Borrowed(_) => None,
         }
     }
 
-    fn edit(&mut self, span: Span, text: String) {
+    fn edit(&mut self, span: Span, (text, elements): (String, Elements)) {
         let (lo, hi) = self.b.offsets(span);
-        self.edits.push((lo, hi, text));
+        self.edits.push((lo, hi, text, elements));
     }
 }
 
@@ -247,14 +249,12 @@ impl Rewriter<'_, '_> {
         let Some(text) = self.b.src.get(lo..hi) else {
             return;
         };
-        if text.contains(EACH) {
-            self.edits.push((lo, hi, text.replace(EACH, "[\\*]")));
+        if text.contains(Elements::MARK) {
+            let escaped = text.replace(Elements::MARK, "[\\*]");
+            self.edits.push((lo, hi, escaped, Elements::none()));
         }
     }
 }
-
-/// The builder's mark for "each element of the loop's iterable" (`n1.items[*].id`).
-const EACH: &str = "[*]";
 
 impl Visit for Rewriter<'_, '_> {
     fn visit_str(&mut self, s: &swc_ecma_ast::Str) {
@@ -276,7 +276,7 @@ impl Visit for Rewriter<'_, '_> {
             if let Some(id) = self.b.node_spans.get(&key) {
                 let id = id.clone();
                 self.read(path_root(&id));
-                self.edit(span, id);
+                self.edit(span, (id, Elements::none()));
                 return;
             }
         }
@@ -291,8 +291,10 @@ impl Visit for Rewriter<'_, '_> {
 
     fn visit_prop(&mut self, p: &Prop) {
         if let Prop::Shorthand(id) = p {
-            if let Some(text) = self.binding_text(&id.sym) {
-                self.edit(id.span, format!("{}: {text}", id.sym));
+            if let Some((text, elements)) = self.binding_text(&id.sym) {
+                let key = concat_key(&id.sym);
+                let elements = elements.shifted(key.len());
+                self.edit(id.span, (key + &text, elements));
             }
             return;
         }
@@ -328,14 +330,23 @@ fn js_literal(v: &JsValue) -> String {
     }
 }
 
+/// `name: ` (a shorthand property written out).
+fn concat_key(name: &str) -> String {
+    let mut key = String::with_capacity(name.len() + 2 + 16);
+    key.push_str(name);
+    key.push_str(": ");
+    key
+}
+
 /// The source text of `e` with every bound name (and every sub-expression that is a node's
-/// result) replaced by the node result it holds: `file.content` -> `n1.content`; and the names
-/// that text reads (node ids, free names), once each, in order.
-pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> (String, Vec<String>) {
+/// result) replaced by the node result it holds: `file.content` -> `n1.content`; the names
+/// that text reads (node ids, free names), once each, in order; where it stands for each
+/// element of a collection (the marks of the texts it took in).
+pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> (String, Vec<String>, Elements) {
     let span = e.span();
     let root = (span.lo.0, span.hi.0);
     if let Some(id) = b.node_spans.get(&root) {
-        return (id.clone(), vec![path_root(id).to_owned()]);
+        return (id.clone(), vec![path_root(id).to_owned()], Elements::none());
     }
     let mut r = Rewriter {
         b,
@@ -349,21 +360,23 @@ pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> (String, Vec<String>) {
     let (lo, hi) = b.offsets(span);
     let text = b.src.get(lo..hi).unwrap_or("");
     if r.edits.is_empty() {
-        return (text.to_string(), reads);
+        return (text.to_string(), reads, Elements::none());
     }
-    r.edits.sort_by_key(|(s, _, _)| *s);
+    r.edits.sort_by_key(|(s, ..)| *s);
     let mut out = String::with_capacity(text.len() + 16);
+    let mut marks = Elements::none();
     let mut at = lo;
-    for (s, e, replacement) in r.edits {
+    for (s, e, replacement, elements) in r.edits {
         if s < at || e > hi {
             continue;
         }
         out.push_str(b.src.get(at..s).unwrap_or(""));
+        marks.extend_at(&elements, out.len());
         out.push_str(&replacement);
         at = e;
     }
     out.push_str(b.src.get(at..hi).unwrap_or(""));
-    (out, reads)
+    (out, reads, marks)
 }
 
 // ----- free variables ----------------------------------------------------------------------

@@ -376,14 +376,8 @@ impl Known {
             ArgumentValue::Literal { value, .. } => value.clone(),
             ArgumentValue::Object { properties } => self.object(properties, at),
             ArgumentValue::Array { items } => {
-                // A spread item: which items there are is not known.
-                let spread = items.iter().any(|item| {
-                    matches!(item, ArgumentValue::Reference { expression, .. } if expression.starts_with("..."))
-                });
-                if spread {
-                    self.unknown.push(at.to_owned());
-                    return Value::Null;
-                }
+                // Its items are known one by one (an array with a spread or a hole is a
+                // reference).
                 let items = (items.iter().enumerate())
                     .map(|(i, item)| self.value(item, &format!("{at}/{i}")))
                     .collect();

@@ -63,8 +63,8 @@ pub async fn view(request: &ViewRequest<'_>, store: Option<&Store>) -> Result<St
         (structure, hash, source)
     } else {
         let stored = needs_store()?.capability(request.target).await?;
-        let structure: pml_structure::StaticStructure = serde_json::from_value(stored.structure)
-            .map_err(|e| {
+        let structure =
+            pml_structure::StaticStructure::from_json(stored.structure).map_err(|e| {
                 ViewError::Damaged(format!(
                     "the stored structure of capability {} does not parse: {e}",
                     stored.code_hash

@@ -340,16 +340,18 @@ impl<'a> Builder<'a> {
                 (None, true) => Some(rewrite::print_reference(self, &bin.left)),
                 (None, false) => None,
             };
-            let (condition, printed, outcome) = match bin.op {
-                BinaryOp::LogicalAnd => (left.text, printed, "true"),
-                BinaryOp::LogicalOr => (left.text, printed, "false"),
+            let (condition, elements, printed, outcome) = match bin.op {
+                BinaryOp::LogicalAnd => (left.text, left.elements, printed, "true"),
+                BinaryOp::LogicalOr => (left.text, left.elements, printed, "false"),
                 _ => (
                     format!("({}) == null", left.text),
+                    left.elements.shifted(1),
                     printed.map(|p| p.equals_null()),
                     "true",
                 ),
             };
             node.condition = Some(condition);
+            node.condition_elements = elements;
             node.reads = left.reads;
             node.canonical = printed.map(|printed| {
                 Box::new(NodeCanonical {
@@ -960,6 +962,7 @@ impl<'a> Builder<'a> {
                     text,
                     reads,
                     canonical,
+                    elements,
                     ..
                 } = self.written(&c.expr);
                 Key::Computed(Box::new(ComputedKey {
@@ -967,6 +970,7 @@ impl<'a> Builder<'a> {
                     expression: text,
                     reads,
                     canonical,
+                    elements,
                 }))
             }
             swc_ecma_ast::PropName::BigInt(b) => Key::Static(b.value.to_string()),

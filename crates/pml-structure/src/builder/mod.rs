@@ -22,8 +22,8 @@ use crate::diagnostics;
 use crate::fold::{self, Env, JsValue};
 use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
 use crate::model::{
-    path_root, ArgumentValue, Arguments, Canonical, ComputedKey, Diagnostic, Edge, EdgeKind, Key,
-    LoopKind, Node, NodeCanonical, NodeKind, Scope, Severity, Span, StaticStructure,
+    path_root, ArgumentValue, Arguments, Canonical, ComputedKey, Diagnostic, Edge, EdgeKind,
+    Elements, Key, LoopKind, Node, NodeCanonical, NodeKind, Scope, Severity, Span, StaticStructure,
 };
 use crate::parse::LineIndex;
 use crate::rewrite::{
@@ -77,6 +77,8 @@ pub(crate) struct Written {
     /// How tight the text binds: looser than a member access, it is parenthesised before a
     /// member or `[*]` is appended (`(n1.items || [])[*]`).
     pub(crate) prec: u8,
+    /// Where the text stands for each element of a collection (its `[*]` marks).
+    pub(crate) elements: Elements,
 }
 
 impl Written {
@@ -88,15 +90,29 @@ impl Written {
             reads,
             canonical: None,
             prec: crate::canon::PRIMARY,
+            elements: Elements::none(),
         }
     }
 
-    /// The text as the object of a member access.
-    fn object(&self) -> std::borrow::Cow<'_, str> {
+    /// The text as the object of a member access, and its marks there.
+    fn object(&self) -> (std::borrow::Cow<'_, str>, Elements) {
         match self.prec < crate::canon::CALL {
-            true => std::borrow::Cow::Owned(concat(&["(", &self.text, ")"])),
-            false => std::borrow::Cow::Borrowed(&self.text),
+            true => (
+                std::borrow::Cow::Owned(concat(&["(", &self.text, ")"])),
+                self.elements.shifted(1),
+            ),
+            false => (
+                std::borrow::Cow::Borrowed(&self.text),
+                self.elements.clone(),
+            ),
         }
+    }
+
+    /// The text in parentheses (it then binds as one operand).
+    pub(crate) fn parenthesise(&mut self) {
+        self.text = concat(&["(", &self.text, ")"]);
+        self.elements = self.elements.shifted(1);
+        self.prec = crate::canon::PRIMARY;
     }
 
     /// A reference to what it computes.
@@ -105,26 +121,32 @@ impl Written {
             self.text.clone(),
             self.reads.clone(),
             self.canonical.clone(),
+            self.elements.clone(),
         )
     }
 
     /// Its member `key` (`[0]`, `name`, `"a-b"`): see [`member_path`].
     pub(crate) fn member(&self, key: &str) -> Self {
+        let (object, elements) = self.object();
         Written {
-            text: member_path(&self.object(), key),
+            text: member_path(&object, key),
             reads: self.reads.clone(),
             canonical: self.canonical.as_ref().map(|c| Box::new(c.member(key))),
             prec: crate::canon::CALL,
+            elements,
         }
     }
 
-    /// Each of its elements: `[*]` after it.
+    /// Each of its elements: the mark `[*]` after it.
     pub(crate) fn each(&self) -> Self {
+        let (object, mut elements) = self.object();
+        elements.push(object.len());
         Written {
-            text: concat(&[&self.object(), "[*]"]),
+            text: concat(&[&object, Elements::MARK]),
             reads: self.reads.clone(),
-            canonical: self.canonical.as_ref().map(|c| Box::new(c.member("[*]"))),
+            canonical: (self.canonical.as_ref()).map(|c| Box::new(c.member(Elements::MARK))),
             prec: crate::canon::CALL,
+            elements,
         }
     }
 }
@@ -629,6 +651,7 @@ impl<'a> Builder<'a> {
         let mut node = self.new_node(NodeKind::Decision, span);
         let condition = self.written(test);
         node.condition = Some(condition.text);
+        node.condition_elements = condition.elements;
         node.reads = condition.reads;
         node.canonical = condition.canonical.map(|c| {
             Box::new(NodeCanonical {
@@ -692,7 +715,7 @@ impl<'a> Builder<'a> {
     /// [`Builder::rewrite_text`], the names it reads, and the canonical printing of `e` read
     /// that way (when it is not the text itself).
     pub(crate) fn written(&self, e: &Expr) -> Written {
-        let (text, reads) = rewrite::rewrite(self, e);
+        let (text, reads, elements) = rewrite::rewrite(self, e);
         let canonical = match self.printing {
             true => Some(rewrite::print_reference(self, e)),
             false => None,
@@ -711,6 +734,7 @@ impl<'a> Builder<'a> {
             reads,
             canonical,
             prec: written_prec(self, e),
+            elements,
         }
     }
 
@@ -724,7 +748,12 @@ impl<'a> Builder<'a> {
     pub(crate) fn name_reference(name: &str) -> ArgumentValue {
         let escaped = crate::model::escape_name(name).into_owned();
         let canonical = Canonical::hole(&escaped);
-        ArgumentValue::reference_printed(escaped.clone(), vec![escaped], Some(Box::new(canonical)))
+        ArgumentValue::reference_printed(
+            escaped.clone(),
+            vec![escaped],
+            Some(Box::new(canonical)),
+            Elements::none(),
+        )
     }
 }
 

@@ -721,6 +721,7 @@ impl<'a> Builder<'a> {
         };
         if let Some(condition) = condition {
             node.condition = Some(condition.text);
+            node.condition_elements = condition.elements;
             node.reads = condition.reads;
             canonical.condition = condition.canonical.map(|c| *c);
         }
@@ -1024,8 +1025,7 @@ impl<'a> Builder<'a> {
                         let printed = rewrite::print_reference(self, init);
                         value.canonical = Some(Box::new(printed));
                     }
-                    value.text = concat(&["(", &value.text, ")"]);
-                    value.prec = crate::canon::PRIMARY;
+                    value.parenthesise();
                 }
                 // `const { limit } = args`: the names are parameters too.
                 let param = match strip(init) {

@@ -368,6 +368,7 @@ fn arguments_survive_without_a_node() {
         expression,
         reads,
         canonical: Some(printed),
+        ..
     } = &args["n"]
     else {
         panic!("{:?}", args["n"]);
@@ -406,6 +407,7 @@ fn computed_keys_are_references_and_static_keys_stay_static() {
                 expression: "n1.id".into(),
                 reads: vec!["n1".into()],
                 canonical: None,
+                elements: Default::default(),
             })),
             &Key::Static("xy".into()),
             &Key::Static("...k".into()),
