@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 use pml_structure::{
-    ArgumentValue, Arguments, Diagnostic, EdgeKind, Elements, Key, LoopKind, Node, NodeKind, Scope,
+    ArgumentValue, Arguments, Diagnostic, EdgeKind, Key, Leaves, LoopKind, Node, NodeKind, Scope,
     Severity, StaticStructure, ToolCatalog,
 };
 
@@ -260,11 +260,11 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         for c in &task.condition {
             // Made from its decision node, which the index has.
             let decision = index.by_id.get(c.decision_node_id.as_str());
-            let elements = decision.map(|&d| &s.nodes[d].condition_elements);
-            read.names(&c.reads, elements.unwrap_or(&NO_ELEMENTS));
+            let leaves = decision.map(|&d| &s.nodes[d].condition_leaves);
+            read.names(&c.reads, leaves.unwrap_or(&NO_LEAVES));
         }
         if node.condition.is_some() {
-            read.names(&node.reads, &node.condition_elements);
+            read.names(&node.reads, &node.condition_leaves);
         }
         let Names {
             reads,
@@ -428,7 +428,7 @@ struct Names {
 }
 
 /// A text that reads no element.
-static NO_ELEMENTS: Elements = Elements::none();
+static NO_LEAVES: Leaves = Leaves::none();
 
 /// The names some expressions read (as the structure says), and whether one of them reads
 /// `[*]`: one element of a collection whose elements are not known.
@@ -439,20 +439,20 @@ struct Reads<'s> {
 }
 
 impl<'s> Reads<'s> {
-    fn names(&mut self, names: &'s [String], elements: &Elements) {
+    fn names(&mut self, names: &'s [String], leaves: &Leaves) {
         for n in names {
             if !self.names.contains(&n.as_str()) {
                 self.names.push(n);
             }
         }
-        self.each |= !elements.is_empty();
+        self.each |= leaves.reads_elements();
     }
 
     /// What the entries read: their values, and their keys computed at run time.
     fn arguments(&mut self, args: &'s Arguments) {
         for (key, value) in args {
             if let Key::Computed(c) = key {
-                self.names(&c.reads, &c.elements);
+                self.names(&c.reads, &c.leaves);
             }
             self.value(value);
         }
@@ -460,9 +460,7 @@ impl<'s> Reads<'s> {
 
     fn value(&mut self, v: &'s ArgumentValue) {
         match v {
-            ArgumentValue::Reference {
-                reads, elements, ..
-            } => self.names(reads, elements),
+            ArgumentValue::Reference { reads, leaves, .. } => self.names(reads, leaves),
             ArgumentValue::Object { properties } => self.arguments(properties),
             ArgumentValue::Array { items } => items.iter().for_each(|p| self.value(p)),
             ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}

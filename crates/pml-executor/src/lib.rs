@@ -411,7 +411,10 @@ fn planned_object(
                     Key::Static(name) => name.clone(),
                     Key::Spread(_) => k.json_text().into_owned(),
                     Key::Computed(c) => {
-                        format!("[{}]", readable(&c.expression, &c.reads, structure))
+                        format!(
+                            "[{}]",
+                            readable(&c.expression, &c.reads, &c.leaves, structure)
+                        )
                     }
                 };
                 (key, planned_value(v, args, structure))
@@ -439,8 +442,11 @@ fn planned_value(
             }
         }
         A::Reference {
-            expression, reads, ..
-        } => computed(readable(expression, reads, structure)),
+            expression,
+            reads,
+            leaves,
+            ..
+        } => computed(readable(expression, reads, leaves, structure)),
         A::Object { properties } => planned_object(properties, args, structure),
         A::Array { items } => Value::Array(
             (items.iter())
@@ -457,6 +463,7 @@ fn planned_value(
 fn readable(
     expression: &str,
     reads: &[String],
+    leaves: &pml_structure::Leaves,
     structure: &pml_structure::StaticStructure,
 ) -> String {
     let mut said: HashMap<&str, String> = HashMap::new();
@@ -480,61 +487,11 @@ fn readable(
         };
         said.insert(id.as_str(), replacement);
     }
-    let text = replace_identifiers(expression, &said);
+    let text = leaves.with_results(expression, |id| said.get(id).map(String::as_str));
     match sources.is_empty() {
         true => text,
         false => format!("{text}, from {}", sources.join(", ")),
     }
-}
-
-/// `text` with each whole identifier that `with` has replaced by its value, in one pass (not
-/// inside a longer name, not after a `.`: a property of that name, not inside a string).
-fn replace_identifiers(text: &str, with: &HashMap<&str, String>) -> String {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    let mut out = String::with_capacity(text.len());
-    let mut quote: Option<char> = None;
-    let mut previous: Option<char> = None;
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        if let Some(q) = quote {
-            out.push(c);
-            if c == '\\' {
-                if let Some((_, escaped)) = chars.next() {
-                    out.push(escaped);
-                }
-            } else if c == q {
-                quote = None;
-            }
-            previous = Some(c);
-            continue;
-        }
-        if matches!(c, '"' | '\'' | '`') {
-            quote = Some(c);
-            out.push(c);
-            previous = Some(c);
-            continue;
-        }
-        if is_ident(c) && !previous.is_some_and(is_ident) {
-            let mut end = at + c.len_utf8();
-            while let Some(&(i, d)) = chars.peek() {
-                if !is_ident(d) {
-                    break;
-                }
-                end = i + d.len_utf8();
-                chars.next();
-            }
-            let word = &text[at..end];
-            match with.get(word) {
-                Some(replacement) if previous != Some('.') => out.push_str(replacement),
-                _ => out.push_str(word),
-            }
-            previous = word.chars().next_back();
-            continue;
-        }
-        out.push(c);
-        previous = Some(c);
-    }
-    out
 }
 
 /// Whether node `n` is in a branch, a loop or a local function (it may run several times, or

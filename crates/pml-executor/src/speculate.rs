@@ -62,7 +62,7 @@ use std::sync::{Arc, Mutex};
 
 use indexmap::IndexMap;
 use pml_structure::{
-    ArgumentValue, Arguments, Elements, Key, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure,
+    ArgumentValue, Arguments, Key, Leaves, LoopKind, NodeKind, ProbeKind, Scope, StaticStructure,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -1826,10 +1826,10 @@ fn key_at_element(key: &Key, i: usize) -> Key {
     match key {
         Key::Computed(c) => Key::Computed(Box::new(pml_structure::ComputedKey {
             at: c.at,
-            expression: c.elements.at_index(&c.expression, i),
+            expression: c.leaves.at_index(&c.expression, i),
             reads: c.reads.clone(),
             canonical: None,
-            elements: Elements::none(),
+            leaves: Leaves::none(),
         })),
         other => other.clone(),
     }
@@ -1842,9 +1842,9 @@ fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
         ArgumentValue::Reference {
             expression,
             reads,
-            elements,
+            leaves,
             ..
-        } => ArgumentValue::reference_reading(elements.at_index(expression, i), reads.clone()),
+        } => ArgumentValue::reference_reading(leaves.at_index(expression, i), reads.clone()),
         ArgumentValue::Object { properties } => ArgumentValue::Object {
             properties: (properties.iter())
                 .map(|(k, v)| (key_at_element(k, i), at_element(v, i)))

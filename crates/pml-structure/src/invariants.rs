@@ -5,7 +5,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diagnostics;
 use crate::model::{
-    ArgumentValue, Arguments, EdgeKind, Elements, Key, NodeKind, Scope, Severity, StaticStructure,
+    collides_with_ids, ArgumentValue, Arguments, EdgeKind, Key, LeafKind, Leaves, NodeKind, Scope,
+    Severity, StaticStructure,
 };
 
 /// 1-based line and character column of a byte offset.
@@ -187,7 +188,7 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
     // written escaped): what later stages read instead of the text.
     for n in &s.nodes {
         if let Some(condition) = &n.condition {
-            marks_agree(&n.id, condition, &n.condition_elements)?;
+            marks_agree(&n.id, condition, &n.condition_leaves, &n.reads)?;
         }
         if let Some(args) = &n.arguments {
             arguments_marks_agree(&n.id, args)?;
@@ -199,20 +200,33 @@ pub fn check_invariants(code: &str, s: &StaticStructure) -> Result<(), String> {
     Ok(())
 }
 
-fn marks_agree(at: &str, text: &str, elements: &Elements) -> Result<(), String> {
-    match *elements == Elements::found_in(text) {
-        true => Ok(()),
-        false => Err(format!(
-            "{at}: `{text}` has element marks at {:?}",
-            elements.offsets()
-        )),
+fn marks_agree(at: &str, text: &str, leaves: &Leaves, reads: &[String]) -> Result<(), String> {
+    if leaves.elements() != Leaves::found_in(text) {
+        return Err(format!("{at}: `{text}` has element marks at {leaves:?}"));
+    }
+    // Results: node ids the text reads, where it shows them; every node it reads is one.
+    let mut results = Vec::new();
+    for leaf in leaves.all() {
+        if let LeafKind::Result { len } = leaf.kind {
+            let id = text.get(leaf.at as usize..(leaf.at + len) as usize);
+            match id {
+                Some(id) if collides_with_ids(id) && reads.iter().any(|r| r == id) => {
+                    results.push(id)
+                }
+                _ => return Err(format!("{at}: `{text}` has a result at {leaf:?}")),
+            }
+        }
+    }
+    match (reads.iter()).find(|r| collides_with_ids(r) && !results.contains(&r.as_str())) {
+        Some(read) => Err(format!("{at}: `{text}` reads {read} but has no leaf of it")),
+        None => Ok(()),
     }
 }
 
 fn arguments_marks_agree(at: &str, args: &Arguments) -> Result<(), String> {
     for (key, value) in args {
         if let Key::Computed(c) = key {
-            marks_agree(at, &c.expression, &c.elements)?;
+            marks_agree(at, &c.expression, &c.leaves, &c.reads)?;
         }
         value_marks_agree(at, value)?;
     }
@@ -223,9 +237,10 @@ fn value_marks_agree(at: &str, value: &ArgumentValue) -> Result<(), String> {
     match value {
         ArgumentValue::Reference {
             expression,
-            elements,
+            leaves,
+            reads,
             ..
-        } => marks_agree(at, expression, elements),
+        } => marks_agree(at, expression, leaves, reads),
         ArgumentValue::Object { properties } => arguments_marks_agree(at, properties),
         ArgumentValue::Array { items } => items.iter().try_for_each(|v| value_marks_agree(at, v)),
         ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => Ok(()),

@@ -52,34 +52,42 @@ impl StaticStructure {
 
     /// A structure read back from its JSON (as `pml analyze` writes it, as the store keeps
     /// it), with what the JSON leaves implicit found again: where its texts stand for each
-    /// element of a collection ([`Elements`]). The canonical printings are not found again:
+    /// element of a collection ([`Leaves`]). The canonical printings are not found again:
     /// hash the program, not its JSON.
     pub fn from_json(json: serde_json::Value) -> serde_json::Result<Self> {
-        fn value(v: &mut ArgumentValue) {
+        let mut s: StaticStructure = serde_json::from_value(json)?;
+        // Computed keys: the arguments' reader finds their marks.
+        s.each_text_leaves(|text, leaves| *leaves = Leaves::found_in(text));
+        Ok(s)
+    }
+
+    /// `f` of every reference's and condition's text and its leaves (not computed keys': a
+    /// map's keys do not change).
+    pub(crate) fn each_text_leaves(&mut self, mut f: impl FnMut(&str, &mut Leaves)) {
+        fn value(v: &mut ArgumentValue, f: &mut dyn FnMut(&str, &mut Leaves)) {
             match v {
                 ArgumentValue::Reference {
-                    expression,
-                    elements,
-                    ..
-                } => *elements = Elements::found_in(expression),
-                ArgumentValue::Object { properties } => arguments(properties),
-                ArgumentValue::Array { items } => items.iter_mut().for_each(value),
+                    expression, leaves, ..
+                } => f(expression, leaves),
+                ArgumentValue::Object { properties } => arguments(properties, f),
+                ArgumentValue::Array { items } => items.iter_mut().for_each(|v| value(v, f)),
                 ArgumentValue::Literal { .. } | ArgumentValue::Parameter { .. } => {}
             }
         }
-        // Computed keys: the arguments' reader finds their marks.
-        fn arguments(args: &mut Arguments) {
-            args.values_mut().for_each(value);
+        fn arguments(args: &mut Arguments, f: &mut dyn FnMut(&str, &mut Leaves)) {
+            args.values_mut().for_each(|v| value(v, f));
         }
-        let mut s: StaticStructure = serde_json::from_value(json)?;
-        for node in &mut s.nodes {
-            node.arguments.iter_mut().for_each(arguments);
+        for node in &mut self.nodes {
+            if let Some(args) = &mut node.arguments {
+                arguments(args, &mut f);
+            }
             if let Some(condition) = &node.condition {
-                node.condition_elements = Elements::found_in(condition);
+                f(condition, &mut node.condition_leaves);
             }
         }
-        s.result.iter_mut().for_each(value);
-        Ok(s)
+        if let Some(result) = &mut self.result {
+            value(result, &mut f);
+        }
     }
 }
 
@@ -164,7 +172,7 @@ pub struct Node {
     /// Where `condition` stands for each element of a collection (like a reference's; not
     /// part of the JSON).
     #[serde(skip)]
-    pub condition_elements: Elements,
+    pub condition_leaves: Leaves,
     /// Switch decisions: every case's outcome in source order (`case:<value>`, `default`), so
     /// the case a value selects can be told at run time.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -230,74 +238,156 @@ pub struct NodeCanonical {
     pub outcomes: Vec<Option<Canonical>>,
 }
 
-/// Where a text the builder wrote stands for *each element* of a collection: the byte offsets
-/// of its `[*]` marks, in order (`n1.items[*].id` has one, at 8). Later stages ask this, never
-/// the text: speculation puts an index at each mark ([`Elements::at_index`]), the DAG asks
-/// whether there is one. Not part of the JSON: reading a structure back
-/// ([`StaticStructure::from_json`]) finds the marks again in the texts, where every `[*]` is one
-/// (the builder escapes `[*]` in the program's own literals: `"a[\\*]"`).
+/// The typed leaves of a text the builder wrote (a reference, a computed key, a condition), by
+/// their byte offsets in it, in order: where it stands for *each element* of a collection (the
+/// mark `[*]`: `n1.items[*].id` has one, at 8) and where it reads a node's result (`n1`).
+/// Later stages ask these, never the text: speculation puts an index at each element mark
+/// ([`Leaves::at_index`]), the DAG asks whether there is one, the approval plan says each
+/// result by the program's name for it ([`Leaves::with_results`]).
+///
+/// Not part of the JSON. Reading a structure back ([`StaticStructure::from_json`]) finds the
+/// element marks again, as every `[*]` in a text is one (the builder escapes `[*]` in the
+/// program's own literals: `"a[\\*]"`), but not the results: those are known from an analysis
+/// of the program.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Elements(Vec<u32>);
+pub struct Leaves(Vec<Leaf>);
 
-impl Elements {
-    /// The mark, as the texts show it.
+/// A leaf of a text, at byte `at` of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Leaf {
+    pub at: u32,
+    pub kind: LeafKind,
+}
+
+/// What a [`Leaf`] stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeafKind {
+    /// Each element of the collection before it: the mark `[*]`.
+    Element,
+    /// A node's result: its id, `len` bytes long.
+    Result { len: u32 },
+}
+
+impl Leaves {
+    /// The element mark, as the texts show it.
     pub const MARK: &'static str = "[*]";
 
-    /// No mark.
+    /// No leaf.
     pub const fn none() -> Self {
-        Elements(Vec::new())
+        Leaves(Vec::new())
     }
 
-    /// The text reads no element.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    /// A text that is a node's result or a path in it (`n1.content`): its root is the result.
+    pub fn of_path(path: &str) -> Self {
+        let root = path_root(path);
+        match collides_with_ids(root) {
+            true => Leaves(vec![Leaf {
+                at: 0,
+                kind: LeafKind::Result {
+                    len: root.len() as u32,
+                },
+            }]),
+            false => Leaves::none(),
+        }
     }
 
-    /// The byte offsets of the marks.
-    pub fn offsets(&self) -> &[u32] {
+    /// The leaves, in order.
+    pub fn all(&self) -> &[Leaf] {
         &self.0
     }
 
-    /// `text` (the text these marks are of) at element `i`: each mark becomes `[i]`.
+    /// Whether the text stands for each element of a collection.
+    pub fn reads_elements(&self) -> bool {
+        self.0.iter().any(|l| l.kind == LeafKind::Element)
+    }
+
+    /// `text` (the text these are the leaves of) at element `i`: each element mark becomes
+    /// `[i]`.
     pub fn at_index(&self, text: &str, i: usize) -> String {
         let index = format!("[{i}]");
-        let mut out = String::with_capacity(text.len() + 4 * self.0.len());
+        self.spliced(text, |leaf| match leaf.kind {
+            LeafKind::Element => Some((Self::MARK.len(), index.as_str())),
+            LeafKind::Result { .. } => None,
+        })
+    }
+
+    /// `text` (the text these are the leaves of) with each node's result that `said` says
+    /// otherwise said so (`n1.content` -> `file.content`).
+    pub fn with_results<'s>(&self, text: &str, said: impl Fn(&str) -> Option<&'s str>) -> String {
+        self.spliced(text, |leaf| match leaf.kind {
+            LeafKind::Result { len } => {
+                let at = leaf.at as usize;
+                let id = text.get(at..at + len as usize)?;
+                Some((len as usize, said(id)?))
+            }
+            LeafKind::Element => None,
+        })
+    }
+
+    /// `text` with the leaves `put` gives a replacement for (how many bytes it replaces, and
+    /// with what) replaced.
+    fn spliced<'r>(&self, text: &str, put: impl Fn(&Leaf) -> Option<(usize, &'r str)>) -> String {
+        let mut out = String::with_capacity(text.len() + 8);
         let mut at = 0;
-        for &mark in &self.0 {
-            let mark = mark as usize;
-            let Some(before) = text.get(at..mark) else {
+        for leaf in &self.0 {
+            let start = leaf.at as usize;
+            let Some((len, with)) = put(leaf) else {
+                continue;
+            };
+            let Some(before) = text.get(at..start) else {
                 break;
             };
             out.push_str(before);
-            out.push_str(&index);
-            at = mark + Self::MARK.len();
+            out.push_str(with);
+            at = start + len;
         }
         out.push_str(text.get(at..).unwrap_or(""));
         out
     }
 
-    /// The marks of a text read back from JSON: every `[*]` in it.
+    /// The element marks of a text read back from JSON: every `[*]` in it.
     pub(crate) fn found_in(text: &str) -> Self {
-        Elements(
+        Leaves(
             text.match_indices(Self::MARK)
-                .map(|(at, _)| at as u32)
+                .map(|(at, _)| Leaf {
+                    at: at as u32,
+                    kind: LeafKind::Element,
+                })
                 .collect(),
         )
     }
 
-    /// A mark at `at`.
-    pub(crate) fn push(&mut self, at: usize) {
-        self.0.push(at as u32);
+    /// An element mark at `at` (after the others).
+    pub(crate) fn push_element(&mut self, at: usize) {
+        self.0.push(Leaf {
+            at: at as u32,
+            kind: LeafKind::Element,
+        });
     }
 
-    /// The marks of `other`, placed in a text at byte `at` (after these).
-    pub(crate) fn extend_at(&mut self, other: &Elements, at: usize) {
-        self.0.extend(other.0.iter().map(|&m| m + at as u32));
+    /// The leaves of `other`, placed in a text at byte `at` (after these).
+    pub(crate) fn extend_at(&mut self, other: &Leaves, at: usize) {
+        (self.0).extend(other.0.iter().map(|&l| Leaf {
+            at: l.at + at as u32,
+            kind: l.kind,
+        }));
     }
 
-    /// These marks, the text being moved `by` bytes on.
+    /// These leaves, the text being moved `by` bytes on.
     pub(crate) fn shifted(&self, by: usize) -> Self {
-        Elements(self.0.iter().map(|&m| m + by as u32).collect())
+        let mut out = Leaves::none();
+        out.extend_at(self, by);
+        out
+    }
+
+    /// The element marks alone (what the JSON keeps).
+    pub(crate) fn elements(&self) -> Self {
+        Leaves(
+            (self.0.iter())
+                .filter(|l| l.kind == LeafKind::Element)
+                .copied()
+                .collect(),
+        )
     }
 }
 
@@ -406,7 +496,7 @@ impl Node {
             arguments: None,
             condition: None,
             reads: Vec::new(),
-            condition_elements: Elements::none(),
+            condition_leaves: Leaves::none(),
             outcomes: Vec::new(),
             capability_id: None,
             loop_kind: None,
@@ -545,7 +635,7 @@ pub enum ArgumentValue {
         canonical: Option<Box<Canonical>>,
         /// Where `expression` stands for each element of a collection (not part of the JSON).
         #[serde(skip)]
-        elements: Elements,
+        leaves: Leaves,
     },
     /// `args.<name>`: a parameter of the capability (`args.a.b` -> `a.b`).
     #[serde(rename_all = "camelCase")]
@@ -575,10 +665,10 @@ impl ArgumentValue {
             false => vec![root.to_owned()],
         };
         ArgumentValue::Reference {
+            leaves: Leaves::of_path(&expression),
             expression,
             reads,
             canonical: None,
-            elements: Elements::none(),
         }
     }
 
@@ -588,7 +678,7 @@ impl ArgumentValue {
             expression: expression.into(),
             reads,
             canonical: None,
-            elements: Elements::none(),
+            leaves: Leaves::none(),
         }
     }
 
@@ -598,13 +688,13 @@ impl ArgumentValue {
         expression: impl Into<String>,
         reads: Vec<String>,
         canonical: Option<Box<Canonical>>,
-        elements: Elements,
+        leaves: Leaves,
     ) -> Self {
         ArgumentValue::Reference {
             expression: expression.into(),
             reads,
             canonical,
-            elements,
+            leaves,
         }
     }
 }
@@ -691,7 +781,7 @@ pub struct ComputedKey {
     /// As a reference's (not part of the JSON).
     pub canonical: Option<Box<Canonical>>,
     /// As a reference's (not part of the JSON).
-    pub elements: Elements,
+    pub leaves: Leaves,
 }
 
 impl ComputedKey {
@@ -701,7 +791,7 @@ impl ComputedKey {
             self.expression.clone(),
             self.reads.clone(),
             self.canonical.clone(),
-            self.elements.clone(),
+            self.leaves.clone(),
         )
     }
 }
@@ -895,7 +985,7 @@ impl<'de> Deserialize<'de> for Arguments {
                         };
                         let key = ComputedKey {
                             at,
-                            elements: Elements::found_in(&expression),
+                            leaves: Leaves::found_in(&expression),
                             expression,
                             reads,
                             canonical: None,
@@ -976,21 +1066,33 @@ impl Diagnostic {
 
 #[cfg(test)]
 mod tests {
-    use super::{collides_with_ids, escape_name, path_root, Elements};
+    use super::{collides_with_ids, escape_name, path_root, LeafKind, Leaves};
 
     #[test]
-    fn an_index_goes_at_each_mark_and_nowhere_else() {
+    fn an_index_goes_at_each_mark_and_a_name_at_each_result() {
         // The program's own `[*]` is written escaped; a mark is where the builder says.
         let text = r#"n1[*].items[*].id + "[\*]""#;
-        let marks = Elements::found_in(text);
-        assert_eq!(marks.offsets(), [2, 11]);
+        let marks = Leaves::found_in(text);
+        let at = |l: &Leaves| l.all().iter().map(|l| l.at).collect::<Vec<_>>();
+        assert_eq!(at(&marks), [2, 11]);
         assert_eq!(marks.at_index(text, 12), r#"n1[12].items[12].id + "[\*]""#);
-        assert_eq!(Elements::none().at_index(text, 3), text);
-        // Placed in a longer text.
-        let mut outer = Elements::none();
-        outer.push(0);
+        assert_eq!(Leaves::none().at_index(text, 3), text);
+        // Placed in a longer text, after a result.
+        let mut outer = Leaves::of_path("n12.x");
         outer.extend_at(&marks.shifted(1), 4);
-        assert_eq!(outer.offsets(), [0, 7, 16]);
+        assert_eq!(at(&outer), [0, 7, 16]);
+        assert_eq!(outer.all()[0].kind, LeafKind::Result { len: 3 });
+        assert_eq!(outer.elements(), marks.shifted(5));
+        // A result said by a name; a node id that is no leaf (in a string) stays.
+        let text = "n1.content + ' n1' + n2";
+        let mut leaves = Leaves::of_path(text);
+        leaves.extend_at(&Leaves::of_path("n2"), 21);
+        let said = |id: &str| match id {
+            "n1" => Some("file"),
+            _ => None,
+        };
+        assert_eq!(leaves.with_results(text, said), "file.content + ' n1' + n2");
+        assert!(Leaves::of_path("Date.now()").all().is_empty());
     }
 
     #[test]

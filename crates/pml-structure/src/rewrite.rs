@@ -18,7 +18,7 @@ use crate::builder::{strip, Binding, Builder};
 use crate::canon::scope::{self, DeclKind, Declared};
 use crate::canon::{prec_of, Out, Printer, Resolve, CALL, PRIMARY, SEQ, UNARY};
 use crate::fold::JsValue;
-use crate::model::{path_root, Canonical, Elements};
+use crate::model::{path_root, Canonical, Leaves};
 
 /// Every name a binding pattern declares (`canon::scope`'s reading of patterns).
 pub(crate) fn pattern_names(pat: &Pat, out: &mut Vec<Atom>) {
@@ -180,7 +180,7 @@ struct Rewriter<'b, 'a> {
     b: &'b Builder<'a>,
     shadows: Shadows,
     /// Byte ranges of the source and what replaces each (with its marks).
-    edits: Vec<(usize, usize, String, Elements)>,
+    edits: Vec<(usize, usize, String, Leaves)>,
     root: (u32, u32),
     /// The names the rewritten text reads.
     reads: Vec<String>,
@@ -195,7 +195,7 @@ impl Rewriter<'_, '_> {
 
     /// What a free name becomes (`None`: itself) and where that stands for each element of a
     /// collection, noting what it reads.
-    fn binding_text(&mut self, name: &Atom) -> Option<(String, Elements)> {
+    fn binding_text(&mut self, name: &Atom) -> Option<(String, Leaves)> {
         if self.shadows.is_shadowed(name) {
             return None;
         }
@@ -204,11 +204,11 @@ impl Rewriter<'_, '_> {
         let text = match b.lookup(name) {
             Some(Binding::Node(v)) => {
                 self.read(path_root(v));
-                return Some((v.clone(), Elements::none()));
+                return Some((v.clone(), Leaves::of_path(v)));
             }
             Some(Binding::Template(v) | Binding::Expr { value: v, .. }) => {
                 v.reads.iter().for_each(|r| self.read(r));
-                return Some((v.text.clone(), v.elements.clone()));
+                return Some((v.text.clone(), v.leaves.clone()));
             }
             Some(Binding::Element(v)) => Some(js_literal(v)),
             Some(
@@ -222,21 +222,21 @@ impl Rewriter<'_, '_> {
             | None => None,
         };
         if let Some(text) = text {
-            return Some((text, Elements::none()));
+            return Some((text, Leaves::none()));
         }
         // A name of the program that looks like a node id is written escaped: it is not
         // that node's result.
         let escaped = crate::model::escape_name(name);
         self.read(&escaped);
         match escaped {
-            std::borrow::Cow::Owned(escaped) => Some((escaped, Elements::none())),
+            std::borrow::Cow::Owned(escaped) => Some((escaped, Leaves::none())),
             std::borrow::Cow::Borrowed(_) => None,
         }
     }
 
-    fn edit(&mut self, span: Span, (text, elements): (String, Elements)) {
+    fn edit(&mut self, span: Span, (text, leaves): (String, Leaves)) {
         let (lo, hi) = self.b.offsets(span);
-        self.edits.push((lo, hi, text, elements));
+        self.edits.push((lo, hi, text, leaves));
     }
 }
 
@@ -249,9 +249,9 @@ impl Rewriter<'_, '_> {
         let Some(text) = self.b.src.get(lo..hi) else {
             return;
         };
-        if text.contains(Elements::MARK) {
-            let escaped = text.replace(Elements::MARK, "[\\*]");
-            self.edits.push((lo, hi, escaped, Elements::none()));
+        if text.contains(Leaves::MARK) {
+            let escaped = text.replace(Leaves::MARK, "[\\*]");
+            self.edits.push((lo, hi, escaped, Leaves::none()));
         }
     }
 }
@@ -276,7 +276,8 @@ impl Visit for Rewriter<'_, '_> {
             if let Some(id) = self.b.node_spans.get(&key) {
                 let id = id.clone();
                 self.read(path_root(&id));
-                self.edit(span, (id, Elements::none()));
+                let leaves = Leaves::of_path(&id);
+                self.edit(span, (id, leaves));
                 return;
             }
         }
@@ -291,10 +292,10 @@ impl Visit for Rewriter<'_, '_> {
 
     fn visit_prop(&mut self, p: &Prop) {
         if let Prop::Shorthand(id) = p {
-            if let Some((text, elements)) = self.binding_text(&id.sym) {
+            if let Some((text, leaves)) = self.binding_text(&id.sym) {
                 let key = concat_key(&id.sym);
-                let elements = elements.shifted(key.len());
-                self.edit(id.span, (key + &text, elements));
+                let leaves = leaves.shifted(key.len());
+                self.edit(id.span, (key + &text, leaves));
             }
             return;
         }
@@ -342,11 +343,15 @@ fn concat_key(name: &str) -> String {
 /// result) replaced by the node result it holds: `file.content` -> `n1.content`; the names
 /// that text reads (node ids, free names), once each, in order; where it stands for each
 /// element of a collection (the marks of the texts it took in).
-pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> (String, Vec<String>, Elements) {
+pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> (String, Vec<String>, Leaves) {
     let span = e.span();
     let root = (span.lo.0, span.hi.0);
     if let Some(id) = b.node_spans.get(&root) {
-        return (id.clone(), vec![path_root(id).to_owned()], Elements::none());
+        return (
+            id.clone(),
+            vec![path_root(id).to_owned()],
+            Leaves::of_path(id),
+        );
     }
     let mut r = Rewriter {
         b,
@@ -360,18 +365,18 @@ pub(crate) fn rewrite(b: &Builder<'_>, e: &Expr) -> (String, Vec<String>, Elemen
     let (lo, hi) = b.offsets(span);
     let text = b.src.get(lo..hi).unwrap_or("");
     if r.edits.is_empty() {
-        return (text.to_string(), reads, Elements::none());
+        return (text.to_string(), reads, Leaves::none());
     }
     r.edits.sort_by_key(|(s, ..)| *s);
     let mut out = String::with_capacity(text.len() + 16);
-    let mut marks = Elements::none();
+    let mut marks = Leaves::none();
     let mut at = lo;
-    for (s, e, replacement, elements) in r.edits {
+    for (s, e, replacement, leaves) in r.edits {
         if s < at || e > hi {
             continue;
         }
         out.push_str(b.src.get(at..s).unwrap_or(""));
-        marks.extend_at(&elements, out.len());
+        marks.extend_at(&leaves, out.len());
         out.push_str(&replacement);
         at = e;
     }

@@ -340,18 +340,18 @@ impl<'a> Builder<'a> {
                 (None, true) => Some(rewrite::print_reference(self, &bin.left)),
                 (None, false) => None,
             };
-            let (condition, elements, printed, outcome) = match bin.op {
-                BinaryOp::LogicalAnd => (left.text, left.elements, printed, "true"),
-                BinaryOp::LogicalOr => (left.text, left.elements, printed, "false"),
+            let (condition, leaves, printed, outcome) = match bin.op {
+                BinaryOp::LogicalAnd => (left.text, left.leaves, printed, "true"),
+                BinaryOp::LogicalOr => (left.text, left.leaves, printed, "false"),
                 _ => (
                     format!("({}) == null", left.text),
-                    left.elements.shifted(1),
+                    left.leaves.shifted(1),
                     printed.map(|p| p.equals_null()),
                     "true",
                 ),
             };
             node.condition = Some(condition);
-            node.condition_elements = elements;
+            node.condition_leaves = leaves;
             node.reads = left.reads;
             node.canonical = printed.map(|printed| {
                 Box::new(NodeCanonical {
@@ -962,7 +962,7 @@ impl<'a> Builder<'a> {
                     text,
                     reads,
                     canonical,
-                    elements,
+                    leaves,
                     ..
                 } = self.written(&c.expr);
                 Key::Computed(Box::new(ComputedKey {
@@ -970,7 +970,7 @@ impl<'a> Builder<'a> {
                     expression: text,
                     reads,
                     canonical,
-                    elements,
+                    leaves,
                 }))
             }
             swc_ecma_ast::PropName::BigInt(b) => Key::Static(b.value.to_string()),

@@ -22,8 +22,8 @@ use crate::diagnostics;
 use crate::fold::{self, Env, JsValue};
 use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
 use crate::model::{
-    path_root, ArgumentValue, Arguments, Canonical, ComputedKey, Diagnostic, Edge, EdgeKind,
-    Elements, Key, LoopKind, Node, NodeCanonical, NodeKind, Scope, Severity, Span, StaticStructure,
+    path_root, ArgumentValue, Arguments, Canonical, ComputedKey, Diagnostic, Edge, EdgeKind, Key,
+    Leaves, LoopKind, Node, NodeCanonical, NodeKind, Scope, Severity, Span, StaticStructure,
 };
 use crate::parse::LineIndex;
 use crate::rewrite::{
@@ -78,7 +78,7 @@ pub(crate) struct Written {
     /// member or `[*]` is appended (`(n1.items || [])[*]`).
     pub(crate) prec: u8,
     /// Where the text stands for each element of a collection (its `[*]` marks).
-    pub(crate) elements: Elements,
+    pub(crate) leaves: Leaves,
 }
 
 impl Written {
@@ -86,32 +86,29 @@ impl Written {
     pub(crate) fn path(path: String) -> Self {
         let reads = vec![path_root(&path).to_owned()];
         Written {
+            leaves: Leaves::of_path(&path),
             text: path,
             reads,
             canonical: None,
             prec: crate::canon::PRIMARY,
-            elements: Elements::none(),
         }
     }
 
     /// The text as the object of a member access, and its marks there.
-    fn object(&self) -> (std::borrow::Cow<'_, str>, Elements) {
+    fn object(&self) -> (std::borrow::Cow<'_, str>, Leaves) {
         match self.prec < crate::canon::CALL {
             true => (
                 std::borrow::Cow::Owned(concat(&["(", &self.text, ")"])),
-                self.elements.shifted(1),
+                self.leaves.shifted(1),
             ),
-            false => (
-                std::borrow::Cow::Borrowed(&self.text),
-                self.elements.clone(),
-            ),
+            false => (std::borrow::Cow::Borrowed(&self.text), self.leaves.clone()),
         }
     }
 
     /// The text in parentheses (it then binds as one operand).
     pub(crate) fn parenthesise(&mut self) {
         self.text = concat(&["(", &self.text, ")"]);
-        self.elements = self.elements.shifted(1);
+        self.leaves = self.leaves.shifted(1);
         self.prec = crate::canon::PRIMARY;
     }
 
@@ -121,32 +118,32 @@ impl Written {
             self.text.clone(),
             self.reads.clone(),
             self.canonical.clone(),
-            self.elements.clone(),
+            self.leaves.clone(),
         )
     }
 
     /// Its member `key` (`[0]`, `name`, `"a-b"`): see [`member_path`].
     pub(crate) fn member(&self, key: &str) -> Self {
-        let (object, elements) = self.object();
+        let (object, leaves) = self.object();
         Written {
             text: member_path(&object, key),
             reads: self.reads.clone(),
             canonical: self.canonical.as_ref().map(|c| Box::new(c.member(key))),
             prec: crate::canon::CALL,
-            elements,
+            leaves,
         }
     }
 
     /// Each of its elements: the mark `[*]` after it.
     pub(crate) fn each(&self) -> Self {
-        let (object, mut elements) = self.object();
-        elements.push(object.len());
+        let (object, mut leaves) = self.object();
+        leaves.push_element(object.len());
         Written {
-            text: concat(&[&object, Elements::MARK]),
+            text: concat(&[&object, Leaves::MARK]),
             reads: self.reads.clone(),
-            canonical: (self.canonical.as_ref()).map(|c| Box::new(c.member(Elements::MARK))),
+            canonical: (self.canonical.as_ref()).map(|c| Box::new(c.member(Leaves::MARK))),
             prec: crate::canon::CALL,
-            elements,
+            leaves,
         }
     }
 }
@@ -651,7 +648,7 @@ impl<'a> Builder<'a> {
         let mut node = self.new_node(NodeKind::Decision, span);
         let condition = self.written(test);
         node.condition = Some(condition.text);
-        node.condition_elements = condition.elements;
+        node.condition_leaves = condition.leaves;
         node.reads = condition.reads;
         node.canonical = condition.canonical.map(|c| {
             Box::new(NodeCanonical {
@@ -715,7 +712,7 @@ impl<'a> Builder<'a> {
     /// [`Builder::rewrite_text`], the names it reads, and the canonical printing of `e` read
     /// that way (when it is not the text itself).
     pub(crate) fn written(&self, e: &Expr) -> Written {
-        let (text, reads, elements) = rewrite::rewrite(self, e);
+        let (text, reads, leaves) = rewrite::rewrite(self, e);
         let canonical = match self.printing {
             true => Some(rewrite::print_reference(self, e)),
             false => None,
@@ -734,7 +731,7 @@ impl<'a> Builder<'a> {
             reads,
             canonical,
             prec: written_prec(self, e),
-            elements,
+            leaves,
         }
     }
 
@@ -752,7 +749,7 @@ impl<'a> Builder<'a> {
             escaped.clone(),
             vec![escaped],
             Some(Box::new(canonical)),
-            Elements::none(),
+            Leaves::none(),
         )
     }
 }

@@ -721,7 +721,7 @@ impl<'a> Builder<'a> {
         };
         if let Some(condition) = condition {
             node.condition = Some(condition.text);
-            node.condition_elements = condition.elements;
+            node.condition_leaves = condition.leaves;
             node.reads = condition.reads;
             canonical.condition = condition.canonical.map(|c| *c);
         }

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use pml_structure::{
-    build_structure, ArgumentValue, Arguments, BuildOptions, Dialect, Key, Permissions,
-    StaticStructure, ToolCatalog,
+    build_structure, ArgumentValue, Arguments, BuildOptions, Dialect, Key, LeafKind, Leaves,
+    Permissions, StaticStructure, ToolCatalog,
 };
 
 #[test]
@@ -58,16 +58,22 @@ fn written_in_pieces_it_is_the_same_text() {
     assert!(whole == serde_json::to_vec(&s).unwrap());
 }
 
+/// Where the element marks of `leaves` are.
+fn elements(leaves: &Leaves) -> Vec<u32> {
+    (leaves.all().iter())
+        .filter(|l| l.kind == LeafKind::Element)
+        .map(|l| l.at)
+        .collect()
+}
+
 /// Every text's element marks (`[*]`, where it stands for each element of a collection), as
 /// `(where, text, offsets)`.
 fn marks(s: &StaticStructure) -> Vec<(String, String, Vec<u32>)> {
     fn value(at: &str, v: &ArgumentValue, out: &mut Vec<(String, String, Vec<u32>)>) {
         match v {
             ArgumentValue::Reference {
-                expression,
-                elements,
-                ..
-            } => out.push((at.into(), expression.clone(), elements.offsets().to_vec())),
+                expression, leaves, ..
+            } => out.push((at.into(), expression.clone(), elements(leaves))),
             ArgumentValue::Object { properties } => arguments(at, properties, out),
             ArgumentValue::Array { items } => items.iter().for_each(|v| value(at, v, out)),
             _ => {}
@@ -76,11 +82,7 @@ fn marks(s: &StaticStructure) -> Vec<(String, String, Vec<u32>)> {
     fn arguments(at: &str, args: &Arguments, out: &mut Vec<(String, String, Vec<u32>)>) {
         for (k, v) in args {
             if let Key::Computed(c) = k {
-                out.push((
-                    at.into(),
-                    c.expression.clone(),
-                    c.elements.offsets().to_vec(),
-                ));
+                out.push((at.into(), c.expression.clone(), elements(&c.leaves)));
             }
             value(at, v, out);
         }
@@ -88,11 +90,7 @@ fn marks(s: &StaticStructure) -> Vec<(String, String, Vec<u32>)> {
     let mut out = Vec::new();
     for n in &s.nodes {
         if let Some(c) = &n.condition {
-            out.push((
-                n.id.clone(),
-                c.clone(),
-                n.condition_elements.offsets().to_vec(),
-            ));
+            out.push((n.id.clone(), c.clone(), elements(&n.condition_leaves)));
         }
         if let Some(args) = &n.arguments {
             arguments(&n.id, args, &mut out);
