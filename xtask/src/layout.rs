@@ -2,7 +2,9 @@
 //!
 //! JavaScript is read by SWC once, in `pml-structure` (the builder): later stages take what
 //! it built, never the text again. A crate that starts parsing JavaScript (a dependency on an
-//! SWC crate, or SWC named in its sources) fails the test below.
+//! SWC crate, or SWC named in its sources) fails the tests below, as does one that looks into
+//! a text the builder wrote for its element mark (`"[*]"` spelled out: they ask the text's
+//! `Leaves`).
 
 #[cfg(test)]
 mod tests {
@@ -24,19 +26,45 @@ mod tests {
     /// The crate's manifest or any of its sources names an SWC crate.
     fn reads_javascript(dir: &Path) -> bool {
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        names_swc(&manifest) || sources(dir).iter().any(|(_, text)| names_swc(text))
+    }
+
+    /// The sources of `dir` (its `src/`), with their paths.
+    fn sources(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
         let mut pending = vec![dir.join("src")];
-        let mut found = names_swc(&manifest);
+        let mut out = Vec::new();
         while let Some(d) = pending.pop() {
             for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
                 let path = entry.path();
                 if path.is_dir() {
                     pending.push(path);
                 } else if path.extension().is_some_and(|e| e == "rs") {
-                    found |= names_swc(&std::fs::read_to_string(&path).unwrap_or_default());
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    out.push((path, text));
                 }
             }
         }
-        found
+        out
+    }
+
+    #[test]
+    fn no_later_stage_looks_for_the_element_mark_in_a_text() {
+        let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&crates).expect("crates/").flatten() {
+            if entry.file_name() == "pml-structure" {
+                continue;
+            }
+            for (path, text) in sources(&entry.path()) {
+                if text.contains("\"[*]\"") {
+                    found.push(path.display().to_string());
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "these sources spell the builder's element mark: ask the text's Leaves instead: {found:?}"
+        );
     }
 
     #[test]

@@ -405,7 +405,7 @@ fn effect_of(task: &Task, node: &Node, index: &Index<'_>, options: &DagOptions) 
 /// list it computes) are ordinary code; the task still depends on everything before it.
 fn undeclared(s: &StaticStructure, unresolved: &[String]) -> Vec<String> {
     (unresolved.iter())
-        .filter(|n| *n != "[*]" && s.declared.binary_search(n).is_err())
+        .filter(|n| *n != Leaves::MARK && s.declared.binary_search(n).is_err())
         .cloned()
         .collect()
 }
@@ -502,7 +502,7 @@ fn names_read(
         }
     }
     if read.each && !in_loop {
-        unresolved.push("[*]".to_string());
+        unresolved.push(Leaves::MARK.to_string());
     }
     Names {
         reads,
