@@ -435,7 +435,8 @@ fn planned_value(
     match value {
         A::Literal { value, .. } => value.clone(),
         A::Parameter { parameter_name } => {
-            let found = (parameter_name.split('.')).try_fold(args, |v, key| v.get(key));
+            let mut keys = A::parameter_keys(parameter_name);
+            let found = keys.try_fold(args, |v, key| v.get(key));
             match found {
                 Some(v) => v.clone(),
                 None => computed(format!("args.{parameter_name}")),

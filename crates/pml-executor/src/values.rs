@@ -129,8 +129,7 @@ impl Values<'_> {
             ArgumentValue::Literal { value, .. } => Some(value.clone()),
             ArgumentValue::Parameter { parameter_name } => {
                 // `args.a.b` as JavaScript reads it: a missing `a` throws.
-                let expression = parameter_name
-                    .split('.')
+                let expression = ArgumentValue::parameter_keys(parameter_name)
                     .fold(String::from("args"), |base, key| {
                         pml_structure::member_path(&base, key)
                     });

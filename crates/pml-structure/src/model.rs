@@ -637,7 +637,9 @@ pub enum ArgumentValue {
         #[serde(skip)]
         leaves: Leaves,
     },
-    /// `args.<name>`: a parameter of the capability (`args.a.b` -> `a.b`).
+    /// `args.<name>`: a parameter of the capability (`args.a.b` -> `a.b`): its keys joined
+    /// by `.` ([`ArgumentValue::parameter_keys`] gives them back; no key has a `.` in it:
+    /// `args["a.b"]` is a reference).
     #[serde(rename_all = "camelCase")]
     Parameter { parameter_name: String },
     /// An object literal whose values are not all literal: each property classified.
@@ -696,6 +698,13 @@ impl ArgumentValue {
             canonical,
             leaves,
         }
+    }
+}
+
+impl ArgumentValue {
+    /// The keys of a parameter's name, in order (`a.b` -> `a`, `b`): the path from `args`.
+    pub fn parameter_keys(parameter_name: &str) -> impl Iterator<Item = &str> {
+        parameter_name.split('.')
     }
 }
 

@@ -754,12 +754,17 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The parameter `key` of parameter `base` (`""` is `args` itself).
-fn parameter_path(base: &str, key: &str) -> String {
-    match base {
+/// The parameter `key` of parameter `base` (`""` is `args` itself); `None` when `key` cannot
+/// be one of a parameter's keys (a name's keys are joined by `.`: a key with a `.` in it, or
+/// an empty one, would read as others).
+fn parameter_path(base: &str, key: &str) -> Option<String> {
+    if key.is_empty() || key.contains('.') {
+        return None;
+    }
+    Some(match base {
         "" => key.to_owned(),
         _ => concat(&[base, ".", key]),
-    }
+    })
 }
 
 /// Member `key` of an alias of `mcp`: a server of `mcp`, a tool of a server.
@@ -873,7 +878,7 @@ fn parameter_name(e: &Expr) -> Option<String> {
         },
         MemberProp::PrivateName(_) => return None,
     };
-    if key.contains('.') {
+    if key.is_empty() || key.contains('.') {
         return None;
     }
     match strip(&m.obj) {

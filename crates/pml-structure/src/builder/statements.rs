@@ -1087,14 +1087,14 @@ impl<'a> Builder<'a> {
                     match prop {
                         ObjectPatProp::KeyValue(kv) => match fold::prop_name(&kv.key) {
                             Some(key) => {
-                                let param = param.as_ref().map(|p| parameter_path(p, &key));
+                                let param = param.as_ref().and_then(|p| parameter_path(p, &key));
                                 self.bind_expression_pattern(&kv.value, value.member(&key), param);
                             }
                             None => self.bind_opaque(&kv.value),
                         },
                         ObjectPatProp::Assign(a) if a.value.is_none() => {
                             let key = a.key.id.sym.as_str();
-                            let param = param.as_ref().map(|p| parameter_path(p, key));
+                            let param = param.as_ref().and_then(|p| parameter_path(p, key));
                             let binding = Binding::Expr {
                                 value: value.member(key),
                                 param,

@@ -657,6 +657,16 @@ fn a_parameter_key_with_a_dot_is_no_parameter_path() {
             edges: 
         "#]],
     );
+    // Nor when a pattern takes it from `args` (nor an empty key, which would be `args`).
+    check(
+        r#"const { "a.b": x, c: { "d.e": y, f }, "": z } = args;
+const { "g.h": w } = args.i;
+await mcp.fs.read({ x, y, f, z, w });"#,
+        expect![[r#"
+            n1 fs:read {x=ref(args["a.b"]), y=ref(args.c["d.e"]), f=param(c.f), z=ref(args[""]), w=ref(args.i["g.h"])}
+            edges: 
+        "#]],
+    );
 }
 
 #[test]
