@@ -42,6 +42,7 @@
 
 mod builder;
 mod canon;
+mod compile;
 pub mod diagnostics;
 mod fold;
 mod guard;
@@ -177,7 +178,9 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
 /// TypeScript `source` as JavaScript (its types blanked out, as [`strip_types`] does) and
 /// the structure of that JavaScript (as [`build_structure`] builds it), from one parse of
 /// `source`: the blanked-out text keeps every token where it was, so the syntax tree of the
-/// TypeScript is walked with the JavaScript's text.
+/// TypeScript is walked with the JavaScript's text. (Unless the program has an `enum` or
+/// parameter properties: compiled, they move the tokens after them, and the JavaScript is
+/// parsed again.)
 pub fn build_typescript(
     source: &str,
     options: &BuildOptions,
@@ -199,11 +202,21 @@ pub fn build_typescript(
         let started = Instant::now();
         let parsed = strip::parse_typescript(source, &lines)?;
         let parse_ms = started.elapsed().as_secs_f64() * 1e3;
-        let javascript = strip::strip_parsed(source, &parsed, &lines)?;
+        let strip::Stripped {
+            javascript,
+            compiled,
+        } = strip::strip_parsed(source, &parsed, &lines)?;
+        let parallel = !options.one_thread && javascript.len() >= PARALLEL_FROM_BYTES;
+        if compiled {
+            // Tokens moved: the JavaScript is parsed (and scanned) on its own.
+            drop(parsed);
+            let (ret, tree) = build_on_this_thread(&javascript, &options, parallel);
+            drop(tree);
+            return Ok((javascript, ret));
+        }
         let mut parsed = parsed;
         strip::unwrap_type_expressions(&mut parsed.body, &javascript, parsed.base);
         let js_lines = parse::LineIndex::new(&javascript);
-        let parallel = !options.one_thread && javascript.len() >= PARALLEL_FROM_BYTES;
         let (ret, tree) = walk_parsed(
             &javascript,
             &options,

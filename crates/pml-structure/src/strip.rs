@@ -12,9 +12,12 @@
 //! - `)` moved to the end of an arrow function's return type when the type spans lines between
 //!   the parameters and `=>` (JavaScript forbids a line break before `=>`).
 //!
-//! Constructs that need generated code are refused with their position: `enum` (not `declare`),
-//! namespaces with values, constructor parameter properties, decorators, `accessor` fields; so
-//! are the few erasures that would change how JavaScript reads the code (a line break left after
+//! Two constructs need generated code: an `enum` (not `declare`) and a class whose constructor
+//! has parameter properties. Each is compiled as the reference runner compiles it ([`crate::compile`])
+//! and written in its place, on its first line, followed by the line breaks it spanned: the lines
+//! after it keep their numbers, not their byte offsets ([`Stripped::compiled`]). Other
+//! constructs that need generated code are refused with their position: namespaces with values,
+//! decorators, `accessor` fields; so are the few erasures that would change how JavaScript reads the code (a line break left after
 //! `return`, a `<T>{...}` assertion starting a statement or an arrow body). `import`/`export`
 //! (including `import x = require()`, `export =`, `import type`) cannot appear in a function
 //! body: they are syntax errors.
@@ -33,6 +36,7 @@ use swc_ecma_ast::{
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
+use crate::compile::{self, Construct};
 use crate::parse::{self, Dialect, LineIndex};
 use crate::Diagnostic;
 
@@ -99,7 +103,16 @@ pub fn strip_types(source: &str) -> Result<String, StripError> {
 
 fn strip_on_this_thread(source: &str, lines: &LineIndex) -> Result<String, StripError> {
     let parsed = parse_typescript(source, lines)?;
-    strip_parsed(source, &parsed, lines)
+    Ok(strip_parsed(source, &parsed, lines)?.javascript)
+}
+
+/// TypeScript made JavaScript.
+pub(crate) struct Stripped {
+    pub(crate) javascript: String,
+    /// Some constructs were compiled ([`crate::compile`]): the JavaScript's tokens after them
+    /// are not at their source offsets (their lines are the same), so its syntax tree is not
+    /// the TypeScript's.
+    pub(crate) compiled: bool,
 }
 
 /// `source` parsed as TypeScript; its first error as [`strip_types`] says it.
@@ -274,13 +287,14 @@ pub(crate) fn strip_parsed(
     source: &str,
     parsed: &parse::Parsed,
     lines: &LineIndex,
-) -> Result<String, StripError> {
+) -> Result<Stripped, StripError> {
     let mut s = Stripper {
         src: source,
         base: parsed.base,
         blanks: Vec::new(),
         puts: Vec::new(),
         checks: Vec::new(),
+        compiles: Vec::new(),
         error: None,
     };
     for stmt in &parsed.body {
@@ -338,6 +352,8 @@ struct Stripper<'a> {
     /// Single bytes written into blanked space afterwards.
     puts: Vec<(usize, u8)>,
     checks: Vec<Check>,
+    /// Byte ranges of the user's source written as the JavaScript of the construct there.
+    compiles: Vec<(usize, usize, Construct)>,
     /// The earliest (in the source) unsupported construct found.
     error: Option<Failure>,
 }
@@ -562,7 +578,7 @@ impl Stripper<'_> {
             Decl::TsInterface(_) | Decl::TsTypeAlias(_) => true,
             Decl::TsEnum(e) => {
                 if !e.declare {
-                    self.enum_error(e);
+                    self.compile(e.span, Construct::Enum((**e).clone()));
                 }
                 true
             }
@@ -583,13 +599,10 @@ impl Stripper<'_> {
         }
     }
 
-    fn enum_error(&mut self, e: &TsEnumDecl) {
-        let message = if e.is_const {
-            "const enum declarations cannot run without compiling; use an object literal"
-        } else {
-            "enum declarations cannot run without compiling; use an object literal"
-        };
-        self.fail_at(e.span.lo, "enum", message);
+    /// Write `construct`, at `span`, as its JavaScript.
+    fn compile(&mut self, span: swc_common::Span, construct: Construct) {
+        let (lo, hi) = (self.off(span.lo), self.off(span.hi));
+        self.compiles.push((lo, hi, construct));
     }
 
     /// An erased expression suffix (`as T`, `satisfies T`, `as const`) ending at `hi`.
@@ -662,7 +675,7 @@ impl Stripper<'_> {
         }
     }
 
-    fn finish(mut self) -> Result<String, Failure> {
+    fn finish(mut self) -> Result<Stripped, Failure> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -704,7 +717,39 @@ impl Stripper<'_> {
         for check in &self.checks {
             self.final_check(check, &out)?;
         }
-        String::from_utf8(out).map_err(|_| internal_failure(0))
+        let mut javascript = String::from_utf8(out).map_err(|_| internal_failure(0))?;
+        let compiled = !self.compiles.is_empty();
+        // Last first: the offsets before each stay those of the source.
+        self.compiles
+            .sort_by_key(|&(lo, hi, _)| (lo, std::cmp::Reverse(hi)));
+        let mut end = usize::MAX;
+        for (lo, hi, construct) in self.compiles.iter().rev() {
+            let (lo, hi) = (*lo, *hi);
+            if hi > end || hi > len || !src.is_char_boundary(lo) || !src.is_char_boundary(hi) {
+                return Err(internal_failure(lo.min(len)));
+            }
+            let Some(mut text) = compile::javascript(construct) else {
+                return Err(internal_failure(lo));
+            };
+            // The line breaks it spanned, as they were.
+            let mut chars = src[lo..hi].chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\r' if chars.peek() == Some(&'\n') => {
+                        chars.next();
+                        text.push_str("\r\n");
+                    }
+                    '\n' | '\r' | '\u{2028}' | '\u{2029}' => text.push(c),
+                    _ => {}
+                }
+            }
+            javascript.replace_range(lo..hi, &text);
+            end = lo;
+        }
+        Ok(Stripped {
+            javascript,
+            compiled,
+        })
     }
 
     fn final_check(&self, check: &Check, out: &[u8]) -> Result<(), Failure> {
@@ -1016,7 +1061,22 @@ impl Visit for Stripper<'_> {
 
     fn visit_ts_enum_decl(&mut self, n: &TsEnumDecl) {
         if !n.declare {
-            self.enum_error(n);
+            self.compile(n.span, Construct::Enum(n.clone()));
+        }
+    }
+
+    /// A class with parameter properties is compiled whole; others are stripped.
+    fn visit_class_decl(&mut self, n: &swc_ecma_ast::ClassDecl) {
+        match !n.declare && compile::has_parameter_properties(&n.class) {
+            true => self.compile(n.class.span, Construct::ClassDecl(n.clone())),
+            false => n.visit_children_with(self),
+        }
+    }
+
+    fn visit_class_expr(&mut self, n: &swc_ecma_ast::ClassExpr) {
+        match compile::has_parameter_properties(&n.class) {
+            true => self.compile(n.class.span, Construct::ClassExpr(n.clone())),
+            false => n.visit_children_with(self),
         }
     }
 

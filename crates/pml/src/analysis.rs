@@ -59,7 +59,8 @@ impl Analysis {
 
     /// A program in `dialect`, parsed once: TypeScript's types blanked out from the same
     /// syntax tree the structure is built from. `Err` when TypeScript cannot be made
-    /// JavaScript (it does not parse, or needs generated code: `enum`...).
+    /// JavaScript (it does not parse, or needs generated code pml does not make: a namespace
+    /// with values, decorators...).
     pub fn of_source(text: &str, dialect: Dialect) -> Result<Analysis, pml_structure::StripError> {
         match dialect {
             Dialect::JavaScript => Ok(Self::of(text.to_owned())),

@@ -64,6 +64,21 @@ fn check(input: &str, expected: &str) {
     assert_positions_kept(input, &output);
 }
 
+/// `input` made `expected`, which has the lines of `input` (not its byte offsets: a construct
+/// was compiled) and parses as JavaScript.
+#[track_caller]
+fn check_compiled(input: &str, expected: &str) {
+    let output = strip_types(input).unwrap_or_else(|e| panic!("{e}\ninput:\n{input}"));
+    assert_eq!(output, expected, "\ninput:    {input:?}");
+    assert_eq!(output.lines().count(), input.lines().count(), "{output:?}");
+    let built = pml_structure::build_structure(&output, &Default::default());
+    assert!(
+        !built.structure.has_errors(),
+        "{:?}",
+        built.structure.diagnostics
+    );
+}
+
 #[track_caller]
 fn check_unchanged(input: &str) {
     check(input, input);
@@ -395,27 +410,39 @@ fn arrow_return_type_across_lines_moves_the_paren() {
 }
 
 #[test]
-fn unsupported_constructs_are_errors_with_positions() {
-    check_error(
-        "const a = 1;\nenum E { A, B }",
-        "2:1: enum declarations cannot run without compiling; use an object literal",
+fn enums_and_parameter_properties_are_compiled_in_place() {
+    // As the reference runner compiles them (SWC's TypeScript transform), on the construct's
+    // first line, followed by the line breaks it spanned: what follows keeps its line.
+    check_compiled(
+        "const a = 1;\nenum E {\n  A,\n  B = 5,\n}\nreturn E.B;",
+        "const a = 1;\n;let E=/*#__PURE__*/function(E){E[E[\"A\"]=0]=\"A\";E[E[\"B\"]=5]=\"B\";return E;}({});\n\n\n\nreturn E.B;",
     );
-    check_error(
-        "if (x) {\n    const enum E { A }\n}",
-        "2:5: const enum declarations cannot run without compiling; use an object literal",
+    check_compiled(
+        "if (x) {\n    const enum E { A = \"a\" }\n}",
+        "if (x) {\n    ;let E=/*#__PURE__*/function(E){E[\"A\"]=\"a\";return E;}({});\n}",
     );
+    check_compiled(
+        "class A {\n  constructor(private x: number) {}\n  get(): number { return this.x; }\n}\nconst b = new A(1);",
+        ";class A{x;constructor(x){this.x=x;}get(){return this.x;}}\n\n\n\nconst b = new A(1);",
+    );
+    check_compiled(
+        "const C = class extends B {\n  constructor(readonly y = 2) { super(); }\n};",
+        "const C = class extends B{y;constructor(y=2){super(),this.y=y;}}\n\n;",
+    );
+    // Declared ones are types only.
+    check("declare enum D { A }\nx;", ";                   \nx;");
+}
+
+#[test]
+fn constructs_that_need_other_generated_code_are_errors_with_positions() {
     check_error(
         "namespace N { export const x = 1 }",
         "1:1: namespaces with values cannot run without compiling; use an object literal",
     );
-    check_error(
-        "class A {\n  constructor(private x: number) {}\n}",
-        "2:15: constructor parameter properties cannot run without compiling; declare the field and assign it in the constructor",
-    );
     // The first one in the source wins.
     check_error(
-        "enum B {}\nenum A {}",
-        "1:1: enum declarations cannot run without compiling; use an object literal",
+        "enum B {}\nnamespace N { export const x = 1 }\nnamespace M { export const y = 1 }",
+        "2:1: namespaces with values cannot run without compiling; use an object literal",
     );
 }
 
@@ -527,13 +554,14 @@ fn syntax_errors_carry_the_parser_message_and_position() {
 
 #[test]
 fn unsupported_errors_name_the_construct() {
-    let err = strip_types("  enum E {}").unwrap_err();
+    let err = strip_types("x;\n  namespace N { export const x = 1 }").unwrap_err();
     assert_eq!(
         err,
         StripError::Unsupported {
-            construct: "enum",
-            message: "enum declarations cannot run without compiling; use an object literal".into(),
-            line: 1,
+            construct: "namespace",
+            message: "namespaces with values cannot run without compiling; use an object literal"
+                .into(),
+            line: 2,
             column: 3,
         }
     );

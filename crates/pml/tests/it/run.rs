@@ -834,3 +834,31 @@ return [a, b, d, ...e];
         "a node each, the tool value's two calls under one: {calls:?}"
     );
 }
+
+/// TypeScript that needs generated code (an `enum`, a class with parameter properties) runs as
+/// the reference Node runner compiles it (SWC's TypeScript transform), against the real server;
+/// a failure is said at the line of the source.
+#[test]
+fn enums_and_parameter_properties_run_as_node_runs_them() {
+    let p = TempProgram::new(
+        "compiled",
+        "c.ts",
+        r#"enum Level { Low = 1, High = 5 }
+const enum Dir { Up = "up" }
+class Box {
+  constructor(public readonly label: string, private n = 2) {}
+  twice() { return this.label.repeat(this.n); }
+}
+const b = new Box(Dir.Up);
+const e = await mcp.everything.echo({ message: `${Level.High} ${Level[1]} ${b.twice()}` });
+if (args.fail) throw new Error("stop");
+return e;"#,
+    );
+    let (code, stdout, _) = pml(&["run", p.path()]);
+    assert_eq!(code, 0, "{stdout}");
+    let v = serde_json::from_str::<Value>(&stdout).unwrap();
+    assert_eq!(v["result"], "Echo: 5 Low upup");
+    let (code, stdout, _) = pml(&["run", p.path(), "--args", r#"{"fail": true}"#]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("stop (at 9:"), "{stdout}");
+}
