@@ -1,4 +1,5 @@
-//! TypeScript constructs that need generated code (`enum`, constructor parameter properties),
+//! TypeScript constructs that need generated code (`enum`, namespaces with values, constructor
+//! parameter properties),
 //! compiled as the reference runner compiles the whole program (`../shared/node-oracle`: SWC's
 //! TypeScript transform, target ESNext, class fields as JavaScript defines them), one construct
 //! at a time, in the place it has in an agent program: the body of an async function.
@@ -14,7 +15,7 @@
 use swc_common::{sync::Lrc, Globals, Mark, SourceMap, DUMMY_SP, GLOBALS};
 use swc_ecma_ast::{
     Class, ClassDecl, ClassExpr, ClassMember, Decl, Expr, ExprStmt, FnDecl, Function, FunctionBody,
-    Ident, ParamOrTsParamProp, Pass, Program, Script, Stmt, TsEnumDecl,
+    Ident, ParamOrTsParamProp, Pass, Program, Script, Stmt, TsEnumDecl, TsModuleDecl,
 };
 use swc_ecma_codegen::{text_writer::JsWriter, Emitter, Node};
 use swc_ecma_transforms_base::{fixer::fixer, resolver};
@@ -25,6 +26,8 @@ use swc_ecma_transforms_typescript::typescript;
 pub(crate) enum Construct {
     /// An `enum` declaration (a statement).
     Enum(TsEnumDecl),
+    /// A namespace with values (a statement).
+    Namespace(TsModuleDecl),
     /// A class declaration (a statement) with parameter properties.
     ClassDecl(ClassDecl),
     /// A class expression with parameter properties.
@@ -49,6 +52,7 @@ pub(crate) fn javascript(construct: &Construct) -> Option<String> {
             e.is_const = false;
             Stmt::Decl(Decl::TsEnum(Box::new(e)))
         }
+        Construct::Namespace(m) => Stmt::Decl(Decl::TsModule(Box::new(m))),
         Construct::ClassDecl(c) => Stmt::Decl(Decl::Class(c)),
         Construct::ClassExpr(c) => Stmt::Expr(ExprStmt {
             span: DUMMY_SP,

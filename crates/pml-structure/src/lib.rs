@@ -178,7 +178,7 @@ pub fn build_structure(code: &str, options: &BuildOptions) -> BuildReturn {
 /// TypeScript `source` as JavaScript (its types blanked out, as [`strip_types`] does) and
 /// the structure of that JavaScript (as [`build_structure`] builds it), from one parse of
 /// `source`: the blanked-out text keeps every token where it was, so the syntax tree of the
-/// TypeScript is walked with the JavaScript's text. (Unless the program has an `enum` or
+/// TypeScript is walked with the JavaScript's text. (Unless the program has an `enum`, a namespace or
 /// parameter properties: compiled, they move the tokens after them, and the JavaScript is
 /// parsed again.)
 pub fn build_typescript(

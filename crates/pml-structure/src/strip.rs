@@ -12,12 +12,12 @@
 //! - `)` moved to the end of an arrow function's return type when the type spans lines between
 //!   the parameters and `=>` (JavaScript forbids a line break before `=>`).
 //!
-//! Two constructs need generated code: an `enum` (not `declare`) and a class whose constructor
-//! has parameter properties. Each is compiled as the reference runner compiles it ([`crate::compile`])
+//! Three constructs need generated code: an `enum` (not `declare`), a namespace with values and
+//! a class whose constructor has parameter properties. Each is compiled as the reference runner compiles it ([`crate::compile`])
 //! and written in its place, on its first line, followed by the line breaks it spanned: the lines
 //! after it keep their numbers, not their byte offsets ([`Stripped::compiled`]). Other
-//! constructs that need generated code are refused with their position: namespaces with values,
-//! decorators, `accessor` fields; so are the few erasures that would change how JavaScript reads the code (a line break left after
+//! constructs that need generated code are refused with their position: decorators, `accessor`
+//! fields; so are the few erasures that would change how JavaScript reads the code (a line break left after
 //! `return`, a `<T>{...}` assertion starting a statement or an arrow body). `import`/`export`
 //! (including `import x = require()`, `export =`, `import type`) cannot appear in a function
 //! body: they are syntax errors.
@@ -51,9 +51,9 @@ pub enum StripError {
         line: usize,
         column: usize,
     },
-    /// A construct that cannot run once its types are erased: it needs generated code (`enum`,
-    /// namespaces with values, parameter properties, decorators, `import =`, `export =`), or
-    /// erasing it in place would change how JavaScript reads the code.
+    /// A construct that cannot run once its types are erased: it needs generated code pml does
+    /// not make (decorators, `accessor` fields, `import =`, `export =`), or erasing it in place
+    /// would change how JavaScript reads the code.
     #[error("{line}:{column}: {message}")]
     Unsupported {
         /// A short name of the construct: `enum`, `namespace`, `parameter property`, ...
@@ -584,11 +584,7 @@ impl Stripper<'_> {
             }
             Decl::TsModule(m) => {
                 if !m.declare && !namespace_is_type_only(m.body.as_ref()) {
-                    self.fail_at(
-                        m.span.lo,
-                        "namespace",
-                        "namespaces with values cannot run without compiling; use an object literal",
-                    );
+                    self.compile(m.span, Construct::Namespace((**m).clone()));
                 }
                 true
             }

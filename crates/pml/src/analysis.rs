@@ -59,8 +59,8 @@ impl Analysis {
 
     /// A program in `dialect`, parsed once: TypeScript's types blanked out from the same
     /// syntax tree the structure is built from. `Err` when TypeScript cannot be made
-    /// JavaScript (it does not parse, or needs generated code pml does not make: a namespace
-    /// with values, decorators...).
+    /// JavaScript (it does not parse, or needs generated code pml does not make: decorators,
+    /// `accessor` fields).
     pub fn of_source(text: &str, dialect: Dialect) -> Result<Analysis, pml_structure::StripError> {
         match dialect {
             Dialect::JavaScript => Ok(Self::of(text.to_owned())),

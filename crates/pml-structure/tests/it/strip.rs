@@ -410,7 +410,7 @@ fn arrow_return_type_across_lines_moves_the_paren() {
 }
 
 #[test]
-fn enums_and_parameter_properties_are_compiled_in_place() {
+fn enums_namespaces_and_parameter_properties_are_compiled_in_place() {
     // As the reference runner compiles them (SWC's TypeScript transform), on the construct's
     // first line, followed by the line breaks it spanned: what follows keeps its line.
     check_compiled(
@@ -429,20 +429,20 @@ fn enums_and_parameter_properties_are_compiled_in_place() {
         "const C = class extends B {\n  constructor(readonly y = 2) { super(); }\n};",
         "const C = class extends B{y;constructor(y=2){super(),this.y=y;}}\n\n;",
     );
+    check_compiled(
+        "namespace N {\n  export const x = 1;\n  export namespace M { export const y = x + 1; }\n}\nreturn N.M.y;",
+        ";(function(N){N.x=1;(function(M){M.y=N.x+1;})(N.M||(N.M={}));})(N||(N={}));var N;\n\n\n\nreturn N.M.y;",
+    );
     // Declared ones are types only.
     check("declare enum D { A }\nx;", ";                   \nx;");
 }
 
 #[test]
 fn constructs_that_need_other_generated_code_are_errors_with_positions() {
-    check_error(
-        "namespace N { export const x = 1 }",
-        "1:1: namespaces with values cannot run without compiling; use an object literal",
-    );
     // The first one in the source wins.
     check_error(
-        "enum B {}\nnamespace N { export const x = 1 }\nnamespace M { export const y = 1 }",
-        "2:1: namespaces with values cannot run without compiling; use an object literal",
+        "enum B {}\nclass C {\n  accessor x = 1\n}\nclass D {\n  accessor y = 1\n}",
+        "3:3: `accessor` fields cannot run without compiling; write a getter and a setter",
     );
 }
 
@@ -554,14 +554,14 @@ fn syntax_errors_carry_the_parser_message_and_position() {
 
 #[test]
 fn unsupported_errors_name_the_construct() {
-    let err = strip_types("x;\n  namespace N { export const x = 1 }").unwrap_err();
+    let err = strip_types("x;\nclass C {\n  accessor x = 1\n}").unwrap_err();
     assert_eq!(
         err,
         StripError::Unsupported {
-            construct: "namespace",
-            message: "namespaces with values cannot run without compiling; use an object literal"
+            construct: "accessor",
+            message: "`accessor` fields cannot run without compiling; write a getter and a setter"
                 .into(),
-            line: 2,
+            line: 3,
             column: 3,
         }
     );
