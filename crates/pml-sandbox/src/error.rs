@@ -84,7 +84,7 @@ pub enum SandboxError {
     /// is queued and none of its calls is unanswered (e.g. it awaits `new Promise(() => {})`).
     /// Only programs end with this.
     #[error(
-        "{} is stuck: it awaits a promise that nothing can settle (no call to the host is pending)",
+        "{} is stuck: it awaits a promise that nothing can settle (no call to the host nor timer is pending)",
         Subject(task_id, tool)
     )]
     Stalled { task_id: String, tool: String },

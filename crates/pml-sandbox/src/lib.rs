@@ -49,7 +49,9 @@
 //! **Input:** a [`ProgramTask`]: agent code, the body of an async function (top-level `await`
 //! and `return`; plain strict-mode JavaScript, no modules), its name (for messages and stack
 //! traces) and `args`. It runs whole, on the same workers, with the globals `args` (a JSON
-//! value), `console` (its output is reported, never printed: each call one text, formatted as
+//! value), timers as Node's (`setTimeout`, `setInterval`, `setImmediate` and their `clear*`:
+//! callbacks run in order of when they are due, then of when they were set, each followed by
+//! the jobs it queued; waiting for one is not the program's time), `console` (its output is reported, never printed: each call one text, formatted as
 //! Node 20's `util.format` formats it, objects as `util.inspect` prints them by default, read
 //! without running program code (`worker/inspect.js`); every method of Node's console, `group`,
 //! `count`, `assert`, `dir`, `table`, `trace` and `time*` as in Node) and `mcp`:
@@ -81,9 +83,10 @@
 //! native function, `call(server, tool, argumentsJson) -> id`, which is never a global: it and
 //! the table of pending calls live in the closures of a setup script run before the program,
 //! out of the program's reach. Then the event loop: run the pending promise jobs; if the
-//! program's promise has settled, that is the outcome; else if calls are outstanding, block
-//! until answers arrive (a channel) and settle their promises; else the program waits for
-//! something that never happens: [`SandboxError::Stalled`].
+//! program's promise has settled, that is the outcome; else a timer that is due runs; else if
+//! calls are outstanding or a timer is set, block until answers arrive (a channel) or the next
+//! timer is due, and settle the answered calls' promises; else the program waits for something
+//! that never happens: [`SandboxError::Stalled`].
 //!
 //! **How, on the caller:** `run_program` (blocking, e.g. on a `spawn_blocking` thread) receives
 //! the worker's events on one channel, in order: each call as it is made, handed to `on_call`

@@ -605,6 +605,13 @@ pub fn is_global(name: &str) -> bool {
             | "Intl"
             | "structuredClone"
             | "console"
+            | "setTimeout"
+            | "setInterval"
+            | "setImmediate"
+            | "clearTimeout"
+            | "clearInterval"
+            | "clearImmediate"
+            | "queueMicrotask"
     )
 }
 

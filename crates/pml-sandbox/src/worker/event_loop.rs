@@ -552,7 +552,82 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     groupEnd: () => { indent = apply(sliceText, indent, [0, indent.length - 2]); },
   });
 
-  return [mcp, settle, probes, console, iterations, capabilities, want];
+  // Timers as Node's: `setTimeout(callback, delay, ...args)` calls `callback(...args)` once,
+  // after `delay` ms (not a number in 1..2^31-1: 1 ms), `setInterval` every `delay` ms,
+  // `setImmediate` as soon as the program waits; each returns an object (`Timeout`,
+  // `Immediate`: `ref`, `unref`, `hasRef`, `refresh`, its id as a primitive) that `clear*`
+  // takes, as its id does. The host keeps when each is due (`util.schedule(id, ms)`,
+  // `util.unschedule(id)`) and calls `fire(id)` then; the callbacks live here.
+  const schedule = util.schedule;
+  const unschedule = util.unschedule;
+  const timerTable = new Map();
+  let lastTimer = 0;
+  const TIMEOUT_MAX = 2147483647;
+  const received = (v) => {
+    if (v === undefined || v === null) return ` Received ${v}`;
+    if (typeof v === "object") {
+      const name = protoOf(v) && protoOf(v).constructor && protoOf(v).constructor.name;
+      return name ? ` Received an instance of ${name}` : " Received [Object: null prototype]";
+    }
+    let shown = typeof v === "string" ? `'${v.length > 25 ? apply(sliceText, v, [0, 25]) + "..." : v}'` : `${String(v)}`;
+    if (typeof v === "bigint") shown += "n";
+    return ` Received type ${typeof v} (${shown})`;
+  };
+  const callbackError = (v) => {
+    const e = new TypeErr(`The "callback" argument must be of type function.${received(v)}`);
+    e.code = "ERR_INVALID_ARG_TYPE";
+    return e;
+  };
+  class Timer {
+    #id;
+    #kind;
+    constructor(id, kind) { this.#id = id; this.#kind = kind; }
+    ref() { return this; }
+    unref() { return this; }
+    hasRef() { return true; }
+    refresh() {
+      const t = timerTable.get(this.#id);
+      if (t && this.#kind !== "Immediate") { unschedule(this.#id); schedule(this.#id, t.delay); }
+      return this;
+    }
+    close() { clear(this.#id); return this; }
+    [Symbol.toPrimitive]() { return this.#id; }
+  }
+  const idOf = (t) => {
+    if (t instanceof Timer) return t[Symbol.toPrimitive]();
+    if (typeof t === "number" || typeof t === "string") return Number(t);
+    return undefined;
+  };
+  const clear = (t) => {
+    const id = idOf(t);
+    if (id !== undefined && timerTable.delete(id)) unschedule(id);
+  };
+  const add = (callback, delay, args, repeat, kind) => {
+    if (typeof callback !== "function") throw callbackError(callback);
+    delay = kind === "Immediate" ? 0 : +delay;
+    if (kind !== "Immediate" && !(delay >= 1 && delay <= TIMEOUT_MAX)) delay = 1;
+    const id = ++lastTimer;
+    timerTable.set(id, { callback, args, repeat, delay });
+    schedule(id, delay);
+    return new Timer(id, kind);
+  };
+  const fire = (id) => {
+    const t = timerTable.get(id);
+    if (!t) return;
+    if (t.repeat) schedule(id, t.delay);
+    else timerTable.delete(id);
+    apply(t.callback, undefined, t.args);
+  };
+  const timerGlobals = {
+    setTimeout: function setTimeout(callback, delay, ...args) { return add(callback, delay, args, false, "Timeout"); },
+    setInterval: function setInterval(callback, delay, ...args) { return add(callback, delay, args, true, "Timeout"); },
+    setImmediate: function setImmediate(callback, ...args) { return add(callback, 0, args, false, "Immediate"); },
+    clearTimeout: function clearTimeout(t) { clear(t); },
+    clearInterval: function clearInterval(t) { clear(t); },
+    clearImmediate: function clearImmediate(t) { clear(t); },
+  };
+
+  return [mcp, settle, probes, console, iterations, capabilities, want, timerGlobals, fire];
 })"#;
 
 /// Routes the program's reads of the clock and of `Math.random()` through the native
@@ -660,9 +735,41 @@ struct Calls {
     untold: Cell<Duration>,
     /// When the program's current call started being handled (the tool function entered).
     begun: Cell<Option<Instant>>,
+    /// The program's timers: when each is due (then in the order they were set), by id.
+    timers: RefCell<std::collections::BTreeMap<(Instant, u64), u32>>,
+    /// The last order given to a timer.
+    timer_order: Cell<u64>,
 }
 
 impl Calls {
+    /// Timer `id` is due in `ms` milliseconds.
+    fn schedule(&self, id: u32, ms: f64) {
+        let order = self.timer_order.get() + 1;
+        self.timer_order.set(order);
+        let due = Instant::now() + Duration::from_secs_f64(ms.max(0.0) / 1e3);
+        self.timers.borrow_mut().insert((due, order), id);
+    }
+
+    /// Timer `id` is not due any more.
+    fn unschedule(&self, id: u32) {
+        self.timers.borrow_mut().retain(|_, t| *t != id);
+    }
+
+    /// When the next timer is due.
+    fn next_timer(&self) -> Option<Instant> {
+        self.timers.borrow().keys().next().map(|&(due, _)| due)
+    }
+
+    /// The first timer due by now, taken off the schedule.
+    fn take_due_timer(&self) -> Option<u32> {
+        let mut timers = self.timers.borrow_mut();
+        let (&(due, order), &id) = timers.iter().next()?;
+        (due <= Instant::now()).then(|| {
+            timers.remove(&(due, order));
+            id
+        })
+    }
+
     /// pml handled something from `started` to now: not the program's time (see
     /// [`Calls::clock`]). The caller is told what is left once the time given back since it
     /// was last told reaches [`CREDIT_NOTICE`].
@@ -987,6 +1094,8 @@ pub(crate) struct Ready {
     probe_object: Persistent<Value<'static>>,
     iterations: Persistent<Function<'static>>,
     want: Persistent<Function<'static>>,
+    /// `fire(id)`: runs timer `id`'s callback (see [`SETUP`]).
+    fire: Persistent<Function<'static>>,
 }
 
 /// The error of a native called with no run current (never, unless a context outlived its run).
@@ -1110,12 +1219,34 @@ pub(crate) fn ready<'js>(
             })
             .map_err(run)?
     };
-    // The native mark of a call's start, for SETUP (kept out of the program's reach as the
-    // rest of `util` is).
-    util.as_object()
-        .ok_or_else(|| Failure::Internal("the inspector made no object".to_owned()))?
-        .set("begin", begin)
-        .map_err(run)?;
+    let schedule = {
+        let current = current.clone();
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: u32, ms: f64| {
+            let Some(calls) = current.borrow().clone() else {
+                return Err(no_run(&ctx));
+            };
+            calls.schedule(id, ms);
+            Ok(())
+        })
+        .map_err(run)?
+    };
+    let unschedule = {
+        let current = current.clone();
+        Function::new(ctx.clone(), move |id: u32| {
+            if let Some(calls) = current.borrow().as_ref() {
+                calls.unschedule(id);
+            }
+        })
+        .map_err(run)?
+    };
+    // The natives of a call's start and of timers, for SETUP (kept out of the program's reach
+    // as the rest of `util` is).
+    let util_object = util
+        .as_object()
+        .ok_or_else(|| Failure::Internal("the inspector made no object".to_owned()))?;
+    util_object.set("begin", begin).map_err(run)?;
+    util_object.set("schedule", schedule).map_err(run)?;
+    util_object.set("unschedule", unschedule).map_err(run)?;
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
         .and_then(|setup| {
@@ -1143,6 +1274,18 @@ pub(crate) fn ready<'js>(
     globals
         .set("capabilities", made.get::<Value>(5).map_err(run)?)
         .map_err(run)?;
+    let timers: rquickjs::Object = made.get(7).map_err(run)?;
+    for name in [
+        "setTimeout",
+        "setInterval",
+        "setImmediate",
+        "clearTimeout",
+        "clearInterval",
+        "clearImmediate",
+    ] {
+        let timer: Value = timers.get(name).map_err(run)?;
+        globals.set(name, timer).map_err(run)?;
+    }
     Ok(Ready {
         current,
         stringify: Persistent::save(ctx, stringify),
@@ -1150,6 +1293,7 @@ pub(crate) fn ready<'js>(
         probe_object: Persistent::save(ctx, made.get::<Value>(2).map_err(run)?),
         iterations: Persistent::save(ctx, made.get::<Function>(4).map_err(run)?),
         want: Persistent::save(ctx, made.get::<Function>(6).map_err(run)?),
+        fire: Persistent::save(ctx, made.get::<Function>(8).map_err(run)?),
     })
 }
 
@@ -1173,6 +1317,8 @@ pub(crate) fn run_in<'js>(
         clock: program.clock.clone(),
         untold: Cell::new(Duration::ZERO),
         begun: Cell::new(None),
+        timers: RefCell::new(std::collections::BTreeMap::new()),
+        timer_order: Cell::new(0),
     });
     *ready.current.borrow_mut() = Some(calls.clone());
     let current = ready.current.clone();
@@ -1247,6 +1393,7 @@ fn run_with<'js>(
         |e: rquickjs::Error| Failure::Internal(format!("a ready context lost a handle: {e}"));
     let stringify = ready.stringify.restore(ctx).map_err(restore)?;
     let settle = ready.settle.restore(ctx).map_err(restore)?;
+    let fire = ready.fire.restore(ctx).map_err(restore)?;
     let probe_object = ready.probe_object.restore(ctx).map_err(restore)?;
     *iterations = Some(ready.iterations.restore(ctx).map_err(restore)?);
     let want = ready.want.restore(ctx).map_err(restore)?;
@@ -1312,10 +1459,16 @@ fn run_with<'js>(
         if let Some(outcome) = settled(ctx, &promise) {
             break outcome?;
         }
-        if calls.outstanding.borrow().is_empty() {
+        // A timer due runs (then the jobs it queued, as Node runs them after each callback).
+        if let Some(id) = calls.take_due_timer() {
+            fire.call::<_, ()>((id,)).map_err(run)?;
+            continue;
+        }
+        let next_timer = calls.next_timer();
+        if calls.outstanding.borrow().is_empty() && next_timer.is_none() {
             return Err(Failure::Stalled);
         }
-        let answers = wait(link, calls)?;
+        let answers = wait(link, calls, next_timer)?;
         // Turning the answers into values is pml's work, not the program's: given back as it
         // goes, or the clock could stop the run in the middle of it.
         for (id, answer) in answers {
@@ -1371,13 +1524,17 @@ fn promise_state<'js>(ctx: Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Valu
 }
 
 /// The answers to some outstanding calls: those already in the inbox, or else the next ones to
-/// come, the clock stopped meanwhile (the caller is told both when it stops and when it starts
-/// again).
-fn wait(link: &Link, calls: &Calls) -> Result<Vec<(u64, HostAnswer)>, Failure> {
+/// come, until `timer` (when the next timer is due: then maybe none), the clock stopped
+/// meanwhile (the caller is told both when it stops and when it starts again).
+fn wait(
+    link: &Link,
+    calls: &Calls,
+    timer: Option<Instant>,
+) -> Result<Vec<(u64, HostAnswer)>, Failure> {
     let caller_gone = |_| Failure::Internal("the caller stopped listening".to_owned());
     let mut answers = Vec::new();
     drain(link, calls, &mut answers)?;
-    if !answers.is_empty() {
+    if !answers.is_empty() || timer.is_some_and(|t| t <= Instant::now()) {
         return Ok(answers);
     }
 
@@ -1387,19 +1544,31 @@ fn wait(link: &Link, calls: &Calls) -> Result<Vec<(u64, HostAnswer)>, Failure> {
         return Err(Failure::Interrupted);
     }
     link.events.send(Event::Waiting).map_err(caller_gone)?;
+    let closed = || Failure::Internal("the answer channel closed".to_owned());
     while answers.is_empty() {
         // No handle left: only the answers already in the inbox can come (see `AnswerLine`).
-        if link.line.handles() == 0 {
+        if link.line.handles() == 0 && timer.is_none() {
             drain(link, calls, &mut answers)?;
             if answers.is_empty() {
                 return Err(Failure::Unanswered(calls.outstanding.borrow().len()));
             }
             break;
         }
-        let message = link
-            .inbox
-            .recv()
-            .map_err(|_| Failure::Internal("the answer channel closed".to_owned()))?;
+        let message = match timer {
+            Some(due) => match link
+                .inbox
+                .recv_timeout(due.saturating_duration_since(Instant::now()))
+            {
+                Ok(message) => message,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+                // Nothing more can come: the timer is what is left to wait for.
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                    break;
+                }
+            },
+            None => link.inbox.recv().map_err(|_| closed())?,
+        };
         accept(message, calls, &mut answers)?;
         drain(link, calls, &mut answers)?;
     }

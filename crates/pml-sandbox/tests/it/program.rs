@@ -493,7 +493,7 @@ fn a_program_that_waits_for_nothing_is_stuck_not_hung() {
     assert!(matches!(error, SandboxError::Stalled { .. }), "{error:?}");
     assert_eq!(
         error.to_string(),
-        "program agent.js is stuck: it awaits a promise that nothing can settle (no call to the host is pending)"
+        "program agent.js is stuck: it awaits a promise that nothing can settle (no call to the host nor timer is pending)"
     );
     // Also after a call was answered (from another thread, later).
     let (result, ()) = run_hosted(
@@ -597,13 +597,16 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
         "Deno",
         "std",
         "os",
-        "setTimeout",
         "XMLHttpRequest",
         "print",
         "__pml_call",
         "call",
         "settle",
         "pending",
+        "schedule",
+        "unschedule",
+        "fire",
+        "timerTable",
     ] {
         let source = format!("return [typeof {name}, '{name}' in globalThis];");
         assert_eq!(
@@ -634,10 +637,24 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
     }
     assert_eq!(
         run(shared(), "return [typeof this, Object.keys(globalThis)];").unwrap(),
-        json!(["undefined", ["mcp", "console", "capabilities", "args"]])
+        json!([
+            "undefined",
+            [
+                "mcp",
+                "console",
+                "capabilities",
+                "setTimeout",
+                "setInterval",
+                "setImmediate",
+                "clearTimeout",
+                "clearInterval",
+                "clearImmediate",
+                "args"
+            ]
+        ])
     );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
-    // code task has it only when its code names it), `console`, `args` and `mcp`.
+    // code task has it only when its code names it), `console`, timers, `args` and `mcp`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -669,9 +686,15 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "WeakRef",
             "args",
             "capabilities",
+            "clearImmediate",
+            "clearInterval",
+            "clearTimeout",
             "console",
             "eval",
-            "mcp"
+            "mcp",
+            "setImmediate",
+            "setInterval",
+            "setTimeout"
         ]
     );
     assert!(code.iter().all(|n| program.contains(n)));
@@ -1040,4 +1063,70 @@ return out;";
             "stringify"
         ])
     );
+}
+
+/// Timers as Node's: in order of when they are due, then of when they were set, each callback
+/// followed by the jobs it queued; cleared ones never run; waiting for one is not the program's
+/// time; an invalid callback throws Node's `TypeError`; a throw in a callback fails the run.
+#[test]
+fn timers_run_as_node_runs_them() {
+    let source = r#"const order = [];
+setTimeout(() => order.push("t20"), 20);
+const t = setTimeout(() => order.push("never"), 5);
+clearTimeout(t);
+setTimeout((a, b) => order.push("t0:" + a + b), 0, "x", "y");
+setImmediate(() => order.push("imm"));
+Promise.resolve().then(() => order.push("micro"));
+let n = 0;
+const iv = setInterval(() => { order.push("iv" + ++n); if (n === 3) clearInterval(+iv); }, 2);
+await new Promise((r) => setTimeout(r, 40));
+let err;
+try { setTimeout("code", 1); } catch (e) { err = `${e.name} ${e.code}: ${e.message}`; }
+const h = setTimeout(() => {}, 1e12);
+return { order, err, kind: typeof h, id: typeof +h, same: h.ref() === h && h.hasRef() };"#;
+    let sandbox = Sandbox::new(SandboxOptions {
+        time_limit: Duration::from_millis(30),
+        ..SandboxOptions::default()
+    })
+    .unwrap();
+    let started = Instant::now();
+    let result = run(&sandbox, source).unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(40));
+    assert_eq!(
+        result,
+        json!({
+            "order": ["micro", "imm", "t0:xy", "iv1", "iv2", "iv3", "t20"],
+            "err": "TypeError ERR_INVALID_ARG_TYPE: The \"callback\" argument must be of type function. Received type string ('code')",
+            "kind": "object",
+            "id": "number",
+            "same": true,
+        })
+    );
+    // Calls and timers together: the answer comes while a timer is pending.
+    let (result, ()) = run_hosted(
+        shared(),
+        r#"const slow = new Promise((r) => setTimeout(() => r("timer"), 30));
+const first = await Promise.race([slow, mcp.a.b()]);
+return [first, await slow];"#,
+        |calls| {
+            for (call, answers) in calls {
+                answers.answer(call.id, Ok(json!("call")));
+            }
+        },
+    );
+    assert_eq!(result.unwrap(), json!(["call", "timer"]));
+    // Nothing left once the only timer is cleared: stuck, at once.
+    let error = run(
+        shared(),
+        "const t = setTimeout(() => {}, 60000);\nclearTimeout(t);\nawait new Promise(() => {});",
+    )
+    .unwrap_err();
+    assert!(matches!(error, SandboxError::Stalled { .. }), "{error:?}");
+    // A throw in a callback is uncaught.
+    let error = run(
+        shared(),
+        "setTimeout(() => { throw new Error('late'); }, 1);\nawait new Promise(() => {});",
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("Error: late"), "{error}");
 }
