@@ -321,6 +321,10 @@ unsafe impl Allocator for TimedAllocator {
     }
 }
 
+/// `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder` and `DOMException` as Node's
+/// (`worker/web.js`), for programs: a function of the global object that defines them.
+const WEB: &str = include_str!("worker/web.js");
+
 /// The intrinsics of a code task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
 /// `Promise`. Left out: `Eval` (so QuickJS refuses `eval` and every `Function` constructor),
 /// and, as pure code has no use for them and each one costs set-up time in every context, typed
@@ -478,6 +482,8 @@ struct Engine {
     /// Bytecode of [`event_loop::READS`] and [`event_loop::TO_STRING`].
     reads: Vec<u8>,
     to_string: Vec<u8>,
+    /// Bytecode of [`WEB`].
+    web: Vec<u8>,
     /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
     intl: Rc<[u8]>,
     /// Bytecode of [`intl::LAZY`], run in every context.
@@ -532,11 +538,12 @@ impl Engine {
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
-        let (reads, to_string) = compiler
+        let (reads, to_string, web) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
                     bytecode::compile(&ctx, event_loop::READS, "reads")?,
                     bytecode::compile(&ctx, event_loop::TO_STRING, "toString")?,
+                    bytecode::compile(&ctx, WEB, "web")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
@@ -550,6 +557,7 @@ impl Engine {
             inspect,
             reads,
             to_string,
+            web,
             intl: intl.into(),
             intl_lazy,
             intl_cache: Rc::default(),
@@ -583,6 +591,10 @@ impl Engine {
         let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
         let ready = context.with(|ctx| {
             self.install_intl(&ctx)
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            bytecode::run(&ctx, &self.web)
+                .and_then(|v| Function::from_js(&ctx, v))
+                .and_then(|install| install.call::<_, ()>((ctx.globals(),)))
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let stringify = bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))

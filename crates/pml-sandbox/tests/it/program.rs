@@ -640,6 +640,9 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
         json!([
             "undefined",
             [
+                "atob",
+                "btoa",
+                "structuredClone",
                 "mcp",
                 "console",
                 "capabilities",
@@ -654,7 +657,8 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
         ])
     );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
-    // code task has it only when its code names it), `console`, timers, `args` and `mcp`.
+    // code task has it only when its code names it), `console`, timers, the web platform's
+    // data functions, `args` and `mcp`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -669,6 +673,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "ArrayBuffer",
             "BigInt64Array",
             "BigUint64Array",
+            "DOMException",
             "DataView",
             "FinalizationRegistry",
             "Float16Array",
@@ -679,12 +684,16 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "Int8Array",
             "Intl",
             "Proxy",
+            "TextDecoder",
+            "TextEncoder",
             "Uint16Array",
             "Uint32Array",
             "Uint8Array",
             "Uint8ClampedArray",
             "WeakRef",
             "args",
+            "atob",
+            "btoa",
             "capabilities",
             "clearImmediate",
             "clearInterval",
@@ -694,7 +703,8 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "mcp",
             "setImmediate",
             "setInterval",
-            "setTimeout"
+            "setTimeout",
+            "structuredClone"
         ]
     );
     assert!(code.iter().all(|n| program.contains(n)));
@@ -1129,4 +1139,52 @@ return [first, await slow];"#,
     )
     .unwrap_err();
     assert!(error.to_string().contains("Error: late"), "{error}");
+}
+
+/// `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder` as Node 20's (what it gives
+/// and what it throws, as it was measured running the same lines in Node).
+#[test]
+fn the_web_platforms_data_functions_are_nodes() {
+    let source = r#"const out = {};
+const t = (k, f) => { try { out[k] = f(); } catch (e) { out[k] = `${e.name} ${e.code} ${e.message}`; } };
+t("btoa", () => btoa("hello"));
+t("btoaBad", () => btoa("\u20ac"));
+t("atob", () => atob(" aGVs bG8= "));
+t("atobShort", () => atob("a"));
+t("atobBad", () => atob("a$bc"));
+t("atobEq", () => atob("YQ==="));
+t("encode", () => Array.from(new TextEncoder().encode("h\u00e9\u20ac\ud83d\ude00\ud800")));
+t("into", () => { const d = new Uint8Array(5); return [new TextEncoder().encodeInto("a\u20ac\ud83d\ude00", d), Array.from(d)]; });
+t("decode", () => new TextDecoder().decode(new Uint8Array([0xef, 0xbb, 0xbf, 104, 0xff, 0xe2, 0x82, 0xac, 0xe2, 0x82])));
+t("fatal", () => new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array([0xff])));
+t("latin1", () => [new TextDecoder("latin1").encoding, new TextDecoder("latin1").decode(new Uint8Array([0x41, 0x80, 0xe9]))]);
+t("utf16", () => new TextDecoder("utf-16le").decode(new Uint8Array([0xff, 0xfe, 0x41, 0, 0x3d, 0xd8, 0, 0xde])));
+t("unknown", () => new TextDecoder("klingon"));
+t("clone", () => { const o = { a: [1, { d: new Date(5) }], m: new Map([[1, new Set([2])]]), r: /x/gi, u: undefined }; o.self = o; const c = structuredClone(o); return [c.self === c, c.a[1].d.getTime(), c.m.get(1).has(2), c.r.flags, "u" in c, c !== o]; });
+t("cloneSymbol", () => structuredClone(Symbol("s")));
+t("cloneError", () => { const c = structuredClone(new TypeError("bad", { cause: 1 })); return [c instanceof TypeError, c.message, c.cause]; });
+t("domException", () => { const e = new DOMException("m", "DataCloneError"); return [e.name, e.code, String(e), Object.prototype.toString.call(e)]; });
+return out;"#;
+    assert_eq!(
+        run(shared(), source).unwrap(),
+        json!({
+            "btoa": "aGVsbG8=",
+            "btoaBad": "InvalidCharacterError 5 Invalid character",
+            "atob": "hello",
+            "atobShort": "InvalidCharacterError 5 The string to be decoded is not correctly encoded.",
+            "atobBad": "InvalidCharacterError 5 Invalid character",
+            "atobEq": "InvalidCharacterError 5 Invalid character",
+            "encode": [104, 195, 169, 226, 130, 172, 240, 159, 152, 128, 239, 191, 189],
+            "into": [{"read": 2, "written": 4}, [97, 226, 130, 172, 0]],
+            "decode": "h\u{fffd}\u{20ac}\u{fffd}",
+            "fatal": "TypeError ERR_ENCODING_INVALID_ENCODED_DATA The encoded data was not valid for encoding utf-8",
+            "latin1": ["windows-1252", "A\u{80}\u{e9}"],
+            "utf16": "A\u{1f600}",
+            "unknown": "RangeError ERR_ENCODING_NOT_SUPPORTED The \"klingon\" encoding is not supported",
+            "clone": [true, 5, true, "gi", true, true],
+            "cloneSymbol": "DataCloneError 25 Symbol(s) could not be cloned.",
+            "cloneError": [true, "bad", 1],
+            "domException": ["DataCloneError", 25, "DataCloneError: m", "[object DOMException]"],
+        })
+    );
 }

@@ -1,0 +1,353 @@
+// The web platform's data functions that Node 20 has as globals and QuickJS has not, as Node's
+// behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder` and the
+// `DOMException` they throw. Pure computation over the program's values, nothing reaching
+// outside. Run once in a program's context before the program: it takes the built-ins it uses
+// then, so a program that replaces them changes nothing here.
+(function (globals) {
+  const TypeErr = TypeError;
+  const RangeErr = RangeError;
+  const Err = Error;
+  const define = Object.defineProperty;
+  const freeze = Object.freeze;
+  const protoOf = Object.getPrototypeOf;
+  const ownKeys = Object.keys;
+  const isArray = Array.isArray;
+  const fromCharCode = String.fromCharCode;
+  const charCodeAt = String.prototype.charCodeAt;
+  const codePointAt = String.prototype.codePointAt;
+  const apply = Reflect.apply;
+  const U8 = Uint8Array;
+  const AB = ArrayBuffer;
+  const isView = ArrayBuffer.isView;
+  const M = Map;
+  const S = Set;
+  const D = Date;
+  const R = RegExp;
+  const toStringOf = (v) => apply(Object.prototype.toString, v, []);
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapHas = Map.prototype.has;
+  const mapEntries = Map.prototype.entries;
+  const setValues = Set.prototype.values;
+  const dateTime = Date.prototype.getTime;
+  const sliceBuffer = ArrayBuffer.prototype.slice;
+
+  const CODES = {
+    IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5,
+    NoModificationAllowedError: 7, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11,
+    SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14, InvalidAccessError: 15,
+    TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
+    QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
+  };
+  class DOMException extends Err {
+    #name;
+    constructor(message = "", options = "Error") {
+      super(`${message}`);
+      this.#name = typeof options === "object" && options !== null ? `${options.name ?? "Error"}` : `${options}`;
+      if (typeof options === "object" && options !== null && "cause" in options) {
+        define(this, "cause", { value: options.cause, writable: true, configurable: true });
+      }
+    }
+    get name() { return this.#name; }
+    get code() { return CODES[this.#name] ?? 0; }
+  }
+  define(DOMException.prototype, Symbol.toStringTag, { value: "DOMException", configurable: true });
+
+  // --- base64 ----------------------------------------------------------------------------
+  const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const VALUE = {};
+  for (let i = 0; i < 64; i++) VALUE[ALPHABET[i]] = i;
+
+  function btoa(data) {
+    if (arguments.length === 0) throw new TypeErr('The "data" argument must be specified');
+    const s = `${data}`;
+    let out = "";
+    for (let i = 0; i < s.length; i += 3) {
+      const a = apply(charCodeAt, s, [i]);
+      const b = i + 1 < s.length ? apply(charCodeAt, s, [i + 1]) : 0;
+      const c = i + 2 < s.length ? apply(charCodeAt, s, [i + 2]) : 0;
+      if (a > 255 || b > 255 || c > 255) throw new DOMException("Invalid character", "InvalidCharacterError");
+      out += ALPHABET[a >> 2] + ALPHABET[((a & 3) << 4) | (b >> 4)];
+      out += i + 1 < s.length ? ALPHABET[((b & 15) << 2) | (c >> 6)] : "=";
+      out += i + 2 < s.length ? ALPHABET[c & 63] : "=";
+    }
+    return out;
+  }
+
+  // Node's checks: ASCII white space is skipped; `=` only at the end, at most two, and none
+  // when the other characters do not fill groups of four.
+  function atob(data) {
+    if (arguments.length === 0) throw new TypeErr('The "data" argument must be specified');
+    const input = `${data}`;
+    const invalid = () => new DOMException("Invalid character", "InvalidCharacterError");
+    let s = "";
+    let count = 0;
+    let equals = 0;
+    for (let i = 0; i < input.length; i++) {
+      const ch = input[i];
+      if (ch === " " || ch === "\t" || ch === "\n" || ch === "\f" || ch === "\r") continue;
+      if (ch === "=") equals++;
+      else if (VALUE[ch] === undefined || equals) throw invalid();
+      if (equals > 2) throw invalid();
+      count++;
+      if (ch !== "=") s += ch;
+    }
+    let reminder = count % 4;
+    if (!reminder) reminder = (count - equals) % 4;
+    else if (equals) throw invalid();
+    if (reminder === 1) {
+      throw new DOMException("The string to be decoded is not correctly encoded.", "InvalidCharacterError");
+    }
+    let out = "";
+    let buffer = 0;
+    let bits = 0;
+    for (let i = 0; i < s.length; i++) {
+      buffer = ((buffer << 6) | VALUE[s[i]]) & 0xffff;
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out += fromCharCode((buffer >> bits) & 255);
+      }
+    }
+    return out;
+  }
+
+  // --- TextEncoder / TextDecoder ---------------------------------------------------------
+  const utf8 = (s) => {
+    const bytes = [];
+    for (let i = 0; i < s.length; i++) {
+      let c = apply(codePointAt, s, [i]);
+      if (c > 0xffff) i++;
+      else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+      if (c < 0x80) bytes.push(c);
+      else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return bytes;
+  };
+
+  class TextEncoder {
+    get encoding() { return "utf-8"; }
+    encode(input = "") { return new U8(utf8(`${input}`)); }
+    encodeInto(source, destination) {
+      if (!(destination instanceof U8)) throw new TypeErr('The "dest" argument must be an instance of Uint8Array.');
+      const s = `${source}`;
+      let read = 0;
+      let written = 0;
+      for (let i = 0; i < s.length; i++) {
+        const c = apply(codePointAt, s, [i]);
+        const units = c > 0xffff ? 2 : 1;
+        const bytes = utf8(apply(String.prototype.slice, s, [i, i + units]));
+        if (written + bytes.length > destination.length) break;
+        for (const b of bytes) destination[written++] = b;
+        read += units;
+        i += units - 1;
+      }
+      return { read, written };
+    }
+  }
+  define(TextEncoder.prototype, Symbol.toStringTag, { value: "TextEncoder", configurable: true });
+
+  // The labels of the encodings decoded here (the WHATWG Encoding standard's), by name.
+  const LABELS = {
+    "utf-8": ["unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"],
+    "windows-1252": ["ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100", "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252", "x-cp1252"],
+    "utf-16le": ["csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le"],
+  };
+  const encodingOf = (label) => {
+    const name = `${label}`.trim().toLowerCase();
+    for (const encoding of ownKeys(LABELS)) if (LABELS[encoding].includes(name)) return encoding;
+    return undefined;
+  };
+  class TextDecoder {
+    #encoding;
+    #fatal;
+    #ignoreBOM;
+    constructor(label = "utf-8", options = {}) {
+      const encoding = encodingOf(label);
+      if (encoding === undefined) {
+        const e = new RangeErr(`The "${label}" encoding is not supported`);
+        e.code = "ERR_ENCODING_NOT_SUPPORTED";
+        throw e;
+      }
+      this.#encoding = encoding;
+      this.#fatal = !!(options && options.fatal);
+      this.#ignoreBOM = !!(options && options.ignoreBOM);
+    }
+    get encoding() { return this.#encoding; }
+    get fatal() { return this.#fatal; }
+    get ignoreBOM() { return this.#ignoreBOM; }
+    decode(input = new U8(0)) {
+      const encoding = this.#encoding;
+      const decodingError = () => {
+        const e = new TypeErr(`The encoded data was not valid for encoding ${encoding}`);
+        e.code = "ERR_ENCODING_INVALID_ENCODED_DATA";
+        return e;
+      };
+      let bytes;
+      if (input instanceof AB) bytes = new U8(input);
+      else if (isView(input)) bytes = new U8(input.buffer, input.byteOffset, input.byteLength);
+      else {
+        const e = new TypeErr('The "input" argument must be an instance of ArrayBuffer or ArrayBufferView.' + (input === null ? " Received null" : ` Received type ${typeof input} (${`${input}`})`));
+        e.code = "ERR_INVALID_ARG_TYPE";
+        throw e;
+      }
+      let out = "";
+      let i = 0;
+      if (this.#encoding === "windows-1252") {
+        for (; i < bytes.length; i++) {
+          const b = bytes[i];
+          // Each byte its own code point, as Node decodes it (not windows-1252's 0x80..0x9f).
+          out += fromCharCode(b);
+        }
+        return out;
+      }
+      if (this.#encoding === "utf-16le") {
+        if (!this.#ignoreBOM && bytes[0] === 0xff && bytes[1] === 0xfe) i = 2;
+        let units = [];
+        for (; i + 1 < bytes.length; i += 2) units.push(bytes[i] | (bytes[i + 1] << 8));
+        for (let k = 0; k < units.length; k++) {
+          const u = units[k];
+          const next = units[k + 1];
+          if (u >= 0xd800 && u <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) { out += fromCharCode(u, next); k++; }
+          else if (u >= 0xd800 && u <= 0xdfff) {
+            if (this.#fatal) throw decodingError();
+            out += "\ufffd";
+          } else out += fromCharCode(u);
+        }
+        if (i < bytes.length) {
+          if (this.#fatal) throw decodingError();
+          out += "\ufffd";
+        }
+        return out;
+      }
+      if (!this.#ignoreBOM && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+      const invalid = () => {
+        if (this.#fatal) throw decodingError();
+        out += "\ufffd";
+      };
+      while (i < bytes.length) {
+        const b = bytes[i];
+        if (b < 0x80) { out += fromCharCode(b); i++; continue; }
+        let need = 0;
+        let c = 0;
+        let lower = 0x80;
+        let upper = 0xbf;
+        if (b >= 0xc2 && b <= 0xdf) { need = 1; c = b & 31; }
+        else if (b >= 0xe0 && b <= 0xef) { need = 2; c = b & 15; if (b === 0xe0) lower = 0xa0; if (b === 0xed) upper = 0x9f; }
+        else if (b >= 0xf0 && b <= 0xf4) { need = 3; c = b & 7; if (b === 0xf0) lower = 0x90; if (b === 0xf4) upper = 0x8f; }
+        else { invalid(); i++; continue; }
+        let j = 1;
+        for (; j <= need; j++) {
+          const n = bytes[i + j];
+          if (n === undefined || n < lower || n > upper) break;
+          lower = 0x80;
+          upper = 0xbf;
+          c = (c << 6) | (n & 63);
+        }
+        if (j <= need) { invalid(); i += j; continue; }
+        out += String.fromCodePoint(c);
+        i += need + 1;
+      }
+      return out;
+    }
+  }
+  define(TextDecoder.prototype, Symbol.toStringTag, { value: "TextDecoder", configurable: true });
+
+  // --- structuredClone -------------------------------------------------------------------
+  const ERRORS = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+  function structuredClone(value, options) {
+    if (arguments.length === 0) throw new TypeErr('The "value" argument must be specified');
+    if (options !== undefined && options !== null && typeof options !== "object") {
+      throw new TypeErr('The "options" argument must be of type object.');
+    }
+    const seen = new M();
+    const uncloneable = (v) => {
+      let shown;
+      try {
+        if (typeof v === "function") shown = `${v}`;
+        else if (typeof v === "symbol") shown = apply(Symbol.prototype.toString, v, []);
+        else {
+          const proto = protoOf(v);
+          const ctor = proto && proto.constructor;
+          shown = `#<${(typeof ctor === "function" && ctor.name) || "Object"}>`;
+        }
+      } catch { shown = "value"; }
+      return new DOMException(`${shown} could not be cloned.`, "DataCloneError");
+    };
+    const clone = (v) => {
+      if (v === null || (typeof v !== "object" && typeof v !== "function")) {
+        if (typeof v === "symbol") throw uncloneable(v);
+        return v;
+      }
+      if (typeof v === "function") throw uncloneable(v);
+      if (apply(mapHas, seen, [v])) return apply(mapGet, seen, [v]);
+      const tag = toStringOf(v);
+      let out;
+      switch (tag) {
+        case "[object Boolean]": out = Object(apply(Boolean.prototype.valueOf, v, [])); break;
+        case "[object Number]": out = Object(apply(Number.prototype.valueOf, v, [])); break;
+        case "[object String]": out = Object(apply(String.prototype.valueOf, v, [])); break;
+        case "[object BigInt]": out = Object(apply(BigInt.prototype.valueOf, v, [])); break;
+        case "[object Date]": out = new D(apply(dateTime, v, [])); break;
+        case "[object RegExp]": out = new R(v.source, v.flags); break;
+        case "[object ArrayBuffer]": out = apply(sliceBuffer, v, [0]); break;
+        case "[object Map]": {
+          out = new M();
+          apply(mapSet, seen, [v, out]);
+          for (const [k, x] of apply(mapEntries, v, [])) apply(mapSet, out, [clone(k), clone(x)]);
+          return out;
+        }
+        case "[object Set]": {
+          out = new S();
+          apply(mapSet, seen, [v, out]);
+          for (const x of apply(setValues, v, [])) out.add(clone(x));
+          return out;
+        }
+        case "[object Error]": {
+          const name = v.name;
+          const Ctor = ERRORS[name] || Err;
+          out = new Ctor(v.message === undefined ? undefined : `${v.message}`);
+          apply(mapSet, seen, [v, out]);
+          if (typeof v.stack === "string") define(out, "stack", { value: v.stack, writable: true, configurable: true });
+          if ("cause" in v) define(out, "cause", { value: clone(v.cause), writable: true, configurable: true });
+          return out;
+        }
+        default:
+          if (isView(v)) {
+            const buffer = clone(v.buffer);
+            const Ctor = protoOf(v).constructor;
+            out = Ctor === DataView ? new DataView(buffer, v.byteOffset, v.byteLength) : new Ctor(buffer, v.byteOffset, v.length);
+            break;
+          }
+          if (isArray(v)) {
+            out = new Array(v.length);
+            apply(mapSet, seen, [v, out]);
+            for (const k of ownKeys(v)) out[k] = clone(v[k]);
+            return out;
+          }
+          if (tag !== "[object Object]" && tag !== "[object Arguments]") throw uncloneable(v);
+          if (v instanceof WeakMap || v instanceof WeakSet || v instanceof Promise) throw uncloneable(v);
+          out = {};
+          apply(mapSet, seen, [v, out]);
+          for (const k of ownKeys(v)) out[k] = clone(v[k]);
+          return out;
+      }
+      apply(mapSet, seen, [v, out]);
+      return out;
+    };
+    return clone(value);
+  }
+
+  for (const [name, value] of [
+    ["DOMException", DOMException],
+    ["atob", atob],
+    ["btoa", btoa],
+    ["TextEncoder", TextEncoder],
+    ["TextDecoder", TextDecoder],
+    ["structuredClone", structuredClone],
+  ]) {
+    define(globals, name, { value, writable: true, configurable: true, enumerable: typeof value !== "function" || /^[a-z]/.test(name) });
+  }
+})
