@@ -276,11 +276,15 @@ return f.content;
 #[test]
 fn bad_input_exits_2_with_a_clear_message() {
     // TypeScript that cannot run as JavaScript is an error of the program (exit 1).
-    let p = TempProgram::new("bad", "bad.ts", "enum Color { Red }\nreturn 1;\n");
+    let p = TempProgram::new(
+        "bad",
+        "bad.ts",
+        "class Color {\n  accessor red = 1;\n}\nreturn 1;\n",
+    );
     let (code, _, stderr) = pml(&["run", p.path()]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("bad.ts:1:1") && stderr.contains("enum"),
+        stderr.contains("bad.ts:2:3") && stderr.contains("accessor"),
         "{stderr}"
     );
 
