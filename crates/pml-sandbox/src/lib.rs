@@ -53,7 +53,8 @@
 //! callbacks run in order of when they are due, then of when they were set, each followed by
 //! the jobs it queued; waiting for one is not the program's time), the web platform's data
 //! functions as Node's (`atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`,
-//! `DOMException`: `worker/web.js`), `console` (its output is reported, never printed: each call one text, formatted as
+//! `URL` and `URLSearchParams` over the URL Standard's parser, `DOMException`:
+//! `worker/web.js`), `console` (its output is reported, never printed: each call one text, formatted as
 //! Node 20's `util.format` formats it, objects as `util.inspect` prints them by default, read
 //! without running program code (`worker/inspect.js`); every method of Node's console, `group`,
 //! `count`, `assert`, `dir`, `table`, `trace` and `time*` as in Node) and `mcp`:
@@ -200,6 +201,7 @@ mod error;
 mod ident;
 mod intl;
 mod program;
+mod url;
 mod worker;
 
 use std::collections::VecDeque;

@@ -321,8 +321,9 @@ unsafe impl Allocator for TimedAllocator {
     }
 }
 
-/// `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder` and `DOMException` as Node's
-/// (`worker/web.js`), for programs: a function of the global object that defines them.
+/// `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `URL`, `URLSearchParams`
+/// and `DOMException` as Node's (`worker/web.js`), for programs: a function of the global
+/// object and the URL natives ([`crate::url`]) that defines them.
 const WEB: &str = include_str!("worker/web.js");
 
 /// The intrinsics of a code task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
@@ -594,7 +595,9 @@ impl Engine {
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             bytecode::run(&ctx, &self.web)
                 .and_then(|v| Function::from_js(&ctx, v))
-                .and_then(|install| install.call::<_, ()>((ctx.globals(),)))
+                .and_then(|install| {
+                    install.call::<_, ()>((ctx.globals(), crate::url::natives(&ctx)?))
+                })
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let stringify = bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))

@@ -1,9 +1,11 @@
 // The web platform's data functions that Node 20 has as globals and QuickJS has not, as Node's
-// behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder` and the
-// `DOMException` they throw. Pure computation over the program's values, nothing reaching
-// outside. Run once in a program's context before the program: it takes the built-ins it uses
-// then, so a program that replaces them changes nothing here.
-(function (globals) {
+// behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `URL`,
+// `URLSearchParams` and the `DOMException` they throw. Pure computation over the program's
+// values, nothing reaching outside. Run once in a program's context before the program: it
+// takes the built-ins it uses then, so a program that replaces them changes nothing here.
+// `urlNative` is `{ parse(input, base?), set(href, component, value) }` (`src/url.rs`: the
+// URL Standard's parser and setters), each giving a URL's components or `null`.
+(function (globals, urlNative) {
   const TypeErr = TypeError;
   const RangeErr = RangeError;
   const Err = Error;
@@ -340,7 +342,221 @@
     return clone(value);
   }
 
+  // --- URLSearchParams -------------------------------------------------------------------
+  const PLAIN = /[A-Za-z0-9*\-._]/;
+  const hex = "0123456789ABCDEF";
+  const formEncode = (text) => {
+    let out = "";
+    for (const b of utf8(`${text}`)) {
+      const ch = fromCharCode(b);
+      if (b === 0x20) out += "+";
+      else if (b < 0x80 && PLAIN.test(ch)) out += ch;
+      else out += "%" + hex[b >> 4] + hex[b & 15];
+    }
+    return out;
+  };
+  const decoder = new TextDecoder();
+  const formDecode = (text) => {
+    const bytes = utf8(text.replace(/\+/g, " "));
+    const out = [];
+    for (let i = 0; i < bytes.length; i++) {
+      const h = bytes[i] === 0x25 && i + 2 < bytes.length ? fromCharCode(bytes[i + 1], bytes[i + 2]) : "";
+      if (h && /^[0-9A-Fa-f]{2}$/.test(h)) { out.push(parseInt(h, 16)); i += 2; }
+      else out.push(bytes[i]);
+    }
+    return decoder.decode(new U8(out));
+  };
+  const parseQuery = (query) => {
+    const list = [];
+    for (const part of query.split("&")) {
+      if (part === "") continue;
+      const at = part.indexOf("=");
+      const name = at < 0 ? part : part.slice(0, at);
+      const value = at < 0 ? "" : part.slice(at + 1);
+      list.push([formDecode(name), formDecode(value)]);
+    }
+    return list;
+  };
+  const missing = (names) => {
+    const e = new TypeErr(`The ${names} must be specified`);
+    e.code = "ERR_MISSING_ARGS";
+    return e;
+  };
+  class URLSearchParams {
+    #list = [];
+    /** Gives the URL these are the search of its new query (`null`: no URL). */
+    #onChange = null;
+    constructor(init = undefined) {
+      if (init === undefined || init === null) return;
+      if (typeof init === "object" || typeof init === "function") {
+        if (typeof init[Symbol.iterator] === "function") {
+          for (const pair of init) {
+            const items = pair !== null && typeof pair === "object" && typeof pair[Symbol.iterator] === "function" ? [...pair] : null;
+            if (items === null || items.length !== 2) {
+              const e = new TypeErr("Each query pair must be an iterable [name, value] tuple");
+              e.code = "ERR_INVALID_TUPLE";
+              throw e;
+            }
+            this.#list.push([`${items[0]}`, `${items[1]}`]);
+          }
+        } else {
+          for (const key of ownKeys(init)) this.#list.push([key, `${init[key]}`]);
+        }
+        return;
+      }
+      let query = `${init}`;
+      if (query.startsWith("?")) query = query.slice(1);
+      this.#list = parseQuery(query);
+    }
+    static _link(params, onChange, query) { params.#onChange = onChange; params.#list = parseQuery(query); }
+    static _reset(params, query) { params.#list = parseQuery(query); }
+    #update() { if (this.#onChange) this.#onChange(this.toString()); }
+    get size() { return this.#list.length; }
+    append(name, value) {
+      if (arguments.length < 2) throw missing('"name" and "value" arguments');
+      this.#list.push([`${name}`, `${value}`]);
+      this.#update();
+    }
+    delete(name, value = undefined) {
+      if (arguments.length < 1) throw missing('"name" argument');
+      name = `${name}`;
+      const only = value === undefined ? null : `${value}`;
+      this.#list = this.#list.filter(([n, v]) => !(n === name && (only === null || v === only)));
+      this.#update();
+    }
+    get(name) {
+      if (arguments.length < 1) throw missing('"name" argument');
+      const found = this.#list.find(([n]) => n === `${name}`);
+      return found ? found[1] : null;
+    }
+    getAll(name) {
+      if (arguments.length < 1) throw missing('"name" argument');
+      return this.#list.filter(([n]) => n === `${name}`).map(([, v]) => v);
+    }
+    has(name, value = undefined) {
+      if (arguments.length < 1) throw missing('"name" argument');
+      const only = value === undefined ? null : `${value}`;
+      return this.#list.some(([n, v]) => n === `${name}` && (only === null || v === only));
+    }
+    set(name, value) {
+      if (arguments.length < 2) throw missing('"name" and "value" arguments');
+      name = `${name}`;
+      value = `${value}`;
+      const at = this.#list.findIndex(([n]) => n === name);
+      if (at < 0) this.#list.push([name, value]);
+      else {
+        this.#list[at] = [name, value];
+        this.#list = this.#list.filter(([n], i) => i <= at || n !== name);
+      }
+      this.#update();
+    }
+    sort() {
+      const indexed = this.#list.map((pair, i) => [pair, i]);
+      indexed.sort(([[a], i], [[b], j]) => {
+        for (let k = 0; k < a.length && k < b.length; k++) {
+          const d = apply(charCodeAt, a, [k]) - apply(charCodeAt, b, [k]);
+          if (d) return d;
+        }
+        return a.length - b.length || i - j;
+      });
+      this.#list = indexed.map(([pair]) => pair);
+      this.#update();
+    }
+    forEach(callback, thisArg = undefined) {
+      if (typeof callback !== "function") {
+        const e = new TypeErr(`The "callback" argument must be of type function. Received ${callback === undefined ? "undefined" : `type ${typeof callback}`}`);
+        e.code = "ERR_INVALID_ARG_TYPE";
+        throw e;
+      }
+      for (let i = 0; i < this.#list.length; i++) {
+        const [n, v] = this.#list[i];
+        apply(callback, thisArg, [v, n, this]);
+      }
+    }
+    *entries() { for (const [n, v] of this.#list) yield [n, v]; }
+    *keys() { for (const [n] of this.#list) yield n; }
+    *values() { for (const [, v] of this.#list) yield v; }
+    [Symbol.iterator]() { return this.entries(); }
+    toString() { return this.#list.map(([n, v]) => `${formEncode(n)}=${formEncode(v)}`).join("&"); }
+  }
+  define(URLSearchParams.prototype, Symbol.toStringTag, { value: "URLSearchParams", configurable: true });
+  const link = URLSearchParams._link;
+  const reset = URLSearchParams._reset;
+  delete URLSearchParams._link;
+  delete URLSearchParams._reset;
+
+  // --- URL -------------------------------------------------------------------------------
+  // A URL's components, in the order of `src/url.rs`'s `COMPONENTS`.
+  const parseUrl = urlNative.parse;
+  const setUrl = urlNative.set;
+  const invalidUrl = (input, base) => {
+    const e = new TypeErr("Invalid URL");
+    e.code = "ERR_INVALID_URL";
+    e.input = input;
+    if (base !== undefined) e.base = base;
+    return e;
+  };
+  class URL {
+    #parts;
+    #params;
+    constructor(input, base = undefined) {
+      if (arguments.length === 0) {
+        const e = new TypeErr('The "url" argument must be specified');
+        e.code = "ERR_MISSING_ARGS";
+        throw e;
+      }
+      input = `${input}`;
+      if (base !== undefined) base = `${base}`;
+      const parts = base === undefined ? parseUrl(input) : parseUrl(input, base);
+      if (parts === null || parts === undefined) throw invalidUrl(input, base);
+      this.#parts = parts;
+      this.#params = new URLSearchParams();
+      link(this.#params, (query) => this.#query(query), parts[9].slice(1));
+    }
+    static canParse(input, base = undefined) {
+      const parts = base === undefined ? parseUrl(`${input}`) : parseUrl(`${input}`, `${base}`);
+      return parts !== null && parts !== undefined;
+    }
+    #set(which, value) {
+      const parts = setUrl(this.#parts[0], which, `${value}`);
+      if (parts === null || parts === undefined) throw invalidUrl(`${value}`);
+      this.#parts = parts;
+      if (which === "href" || which === "search") reset(this.#params, parts[9].slice(1));
+    }
+    #query(query) {
+      const parts = setUrl(this.#parts[0], "search", query);
+      if (parts !== null && parts !== undefined) this.#parts = parts;
+    }
+    get href() { return this.#parts[0]; }
+    set href(v) { this.#set("href", v); }
+    get origin() { return this.#parts[1]; }
+    get protocol() { return this.#parts[2]; }
+    set protocol(v) { this.#set("protocol", v); }
+    get username() { return this.#parts[3]; }
+    set username(v) { this.#set("username", v); }
+    get password() { return this.#parts[4]; }
+    set password(v) { this.#set("password", v); }
+    get host() { return this.#parts[5]; }
+    set host(v) { this.#set("host", v); }
+    get hostname() { return this.#parts[6]; }
+    set hostname(v) { this.#set("hostname", v); }
+    get port() { return this.#parts[7]; }
+    set port(v) { this.#set("port", v); }
+    get pathname() { return this.#parts[8]; }
+    set pathname(v) { this.#set("pathname", v); }
+    get search() { return this.#parts[9]; }
+    set search(v) { this.#set("search", v); }
+    get hash() { return this.#parts[10]; }
+    set hash(v) { this.#set("hash", v); }
+    get searchParams() { return this.#params; }
+    toString() { return this.#parts[0]; }
+    toJSON() { return this.#parts[0]; }
+  }
+  define(URL.prototype, Symbol.toStringTag, { value: "URL", configurable: true });
+
   for (const [name, value] of [
+    ["URL", URL],
+    ["URLSearchParams", URLSearchParams],
     ["DOMException", DOMException],
     ["atob", atob],
     ["btoa", btoa],

@@ -686,6 +686,8 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "Proxy",
             "TextDecoder",
             "TextEncoder",
+            "URL",
+            "URLSearchParams",
             "Uint16Array",
             "Uint32Array",
             "Uint8Array",
@@ -1185,6 +1187,38 @@ return out;"#;
             "cloneSymbol": "DataCloneError 25 Symbol(s) could not be cloned.",
             "cloneError": [true, "bad", 1],
             "domException": ["DataCloneError", 25, "DataCloneError: m", "[object DOMException]"],
+        })
+    );
+}
+
+/// `URL` and `URLSearchParams` as Node 20's (the URL Standard's parser; expected values are
+/// Node's output for the same lines).
+#[test]
+fn urls_are_nodes() {
+    let source = r#"const out = {};
+const t = (k, f) => { try { out[k] = f(); } catch (e) { out[k] = `${e.name} ${e.code} ${e.message} ${e.input}`; } };
+t("parts", () => { const u = new URL("https://user:pw@Example.COM:443/a/./b/../c%20d?x=1&y=a+b#frag"); return [u.href, u.origin, u.protocol, u.username, u.password, u.host, u.hostname, u.port, u.pathname, u.search, u.hash]; });
+t("relative", () => new URL("../x?q#h", "http://a.org/b/c/d").href);
+t("bad", () => new URL("not a url"));
+t("set", () => { const u = new URL("http://a.org/p?x=1"); u.pathname = "/q r"; u.search = "y=2&z=%20"; u.hash = "h"; u.port = "8080"; u.hostname = "b.org"; return u.href; });
+t("params", () => { const u = new URL("http://a.org/?a=1&b=2&a=3"); const p = u.searchParams; p.append("c", "x y&z"); p.delete("b"); p.set("a", "9"); return [u.search, p.get("a"), p.getAll("a"), p.has("c"), p.size, [...p.keys()], String(p)]; });
+t("params2", () => [...new URLSearchParams("?q=%E2%82%AC+1&e=&f&=g&%zz=1")]);
+t("paramsObj", () => new URLSearchParams({ a: 1, b: "\u00e9 \u00fc", c: null }).toString());
+t("searchSync", () => { const u = new URL("http://a/?x=1"); u.search = "?k=v"; return [u.searchParams.get("k"), u.searchParams.get("x")]; });
+t("idn", () => new URL("http://m\u00fcnchen.de/").hostname);
+return out;"#;
+    assert_eq!(
+        run(shared(), source).unwrap(),
+        json!({
+            "parts": ["https://user:pw@example.com/a/c%20d?x=1&y=a+b#frag", "https://example.com", "https:", "user", "pw", "example.com", "example.com", "", "/a/c%20d", "?x=1&y=a+b", "#frag"],
+            "relative": "http://a.org/b/x?q#h",
+            "bad": "TypeError ERR_INVALID_URL Invalid URL not a url",
+            "set": "http://b.org:8080/q%20r?y=2&z=%20#h",
+            "params": ["?a=9&c=x+y%26z", "9", ["9"], true, 2, ["a", "c"], "a=9&c=x+y%26z"],
+            "params2": [["q", "\u{20ac} 1"], ["e", ""], ["f", ""], ["", "g"], ["%zz", "1"]],
+            "paramsObj": "a=1&b=%C3%A9+%C3%BC&c=null",
+            "searchSync": ["v", null],
+            "idn": "xn--mnchen-3ya.de",
         })
     );
 }
