@@ -1,6 +1,6 @@
 // The web platform's data functions that Node 20 has as globals and QuickJS has not, as Node's
 // behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `URL`,
-// `URLSearchParams` and the `DOMException` they throw. Pure computation over the program's
+// `URLSearchParams`, `crypto`'s random values and the `DOMException` they throw. Pure computation over the program's
 // values, nothing reaching outside. Run once in a program's context before the program: it
 // takes the built-ins it uses then, so a program that replaces them changes nothing here.
 // `urlNative` is `{ parse(input, base?), set(href, component, value) }` (`src/url.rs`: the
@@ -554,7 +554,45 @@
   }
   define(URL.prototype, Symbol.toStringTag, { value: "URL", configurable: true });
 
+  // --- crypto's random values --------------------------------------------------------------
+  // Drawn from the run's `Math.random`, read when called: a resumed run's journal answers them
+  // as it answers the program's own draws. (`crypto.subtle` is not here.)
+  const mathObject = Math;
+  const floor = Math.floor;
+  const INTEGER_ARRAYS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array];
+  const crypto = {
+    getRandomValues(data) {
+      if (arguments.length === 0) {
+        const e = new TypeErr("Failed to execute 'getRandomValues' on 'Crypto': 1 argument required, but only 0 present.");
+        e.code = "ERR_MISSING_ARGS";
+        throw e;
+      }
+      if (!isView(data) || !INTEGER_ARRAYS.some((A) => data instanceof A)) {
+        throw new DOMException("The data argument must be an integer-type TypedArray", "TypeMismatchError");
+      }
+      if (data.byteLength > 65536) throw new DOMException("The requested length exceeds 65,536 bytes", "QuotaExceededError");
+      const bytes = new U8(data.buffer, data.byteOffset, data.byteLength);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = floor(mathObject.random() * 256);
+      return data;
+    },
+    randomUUID() {
+      const b = new U8(16);
+      for (let i = 0; i < 16; i++) b[i] = floor(mathObject.random() * 256);
+      b[6] = (b[6] & 0x0f) | 0x40;
+      b[8] = (b[8] & 0x3f) | 0x80;
+      let h = "";
+      for (let i = 0; i < 16; i++) {
+        h += hex[b[i] >> 4].toLowerCase() + hex[b[i] & 15].toLowerCase();
+        if (i === 3 || i === 5 || i === 7 || i === 9) h += "-";
+      }
+      return h;
+    },
+  };
+
+  define(crypto, Symbol.toStringTag, { value: "Crypto", configurable: true });
+
   for (const [name, value] of [
+    ["crypto", crypto],
     ["URL", URL],
     ["URLSearchParams", URLSearchParams],
     ["DOMException", DOMException],
@@ -564,6 +602,6 @@
     ["TextDecoder", TextDecoder],
     ["structuredClone", structuredClone],
   ]) {
-    define(globals, name, { value, writable: true, configurable: true, enumerable: typeof value !== "function" || /^[a-z]/.test(name) });
+    define(globals, name, { value, writable: true, configurable: true, enumerable: /^[a-z]/.test(name) });
   }
 })

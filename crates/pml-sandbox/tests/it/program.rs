@@ -640,6 +640,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
         json!([
             "undefined",
             [
+                "crypto",
                 "atob",
                 "btoa",
                 "structuredClone",
@@ -701,6 +702,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "clearInterval",
             "clearTimeout",
             "console",
+            "crypto",
             "eval",
             "mcp",
             "setImmediate",
@@ -1143,8 +1145,9 @@ return [first, await slow];"#,
     assert!(error.to_string().contains("Error: late"), "{error}");
 }
 
-/// `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder` as Node 20's (what it gives
-/// and what it throws, as it was measured running the same lines in Node).
+/// `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `crypto`'s random values
+/// as Node 20's (what it gives and what it throws, as it was measured running the same lines in
+/// Node).
 #[test]
 fn the_web_platforms_data_functions_are_nodes() {
     let source = r#"const out = {};
@@ -1166,6 +1169,12 @@ t("clone", () => { const o = { a: [1, { d: new Date(5) }], m: new Map([[1, new S
 t("cloneSymbol", () => structuredClone(Symbol("s")));
 t("cloneError", () => { const c = structuredClone(new TypeError("bad", { cause: 1 })); return [c instanceof TypeError, c.message, c.cause]; });
 t("domException", () => { const e = new DOMException("m", "DataCloneError"); return [e.name, e.code, String(e), Object.prototype.toString.call(e)]; });
+t("randomFloat", () => crypto.getRandomValues(new Float32Array(2)));
+t("randomBig", () => crypto.getRandomValues(new Uint8Array(70000)));
+t("randomNone", () => crypto.getRandomValues());
+t("random", () => { const a = new Uint32Array(4); return crypto.getRandomValues(a) === a; });
+t("uuid", () => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(crypto.randomUUID()));
+t("crypto", () => Object.prototype.toString.call(crypto));
 return out;"#;
     assert_eq!(
         run(shared(), source).unwrap(),
@@ -1187,6 +1196,12 @@ return out;"#;
             "cloneSymbol": "DataCloneError 25 Symbol(s) could not be cloned.",
             "cloneError": [true, "bad", 1],
             "domException": ["DataCloneError", 25, "DataCloneError: m", "[object DOMException]"],
+            "randomFloat": "TypeMismatchError 17 The data argument must be an integer-type TypedArray",
+            "randomBig": "QuotaExceededError 22 The requested length exceeds 65,536 bytes",
+            "randomNone": "TypeError ERR_MISSING_ARGS Failed to execute 'getRandomValues' on 'Crypto': 1 argument required, but only 0 present.",
+            "random": true,
+            "uuid": true,
+            "crypto": "[object Crypto]",
         })
     );
 }
