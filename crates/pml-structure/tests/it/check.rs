@@ -6,6 +6,15 @@ use pml_structure::{
     StaticStructure,
 };
 
+/// The `path` argument of each `fs:read` call of `code`, as [`arg`] writes it.
+fn read_paths(code: &str) -> Vec<String> {
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    (s.nodes.iter())
+        .filter(|n| n.tool.as_deref() == Some("fs:read"))
+        .map(|n| arg(&n.arguments.as_ref().unwrap()["path"]))
+        .collect()
+}
+
 fn arg(v: &ArgumentValue) -> String {
     match v {
         ArgumentValue::Literal { value, .. } => value.to_string(),
@@ -805,15 +814,9 @@ fn a_structure_without_printings_is_the_same_structure() {
 /// iterable parenthesised (it read `n1.entries || [][*].path`, the path of `[]`'s element).
 #[test]
 fn elements_of_a_computed_iterable_are_parenthesised() {
-    let s = build_structure(
+    let paths = read_paths(
         "const listing = await mcp.fs.list({});\nfor (const f of listing.entries || []) {\n  await mcp.fs.read({ path: f.path });\n}\nconst names = (await mcp.fs.list({})).items ?? [];\nfor (const { id } of names) await mcp.fs.read({ path: id });",
-        &BuildOptions::default(),
-    )
-    .structure;
-    let paths: Vec<String> = (s.nodes.iter())
-        .filter(|n| n.tool.as_deref() == Some("fs:read"))
-        .map(|n| arg(&n.arguments.as_ref().unwrap()["path"]))
-        .collect();
+    );
     expect![[r#"
         [
             "ref((n1.entries || [])[*].path)",
@@ -856,15 +859,9 @@ fn a_block_declaration_shadows_in_its_block_only() {
 /// is written with it parenthesised.
 #[test]
 fn a_type_assertion_is_parenthesised_before_a_member() {
-    let s = build_structure(
+    let paths = read_paths(
         "for (const f of args.files as File[]) await mcp.fs.read({ path: f.path });\nconst es = args.more as File[];\nawait mcp.fs.read({ path: es.length });",
-        &BuildOptions::default(),
-    )
-    .structure;
-    let paths: Vec<String> = (s.nodes.iter())
-        .filter(|n| n.tool.as_deref() == Some("fs:read"))
-        .map(|n| arg(&n.arguments.as_ref().unwrap()["path"]))
-        .collect();
+    );
     expect![[r#"
         [
             "ref((args.files as File[])[*].path)",
