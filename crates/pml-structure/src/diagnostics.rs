@@ -27,6 +27,9 @@ pub const NAME_TAKEN: &str = "name-taken";
 /// [`crate::normalize_variable_names`]: a binding's name has no `const`/`let`/`var`
 /// declaration in the program: nothing renamed.
 pub const BINDING_NOT_DECLARED: &str = "binding-not-declared";
+/// TypeScript that cannot run as JavaScript: it needs code generated that pml does not make
+/// (decorators, `accessor` fields, `import =`, `export =`).
+pub const UNSUPPORTED_TYPESCRIPT: &str = "unsupported-typescript";
 /// The builder failed internally (a bug: it never should); the structure is empty.
 pub const INTERNAL: &str = "internal-error";
 

@@ -231,6 +231,100 @@ pub fn build_typescript(
     .unwrap_or(Err(StripError::Internal))
 }
 
+/// What saving a program as a capability keeps of it, from one parse of its text ([`prepare`]).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Its structure, as [`build_structure`] builds it (texts as the source writes them, types
+    /// and all).
+    pub built: BuildReturn,
+    /// What runs, for TypeScript: `Ok(None)` when its JavaScript is its text with the types
+    /// blanked out (whose structure is `built`'s but for the texts, and hashes alike);
+    /// `Ok(Some(structure))`, that JavaScript's, when enums, namespaces or parameter properties
+    /// were compiled (the tokens after them moved: the JavaScript is parsed again); `Err` when
+    /// it cannot be made JavaScript (or does not parse). `Ok(None)` for JavaScript.
+    pub compiled: Result<Option<StaticStructure>, StripError>,
+    /// Its names normalised with the structure's bindings ([`normalize_variable_names`]).
+    pub normalized: NormalizeReturn,
+    /// Its literals made parameters ([`parameterize`]).
+    pub parameterized: ParameterizeReturn,
+}
+
+/// Everything `pml save` keeps of `code`, from one parse of it (two when TypeScript constructs
+/// had to be compiled, as for a run): the structure, the structure of what runs, the program
+/// with its names normalised and with its literals made parameters. Each is what its own
+/// function ([`build_structure`], [`build_typescript`], [`normalize_variable_names`],
+/// [`parameterize`]) gives.
+pub fn prepare(code: &str, options: &BuildOptions) -> Prepared {
+    let unchanged = |diagnostics: Vec<Diagnostic>| Prepared {
+        built: BuildReturn {
+            structure: StaticStructure {
+                diagnostics: diagnostics.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        compiled: Err(StripError::Internal),
+        normalized: NormalizeReturn {
+            code: code.to_string(),
+            renames: IndexMap::new(),
+            diagnostics: diagnostics.clone(),
+        },
+        parameterized: ParameterizeReturn {
+            code: code.to_string(),
+            parameters: IndexMap::new(),
+            schema: parameters_schema(&IndexMap::new()),
+            diagnostics,
+        },
+    };
+    on_big_stack(|| {
+        let (built, tree) = build_on_this_thread(code, options, false);
+        let Some(tree) = tree else {
+            let first = built.structure.diagnostics.first();
+            let mut prepared = unchanged(built.structure.diagnostics.clone());
+            prepared.compiled = Err(StripError::Syntax {
+                message: first.map_or_else(String::new, |d| d.message.clone()),
+                line: first.and_then(|d| d.line).unwrap_or(1),
+                column: first.and_then(|d| d.column).unwrap_or(1),
+            });
+            prepared.built = built;
+            return prepared;
+        };
+        let parameterized = parameterize::parameterize_parsed(code, &tree);
+        let normalized = canon::normalize_parsed(
+            code,
+            &tree.body,
+            tree.base,
+            &built.structure.variable_bindings,
+        );
+        let compiled = match options.dialect {
+            Dialect::JavaScript => Ok(None),
+            Dialect::TypeScript => {
+                let lines = parse::LineIndex::new(code);
+                strip::strip_parsed(code, &tree, &lines).map(|stripped| {
+                    stripped.compiled.then(|| {
+                        let options = BuildOptions {
+                            dialect: Dialect::JavaScript,
+                            permissions: None,
+                            instrument: false,
+                            ..options.clone()
+                        };
+                        build_on_this_thread(&stripped.javascript, &options, false)
+                            .0
+                            .structure
+                    })
+                })
+            }
+        };
+        Prepared {
+            built,
+            compiled,
+            normalized,
+            parameterized,
+        }
+    })
+    .unwrap_or_else(|| unchanged(vec![diagnostics::internal("preparing")]))
+}
+
 /// Check the syntax of `code` only: the safety scan, then one plain SWC parse of the whole text
 /// on one thread, no walk. Returns the diagnostics (empty when the code parses) and the timings
 /// (`parse_ms` is the bare parse, the reference `build_structure`'s cost is measured against;

@@ -601,6 +601,11 @@ fn parameterize_here(code: &str, dialect: Dialect) -> ParameterizeReturn {
             }
         }
     };
+    parameterize_parsed(code, &parsed)
+}
+
+/// [`parameterize`] of `code` already parsed (`parsed`, its syntax tree).
+pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> ParameterizeReturn {
     // Names the program already reads as parameters are never given to another value.
     let mut allocator = ParameterNames::new();
     let mut read = ArgsRead::default();

@@ -75,6 +75,37 @@ pub enum StripError {
     Internal,
 }
 
+impl StripError {
+    /// The error as a diagnostic at its place, coded as the builder codes the same error.
+    pub fn to_diagnostic(&self) -> crate::Diagnostic {
+        use crate::diagnostics as codes;
+        let (code, message, at) = match self {
+            Self::Syntax {
+                message,
+                line,
+                column,
+            } => (codes::SYNTAX_ERROR, message.clone(), (*line, *column)),
+            Self::Unsupported {
+                message,
+                line,
+                column,
+                ..
+            } => (
+                codes::UNSUPPORTED_TYPESCRIPT,
+                message.clone(),
+                (*line, *column),
+            ),
+            Self::Refused {
+                message,
+                line,
+                column,
+            } => (codes::TOO_DEEP, message.clone(), (*line, *column)),
+            Self::Internal => return crate::diagnostics::internal("stripping types"),
+        };
+        crate::Diagnostic::at(crate::Severity::Error, code, message, at)
+    }
+}
+
 /// Turn TypeScript agent code (the body of an async function, see [`crate::build_structure`])
 /// into JavaScript by replacing type-only syntax with spaces. The output has exactly the same
 /// length in bytes, and every line terminator and every kept token stays at its byte offset.

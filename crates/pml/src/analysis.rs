@@ -44,6 +44,8 @@ pub struct Analysis {
     /// The program instrumented with a probe object named with a secret of this analysis
     /// (`None` when it does not parse).
     pub instrumented: Option<Instrumented>,
+    /// What the parse and the walk took.
+    pub timings: pml_structure::Timings,
 }
 
 impl Analysis {
@@ -54,6 +56,7 @@ impl Analysis {
             javascript,
             structure: built.structure,
             instrumented: built.instrumented,
+            timings: built.timings,
         }
     }
 
@@ -70,6 +73,7 @@ impl Analysis {
                     javascript,
                     structure: built.structure,
                     instrumented: built.instrumented,
+                    timings: built.timings,
                 })
             }
         }

@@ -108,20 +108,36 @@ pub fn run_record(
 }
 
 /// The capability record of `code`, or the diagnostics that keep it from having one (the
-/// program has errors: no structure, no hash).
+/// program has errors: no structure, no hash). From one parse of `code`
+/// ([`pml_structure::prepare`]).
 pub fn prepare(
     code: &str,
     options: &AnalyzeOptions,
     name: &str,
     description: Option<&str>,
 ) -> Result<NewCapability, Vec<Diagnostic>> {
-    let structure = crate::analyze(code, options).structure;
-    crate::semantic_hash(&structure).map_err(|e| e.errors)?;
-    // The hash of what runs (its JavaScript), as a run of it records it.
-    let code_hash =
-        program_hash(code, options.dialect).ok_or_else(|| structure.diagnostics.clone())?;
-    let normalized_code = crate::normalize_variable_names(code, &structure.variable_bindings).code;
-    let parameterized = pml_structure::parameterize(code, options.dialect);
+    // Hashed without the approval rules (as a run hashes it), which are added after.
+    let prepared = pml_structure::prepare(
+        code,
+        &AnalyzeOptions {
+            permissions: None,
+            ..options.clone()
+        },
+    );
+    let mut structure = prepared.built.structure;
+    let hash = crate::semantic_hash(&structure).map_err(|e| e.errors)?;
+    // The hash of what runs (its JavaScript), as a run of it records it: the structure's own
+    // but when TypeScript constructs were compiled.
+    let code_hash = match prepared.compiled {
+        Ok(None) => hash,
+        Ok(Some(compiled)) => crate::semantic_hash(&compiled).map_err(|e| e.errors)?,
+        Err(e) => return Err(vec![e.to_diagnostic()]),
+    };
+    if let Some(permissions) = &options.permissions {
+        pml_structure::apply_permissions(&mut structure, permissions);
+    }
+    let normalized_code = prepared.normalized.code;
+    let parameterized = prepared.parameterized;
     let mut tools: Vec<String> = Vec::new();
     let mut dependencies: Vec<String> = Vec::new();
     for node in &structure.nodes {

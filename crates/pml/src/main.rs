@@ -78,7 +78,8 @@ enum Command {
         servers: bool,
         #[command(flatten)]
         store: store_cli::StoreArg,
-        /// Write one JSON line with timings to stderr (`parse_ms`: the bare, one-thread parse).
+        /// Write one JSON line with timings to stderr (`parse_ms`: the bare, one-thread parse;
+        /// when the calls are checked, the parse of the program's analysis).
         #[arg(long)]
         timings: bool,
     },
@@ -533,14 +534,52 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
         } => {
             let started = std::time::Instant::now();
             let code = pml::read_source(&file)?;
-            let (diagnostics, phases) = pml::check_syntax(&code, pml::dialect_for(&file));
+            let bytes = code.len();
+            let dialect = pml::dialect_for(&file);
+            // The calls are checked against the servers named, or the project's.
+            let project = match pml::servers::ServerSource::choose_for(None, Some(&file)) {
+                pml::servers::ServerSource::File { path, .. } => Some(path),
+                pml::servers::ServerSource::Reference => None,
+            };
+            let calls_checked = servers || mcp_config.is_some() || project.is_some();
+            // Checking the calls reads the program's structure: it is analysed, from its one
+            // parse; the syntax alone is the bare parse.
+            let (diagnostics, phases, analyzed) = match calls_checked {
+                true => {
+                    let source = pml::run::ProgramSource {
+                        place: file.display().to_string(),
+                        file: Some(file.clone()),
+                        text: code,
+                        dialect,
+                    };
+                    match pml::analysis::Analysis::of_source(&source.text, dialect) {
+                        Ok(analysis) => {
+                            let errors = (analysis.structure.diagnostics.iter())
+                                .filter(|d| d.severity == pml::Severity::Error)
+                                .cloned()
+                                .collect();
+                            let phases = analysis.timings;
+                            (
+                                errors,
+                                phases,
+                                Some(pml::run::Analyzed { source, analysis }),
+                            )
+                        }
+                        Err(e) => (vec![e.to_diagnostic()], Default::default(), None),
+                    }
+                }
+                false => {
+                    let (diagnostics, phases) = pml::check_syntax(&code, dialect);
+                    (diagnostics, phases, None)
+                }
+            };
             eprint!("{}", pml::render_diagnostics(&display(&file), &diagnostics));
             if timings {
                 let line = serde_json::json!({
                     "parse_ms": phases.parse_ms,
                     "scan_ms": phases.scan_ms,
                     "total_ms": started.elapsed().as_secs_f64() * 1e3,
-                    "bytes": code.len(),
+                    "bytes": bytes,
                 });
                 eprintln!("{line}");
             }
@@ -548,20 +587,15 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             if status != ExitCode::SUCCESS {
                 return Ok(status);
             }
-            // The calls are checked against the servers named, or the project's.
-            let project = match pml::servers::ServerSource::choose_for(None, Some(&file)) {
-                pml::servers::ServerSource::File { path, .. } => Some(path),
-                pml::servers::ServerSource::Reference => None,
-            };
-            if !servers && mcp_config.is_none() && project.is_none() {
+            let Some(analyzed) = analyzed else {
                 eprintln!(
                     "pml: {}: syntax checked; its calls were not checked against any server (no .mcp.json here or beside the program: --servers checks them against the reference servers, --mcp-config against others)",
                     display(&file)
                 );
                 return Ok(status);
-            }
+            };
             let config = mcp_config.or(if servers { None } else { project });
-            Ok(check_calls(&file, config.as_deref(), &store))
+            Ok(check_calls(&file, analyzed, config.as_deref(), &store))
         }
         Command::Tools {
             mcp_config,
@@ -683,9 +717,21 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
             json,
         )),
         Command::Hash { file, explain } => {
-            let Some((_, structure)) = structure_of(&file, None)? else {
+            // The hash of what runs (TypeScript's JavaScript), as `pml save` keys it and a
+            // run records it.
+            let code = pml::read_source(&file)?;
+            let structure = pml::analysis::structure_of(&code, pml::dialect_for(&file))
+                .unwrap_or_else(|e| pml::StaticStructure {
+                    diagnostics: vec![e.to_diagnostic()],
+                    ..Default::default()
+                });
+            eprint!(
+                "{}",
+                pml::render_diagnostics(&display(&file), &structure.diagnostics)
+            );
+            if structure.has_errors() {
                 return Ok(ExitCode::from(1));
-            };
+            }
             match pml::semantic_hash(&structure) {
                 Ok(_) if explain => print!("{}", pml::canonical_form(&structure)),
                 Ok(digest) => println!("{digest}"),
@@ -872,14 +918,19 @@ fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
 }
 
 /// `pml check --mcp-config|--servers`: the program's calls against the servers.
-fn check_calls(file: &Path, mcp_config: Option<&Path>, store: &store_cli::StoreArg) -> ExitCode {
+fn check_calls(
+    file: &Path,
+    analyzed: pml::run::Analyzed,
+    mcp_config: Option<&Path>,
+    store: &store_cli::StoreArg,
+) -> ExitCode {
     let runtime = match runtime() {
         Ok(r) => r,
         Err(code) => return code,
     };
     // A store only matters for the capabilities the program calls; none is not an error.
     let store = store_cli::location(store).ok();
-    match runtime.block_on(pml::run::check_file(file, mcp_config, store)) {
+    match runtime.block_on(pml::run::check_analyzed(file, analyzed, mcp_config, store)) {
         Ok(problems) => {
             for problem in problems.certain.iter().chain(&problems.warnings) {
                 eprintln!("{problem}");

@@ -1303,13 +1303,13 @@ fn problems_of<'a>(
 /// same for the capabilities it calls when `store` has them), made against the servers
 /// (started, listed, stopped), without running anything. The problems, `place:line:col: why`
 /// each: those that would refuse the run, and warnings; an `Err` for a program with errors
-/// (exit 1) or servers that cannot be set up (2).
-pub async fn check_file(
+/// (exit 1) or servers that cannot be set up (2). `analyzed` is the program of `file`.
+pub async fn check_analyzed(
     file: &Path,
+    Analyzed { analysis, .. }: Analyzed,
     mcp_config: Option<&Path>,
     store: Option<String>,
 ) -> Result<CallProblems, RunSetupError> {
-    let Analyzed { analysis, .. } = Analyzed::of(ProgramSource::read(file)?)?;
     let calls_capabilities = analysis.calls_capabilities();
     let store = match (calls_capabilities, store) {
         (true, Some(location)) => Some(crate::capability::open_store(&location).await?),

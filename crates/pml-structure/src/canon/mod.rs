@@ -19,6 +19,7 @@ use std::ops::{Deref, DerefMut};
 
 use indexmap::IndexMap;
 
+pub(crate) use rename::normalize_body as normalize_parsed;
 pub use rename::NormalizeReturn;
 
 pub use crate::model::{Canonical, Hole};

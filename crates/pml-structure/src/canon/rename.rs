@@ -14,7 +14,7 @@ use swc_ecma_ast::{
 use swc_ecma_visit::{Visit, VisitWith};
 
 use super::scope::{self, DeclKind, Declared, Scopes};
-use super::snippet::{self as parse, Source};
+use super::snippet as parse;
 use crate::diagnostics;
 
 /// What [`crate::normalize_variable_names`] returns.
@@ -93,7 +93,20 @@ pub(crate) fn normalize(code: &str, bindings: &IndexMap<String, String>) -> Norm
             }
         }
     };
+    let base = 1 + src.start as u32;
+    let out = normalize_body(code, &body, base, bindings);
+    drop(body);
+    out
+}
 
+/// [`normalize`] of `code` already parsed: `body`, the statements of its wrapper, whose
+/// positions are `base` + a byte offset into `code`.
+pub(crate) fn normalize_body(
+    code: &str,
+    body: &[swc_ecma_ast::Stmt],
+    base: u32,
+    bindings: &IndexMap<String, String>,
+) -> NormalizeReturn {
     // Every name the program spells as an identifier: a new name must be none of them.
     let mut taken = IdentNames::default();
     body.visit_with(&mut taken);
@@ -122,7 +135,8 @@ pub(crate) fn normalize(code: &str, bindings: &IndexMap<String, String>) -> Norm
     }
 
     let mut r = Renamer {
-        src: &src,
+        base,
+        len: code.len(),
         bindings,
         scopes: Scopes::default(),
         edits: Vec::new(),
@@ -130,7 +144,7 @@ pub(crate) fn normalize(code: &str, bindings: &IndexMap<String, String>) -> Norm
         declared: vec![false; bindings.len()],
         targets: &targets,
     };
-    r.enter(scope::function_names(std::iter::empty(), Some(&body)));
+    r.enter(scope::function_names(std::iter::empty(), Some(body)));
     body.visit_with(&mut r);
     r.leave();
 
@@ -162,7 +176,6 @@ pub(crate) fn normalize(code: &str, bindings: &IndexMap<String, String>) -> Norm
         at = hi;
     }
     out.push_str(&code[at..]);
-    drop(body);
     NormalizeReturn {
         code: out,
         renames,
@@ -190,7 +203,9 @@ impl Visit for IdentNames {
 }
 
 struct Renamer<'a> {
-    src: &'a Source,
+    /// Positions are `base` + a byte offset into the code, which has `len` bytes.
+    base: u32,
+    len: usize,
     bindings: &'a IndexMap<String, String>,
     /// Per declaration: the index of the binding it renames, if it is one.
     scopes: Scopes<String, Option<usize>>,
@@ -247,8 +262,9 @@ impl Renamer<'_> {
     }
 
     fn edit(&mut self, span: Span, text: String) {
-        let lo = self.src.user_offset(span.lo);
-        let hi = self.src.user_offset(span.hi);
+        let offset =
+            |pos: swc_common::BytePos| (pos.0.saturating_sub(self.base) as usize).min(self.len);
+        let (lo, hi) = (offset(span.lo), offset(span.hi));
         self.edits.push((lo, hi, text));
     }
 

@@ -98,6 +98,7 @@ pub(crate) fn parse_program(code: &str) -> (Source, Result<Vec<Stmt>, Vec<Syntax
     if code.len() > super::MAX_PARSE_DEPTH && depth_bound(code) > super::MAX_PARSE_DEPTH {
         return (src, Err(vec![(0, "input nests too deeply".into())]));
     }
+    crate::parse::PARSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (script, mut errors) = run_parser(&src);
     if !errors.is_empty() {
         errors.sort_by_key(|(pos, _)| *pos);

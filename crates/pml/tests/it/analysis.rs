@@ -1,9 +1,10 @@
-//! One analysis per program: a run parses its program once, and a TypeScript program has the
+//! One analysis per program: a run and a save parse their program once, and a TypeScript program has the
 //! hash of its JavaScript (what runs, and what a run records), so runs and saves agree.
 
 use std::path::{Path, PathBuf};
 
 use pml::run::{run_file, RunOptions};
+use pml_structure::Dialect;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -44,6 +45,10 @@ fn a_typescript_program_hashes_as_its_javascript() {
         let Some(typescript) = typescript else {
             continue;
         };
+        // `pml save` hashes the structure of the TypeScript it walks (types and all).
+        let options = pml::AnalyzeOptions::default();
+        let saved = pml::capability::prepare(&text, &options, "p", None).map(|c| c.code_hash);
+        assert_eq!(saved.as_ref().ok(), Some(&typescript), "{}", path.display());
         let analysis = pml::analysis::Analysis::of(javascript);
         if analysis.hash().as_deref() != Some(typescript.as_str()) {
             let options = pml::AnalyzeOptions {
@@ -161,4 +166,56 @@ fn one_parse_of_typescript_gives_what_its_javascript_gives() {
         compared += 1;
     }
     assert!(compared > 100, "{compared} compared");
+}
+
+#[test]
+fn saving_a_program_parses_it_once() {
+    let program = "const dir: string = args.dir ?? \"/tmp\";\nconst listing = await mcp.filesystem.list_directory({ path: dir });\nconst names = listing.content.split(\"\\n\").filter((l: string) => l.startsWith(\"[FILE]\"));\nconst first = await mcp.filesystem.read_text_file({ path: dir + \"/\" + names[0].slice(7) });\nreturn { count: names.length, head: first.content.slice(0, 10) };\n";
+    let compiled = "enum Level { Low = 1, High = 5 }\nconst r = await mcp.everything.echo({ message: \"level \" + Level.High });\nreturn r;\n";
+    // Once for structure, hash, normalized names and parameters; an enum's compiled
+    // JavaScript is parsed on its own, as a run parses it.
+    for (code, dialect, expected) in [
+        (program, Dialect::TypeScript, 1),
+        (
+            program.replace(": string", "").as_str(),
+            Dialect::JavaScript,
+            1,
+        ),
+        (compiled, Dialect::TypeScript, 2),
+    ] {
+        let options = pml::AnalyzeOptions {
+            dialect,
+            ..Default::default()
+        };
+        let before = pml_structure::program_parses();
+        let record = pml::capability::prepare(code, &options, "cap", None).unwrap();
+        assert_eq!(pml_structure::program_parses() - before, expected, "{code}");
+        // The same record as each stage computes it on its own.
+        let structure = pml::analyze(code, &options).structure;
+        let hash = pml::capability::program_hash(code, dialect);
+        assert_eq!(Some(&record.code_hash), hash.as_ref(), "{code}");
+        assert_eq!(record.structure, serde_json::to_value(&structure).unwrap());
+        let normalized = pml::normalize_variable_names(code, &structure.variable_bindings);
+        assert_eq!(record.normalized_code, normalized.code);
+        let parameterized = pml_structure::parameterize(code, dialect);
+        assert_eq!(record.parameterized_code, parameterized.code);
+        assert_eq!(
+            record.parameters,
+            serde_json::to_value(&parameterized.parameters).unwrap()
+        );
+        assert_eq!(record.parameter_schema, parameterized.schema);
+    }
+}
+
+#[test]
+fn typescript_that_cannot_run_is_not_saved_and_says_where() {
+    let code = "class A {\n  @log m() {}\n}\nreturn 1;\n";
+    let options = pml::AnalyzeOptions::default();
+    let errors = pml::capability::prepare(code, &options, "cap", None).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        (errors[0].line, errors[0].column),
+        (Some(2), Some(3)),
+        "{errors:?}"
+    );
 }

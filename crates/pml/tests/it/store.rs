@@ -647,3 +647,31 @@ fn a_store_that_cannot_be_used_is_said_plainly_with_a_way_out() {
     assert!(!err.contains("error returned from database"), "{err}");
     assert!(!err.contains("code: 26"), "{err}");
 }
+
+#[test]
+fn a_program_with_an_enum_has_one_hash_for_hash_save_and_run() {
+    // Compiled, an enum is code that runs: the hash is of that JavaScript, whichever command
+    // computes it.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.sqlite").display().to_string();
+    let program = dir.path().join("levels.ts");
+    std::fs::write(
+        &program,
+        "enum Level { Low = 1, High = 5 }\nconst pick: Level = args.high ? Level.High : Level.Low;\nreturn { pick, name: Level[pick] };\n",
+    )
+    .unwrap();
+    let file = program.display().to_string();
+    let (code, out, err) = pml_in(&store, &["run", &file, "--args", r#"{"high":true}"#]);
+    assert_eq!(code, 0, "{err}");
+    let ran: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(ran["result"], serde_json::json!({ "pick": 5, "name": "High" }));
+    let (_, out, _) = pml_in(&store, &["runs", "show", ran["runId"].as_str().unwrap(), "--json"]);
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, hash, err) = pml_in(&store, &["hash", &file]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = pml_in(&store, &["save", &file, "--name", "levels", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let saved: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(run["programHash"], hash.trim());
+    assert_eq!(saved["codeHash"], hash.trim());
+}
