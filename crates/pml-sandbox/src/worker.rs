@@ -326,6 +326,10 @@ unsafe impl Allocator for TimedAllocator {
 /// object and the URL natives ([`crate::url`]) that defines them.
 const WEB: &str = include_str!("worker/web.js");
 
+/// What QuickJS has of standards later than Node 20's, deleted from every context
+/// (`worker/node20.js`: a function of the global object).
+const NODE20: &str = include_str!("worker/node20.js");
+
 /// The intrinsics of a code task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
 /// `Promise`. Left out: `Eval` (so QuickJS refuses `eval` and every `Function` constructor),
 /// and, as pure code has no use for them and each one costs set-up time in every context, typed
@@ -485,6 +489,8 @@ struct Engine {
     to_string: Vec<u8>,
     /// Bytecode of [`WEB`].
     web: Vec<u8>,
+    /// Bytecode of [`NODE20`].
+    node20: Vec<u8>,
     /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
     intl: Rc<[u8]>,
     /// Bytecode of [`intl::LAZY`], run in every context.
@@ -539,12 +545,13 @@ impl Engine {
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
-        let (reads, to_string, web) = compiler
+        let (reads, to_string, web, node20) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
                     bytecode::compile(&ctx, event_loop::READS, "reads")?,
                     bytecode::compile(&ctx, event_loop::TO_STRING, "toString")?,
                     bytecode::compile(&ctx, WEB, "web")?,
+                    bytecode::compile(&ctx, NODE20, "node20")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
@@ -559,6 +566,7 @@ impl Engine {
             reads,
             to_string,
             web,
+            node20,
             intl: intl.into(),
             intl_lazy,
             intl_cache: Rc::default(),
@@ -575,6 +583,8 @@ impl Engine {
         }
         let context = fresh_context::<Intrinsics>(&self.runtime, false)?;
         let stringify = context.with(|ctx| {
+            self.only_node20(&ctx)
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
             bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map(|f| Persistent::save(&ctx, f))
@@ -591,6 +601,8 @@ impl Engine {
         }
         let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
         let ready = context.with(|ctx| {
+            self.only_node20(&ctx)
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
             self.install_intl(&ctx)
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             bytecode::run(&ctx, &self.web)
@@ -606,6 +618,12 @@ impl Engine {
         })?;
         self.program = Some(ReadyProgram { ready, context });
         Ok(())
+    }
+
+    /// Deletes from `ctx` what Node 20 has not ([`NODE20`]).
+    fn only_node20(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+        let delete = Function::from_js(ctx, bytecode::run(ctx, &self.node20)?)?;
+        delete.call::<_, ()>((ctx.globals(),))
     }
 
     /// Gives `ctx` `Intl` and the locale methods ([`intl::LAZY`]: made on first use, so a

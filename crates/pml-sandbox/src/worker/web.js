@@ -591,32 +591,6 @@
 
   define(crypto, Symbol.toStringTag, { value: "Crypto", configurable: true });
 
-  // --- what Node 20 has not --------------------------------------------------------------
-  // QuickJS has built-ins of later standards that Node 20 lacks: a program using one fails in
-  // Node (not a function, not defined), so it does here.
-  const iteratorPrototype = protoOf(protoOf([][Symbol.iterator]()));
-  const absent = [
-    [globals, ["Iterator", "Float16Array", "DisposableStack", "AsyncDisposableStack", "SuppressedError", "InternalError"]],
-    [Object, ["groupBy"]],
-    [Map, ["groupBy"]],
-    [Array, ["fromAsync"]],
-    [Promise, ["withResolvers", "try"]],
-    [Math, ["sumPrecise", "f16round"]],
-    [JSON, ["rawJSON", "isRawJSON"]],
-    [RegExp, ["escape"]],
-    [Err, ["isError"]],
-    [Map.prototype, ["getOrInsert", "getOrInsertComputed"]],
-    [WeakMap.prototype, ["getOrInsert", "getOrInsertComputed"]],
-    [Set.prototype, ["union", "intersection", "difference", "symmetricDifference", "isSubsetOf", "isSupersetOf", "isDisjointFrom"]],
-    [AB.prototype, ["detached", "immutable", "sliceToImmutable", "transfer", "transferToFixedLength", "transferToImmutable"]],
-    [U8.prototype, ["setFromBase64", "setFromHex", "toBase64", "toHex"]],
-    [U8, ["fromBase64", "fromHex"]],
-    [iteratorPrototype, ["chunks", "constructor", "drop", "every", "filter", "find", "flatMap", "forEach", "includes", "join", "map", "reduce", "some", "take", "toArray", "windows", Symbol.dispose, Symbol.toStringTag]],
-  ];
-  for (const [owner, keys] of absent) {
-    for (const key of keys) if (key !== undefined) delete owner[key];
-  }
-
   for (const [name, value] of [
     ["crypto", crypto],
     ["URL", URL],

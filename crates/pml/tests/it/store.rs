@@ -664,8 +664,14 @@ fn a_program_with_an_enum_has_one_hash_for_hash_save_and_run() {
     let (code, out, err) = pml_in(&store, &["run", &file, "--args", r#"{"high":true}"#]);
     assert_eq!(code, 0, "{err}");
     let ran: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(ran["result"], serde_json::json!({ "pick": 5, "name": "High" }));
-    let (_, out, _) = pml_in(&store, &["runs", "show", ran["runId"].as_str().unwrap(), "--json"]);
+    assert_eq!(
+        ran["result"],
+        serde_json::json!({ "pick": 5, "name": "High" })
+    );
+    let (_, out, _) = pml_in(
+        &store,
+        &["runs", "show", ran["runId"].as_str().unwrap(), "--json"],
+    );
     let run: serde_json::Value = serde_json::from_str(&out).unwrap();
     let (code, hash, err) = pml_in(&store, &["hash", &file]);
     assert_eq!(code, 0, "{err}");
