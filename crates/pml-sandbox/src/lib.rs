@@ -19,7 +19,9 @@
 //! `Date` is its ISO string). Where `JSON.stringify` throws (a BigInt, a cycle), the task
 //! fails with V8's message ([`SandboxError::NotJson`]), as it does past
 //! [`pml_jstext::MAX_DEPTH`] levels of nesting. The code's own `JSON.stringify` throws V8's
-//! messages too. Strings holding lone surrogates are kept exactly, as *pml text*
+//! messages too, and so do `JSON.parse` and the engine's own errors where QuickJS words them
+//! otherwise (`worker/node20.js`, which also takes away the built-ins of standards later than
+//! Node 20's). Strings holding lone surrogates are kept exactly, as *pml text*
 //! (`pml_jstext`: `"\ud83d"` is `"\u{FDD0}d83d"` in the `serde_json::Value`), in results,
 //! arguments, `args`, call arguments and answers alike.
 //!
@@ -40,7 +42,7 @@
 //! let task = CodeTask { code: "$receiver.map(x => x.y.z)", ..task };
 //! assert_eq!(
 //!     sandbox.eval(&task).unwrap_err().to_string(),
-//!     "code task n3 (code:map) threw: TypeError: cannot read property 'z' of undefined"
+//!     "code task n3 (code:map) threw: TypeError: Cannot read properties of undefined (reading 'z')"
 //! );
 //! ```
 //!

@@ -1,7 +1,11 @@
-// The built-ins of standards later than Node 20's that QuickJS has: a program using one fails
-// in Node (not a function, not defined), so it must fail here too, and a code task that
-// speculation computes ahead must fail as the program would. Run once in every context
-// (programs' and code tasks'), before anything else.
+// QuickJS made to answer as Node 20 does, in every context (programs' and code tasks'), run
+// once before anything else:
+// - the built-ins of standards later than Node 20's that QuickJS has are deleted: a program
+//   using one fails in Node (not a function, not defined), so it must fail here too, and a
+//   code task that speculation computes ahead must fail as the program would;
+// - the errors the engine throws say what V8 says where QuickJS words it otherwise
+//   (`Cannot read properties of undefined (reading 'x')`...): a program that catches one and
+//   returns or logs its message gets Node's text; so do `JSON.parse`'s syntax errors.
 (function (globals) {
   const protoOf = Object.getPrototypeOf;
   const iteratorPrototype = protoOf(protoOf([][Symbol.iterator]()));
@@ -31,4 +35,245 @@
     if (owner === undefined) continue;
     for (const key of keys) if (key !== undefined) delete owner[key];
   }
+
+  // --- engine errors worded as V8's ------------------------------------------------------
+  // QuickJS calls `Error.prepareStackTrace(error, callSites)` as it makes every error, its
+  // own included, with the message already set: the hook rewords the message, then writes the
+  // frames exactly as QuickJS writes them without a hook. It is taken off `Error` afterwards
+  // (Node has no `Error.prepareStackTrace` until a program sets one); the engine keeps it.
+  const ErrorCtor = globals.Error;
+  const describe = Object.getOwnPropertyDescriptor;
+  const define = Object.defineProperty;
+  const exec = RegExp.prototype.exec;
+  const apply = Reflect.apply;
+  const nativeErrors = [globals.TypeError, globals.RangeError, globals.ReferenceError, globals.SyntaxError];
+  const prototypes = [];
+  for (const C of nativeErrors) prototypes.push(C.prototype);
+  const digitsMessages = {
+    toFixed: "toFixed() digits argument must be between 0 and 100",
+    toExponential: "toExponential() argument must be between 0 and 100",
+    toPrecision: "toPrecision() argument must be between 1 and 100",
+  };
+  const reworded = [
+    [/^cannot read property '(.*)' of (undefined|null)$/s, (m) => `Cannot read properties of ${m[2]} (reading '${m[1]}')`],
+    [/^cannot set property '(.*)' of (undefined|null)$/s, (m) => `Cannot set properties of ${m[2]} (setting '${m[1]}')`],
+    [/^cannot convert to object$/, () => "Cannot convert undefined or null to object"],
+    [/^invalid array length$/, () => "Invalid array length"],
+    [/^Date value is NaN$/, () => "Invalid time value"],
+    [/^(.*) is not initialized$/s, (m) => `Cannot access '${m[1]}' before initialization`],
+  ];
+  const reword = (error, sites) => {
+    const proto = Object.getPrototypeOf(error);
+    let known = false;
+    for (let i = 0; i < prototypes.length; i++) if (prototypes[i] === proto) known = true;
+    if (!known) return;
+    const own = describe(error, "message");
+    if (own === undefined || typeof own.value !== "string") return;
+    const message = own.value;
+    let replaced;
+    if (message === "invalid number of digits" && sites.length > 0) {
+      const fn = sites[0].getFunctionName();
+      if (typeof fn === "string" && describe(digitsMessages, fn) !== undefined) replaced = digitsMessages[fn];
+    }
+    for (let i = 0; replaced === undefined && i < reworded.length; i++) {
+      const m = apply(exec, reworded[i][0], [message]);
+      if (m !== null) replaced = reworded[i][1](m);
+    }
+    if (replaced !== undefined) define(error, "message", { value: replaced, writable: true, configurable: true, enumerable: false });
+  };
+  ErrorCtor.prepareStackTrace = (error, sites) => {
+    if (error !== null && typeof error === "object") reword(error, sites);
+    let out = "";
+    for (let i = 0; i < sites.length; i++) {
+      const site = sites[i];
+      const line = site.getLineNumber();
+      const at = line === null ? "" : `:${line}:${site.getColumnNumber()}`;
+      if (site.isNative()) {
+        out += `    at ${site.getFunctionName() || "<anonymous>"} (native)\n`;
+      } else if (site.getFunction() === null) {
+        // Where a parse failed (QuickJS's extra frame of a syntax error).
+        out += `    at ${site.getFileName()}${at}\n`;
+      } else {
+        const file = site.getFileName();
+        out += `    at ${site.getFunctionName() || "<anonymous>"} (${file === null ? "<null>" : file}${at})\n`;
+      }
+    }
+    return out;
+  };
+  delete ErrorCtor.prepareStackTrace;
+
+  // --- JSON.parse's syntax errors as V8's ------------------------------------------------
+  // QuickJS's parser accepts and refuses what V8's does, but words its errors otherwise and
+  // without the text (`Unexpected token 'E', "Error: fil"... is not valid JSON`): a failed
+  // parse is read again by `jsonError`, which follows V8's parser to its first error (checked
+  // against Node 20 on generated texts). An error of the reviver is left as it is.
+  const unit = (text, i) => apply(charCodeAt, text, [i]);
+  const cut = (text, from, to) => apply(sliceString, text, to === undefined ? [from] : [from, to]);
+  const charCodeAt = String.prototype.charCodeAt;
+  const sliceString = String.prototype.slice;
+  const SyntaxErrorProto = globals.SyntaxError.prototype;
+  const nativeParse = JSON.parse;
+  const jsonError = (text) => {
+    const n = text.length;
+    let i = 0;
+    const ws = (c) => c === 32 || c === 9 || c === 10 || c === 13;
+    const skip = () => { while (i < n && ws(unit(text, i))) i++; };
+    const digit = (c) => c >= 48 && c <= 57;
+    const at = (m) => { throw `${m} in JSON at position ${i}`; };
+    const special = ["[object Object]", "undefined", "Infinity", "NaN"];
+    // The message for the token at `i` where nothing more specific is said.
+    const unexpected = () => {
+      if (i >= n) throw "Unexpected end of JSON input";
+      const c = unit(text, i);
+      if (c === 34) at("Unexpected string");
+      if (c === 45 || digit(c)) at("Unexpected number");
+      for (let k = 0; k < special.length; k++) if (text === special[k]) throw `"${text}" is not valid JSON`;
+      const token = text[i];
+      if (n < 21) throw `Unexpected token '${token}', "${text}" is not valid JSON`;
+      if (i < 10) throw `Unexpected token '${token}', "${cut(text, 0, i + 10)}"... is not valid JSON`;
+      if (i < n - 10) throw `Unexpected token '${token}', ..."${cut(text, i - 10, i + 10)}"... is not valid JSON`;
+      throw `Unexpected token '${token}', ..."${cut(text, i - 10)}" is not valid JSON`;
+    };
+    const expect = (code, message) => {
+      skip();
+      if (i < n && unit(text, i) === code) { i++; return; }
+      if (message === undefined) unexpected();
+      at(message);
+    };
+    const string = () => {
+      // `i` is past the opening quote.
+      for (;;) {
+        if (i >= n) at("Unterminated string");
+        const c = unit(text, i);
+        if (c === 34) { i++; return; }
+        if (c === 92) {
+          i++;
+          if (i >= n) throw "Unexpected end of JSON input";
+          const e = text[i];
+          if (e === "u") {
+            for (let k = 0; k < 4; k++) {
+              i++;
+              const h = i < n ? unit(text, i) : -1;
+              if (!(digit(h) || (h >= 65 && h <= 70) || (h >= 97 && h <= 102))) at("Bad Unicode escape");
+            }
+          } else if (!(e === '"' || e === "\\" || e === "/" || e === "b" || e === "f" || e === "n" || e === "r" || e === "t")) {
+            at("Bad escaped character");
+          }
+          i++;
+          continue;
+        }
+        if (c < 32) at("Bad control character in string literal");
+        i++;
+      }
+    };
+    const number = () => {
+      if (unit(text, i) === 45) i++;
+      if (unit(text, i) === 48) {
+        i++;
+        if (i < n && digit(unit(text, i))) unexpected();
+      } else {
+        const start = i;
+        while (i < n && digit(unit(text, i))) i++;
+        if (i === start) at("No number after minus sign");
+      }
+      if (unit(text, i) === 46) {
+        i++;
+        if (!(i < n && digit(unit(text, i)))) at("Unterminated fractional number");
+        while (i < n && digit(unit(text, i))) i++;
+      }
+      const e = unit(text, i);
+      if (e === 101 || e === 69) {
+        i++;
+        if (unit(text, i) === 43 || unit(text, i) === 45) i++;
+        if (!(i < n && digit(unit(text, i)))) at("Exponent part is missing a number");
+        while (i < n && digit(unit(text, i))) i++;
+      }
+    };
+    const literal = (word) => {
+      for (let k = 1; k < word.length; k++) {
+        i++;
+        if (i >= n) throw "Unexpected end of JSON input";
+        if (text[i] !== word[k]) unexpected();
+      }
+      i++;
+    };
+    // Iterative, as V8's: a stack of open arrays (true) and objects (false).
+    const open = [];
+    for (;;) {
+      // A value.
+      for (;;) {
+        skip();
+        const c = i < n ? unit(text, i) : -1;
+        if (c === 34) { i++; string(); break; }
+        if (c === 45 || digit(c)) { number(); break; }
+        if (c === 116) { literal("true"); break; }
+        if (c === 102) { literal("false"); break; }
+        if (c === 110) { literal("null"); break; }
+        if (c === 123) {
+          i++;
+          skip();
+          if (i < n && unit(text, i) === 125) { i++; break; }
+          expect(34, "Expected property name or '}'");
+          string();
+          expect(58, "Expected ':' after property name");
+          open.push(false);
+          continue;
+        }
+        if (c === 91) {
+          i++;
+          skip();
+          if (i < n && unit(text, i) === 93) { i++; break; }
+          open.push(true);
+          continue;
+        }
+        unexpected();
+      }
+      // What follows a value.
+      let more = false;
+      while (open.length > 0) {
+        const array = open[open.length - 1];
+        skip();
+        if (i < n && unit(text, i) === 44) {
+          i++;
+          if (!array) {
+            expect(34, "Expected double-quoted property name");
+            string();
+            expect(58);
+          }
+          more = true;
+          break;
+        }
+        if (array) expect(93, "Expected ',' or ']' after array element");
+        else expect(125, "Expected ',' or '}' after property value");
+        open.pop();
+      }
+      if (more) continue;
+      skip();
+      if (i < n) throw `Unexpected non-whitespace character after JSON at position ${i}`;
+      return undefined;
+    }
+  };  const json = globals.JSON;
+  define(json, "parse", {
+    value: {
+      parse(text, reviver) {
+        const source = `${text}`;
+        try {
+          return apply(nativeParse, json, [source, reviver]);
+        } catch (error) {
+          if (error === null || typeof error !== "object" || Object.getPrototypeOf(error) !== SyntaxErrorProto) throw error;
+          let message;
+          try {
+            jsonError(source);
+          } catch (m) {
+            message = m;
+          }
+          if (message !== undefined) define(error, "message", { value: message, writable: true, configurable: true, enumerable: false });
+          throw error;
+        }
+      },
+    }.parse,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
 })

@@ -9,7 +9,7 @@ use crate::{error, eval, value};
 fn exceptions_name_task_tool_and_error() {
     assert_eq!(
         error("x.y.z", &[("x", json!({}))]),
-        "code task n1 (code:test) threw: TypeError: cannot read property 'z' of undefined"
+        "code task n1 (code:test) threw: TypeError: Cannot read properties of undefined (reading 'z')"
     );
     assert_eq!(
         error("missing + 1", &[]),
@@ -17,12 +17,149 @@ fn exceptions_name_task_tool_and_error() {
     );
     assert_eq!(
         error("JSON.parse(s)", &[("s", json!("{oops"))]),
-        "code task n1 (code:test) threw: SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)"
+        "code task n1 (code:test) threw: SyntaxError: Expected property name or '}' in JSON at position 1"
     );
     assert_eq!(
         error("(() => { throw new RangeError('too big'); })()", &[]),
         "code task n1 (code:test) threw: RangeError: too big"
     );
+}
+
+/// What Node 20 says (`node -e 'try { JSON.parse(t) } catch (e) { console.log(e.message) }'`).
+#[test]
+fn json_parse_errors_say_what_v8_says() {
+    let cases = [
+        ("{", "Expected property name or '}' in JSON at position 1"),
+        ("[", "Unexpected end of JSON input"),
+        (
+            "[1",
+            "Expected ',' or ']' after array element in JSON at position 2",
+        ),
+        (
+            "{\"a\"",
+            "Expected ':' after property name in JSON at position 4",
+        ),
+        (
+            "{\"a\":1",
+            "Expected ',' or '}' after property value in JSON at position 6",
+        ),
+        (
+            "{\"a\":1,}",
+            "Expected double-quoted property name in JSON at position 7",
+        ),
+        (
+            "{\"a\":1, \"b\" 2}",
+            "Unexpected number in JSON at position 12",
+        ),
+        ("01", "Unexpected number in JSON at position 1"),
+        ("-a", "No number after minus sign in JSON at position 1"),
+        ("1.", "Unterminated fractional number in JSON at position 2"),
+        (
+            "1e+",
+            "Exponent part is missing a number in JSON at position 3",
+        ),
+        ("\"\\x\"", "Bad escaped character in JSON at position 2"),
+        ("\"\\u12g4\"", "Bad Unicode escape in JSON at position 5"),
+        (
+            "\"a\nb\"",
+            "Bad control character in string literal in JSON at position 2",
+        ),
+        ("\"abc", "Unterminated string in JSON at position 4"),
+        ("tr\"", "Unexpected string in JSON at position 2"),
+        ("nul", "Unexpected end of JSON input"),
+        ("undefined", "\"undefined\" is not valid JSON"),
+        ("[1,]", "Unexpected token ']', \"[1,]\" is not valid JSON"),
+        (
+            "{\"a\":1}}",
+            "Unexpected non-whitespace character after JSON at position 7",
+        ),
+        (
+            "Error: file not found at /tmp/x",
+            "Unexpected token 'E', \"Error: fil\"... is not valid JSON",
+        ),
+        (
+            "{\"key\": \"value\", \"other\": tru }",
+            "Unexpected token ' ', ...\"ther\": tru }\" is not valid JSON",
+        ),
+        (
+            "[\"abcdefghij\", \"klmnopqrstu\" + 1]",
+            "Expected ',' or ']' after array element in JSON at position 29",
+        ),
+    ];
+    for (text, expected) in cases {
+        let message = value(
+            "(() => { try { JSON.parse(t); return null; } catch (e) { return e.message; } })()",
+            &[("t", json!(text))],
+        );
+        assert_eq!(message, json!(expected), "{text}");
+    }
+    // An error of the reviver is its own.
+    let message = value(
+        "(() => { try { JSON.parse('[1]', () => { throw new SyntaxError('mine'); }); } catch (e) { return e.message; } })()",
+        &[],
+    );
+    assert_eq!(message, json!("mine"));
+    assert_eq!(
+        value(
+            "[JSON.parse.name, JSON.parse.length, JSON.parse('[1,{\"a\":2}]')]",
+            &[]
+        ),
+        json!(["parse", 2, [1, {"a": 2}]])
+    );
+}
+
+/// QuickJS words some of the errors it throws otherwise than V8: a program that catches one
+/// sees Node's message.
+#[test]
+fn engine_errors_say_what_v8_says() {
+    let cases = [
+        (
+            "x.y.z",
+            "TypeError: Cannot read properties of undefined (reading 'z')",
+        ),
+        (
+            "null.y",
+            "TypeError: Cannot read properties of null (reading 'y')",
+        ),
+        (
+            "(() => { const o = {}; o.a.b = 1; })()",
+            "TypeError: Cannot set properties of undefined (setting 'b')",
+        ),
+        (
+            "Object.keys(undefined)",
+            "TypeError: Cannot convert undefined or null to object",
+        ),
+        ("new Array(-1)", "RangeError: Invalid array length"),
+        (
+            "new Date(NaN).toISOString()",
+            "RangeError: Invalid time value",
+        ),
+        (
+            "(1).toFixed(101)",
+            "RangeError: toFixed() digits argument must be between 0 and 100",
+        ),
+        (
+            "(1).toPrecision(0)",
+            "RangeError: toPrecision() argument must be between 1 and 100",
+        ),
+        (
+            "(() => { const f = () => later; f(); let later = 1; })()",
+            "ReferenceError: Cannot access 'later' before initialization",
+        ),
+    ];
+    for (code, expected) in cases {
+        let message = value(
+            &format!("(() => {{ try {{ {code}; return null; }} catch (e) {{ return `${{e.name}}: ${{e.message}}`; }} }})()"),
+            &[("x", json!({}))],
+        );
+        assert_eq!(message, json!(expected), "{code}");
+    }
+    // The frames are QuickJS's as ever, the hook out of sight.
+    let stack = value(
+        "(() => { try { null.y; } catch (e) { return [e.stack.startsWith('    at '), typeof Error.prepareStackTrace, 'prepareStackTrace' in Error]; } })()",
+        &[],
+    );
+    assert_eq!(stack, json!([true, "undefined", false]));
 }
 
 #[test]
