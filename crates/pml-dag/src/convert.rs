@@ -308,11 +308,11 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         if !unknown.is_empty() {
             dag.diagnostics.push(Diagnostic {
                 task: Some(task.id.clone()),
-                ..Diagnostic::at(
+                ..Diagnostic::spanning(
                     Severity::Warning,
                     diagnostics::UNRESOLVED,
                     unresolved_message(&format!("task {} ({})", task.id, task.tool), &unknown),
-                    (s.nodes[i].span.line, s.nodes[i].span.column),
+                    s.nodes[i].span,
                 )
             });
         }
@@ -329,13 +329,16 @@ pub fn to_dag(s: &StaticStructure, options: &DagOptions) -> Dag {
         } = names_read(&index, &dag.joins, None, read, false);
         let unknown = undeclared(s, &unresolved);
         if !unknown.is_empty() {
-            dag.diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
-                code: diagnostics::UNRESOLVED.into(),
-                message: unresolved_message("the program's result", &unknown),
-                task: None,
-                line: s.result_span.map(|span| span.line),
-                column: s.result_span.map(|span| span.column),
+            let message = unresolved_message("the program's result", &unknown);
+            dag.diagnostics.push(match s.result_span {
+                Some(span) => {
+                    Diagnostic::spanning(Severity::Warning, diagnostics::UNRESOLVED, message, span)
+                }
+                None => Diagnostic {
+                    line: None,
+                    column: None,
+                    ..Diagnostic::at(Severity::Warning, diagnostics::UNRESOLVED, message, (1, 1))
+                },
             });
         }
         dag.result = Some(DagResult {
@@ -516,12 +519,9 @@ pub(crate) fn finish(dag: &mut Dag) {
     match layers::layers(&dag.tasks) {
         Ok(l) => dag.layers = l,
         Err(message) => dag.diagnostics.push(Diagnostic {
-            severity: Severity::Error,
-            code: diagnostics::INTERNAL.into(),
-            message,
-            task: None,
             line: None,
             column: None,
+            ..Diagnostic::at(Severity::Error, diagnostics::INTERNAL, message, (1, 1))
         }),
     }
 }

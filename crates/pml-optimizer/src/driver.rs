@@ -75,12 +75,14 @@ pub fn optimize(logical: &Dag, options: &OptimizerOptions) -> OptimizeReturn {
             pml_dag::revalidate(&mut dag);
             if let Err(message) = check_mapping(&dag, logical) {
                 dag.diagnostics.push(pml_structure::Diagnostic {
-                    severity: Severity::Error,
-                    code: pml_dag::diagnostics::INTERNAL.into(),
-                    message: format!("after rule {}: {message}", rule.name()),
-                    task: None,
                     line: None,
                     column: None,
+                    ..pml_structure::Diagnostic::at(
+                        Severity::Error,
+                        pml_dag::diagnostics::INTERNAL,
+                        format!("after rule {}: {message}", rule.name()),
+                        (1, 1),
+                    )
                 });
                 return OptimizeReturn {
                     physical: dag,

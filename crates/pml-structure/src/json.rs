@@ -269,6 +269,8 @@ fn diagnostic(out: &mut Vec<u8>, d: &Diagnostic) {
         task,
         line,
         column,
+        span,
+        labels,
     } = d;
     out.extend_from_slice(match severity {
         Severity::Error => b"{\"severity\":\"error\",\"code\":",
@@ -288,6 +290,20 @@ fn diagnostic(out: &mut Vec<u8>, d: &Diagnostic) {
     if let Some(column) = column {
         out.extend_from_slice(b",\"column\":");
         number(out, *column);
+    }
+    if let Some(span) = span {
+        out.extend_from_slice(b",\"span\":");
+        span_json(out, span);
+    }
+    if !labels.is_empty() {
+        out.extend_from_slice(b",\"labels\":");
+        list(out, labels, |out, label| {
+            out.extend_from_slice(b"{\"span\":");
+            span_json(out, &label.span);
+            out.extend_from_slice(b",\"message\":");
+            string(out, &label.message);
+            out.push(b'}');
+        });
     }
     out.push(b'}');
 }
@@ -668,6 +684,9 @@ mod tests {
                 column: None,
                 ..Diagnostic::at(Severity::Error, "internal-error", "x".into(), (1, 1))
             },
+            Diagnostic::spanning(Severity::Warning, "recursion", tricky.into(), span())
+                .with_label(span(), tricky.into())
+                .with_label(Span::default(), String::new()),
         ];
         for result in [None, Some(literal), Some(reference), Some(object)] {
             same_as_serde(&StaticStructure {

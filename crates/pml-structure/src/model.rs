@@ -1036,6 +1036,21 @@ pub struct Diagnostic {
     pub line: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
+    /// The code it is about, when the stage knows its extent: its byte range in the program
+    /// and where it starts (`line` and `column` above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+    /// Other places that explain it, each with what it says there (a recursive call's
+    /// function: "`load` is defined here").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<Label>,
+}
+
+/// A place a [`Diagnostic`] points to besides its own, and what it says of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
 }
 
 impl Diagnostic {
@@ -1053,7 +1068,23 @@ impl Diagnostic {
             task: None,
             line: Some(line),
             column: Some(column),
+            span: None,
+            labels: Vec::new(),
         }
+    }
+
+    /// A diagnostic about the code at `span`.
+    pub fn spanning(severity: Severity, code: &str, message: String, span: Span) -> Self {
+        Diagnostic {
+            span: Some(span),
+            ..Diagnostic::at(severity, code, message, (span.line, span.column))
+        }
+    }
+
+    /// The diagnostic with `message` said of the code at `span` too.
+    pub fn with_label(mut self, span: Span, message: String) -> Self {
+        self.labels.push(Label { span, message });
+        self
     }
 
     /// `line:column: message` (the message alone when it has no place).

@@ -9,7 +9,7 @@ use swc_common::{BytePos, Spanned};
 use swc_ecma_ast::{Decl, FnDecl, Script, Stmt};
 use swc_ecma_parser::{lexer::Lexer, EsSyntax, Parser, StringInput, Syntax, TsSyntax};
 
-use crate::model::{Diagnostic, Severity};
+use crate::model::{Diagnostic, Severity, Span};
 
 /// The wrapper around the agent's code. No newline, so line numbers are unchanged; only columns
 /// on line 1 are shifted, which [`LineIndex`] accounts for by working on user offsets.
@@ -101,31 +101,38 @@ pub(crate) fn parse(
     );
     let mut parser = Parser::new_from(lexer);
     let result = parser.parse_script();
-    let mut errors: Vec<(u32, String)> = parser
-        .take_errors()
-        .into_iter()
-        .map(|e| (e.span().lo.0, e.into_kind().msg().into_owned()))
-        .collect();
+    let error = |e: swc_ecma_parser::error::Error| {
+        let span = e.span();
+        (span.lo.0, span.hi.0, e.into_kind().msg().into_owned())
+    };
+    let mut errors: Vec<(u32, u32, String)> = parser.take_errors().into_iter().map(error).collect();
     let script = match result {
         Ok(script) => Some(script),
         Err(e) => {
-            errors.push((e.span().lo.0, e.into_kind().msg().into_owned()));
+            errors.push(error(e));
             None
         }
     };
     let to_user = |pos: u32| (pos.saturating_sub(base) as usize).min(code.len());
     if !errors.is_empty() {
-        errors.sort_by_key(|(pos, _)| *pos);
+        errors.sort_by_key(|(lo, _, _)| *lo);
         errors.dedup();
         return Err(errors
             .into_iter()
-            .map(|(pos, msg)| {
-                let (line, column) = lines.line_col(code, to_user(pos));
-                Diagnostic::at(
+            .map(|(lo, hi, msg)| {
+                let start = to_user(lo);
+                let (line, column) = lines.line_col(code, start);
+                let span = Span {
+                    start,
+                    end: to_user(hi).max(start),
+                    line,
+                    column,
+                };
+                Diagnostic::spanning(
                     Severity::Error,
                     crate::diagnostics::SYNTAX_ERROR,
                     lowercase_first(&msg),
-                    (line, column),
+                    span,
                 )
             })
             .collect());

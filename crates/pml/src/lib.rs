@@ -112,7 +112,8 @@ pub fn load_permissions(path: &Path) -> Result<Permissions, InputError> {
     })
 }
 
-/// Render diagnostics the way compilers do: `file:line:column: message` (warnings say so).
+/// Render diagnostics the way compilers do: `file:line:column: message` (warnings say so),
+/// each followed by the places it points to besides its own (`file:line:column: note: ...`).
 pub fn render_diagnostics(file: &str, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
     for d in diagnostics {
@@ -126,6 +127,13 @@ pub fn render_diagnostics(file: &str, diagnostics: &[Diagnostic]) -> String {
             d.message,
             d.code
         ));
+        for label in &d.labels {
+            let at = &label.span;
+            out.push_str(&format!(
+                "{file}:{}:{}: note: {}\n",
+                at.line, at.column, label.message
+            ));
+        }
     }
     out
 }

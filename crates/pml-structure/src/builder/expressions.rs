@@ -447,10 +447,17 @@ impl<'a> Builder<'a> {
                 offset: at.saturating_sub(start) as usize,
             };
             let id = node.id.clone();
-            self.warn(
+            // `import()` is said at its keyword.
+            let len = pattern.strip_suffix("()").unwrap_or(pattern).len() as u32;
+            let reaches = self.span(SwcSpan::new(
+                swc_common::BytePos(at),
+                swc_common::BytePos(at + len),
+            ));
+            self.warn_with(
                 diagnostics::IMPURE_CODE,
                 format!("{id} ({tool}): {impure}"),
                 span,
+                vec![(reaches, impure.reason().to_owned())],
             );
             node.impure = Some(format!("{pattern} ({})", impure.reason()));
         }

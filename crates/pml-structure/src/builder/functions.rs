@@ -386,18 +386,19 @@ impl<'a> Builder<'a> {
             };
             arguments.insert(key, value);
         }
-        let recursive = self
-            .functions
-            .iter()
-            .any(|&f| self.nodes.get(f).is_some_and(|n| n.id == function));
-        if recursive {
-            self.warn(
+        let recursive = (self.functions.iter())
+            .filter_map(|&f| self.nodes.get(f))
+            .find(|n| n.id == function)
+            .map(|n| n.span);
+        if let Some(defined) = recursive {
+            let name = self.text(callee).to_owned();
+            self.warn_with(
                 diagnostics::RECURSION,
                 format!(
-                    "`{}` calls itself (directly or through another function): its body is in the structure once",
-                    self.text(callee)
+                    "`{name}` calls itself (directly or through another function): its body is in the structure once"
                 ),
                 call.span,
+                vec![(defined, format!("`{name}` is defined here"))],
             );
         }
         self.call_node(function, name, arguments, call.span, callee)

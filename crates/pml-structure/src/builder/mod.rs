@@ -465,14 +465,22 @@ impl<'a> Builder<'a> {
     }
 
     fn warn(&mut self, code: &str, message: String, span: SwcSpan) {
-        let (start, _) = self.offsets(span);
-        let (line, column) = self.lines.line_col(self.src, start);
-        self.diagnostics.push(Diagnostic::at(
-            Severity::Warning,
-            code,
-            message,
-            (line, column),
-        ));
+        self.warn_with(code, message, span, Vec::new());
+    }
+
+    /// [`Self::warn`] with other places that explain it (`labels`: what each says).
+    fn warn_with(
+        &mut self,
+        code: &str,
+        message: String,
+        span: SwcSpan,
+        labels: Vec<(Span, String)>,
+    ) {
+        let span = self.span(span);
+        let diagnostic = Diagnostic::spanning(Severity::Warning, code, message, span);
+        let diagnostic =
+            (labels.into_iter()).fold(diagnostic, |d, (at, says)| d.with_label(at, says));
+        self.diagnostics.push(diagnostic);
     }
 
     // ----- bindings -----------------------------------------------------------------------

@@ -955,23 +955,25 @@ impl<'a> Builder<'a> {
             (Some(value), None) => self.bind_pattern(name, value, out.elements.as_deref()),
             (None, None) => self.bind_expression(name, init),
             (_, Some((var, r))) => {
-                let place = match r.at {
-                    0 => String::new(),
-                    at => {
-                        let (start, _) = self.offsets(SwcSpan::new(
-                            swc_common::BytePos(at),
-                            swc_common::BytePos(at),
-                        ));
-                        let (line, column) = self.lines.line_col(self.src, start);
-                        format!(" (at {line}:{column})")
-                    }
+                let assigned = match r.at {
+                    0 => None,
+                    at => Some(self.span(SwcSpan::new(
+                        swc_common::BytePos(at),
+                        swc_common::BytePos(at + var.len() as u32),
+                    ))),
                 };
-                self.warn(
+                let place =
+                    assigned.map_or_else(String::new, |s| format!(" (at {}:{})", s.line, s.column));
+                let labels = (assigned.into_iter())
+                    .map(|at| (at, format!("`{var}` is assigned again here")))
+                    .collect();
+                self.warn_with(
                     diagnostics::UNMODELLED_DECLARATION,
                     format!(
                         "`{var}` is assigned again in a loop or a function{place}: pml does not model a variable whose value changes as the program runs; where the program uses it, the structure refers to it by name"
                     ),
                     name.span(),
+                    labels,
                 );
                 self.bind_opaque(name);
             }
