@@ -123,16 +123,18 @@ fn a_program_without_a_data_folder_is_told_it_runs_on_an_empty_root() {
 #[test]
 fn the_timeline_draws_reads_started_ahead_from_their_own_start() {
     // Two reads awaited one after the other: speculation starts both at once, and the
-    // timeline shows the second running while the first still was.
+    // timeline shows the second running while the first still was. The first reads 2 MB, so
+    // that it is still running when the second starts however loaded the machine is (with a
+    // short first read, a busy machine let the program reach the second call itself).
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("two");
     std::fs::create_dir(&data).unwrap();
-    std::fs::write(data.join("a.txt"), "one").unwrap();
+    std::fs::write(data.join("a.txt"), "one".repeat((2 << 20) / 3)).unwrap();
     std::fs::write(data.join("b.txt"), "two").unwrap();
     let program = dir.path().join("two.ts");
     std::fs::write(
         &program,
-        "const a = await mcp.filesystem.read_text_file({ path: args.root + \"/a.txt\" });\nconst b = await mcp.filesystem.read_text_file({ path: args.root + \"/b.txt\" });\nreturn a.content + b.content;\n",
+        "const a = await mcp.filesystem.read_text_file({ path: args.root + \"/a.txt\" });\nconst b = await mcp.filesystem.read_text_file({ path: args.root + \"/b.txt\" });\nreturn a.content.length + b.content;\n",
     )
     .unwrap();
     let (code, shown) = on_terminal(&["run", program.to_str().unwrap(), "--no-store"]);
