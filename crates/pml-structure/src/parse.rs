@@ -32,21 +32,49 @@ pub(crate) struct LineIndex {
     /// Per line: only ASCII, so the column is a byte difference (O(1) even on a minified
     /// one-line program; counting characters there would make the walk quadratic).
     ascii: Vec<bool>,
+    /// On the lines that are not ASCII, every [`CHECKPOINT`] bytes: `(byte offset, characters
+    /// of its line before it)`, by offset; a column counts the characters after the nearest
+    /// one (at most [`CHECKPOINT`] bytes), however long the line.
+    checkpoints: Vec<(usize, usize)>,
 }
+
+/// Bytes between two checkpoints of a line that is not ASCII.
+const CHECKPOINT: usize = 256;
 
 impl LineIndex {
     pub(crate) fn new(text: &str) -> Self {
         let mut line_starts = vec![0];
         let mut ascii = Vec::new();
+        let mut checkpoints = Vec::new();
         let mut start = 0;
+        let mut line = |start: usize, end: usize, ascii: &mut Vec<bool>| {
+            let is_ascii = text.as_bytes()[start..end].is_ascii();
+            ascii.push(is_ascii);
+            if !is_ascii {
+                let (mut at, mut chars) = (start, 0);
+                while at + CHECKPOINT < end {
+                    let mut next = at + CHECKPOINT;
+                    while !text.is_char_boundary(next) {
+                        next += 1;
+                    }
+                    chars += text[at..next].chars().count();
+                    at = next;
+                    checkpoints.push((at, chars));
+                }
+            }
+        };
         // `match_indices` with a char searches with memchr: ~1 instruction per byte.
         for (i, _) in text.match_indices('\n') {
-            ascii.push(text.as_bytes()[start..i].is_ascii());
+            line(start, i, &mut ascii);
             start = i + 1;
             line_starts.push(start);
         }
-        ascii.push(text.as_bytes()[start..].is_ascii());
-        LineIndex { line_starts, ascii }
+        line(start, text.len(), &mut ascii);
+        LineIndex {
+            line_starts,
+            ascii,
+            checkpoints,
+        }
     }
 
     /// 1-based line and column of a byte offset (clamped to the text).
@@ -64,7 +92,13 @@ impl LineIndex {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        let column = text[start..end].chars().count() + 1;
+        // The nearest checkpoint at or before `end` on this line, else the line's start.
+        let i = self.checkpoints.partition_point(|&(at, _)| at <= end);
+        let (from, before) = match i.checked_sub(1).map(|i| self.checkpoints[i]) {
+            Some((at, chars)) if at > start => (at, chars),
+            _ => (start, 0),
+        };
+        let column = before + text[from..end].chars().count() + 1;
         (line + 1, column)
     }
 }
@@ -297,6 +331,31 @@ fn lowercase_first(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Columns count characters, however long the line and wherever it holds non-ASCII ones.
+    #[test]
+    fn columns_count_characters_on_long_lines() {
+        let long: String = (0..3000)
+            .map(|i| match i % 7 {
+                0 => "é",
+                3 => "😀",
+                5 => "名",
+                _ => "x",
+            })
+            .collect();
+        let text = format!("ascii line\n{long}\nshort é\n\n{long}");
+        let lines = LineIndex::new(&text);
+        let (mut line, mut column) = (1, 1);
+        for (offset, c) in text.char_indices() {
+            assert_eq!(lines.line_col(&text, offset), (line, column), "at {offset}");
+            // Inside a character: the character's own column.
+            for inside in 1..c.len_utf8() {
+                assert_eq!(lines.line_col(&text, offset + inside), (line, column));
+            }
+            (line, column) = if c == '\n' { (line + 1, 1) } else { (line, column + 1) };
+        }
+        assert_eq!(lines.line_col(&text, text.len()), (line, column));
+    }
 
     /// Every agent program in the repository: fixtures and examples.
     fn programs() -> Vec<(String, String)> {
