@@ -860,7 +860,10 @@ impl<'a> Builder<'a> {
     /// An MCP tool call or a capability call: arguments first (inner calls run before this
     /// one), then the node.
     pub(super) fn agent_call(&mut self, call: &CallExpr, kind: NodeKind, name: String) -> String {
-        let mut arguments = Arguments::new();
+        let mut arguments = match call.args.first().map(|a| strip(&a.expr)) {
+            Some(Expr::Object(o)) => Arguments::with_capacity(o.props.len()),
+            _ => Arguments::new(),
+        };
         if let Some(first) = call.args.first() {
             self.call_arguments(first, &mut arguments);
         }
@@ -1052,7 +1055,7 @@ impl<'a> Builder<'a> {
     pub(super) fn classify_composite(&self, e: &Expr, depth: usize) -> Option<ArgumentValue> {
         match e {
             Expr::Object(obj) => {
-                let mut properties = Arguments::new();
+                let mut properties = Arguments::with_capacity(obj.props.len());
                 for prop in &obj.props {
                     let PropOrSpread::Prop(p) = prop else {
                         return None;
