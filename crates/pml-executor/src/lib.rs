@@ -14,7 +14,7 @@
 //! exceptions, `try`/`catch`, loops, helpers and early returns are its own. It runs
 //! instrumented (`pml_structure`'s `instrument` module): every node of the structure reports
 //! when it runs, and the trace is laid onto the structure. Its `mcp` calls come to the host,
-//! which approves, traces and runs them. **Speculation** (`speculate.rs`) makes it fast:
+//! which approves, traces and runs them. **Speculation** (`speculate/`) makes it fast:
 //! read-only calls start as soon as their arguments are known, ahead of the program, which
 //! takes them when it makes the same call. **Capabilities** (`capability.rs`):
 //! `capabilities.NAME(args)` runs a stored program ([`CapabilityProgram`], resolved by the

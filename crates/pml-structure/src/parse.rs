@@ -352,7 +352,11 @@ mod tests {
             for inside in 1..c.len_utf8() {
                 assert_eq!(lines.line_col(&text, offset + inside), (line, column));
             }
-            (line, column) = if c == '\n' { (line + 1, 1) } else { (line, column + 1) };
+            (line, column) = if c == '\n' {
+                (line + 1, 1)
+            } else {
+                (line, column + 1)
+            };
         }
         assert_eq!(lines.line_col(&text, text.len()), (line, column));
     }
