@@ -1,0 +1,197 @@
+//! The gateway's transports: stdio, and streamable HTTP (axum) with a bearer token and
+//! `Origin` checks; the servers' config a gateway starts with.
+
+use std::sync::Arc;
+
+use pml_mcp::McpConfig;
+use serde_json::{Map, Value};
+
+use super::{Gateway, ServeError};
+use crate::run::RunSetupError;
+
+/// Serves `gateway` over stdin/stdout until the client closes it or `stop` turns true, then
+/// stops the servers.
+pub async fn serve_stdio(
+    gateway: Gateway,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<(), ServeError> {
+    use rmcp::ServiceExt;
+    let service = gateway
+        .clone()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| ServeError::Transport(format!("the client did not initialize: {e}")));
+    let outcome = match service {
+        Ok(service) => {
+            let cancel = service.cancellation_token();
+            tokio::select! {
+                _ = service.waiting() => {}
+                _ = stop.wait_for(|on| *on) => cancel.cancel(),
+            }
+            Ok(())
+        }
+        Err(e) => Err(e),
+    };
+    gateway.shutdown().await;
+    outcome
+}
+
+/// The default servers of `pml serve`: the reference servers, the filesystem one rooted in
+/// `root`, the memory one's file in `scratch`.
+pub fn default_config(
+    root: &std::path::Path,
+    scratch: &std::path::Path,
+) -> Result<(McpConfig, Map<String, Value>), RunSetupError> {
+    let config = crate::servers::reference_config(root, scratch)?;
+    let mut inherited = Map::new();
+    inherited.insert(
+        "root".to_owned(),
+        Value::String(root.to_string_lossy().into_owned()),
+    );
+    Ok((config, inherited))
+}
+
+/// `config` without the servers that are a `pml serve` themselves (the project's `.mcp.json`
+/// that declares this gateway for the agent also lists it among its servers): a gateway
+/// that started itself would start itself again, without end. Their names.
+pub fn without_gateways(config: &mut McpConfig) -> Vec<String> {
+    let is_pml = |command: &str| {
+        let path = std::path::Path::new(command);
+        path.file_stem().is_some_and(|stem| stem == "pml")
+            || std::env::current_exe().is_ok_and(|exe| {
+                path.canonicalize()
+                    .is_ok_and(|c| exe.canonicalize().is_ok_and(|e| e == c))
+            })
+    };
+    let mut left_out = Vec::new();
+    config.servers.retain(|name, server| {
+        let gateway = is_pml(&server.command) && server.args.iter().any(|a| a == "serve");
+        if gateway {
+            left_out.push(name.clone());
+        }
+        !gateway
+    });
+    left_out
+}
+
+/// Where a gateway's default servers keep their files.
+pub fn scratch() -> Result<crate::run::Scratch, RunSetupError> {
+    crate::run::Scratch::new()
+}
+
+/// How `pml serve --http` listens.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub address: std::net::SocketAddr,
+    /// Required of every request as `Authorization: Bearer <token>`; a gateway that listens
+    /// beyond the loopback interface refuses to start without one.
+    pub token: Option<String>,
+    /// Browser origins allowed besides the loopback ones (`https://app.example.com:443`).
+    pub allowed_origins: Vec<String>,
+}
+
+/// The HTTP endpoint of a gateway.
+pub const HTTP_PATH: &str = "/mcp";
+
+/// Serves `gateway` over streamable HTTP at [`HTTP_PATH`] until `stop` turns true, then
+/// stops the servers. Calls `ready` with the address it listens on.
+///
+/// On the loopback interface, requests must name a loopback host (DNS rebinding) and a
+/// browser's `Origin` must be a loopback one or an allowed one. Elsewhere a bearer token is
+/// required and any host is accepted; a browser's `Origin` must be an allowed one.
+pub async fn serve_http(
+    gateway: Gateway,
+    options: HttpOptions,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let loopback = options.address.ip().is_loopback();
+    if !loopback && options.token.is_none() {
+        return Err(ServeError::Transport(format!(
+            "listening on {} (beyond the loopback interface) needs a bearer token: --token or PML_TOKEN",
+            options.address
+        )));
+    }
+    let stopping = tokio_util::sync::CancellationToken::new();
+    let mut config =
+        StreamableHttpServerConfig::default().with_cancellation_token(stopping.child_token());
+    let mut origins = options.allowed_origins.clone();
+    if loopback {
+        origins.extend(
+            ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(str::to_owned),
+        );
+    } else {
+        config = config.disable_allowed_hosts();
+    }
+    config = config
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    let service_gateway = gateway.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(service_gateway.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let token = options.token.clone();
+    let router =
+        axum::Router::new()
+            .nest_service(HTTP_PATH, service)
+            .layer(axum::middleware::from_fn(move |request, next| {
+                let token = token.clone();
+                async move { authorize(token.as_deref(), request, next).await }
+            }));
+    let listener = tokio::net::TcpListener::bind(options.address)
+        .await
+        .map_err(|e| ServeError::Transport(format!("cannot listen on {}: {e}", options.address)))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| ServeError::Transport(e.to_string()))?;
+    ready(bound);
+    let shutdown = stopping.clone();
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|on| *on).await;
+            shutdown.cancel();
+        })
+        .await;
+    stopping.cancel();
+    gateway.shutdown().await;
+    served.map_err(|e| ServeError::Transport(e.to_string()))
+}
+
+/// Lets `request` through when no token is required or it carries the token.
+async fn authorize(
+    token: Option<&str>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let Some(token) = token else {
+        return next.run(request).await;
+    };
+    let given = (request.headers().get(axum::http::header::AUTHORIZATION))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if constant_time_eq(given.as_bytes(), token.as_bytes()) {
+        return next.run(request).await;
+    }
+    (
+        axum::http::StatusCode::UNAUTHORIZED,
+        [(axum::http::header::WWW_AUTHENTICATE, "Bearer")],
+        "pml serve: a bearer token is required (Authorization: Bearer <token>)\n",
+    )
+        .into_response()
+}
+
+/// Whether `a` and `b` are equal, in a time that does not depend on where they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
