@@ -565,6 +565,12 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                                 Some(pml::run::Analyzed { source, analysis }),
                             )
                         }
+                        // A syntax error stops the analysis at the first one: every one is
+                        // said, as without the call checks (a parse again, on this path only).
+                        Err(pml_structure::StripError::Syntax { .. }) => {
+                            let (diagnostics, phases) = pml::check_syntax(&source.text, dialect);
+                            (diagnostics, phases, None)
+                        }
                         Err(e) => (vec![e.to_diagnostic()], Default::default(), None),
                     }
                 }

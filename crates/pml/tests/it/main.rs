@@ -128,6 +128,12 @@ fn check_reports_syntax_only_with_the_analyze_exit_codes() {
     let (code, _, stderr) = pml(&["check", &path]);
     assert_eq!(code, 1);
     assert!(stderr.starts_with(&format!("{path}:4:58: ")), "{stderr}");
+    // Every syntax error, whether the calls are checked too or not.
+    let config = std::env::temp_dir().join(format!("pml-check-{}.json", std::process::id()));
+    std::fs::write(&config, r#"{"mcpServers": {}}"#).unwrap();
+    let (code, _, checked) = pml(&["check", &path, "--mcp-config", config.to_str().unwrap()]);
+    assert_eq!((code, checked.as_str()), (1, stderr.as_str()));
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
 
     // The same refusal as analyze for what the parser must not see.
     let dir = std::env::temp_dir().join(format!("pml-check-{}", std::process::id()));
