@@ -39,7 +39,9 @@
   // --- engine errors worded as V8's ------------------------------------------------------
   // QuickJS calls `Error.prepareStackTrace(error, callSites)` as it makes every error, its
   // own included, with the message already set: the hook rewords the message, then writes the
-  // frames exactly as QuickJS writes them without a hook. It is taken off `Error` afterwards
+  // frames exactly as QuickJS writes them without a hook. Like `JSON.parse` below, it uses
+  // only what it took before any program ran (a program that replaces a built-in changes
+  // nothing here). It is taken off `Error` afterwards
   // (Node has no `Error.prepareStackTrace` until a program sets one); the engine keeps it.
   const ErrorCtor = globals.Error;
   const describe = Object.getOwnPropertyDescriptor;
@@ -63,7 +65,7 @@
     [/^(.*) is not initialized$/s, (m) => `Cannot access '${m[1]}' before initialization`],
   ];
   const reword = (error, sites) => {
-    const proto = Object.getPrototypeOf(error);
+    const proto = protoOf(error);
     let known = false;
     for (let i = 0; i < prototypes.length; i++) if (prototypes[i] === proto) known = true;
     if (!known) return;
@@ -216,14 +218,14 @@
           expect(34, "Expected property name or '}'");
           string();
           expect(58, "Expected ':' after property name");
-          open.push(false);
+          open[open.length] = false;
           continue;
         }
         if (c === 91) {
           i++;
           skip();
           if (i < n && unit(text, i) === 93) { i++; break; }
-          open.push(true);
+          open[open.length] = true;
           continue;
         }
         unexpected();
@@ -245,7 +247,7 @@
         }
         if (array) expect(93, "Expected ',' or ']' after array element");
         else expect(125, "Expected ',' or '}' after property value");
-        open.pop();
+        open.length--;
       }
       if (more) continue;
       skip();
@@ -260,7 +262,7 @@
         try {
           return apply(nativeParse, json, [source, reviver]);
         } catch (error) {
-          if (error === null || typeof error !== "object" || Object.getPrototypeOf(error) !== SyntaxErrorProto) throw error;
+          if (error === null || typeof error !== "object" || protoOf(error) !== SyntaxErrorProto) throw error;
           let message;
           try {
             jsonError(source);

@@ -93,6 +93,19 @@ fn json_parse_errors_say_what_v8_says() {
         );
         assert_eq!(message, json!(expected), "{text}");
     }
+    // What the code replaces of the built-ins changes nothing.
+    let message = value(
+        "(() => { Object.getPrototypeOf = () => { throw 1; }; Array.prototype.push = () => { throw 2; }; String.prototype.slice = () => 'x'; const m = []; for (const t of ['[{', 'Error: a long enough text']) { try { JSON.parse(t); } catch (e) { m[m.length] = e.message; } } try { null.y; } catch (e) { m[m.length] = e.message; } return m; })()",
+        &[],
+    );
+    assert_eq!(
+        message,
+        json!([
+            "Expected property name or '}' in JSON at position 2",
+            "Unexpected token 'E', \"Error: a l\"... is not valid JSON",
+            "Cannot read properties of null (reading 'y')"
+        ])
+    );
     // An error of the reviver is its own.
     let message = value(
         "(() => { try { JSON.parse('[1]', () => { throw new SyntaxError('mine'); }); } catch (e) { return e.message; } })()",
