@@ -5,7 +5,10 @@
 //   code task that speculation computes ahead must fail as the program would;
 // - the errors the engine throws say what V8 says where QuickJS words it otherwise
 //   (`Cannot read properties of undefined (reading 'x')`...): a program that catches one and
-//   returns or logs its message gets Node's text; so do `JSON.parse`'s syntax errors.
+//   returns or logs its message gets Node's text; so do `JSON.parse`'s syntax errors;
+// - `Array.prototype.sort` and `toSorted` with a comparison function sort as V8 does (its
+//   TimSort): with a function that is not a consistent order (`(a, b) => a > b`, or one that
+//   never returns 0) the result depends on which pairs are compared in which order.
 (function (globals) {
   const protoOf = Object.getPrototypeOf;
   const iteratorPrototype = protoOf(protoOf([][Symbol.iterator]()));
@@ -254,7 +257,431 @@
       if (i < n) throw `Unexpected non-whitespace character after JSON at position ${i}`;
       return undefined;
     }
-  };  const json = globals.JSON;
+  };  // --- Array.prototype.sort as V8's ----------------------------------------------------
+  // V8's TimSort (v8/src/builtins/array-sort.tq), ported: the same comparisons in the same
+  // order, so the same result whatever the comparison function (checked against Node 20's
+  // results and calls on generated arrays and functions, consistent or not). Without a
+  // function the order is total and both sorts are stable: QuickJS's own sort runs.
+  const ArrayCtor = globals.Array;
+  const ObjectCtor = Object;
+  const mathMax = Math.max;
+  const mathMin = Math.min;
+  const mathFloor = Math.floor;
+  const ArrayProto = ArrayCtor.prototype;
+  const nativeSort = ArrayProto.sort;
+  const nativeToSorted = ArrayProto.toSorted;
+  const TypeErr = globals.TypeError;
+  function timsort(work, cmp) {
+    const MIN_GALLOP = 7;
+    let minGallop = MIN_GALLOP;
+    const runBase = [];
+    const runLength = [];
+    const length = work.length;
+    if (length < 2) return;
+
+    const gallopLeft = (array, key, base, len, hint) => {
+      let lastOfs = 0;
+      let offset = 1;
+      let order = +cmp(array[base + hint], key);
+      if (order < 0) {
+        const maxOfs = len - hint;
+        while (offset < maxOfs) {
+          order = +cmp(array[base + hint + offset], key);
+          if (!(order < 0)) break;
+          lastOfs = offset;
+          offset = (offset << 1) + 1;
+          if (offset <= 0) offset = maxOfs;
+        }
+        if (offset > maxOfs) offset = maxOfs;
+        lastOfs += hint;
+        offset += hint;
+      } else {
+        const maxOfs = hint + 1;
+        while (offset < maxOfs) {
+          order = +cmp(array[base + hint - offset], key);
+          if (order < 0) break;
+          lastOfs = offset;
+          offset = (offset << 1) + 1;
+          if (offset <= 0) offset = maxOfs;
+        }
+        if (offset > maxOfs) offset = maxOfs;
+        const tmp = lastOfs;
+        lastOfs = hint - offset;
+        offset = hint - tmp;
+      }
+      lastOfs++;
+      while (lastOfs < offset) {
+        const m = lastOfs + ((offset - lastOfs) >> 1);
+        order = +cmp(array[base + m], key);
+        if (order < 0) lastOfs = m + 1;
+        else offset = m;
+      }
+      return offset;
+    };
+
+    const gallopRight = (array, key, base, len, hint) => {
+      let lastOfs = 0;
+      let offset = 1;
+      let order = +cmp(key, array[base + hint]);
+      if (order < 0) {
+        const maxOfs = hint + 1;
+        while (offset < maxOfs) {
+          order = +cmp(key, array[base + hint - offset]);
+          if (!(order < 0)) break;
+          lastOfs = offset;
+          offset = (offset << 1) + 1;
+          if (offset <= 0) offset = maxOfs;
+        }
+        if (offset > maxOfs) offset = maxOfs;
+        const tmp = lastOfs;
+        lastOfs = hint - offset;
+        offset = hint - tmp;
+      } else {
+        const maxOfs = len - hint;
+        while (offset < maxOfs) {
+          order = +cmp(key, array[base + hint + offset]);
+          if (order < 0) break;
+          lastOfs = offset;
+          offset = (offset << 1) + 1;
+          if (offset <= 0) offset = maxOfs;
+        }
+        if (offset > maxOfs) offset = maxOfs;
+        lastOfs += hint;
+        offset += hint;
+      }
+      lastOfs++;
+      while (lastOfs < offset) {
+        const m = lastOfs + ((offset - lastOfs) >> 1);
+        order = +cmp(key, array[base + m]);
+        if (order < 0) offset = m;
+        else lastOfs = m + 1;
+      }
+      return offset;
+    };
+
+    const copy = (from, fromAt, to, toAt, n) => {
+      if (fromAt < toAt) {
+        for (let i = n - 1; i >= 0; i--) to[toAt + i] = from[fromAt + i];
+      } else {
+        for (let i = 0; i < n; i++) to[toAt + i] = from[fromAt + i];
+      }
+    };
+
+    const mergeLow = (baseA, lengthA, baseB, lengthB) => {
+      const temp = new ArrayCtor(lengthA);
+      copy(work, baseA, temp, 0, lengthA);
+      let dest = baseA;
+      let cursorTemp = 0;
+      let cursorB = baseB;
+      work[dest++] = work[cursorB++];
+      let copyB = false;
+      outer: {
+        if (--lengthB === 0) break outer;
+        if (lengthA === 1) { copyB = true; break outer; }
+        for (;;) {
+          let winsA = 0;
+          let winsB = 0;
+          for (;;) {
+            const order = +cmp(work[cursorB], temp[cursorTemp]);
+            if (order < 0) {
+              work[dest++] = work[cursorB++];
+              ++winsB;
+              --lengthB;
+              winsA = 0;
+              if (lengthB === 0) break outer;
+              if (winsB >= minGallop) break;
+            } else {
+              work[dest++] = temp[cursorTemp++];
+              ++winsA;
+              --lengthA;
+              winsB = 0;
+              if (lengthA === 1) { copyB = true; break outer; }
+              if (winsA >= minGallop) break;
+            }
+          }
+          ++minGallop;
+          let first = true;
+          while (winsA >= MIN_GALLOP || winsB >= MIN_GALLOP || first) {
+            first = false;
+            minGallop = mathMax(1, minGallop - 1);
+            winsA = gallopRight(temp, work[cursorB], cursorTemp, lengthA, 0);
+            if (winsA > 0) {
+              copy(temp, cursorTemp, work, dest, winsA);
+              dest += winsA;
+              cursorTemp += winsA;
+              lengthA -= winsA;
+              if (lengthA === 1) { copyB = true; break outer; }
+              if (lengthA === 0) break outer;
+            }
+            work[dest++] = work[cursorB++];
+            if (--lengthB === 0) break outer;
+            winsB = gallopLeft(work, temp[cursorTemp], cursorB, lengthB, 0);
+            if (winsB > 0) {
+              copy(work, cursorB, work, dest, winsB);
+              dest += winsB;
+              cursorB += winsB;
+              lengthB -= winsB;
+              if (lengthB === 0) break outer;
+            }
+            work[dest++] = temp[cursorTemp++];
+            if (--lengthA === 1) { copyB = true; break outer; }
+          }
+          ++minGallop;
+        }
+      }
+      if (copyB) {
+        copy(work, cursorB, work, dest, lengthB);
+        work[dest + lengthB] = temp[cursorTemp];
+      } else if (lengthA > 0) {
+        copy(temp, cursorTemp, work, dest, lengthA);
+      }
+    };
+
+    const mergeHigh = (baseA, lengthA, baseB, lengthB) => {
+      const temp = new ArrayCtor(lengthB);
+      copy(work, baseB, temp, 0, lengthB);
+      let dest = baseB + lengthB - 1;
+      let cursorTemp = lengthB - 1;
+      let cursorA = baseA + lengthA - 1;
+      work[dest--] = work[cursorA--];
+      let copyA = false;
+      outer: {
+        if (--lengthA === 0) break outer;
+        if (lengthB === 1) { copyA = true; break outer; }
+        for (;;) {
+          let winsA = 0;
+          let winsB = 0;
+          for (;;) {
+            const order = +cmp(temp[cursorTemp], work[cursorA]);
+            if (order < 0) {
+              work[dest--] = work[cursorA--];
+              ++winsA;
+              --lengthA;
+              winsB = 0;
+              if (lengthA === 0) break outer;
+              if (winsA >= minGallop) break;
+            } else {
+              work[dest--] = temp[cursorTemp--];
+              ++winsB;
+              --lengthB;
+              winsA = 0;
+              if (lengthB === 1) { copyA = true; break outer; }
+              if (winsB >= minGallop) break;
+            }
+          }
+          ++minGallop;
+          let first = true;
+          while (winsA >= MIN_GALLOP || winsB >= MIN_GALLOP || first) {
+            first = false;
+            minGallop = mathMax(1, minGallop - 1);
+            let k = gallopRight(work, temp[cursorTemp], baseA, lengthA, lengthA - 1);
+            winsA = lengthA - k;
+            if (winsA > 0) {
+              dest -= winsA;
+              cursorA -= winsA;
+              copy(work, cursorA + 1, work, dest + 1, winsA);
+              lengthA -= winsA;
+              if (lengthA === 0) break outer;
+            }
+            work[dest--] = temp[cursorTemp--];
+            if (--lengthB === 1) { copyA = true; break outer; }
+            k = gallopLeft(temp, work[cursorA], 0, lengthB, lengthB - 1);
+            winsB = lengthB - k;
+            if (winsB > 0) {
+              dest -= winsB;
+              cursorTemp -= winsB;
+              copy(temp, cursorTemp + 1, work, dest + 1, winsB);
+              lengthB -= winsB;
+              if (lengthB === 1) { copyA = true; break outer; }
+              if (lengthB === 0) break outer;
+            }
+            work[dest--] = work[cursorA--];
+            if (--lengthA === 0) break outer;
+          }
+          ++minGallop;
+        }
+      }
+      if (copyA) {
+        dest -= lengthA;
+        cursorA -= lengthA;
+        copy(work, cursorA + 1, work, dest + 1, lengthA);
+        work[dest] = temp[cursorTemp];
+      } else if (lengthB > 0) {
+        copy(temp, 0, work, dest - (lengthB - 1), lengthB);
+      }
+    };
+
+    const mergeAt = (i) => {
+      let baseA = runBase[i];
+      let lengthA = runLength[i];
+      const baseB = runBase[i + 1];
+      let lengthB = runLength[i + 1];
+      runLength[i] = lengthA + lengthB;
+      if (i === runBase.length - 3) {
+        runBase[i + 1] = runBase[i + 2];
+        runLength[i + 1] = runLength[i + 2];
+      }
+      runBase.length--;
+      runLength.length--;
+      const k = gallopRight(work, work[baseB], baseA, lengthA, 0);
+      baseA += k;
+      lengthA -= k;
+      if (lengthA === 0) return;
+      lengthB = gallopLeft(work, work[baseA + lengthA - 1], baseB, lengthB, lengthB - 1);
+      if (lengthB === 0) return;
+      if (lengthA <= lengthB) mergeLow(baseA, lengthA, baseB, lengthB);
+      else mergeHigh(baseA, lengthA, baseB, lengthB);
+    };
+
+    const established = (n) => {
+      if (n < 2) return true;
+      return runLength[n - 2] > runLength[n - 1] + runLength[n];
+    };
+
+    let n = length;
+    let r = 0;
+    while (n >= 64) {
+      r |= n & 1;
+      n >>= 1;
+    }
+    const minRun = n + r;
+    let low = 0;
+    let remaining = length;
+    while (remaining !== 0) {
+      // A run: ascending (each not less than the one before), or strictly descending, reversed.
+      let run = 2;
+      const high = low + remaining;
+      if (low + 1 === high) {
+        run = 1;
+      } else {
+        let previous = work[low + 1];
+        const descending = +cmp(previous, work[low]) < 0;
+        for (let i = low + 2; i < high; i++) {
+          const current = work[i];
+          const order = +cmp(current, previous);
+          if (descending ? !(order < 0) : order < 0) break;
+          previous = current;
+          ++run;
+        }
+        if (descending) {
+          for (let a = low, b = low + run - 1; a < b; a++, b--) {
+            const t = work[a];
+            work[a] = work[b];
+            work[b] = t;
+          }
+        }
+      }
+      if (run < minRun) {
+        const forced = mathMin(minRun, remaining);
+        // Binary insertion of the elements after the run.
+        for (let start = low === low + run ? low + run + 1 : low + run; start < low + forced; ++start) {
+          let left = low;
+          let right = start;
+          const pivot = work[start];
+          while (left < right) {
+            const mid = left + ((right - left) >> 1);
+            if (+cmp(pivot, work[mid]) < 0) right = mid;
+            else left = mid + 1;
+          }
+          for (let p = start; p > left; --p) work[p] = work[p - 1];
+          work[left] = pivot;
+        }
+        run = forced;
+      }
+      runBase[runBase.length] = low;
+      runLength[runLength.length] = run;
+      while (runBase.length > 1) {
+        let m = runBase.length - 2;
+        if (!established(m + 1) || !established(m)) {
+          if (runLength[m - 1] < runLength[m + 1]) --m;
+          mergeAt(m);
+        } else if (runLength[m] <= runLength[m + 1]) {
+          mergeAt(m);
+        } else {
+          break;
+        }
+      }
+      low += run;
+      remaining -= run;
+    }
+    while (runBase.length > 1) {
+      let m = runBase.length - 2;
+      if (m > 0 && runLength[m - 1] < runLength[m + 1]) --m;
+      mergeAt(m);
+    }
+  }
+  const checked = (comparefn) => {
+    if (comparefn !== undefined && typeof comparefn !== "function") {
+      throw new TypeErr("The comparison function must be either a function or undefined");
+    }
+  };
+  const receiver = (value) => {
+    if (value === null || value === undefined) throw new TypeErr("Cannot convert undefined or null to object");
+    return ObjectCtor(value);
+  };
+  const lengthOf = (o) => {
+    const n = +o.length;
+    return n > 0 ? mathMin(mathFloor(n), 9007199254740991) : 0;
+  };
+  // Past this many elements (a sparse array's length) the copy would take too long: QuickJS's
+  // sort, which skips the holes.
+  const WORK_LIMIT = 1 << 24;
+  define(ArrayProto, "sort", {
+    value: {
+      sort(comparefn) {
+        "use strict";
+        checked(comparefn);
+        const obj = receiver(this);
+        const len = lengthOf(obj);
+        if (comparefn === undefined || len > WORK_LIMIT) return apply(nativeSort, obj, [comparefn]);
+        const work = [];
+        let undefs = 0;
+        for (let i = 0; i < len; i++) {
+          if (!(i in obj)) continue;
+          const v = obj[i];
+          if (v === undefined) undefs++;
+          else work[work.length] = v;
+        }
+        // Called as V8 calls it: `undefined` for `this`, its value made a number.
+        timsort(work, comparefn);
+        let i = 0;
+        for (; i < work.length; i++) obj[i] = work[i];
+        for (; i < work.length + undefs; i++) obj[i] = undefined;
+        for (; i < len; i++) delete obj[i];
+        return obj;
+      },
+    }.sort,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+  define(ArrayProto, "toSorted", {
+    value: {
+      toSorted(comparefn) {
+        "use strict";
+        checked(comparefn);
+        const obj = receiver(this);
+        const len = lengthOf(obj);
+        if (comparefn === undefined || len > WORK_LIMIT) return apply(nativeToSorted, obj, [comparefn]);
+        const work = [];
+        let undefs = 0;
+        for (let i = 0; i < len; i++) {
+          const v = obj[i];
+          if (v === undefined) undefs++;
+          else work[work.length] = v;
+        }
+        // Called as V8 calls it: `undefined` for `this`, its value made a number.
+        timsort(work, comparefn);
+        while (undefs-- > 0) work[work.length] = undefined;
+        return work;
+      },
+    }.toSorted,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+
+  const json = globals.JSON;
   define(json, "parse", {
     value: {
       parse(text, reviver) {

@@ -184,3 +184,54 @@ fn sandbox_is_reused_for_many_tasks() {
     }
     assert_eq!(shared().abandoned_workers(), 0);
 }
+
+/// A comparison function that is no consistent order sorts as in Node (V8's TimSort): the
+/// expected values are Node 20's.
+#[test]
+fn sorts_compare_as_v8_does() {
+    let code = "(() => {
+        const xs = [3, 1, 2, 5, 4, 9, 8, 7, 6, 0, 11, 10];
+        const calls = [];
+        const r1 = xs.slice().sort((a, b) => { calls.push(a + ':' + b); return a > b; });
+        const objs = [5, 3, 5, 1, 3, 9, 5, 0, 3, 7, 1, 5].map((v, i) => ({ v, i }));
+        const r2 = objs.slice().sort((a, b) => (a.v > b.v ? 1 : -1)).map((o) => o.i);
+        let s = 7;
+        const big = Array.from({ length: 300 }, () => (s = (s * 48271) % 2147483647) % 100);
+        const r3 = big.slice().sort((a, b) => (a > b ? 1 : -1));
+        let h = 0;
+        for (const v of r3) h = (h * 31 + v) | 0;
+        const r4 = [1, , 3, undefined, 2].toSorted((a, b) => b - a);
+        return [r1, calls.slice(0, 12), calls.length, r2, h, r4];
+    })()";
+    assert_eq!(
+        value(code, &[]),
+        json!([
+            [3, 1, 2, 5, 4, 9, 8, 7, 6, 0, 11, 10],
+            ["1:3", "2:1", "5:2", "4:5", "9:4", "8:9", "7:8", "6:7", "0:6", "11:0", "10:11"],
+            11,
+            [7, 10, 3, 8, 4, 1, 11, 6, 2, 0, 9, 5],
+            -1151212013,
+            [3, 2, 1, null, null]
+        ])
+    );
+    // Holes and `undefined` go last, the holes deleted; what Node says of a bad function.
+    let code = "(() => {
+        const a = [5, , 3, undefined, 1, , 2];
+        a.sort((x, y) => x - y);
+        let bad;
+        try { [1].sort(5); } catch (e) { bad = e.message; }
+        return [a.length, a.slice(0, 5), 5 in a, 6 in a, bad, [].sort.name, [].sort.length];
+    })()";
+    assert_eq!(
+        value(code, &[]),
+        json!([
+            7,
+            [1, 2, 3, 5, null],
+            false,
+            false,
+            "The comparison function must be either a function or undefined",
+            "sort",
+            1
+        ])
+    );
+}
