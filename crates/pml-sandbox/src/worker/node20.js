@@ -44,8 +44,8 @@
   // own included, with the message already set: the hook rewords the message, then writes the
   // frames exactly as QuickJS writes them without a hook. Like `JSON.parse` below, it uses
   // only what it took before any program ran (a program that replaces a built-in changes
-  // nothing here). It is taken off `Error` afterwards
-  // (Node has no `Error.prepareStackTrace` until a program sets one); the engine keeps it.
+  // nothing here). It is taken off `Error` afterwards (Node has no `Error.prepareStackTrace`
+  // until a program sets one); the engine keeps it.
   const ErrorCtor = globals.Error;
   const describe = Object.getOwnPropertyDescriptor;
   const define = Object.defineProperty;
