@@ -45,10 +45,27 @@ fn a_typescript_program_hashes_as_its_javascript() {
         let Some(typescript) = typescript else {
             continue;
         };
-        // `pml save` hashes the structure of the TypeScript it walks (types and all).
+        // `pml save` hashes the structure of the TypeScript it walks (types and all), and
+        // keeps what each stage gives on its own, from its one parse.
         let options = pml::AnalyzeOptions::default();
-        let saved = pml::capability::prepare(&text, &options, "p", None).map(|c| c.code_hash);
-        assert_eq!(saved.as_ref().ok(), Some(&typescript), "{}", path.display());
+        let saved = pml::capability::prepare(&text, &options, "p", None).unwrap();
+        assert_eq!(saved.code_hash, typescript, "{}", path.display());
+        let structure = pml::analyze(&text, &options).structure;
+        let normalized = pml::normalize_variable_names(&text, &structure.variable_bindings);
+        assert_eq!(saved.normalized_code, normalized.code, "{}", path.display());
+        let parameterized = pml_structure::parameterize(&text, Dialect::TypeScript);
+        assert_eq!(
+            saved.parameterized_code,
+            parameterized.code,
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            saved.parameter_schema,
+            parameterized.schema,
+            "{}",
+            path.display()
+        );
         let analysis = pml::analysis::Analysis::of(javascript);
         if analysis.hash().as_deref() != Some(typescript.as_str()) {
             let options = pml::AnalyzeOptions {
