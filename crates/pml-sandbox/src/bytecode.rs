@@ -16,6 +16,27 @@ use rquickjs::{qjs, Ctx, Value};
 /// Compiles `source` (a strict-mode global script) in `ctx` without running it and returns
 /// its bytecode. A syntax error is left pending in `ctx` (`Err(Error::Exception)`).
 pub(crate) fn compile(ctx: &Ctx<'_>, source: &str, file_name: &str) -> rquickjs::Result<Vec<u8>> {
+    compile_with(ctx, source, file_name, qjs::JS_WRITE_OBJ_BYTECODE)
+}
+
+/// [`compile`] for pml's own scripts (the built-ins they define): without their source text,
+/// so that their functions print as QuickJS's native ones do (`function parse() { [native
+/// code] }`), not as pml's code.
+pub(crate) fn compile_builtin(
+    ctx: &Ctx<'_>,
+    source: &str,
+    file_name: &str,
+) -> rquickjs::Result<Vec<u8>> {
+    let flags = qjs::JS_WRITE_OBJ_BYTECODE | qjs::JS_WRITE_OBJ_STRIP_SOURCE;
+    compile_with(ctx, source, file_name, flags)
+}
+
+fn compile_with(
+    ctx: &Ctx<'_>,
+    source: &str,
+    file_name: &str,
+    write_flags: u32,
+) -> rquickjs::Result<Vec<u8>> {
     // NUL-terminated, as `JS_Eval` requires; a NUL inside the source stays part of it.
     let mut text = Vec::with_capacity(source.len() + 1);
     text.extend_from_slice(source.as_bytes());
@@ -40,7 +61,7 @@ pub(crate) fn compile(ctx: &Ctx<'_>, source: &str, file_name: &str) -> rquickjs:
             return Err(rquickjs::Error::Exception);
         }
         let mut size: qjs::size_t = 0;
-        let buffer = qjs::JS_WriteObject(raw, &mut size, function, qjs::JS_WRITE_OBJ_BYTECODE as _);
+        let buffer = qjs::JS_WriteObject(raw, &mut size, function, write_flags as _);
         qjs::JS_FreeValue(raw, function);
         if buffer.is_null() {
             return Err(rquickjs::Error::Exception);

@@ -537,21 +537,21 @@ impl Engine {
         let (stringify, setup, inspect, intl, intl_lazy) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
-                    bytecode::compile(&ctx, STRINGIFY, "stringify")?,
-                    bytecode::compile(&ctx, event_loop::SETUP, "mcp")?,
-                    bytecode::compile(&ctx, event_loop::INSPECT, "console")?,
-                    bytecode::compile(&ctx, intl::INTL, "intl")?,
-                    bytecode::compile(&ctx, intl::LAZY, "intl")?,
+                    bytecode::compile_builtin(&ctx, STRINGIFY, "stringify")?,
+                    bytecode::compile_builtin(&ctx, event_loop::SETUP, "mcp")?,
+                    bytecode::compile_builtin(&ctx, event_loop::INSPECT, "console")?,
+                    bytecode::compile_builtin(&ctx, intl::INTL, "intl")?,
+                    bytecode::compile_builtin(&ctx, intl::LAZY, "intl")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
         let (reads, to_string, web, node20) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
-                    bytecode::compile(&ctx, event_loop::READS, "reads")?,
-                    bytecode::compile(&ctx, event_loop::TO_STRING, "toString")?,
-                    bytecode::compile(&ctx, WEB, "web")?,
-                    bytecode::compile(&ctx, NODE20, "node20")?,
+                    bytecode::compile_builtin(&ctx, event_loop::READS, "reads")?,
+                    bytecode::compile_builtin(&ctx, event_loop::TO_STRING, "toString")?,
+                    bytecode::compile_builtin(&ctx, WEB, "web")?,
+                    bytecode::compile_builtin(&ctx, NODE20, "node20")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;

@@ -235,3 +235,20 @@ fn sorts_compare_as_v8_does() {
         ])
     );
 }
+
+/// The built-ins pml defines in JavaScript print as QuickJS's native ones do, not their code.
+#[test]
+fn built_ins_written_in_javascript_print_as_native() {
+    assert_eq!(
+        value(
+            "[String(JSON.parse), String([].sort), String([].toSorted), String(Math.max)]",
+            &[]
+        ),
+        json!([
+            "function parse() {\n    [native code]\n}",
+            "function sort() {\n    [native code]\n}",
+            "function toSorted() {\n    [native code]\n}",
+            "function max() {\n    [native code]\n}"
+        ])
+    );
+}
