@@ -1,9 +1,10 @@
-// `Intl.Collator`, `Intl.NumberFormat`, `String.prototype.localeCompare` and the
-// `toLocaleString` of numbers and BigInts, as Node 20 (V8 + ICU) has them, over the natives of
-// `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`, `formatNumber(value, locale,
-// digits)`. Options are read in ECMA-402's order, with V8's messages; what pml cannot answer
-// as Node does throws a RangeError saying so.
-(function (canonical, collate, formatNumber) {
+// `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat`, `String.prototype.localeCompare`
+// and the `toLocaleString` of numbers, BigInts and dates, as Node 20 (V8 + ICU) has them, over
+// the natives of `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`,
+// `formatNumber(value, locale, digits)`, `dates()` (the date patterns of `intl_dates.json`) and the
+// process's time zone `localZone`. Options are read in ECMA-402's order, with V8's messages;
+// what pml cannot answer as Node does throws a RangeError saying so.
+(function (canonical, collate, formatNumber, loadDates, localZone) {
   "use strict";
   const O = Object;
   const create = O.create;
@@ -293,60 +294,389 @@
     return localeList(locales);
   }));
 
-  // Dates: en-US with no options, or with only `timeZone: "UTC"`, as ICU writes them
-  // (`1/2/2024, 3:04:05 PM`); anything else throws rather than answer differently.
-  const dateGetters = (utc) => {
+  // --- Dates -------------------------------------------------------------------------------
+  // `Intl.DateTimeFormat` and `Date.prototype.toLocale{,Date,Time}String` as V8 makes them
+  // (ECMA-402's option reading, V8's hour-cycle rule and messages), in the locales of
+  // `dates` (`intl_dates.json`: the pattern ICU chooses for every combination of options, and
+  // the names, as Node 20 has them), in UTC or the process's own time zone (`localZone`).
+  // Anything else (other locales and time zones, `era`, `dayPeriod`, other calendars and
+  // numbering systems, ranges) throws a RangeError saying so rather than answer otherwise.
+  const UTC_ALIASES = ["UTC", "ETC/UTC", "GMT", "ETC/GMT", "UCT", "ETC/UCT", "UNIVERSAL", "ETC/UNIVERSAL", "ZULU", "ETC/ZULU", "GMT0", "ETC/GMT0", "GMT+0", "ETC/GMT+0", "GMT-0", "ETC/GMT-0", "GREENWICH", "ETC/GREENWICH"];
+  const toUpper = String.prototype.toUpperCase;
+  const exec = RegExp.prototype.exec;
+  const zoneName = (name) => (includes(UTC_ALIASES, apply(toUpper, name, [])) ? "UTC" : name);
+  const LOCAL_ZONE = zoneName(localZone);
+  let dates;
+  const dateLocale = (locales) => {
+    const locale = firstLocale(locales);
+    if (dates === undefined) dates = loadDates();
+    const data = locale === "en" ? dates["en-US"] : dates[locale];
+    if (data === undefined || !apply(O.prototype.hasOwnProperty, dates, [locale === "en" ? "en-US" : locale])) {
+      throw unsupported("DateTimeFormat", `the locale ${locale}`);
+    }
+    return [locale, data];
+  };
+  const COMPONENTS = [
+    ["weekday", ["narrow", "short", "long"]],
+    ["era", ["narrow", "short", "long"]],
+    ["year", ["2-digit", "numeric"]],
+    ["month", ["2-digit", "numeric", "narrow", "short", "long"]],
+    ["day", ["2-digit", "numeric"]],
+    ["dayPeriod", ["narrow", "short", "long"]],
+    ["hour", ["2-digit", "numeric"]],
+    ["minute", ["2-digit", "numeric"]],
+    ["second", ["2-digit", "numeric"]],
+    ["fractionalSecondDigits"],
+    ["timeZoneName", ["short", "long", "shortOffset", "longOffset", "shortGeneric", "longGeneric"]],
+  ];
+  const STYLES = ["full", "long", "medium", "short"];
+  const CYCLES = ["h11", "h12", "h23", "h24"];
+  const ZONE_STYLES = ["short", "long", "shortOffset", "longOffset", "shortGeneric", "longGeneric"];
+  const indexOf = (list, value) => {
+    for (let i = 0; i < list.length; i++) if (list[i] === value) return i;
+    return -1;
+  };
+  // The index of an option's value in the tables' order (`undefined` first).
+  const position = (list, value) => indexOf(list, value) + 1;
+  const WEEKDAYS = ["narrow", "short", "long"];
+  const MONTHS = ["numeric", "2-digit", "narrow", "short", "long"];
+  const NUMERIC = ["numeric", "2-digit"];
+
+  // CreateDateTimeFormat: `required` and `defaults` are "date", "time", "any" or "all".
+  const resolveDateTimeFormat = (locales, options, required, defaults) => {
+    localeList(locales);
+    options = optionsOf(options);
+    getOption("DateTimeFormat", options, "localeMatcher", "string", ["lookup", "best fit"], "best fit");
+    const calendar = getOption("DateTimeFormat", options, "calendar", "string", undefined, undefined);
+    if (calendar !== undefined && !apply(exec, /^[a-zA-Z0-9]{3,8}(-[a-zA-Z0-9]{3,8})*$/, [calendar])) {
+      throw new RangeErr(`Invalid calendar : ${calendar}`);
+    }
+    const numberingSystem = getOption("DateTimeFormat", options, "numberingSystem", "string", undefined, undefined);
+    if (numberingSystem !== undefined && !apply(exec, /^[a-zA-Z0-9]{3,8}(-[a-zA-Z0-9]{3,8})*$/, [numberingSystem])) {
+      throw new RangeErr(`Invalid numberingSystem : ${numberingSystem}`);
+    }
+    const hour12 = getOption("DateTimeFormat", options, "hour12", "boolean", undefined, undefined);
+    let hourCycle = getOption("DateTimeFormat", options, "hourCycle", "string", CYCLES, undefined);
+    if (hour12 !== undefined) hourCycle = null;
+    const [locale, data] = dateLocale(locales);
+    if (calendar !== undefined && calendar !== "gregory") throw unsupported("DateTimeFormat", `calendar: "${calendar}"`);
+    if (numberingSystem !== undefined && numberingSystem !== "latn") throw unsupported("DateTimeFormat", `numberingSystem: "${numberingSystem}"`);
+    let timeZone = options.timeZone;
+    if (timeZone === undefined) {
+      timeZone = LOCAL_ZONE;
+    } else {
+      timeZone = zoneName(Str(timeZone));
+      if (timeZone !== "UTC" && timeZone !== LOCAL_ZONE) throw unsupported("DateTimeFormat", `timeZone: "${timeZone}"`);
+    }
+    const asked = create(null);
+    let explicit;
+    for (let i = 0; i < COMPONENTS.length; i++) {
+      const [name, values] = COMPONENTS[i];
+      let value;
+      if (name === "fractionalSecondDigits") {
+        value = options[name];
+        if (value !== undefined) {
+          value = Num(value);
+          if (!(value >= 1 && value <= 3)) throw new RangeErr("fractionalSecondDigits value is out of range.");
+          value = floor(value);
+        }
+      } else {
+        value = getOption("DateTimeFormat", options, name, "string", values, undefined);
+      }
+      asked[name] = value;
+      if (value !== undefined && explicit === undefined) explicit = name;
+    }
+    getOption("DateTimeFormat", options, "formatMatcher", "string", ["basic", "best fit"], "best fit");
+    const dateStyle = getOption("DateTimeFormat", options, "dateStyle", "string", STYLES, undefined);
+    const timeStyle = getOption("DateTimeFormat", options, "timeStyle", "string", STYLES, undefined);
+    const slot = { kind: "DateTimeFormat", locale, data, timeZone, utc: timeZone === "UTC" || LOCAL_ZONE === "UTC" && timeZone === LOCAL_ZONE };
+    if (dateStyle !== undefined || timeStyle !== undefined) {
+      if (explicit !== undefined) {
+        throw new TypeErr(`Can't set option ${explicit} when ${dateStyle !== undefined ? "dateStyle" : "timeStyle"} is used`);
+      }
+      if (required === "date" && timeStyle !== undefined) throw new TypeErr("Invalid option : timeStyle");
+      if (required === "time" && dateStyle !== undefined) throw new TypeErr("Invalid option : dateStyle");
+    } else {
+      let needDefaults = true;
+      if (required === "date" || required === "any") {
+        if (asked.weekday !== undefined || asked.year !== undefined || asked.month !== undefined || asked.day !== undefined) needDefaults = false;
+      }
+      if (required === "time" || required === "any") {
+        if (asked.dayPeriod !== undefined || asked.hour !== undefined || asked.minute !== undefined || asked.second !== undefined || asked.fractionalSecondDigits !== undefined) needDefaults = false;
+      }
+      if (needDefaults && (defaults === "date" || defaults === "all")) asked.year = asked.month = asked.day = "numeric";
+      if (needDefaults && (defaults === "time" || defaults === "all")) asked.hour = asked.minute = asked.second = "numeric";
+      if (asked.era !== undefined) throw unsupported("DateTimeFormat", "the option era");
+      if (asked.dayPeriod !== undefined) throw unsupported("DateTimeFormat", "the option dayPeriod");
+    }
+    // V8: `hour12` picks the cycle of the locale's kind (h11/h23 or h12/h24).
+    const localeCycle = data.hourCycle;
+    const elevenOr23 = localeCycle === "h11" || localeCycle === "h23";
+    const cycle = hour12 === undefined ? hourCycle ?? localeCycle : hour12 ? (elevenOr23 ? "h11" : "h12") : elevenOr23 ? "h23" : "h24";
+    if (slot.timeZone !== "UTC" && !slot.utc && (asked.timeZoneName !== undefined || timeStyle === "full" || timeStyle === "long")) {
+      throw unsupported("DateTimeFormat", `the names of the time zone ${slot.timeZone}`);
+    }
+    let pattern;
+    if (dateStyle !== undefined || timeStyle !== undefined) {
+      const key = `${dateStyle ?? ""}/${timeStyle ?? ""}/${timeStyle === undefined || hourCycle === undefined && hour12 === undefined ? "" : cycle}`;
+      pattern = [data.styles[key]];
+      slot.dateStyle = dateStyle;
+      slot.timeStyle = timeStyle;
+    } else {
+      const dateIndex = ((position(WEEKDAYS, asked.weekday) * 3 + position(NUMERIC, asked.year)) * 6 + position(MONTHS, asked.month)) * 3 + position(NUMERIC, asked.day);
+      const date = data.dates[dateIndex];
+      const hasTime = asked.hour !== undefined || asked.minute !== undefined || asked.second !== undefined || asked.fractionalSecondDigits !== undefined || asked.timeZoneName !== undefined;
+      const timeIndex = (((((position(NUMERIC, asked.hour) * 5 + (asked.hour === undefined ? 0 : position(CYCLES, cycle))) * 3 + position(NUMERIC, asked.minute)) * 3 + position(NUMERIC, asked.second)) * 4 + (asked.fractionalSecondDigits ?? 0)) * 7 + position(ZONE_STYLES, asked.timeZoneName));
+      // A pattern of its own for both together, or the date's and the time's, joined.
+      const whole = date !== -1 && hasTime ? data.combined[`${dateIndex}/${timeIndex}`] : undefined;
+      pattern = [];
+      if (whole !== undefined) pattern[0] = whole;
+      else {
+        if (date !== -1) pattern[pattern.length] = data.patterns[date[0]];
+        if (date !== -1 && hasTime) pattern[pattern.length] = date[1];
+        if (hasTime) pattern[pattern.length] = data.patterns[data.times[timeIndex]];
+      }
+    }
+    slot.parts = compile(pattern);
+    let text = "";
+    for (let i = 0; i < pattern.length; i++) text += pattern[i];
+    slot.pattern = text;
+    // V8 keeps an hour cycle when an hour was asked for, the one of the pattern's first hour.
+    if (asked.hour !== undefined || timeStyle !== undefined) slot.hourCycle = patternCycle(text) ?? cycle;
+    return slot;
+  };
+  // A pattern (UTS #35: letters, quoted literals) as [field letter, count] and literal strings;
+  // `pattern` is a list whose odd elements are literal text (the glue between date and time).
+  const compile = (pattern) => {
+    const out = [];
+    const literal = (text) => {
+      if (text === "") return;
+      if (out.length > 0 && typeof out[out.length - 1] === "string") out[out.length - 1] += text;
+      else out[out.length] = text;
+    };
+    for (let k = 0; k < pattern.length; k++) {
+      const p = pattern[k];
+      if (k % 2 === 1) { literal(p); continue; }
+      let i = 0;
+      while (i < p.length) {
+        const c = p[i];
+        if (c === "'") {
+          let j = i + 1;
+          let text = "";
+          while (j < p.length) {
+            if (p[j] === "'") {
+              if (p[j + 1] === "'") { text += "'"; j += 2; continue; }
+              break;
+            }
+            text += p[j++];
+          }
+          literal(i + 1 === j && p[j] === "'" ? "'" : text);
+          i = j + 1;
+        } else if ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z")) {
+          let j = i;
+          while (p[j] === c) j++;
+          out[out.length] = [c, j - i];
+          i = j;
+        } else {
+          literal(c);
+          i++;
+        }
+      }
+    }
+    return out;
+  };
+  const FIELD_TYPES = { E: "weekday", y: "year", M: "month", L: "month", d: "day", a: "dayPeriod", h: "hour", H: "hour", K: "hour", k: "hour", m: "minute", s: "second", S: "fractionalSecond", z: "timeZoneName", O: "timeZoneName", v: "timeZoneName" };
+  const pad = (n, width) => {
+    let s = `${n}`;
+    while (s.length < width) s = `0${s}`;
+    return s;
+  };
+  const getters = (utc) => {
     const P = Date.prototype;
     return utc
-      ? [P.getUTCFullYear, P.getUTCMonth, P.getUTCDate, P.getUTCHours, P.getUTCMinutes, P.getUTCSeconds]
-      : [P.getFullYear, P.getMonth, P.getDate, P.getHours, P.getMinutes, P.getSeconds];
+      ? [P.getUTCFullYear, P.getUTCMonth, P.getUTCDate, P.getUTCHours, P.getUTCMinutes, P.getUTCSeconds, P.getUTCMilliseconds, P.getUTCDay]
+      : [P.getFullYear, P.getMonth, P.getDate, P.getHours, P.getMinutes, P.getSeconds, P.getMilliseconds, P.getDay];
   };
-  const LOCAL = dateGetters(false);
-  const UTC = dateGetters(true);
+  const LOCAL_GETTERS = getters(false);
+  const UTC_GETTERS = getters(true);
+  const DateCtor = Date;
   const dateTime = Date.prototype.getTime;
-  const dateParts = (date, locales, options, what) => {
-    const t = apply(dateTime, date, []);
-    if (locales !== undefined) {
-      const locale = firstLocale(locales);
-      if (locale !== "en-US" && locale !== "en") throw unsupported("DateTimeFormat", `the locale ${locale} for dates`);
-    }
-    let getters = LOCAL;
-    if (options !== undefined) {
-      options = optionsOf(options);
-      for (const key in options) {
-        if (key !== "timeZone") throw unsupported("DateTimeFormat", `the option ${key}`);
-      }
-      const zone = options.timeZone;
-      if (zone !== undefined) {
-        const name = Str(zone).toUpperCase();
-        if (name !== "UTC" && name !== "ETC/UTC" && name !== "GMT" && name !== "ETC/GMT") {
-          throw unsupported("DateTimeFormat", `timeZone: "${Str(zone)}"`);
+  const partsOf = (slot, t) => {
+    const date = new DateCtor(t);
+    const get = slot.timeZone === "UTC" ? UTC_GETTERS : LOCAL_GETTERS;
+    const field = (i) => apply(get[i], date, []);
+    const data = slot.data;
+    const out = [];
+    for (let i = 0; i < slot.parts.length; i++) {
+      const part = slot.parts[i];
+      if (typeof part === "string") { out[out.length] = { type: "literal", value: part }; continue; }
+      const [c, n] = part;
+      let value;
+      switch (c) {
+        case "E": value = data.weekdays[n === 5 ? 0 : n === 4 ? 2 : 1][field(7)]; break;
+        case "y": {
+          const y = field(0);
+          const year = y <= 0 ? 1 - y : y;
+          value = n === 2 ? pad(year % 100, 2) : pad(year, n);
+          break;
         }
-        getters = UTC;
+        case "M": case "L": {
+          const m = field(1);
+          value = n <= 2 ? pad(m + 1, n) : data.months[n === 5 ? 0 : n === 3 ? 1 : 2][m];
+          break;
+        }
+        case "d": value = pad(field(2), n); break;
+        case "a": value = data.dayPeriods[field(3) < 12 ? 0 : 1]; break;
+        case "h": value = pad(field(3) % 12 === 0 ? 12 : field(3) % 12, n); break;
+        case "H": value = pad(field(3), n); break;
+        case "K": value = pad(field(3) % 12, n); break;
+        case "k": value = pad(field(3) === 0 ? 24 : field(3), n); break;
+        case "m": value = pad(field(4), n); break;
+        case "s": value = pad(field(5), n); break;
+        case "S": value = apply(sliceString, pad(field(6), 3), [0, n]); break;
+        case "z": case "O": case "v": value = data.utc[n === 4 ? c + c + c + c : c]; break;
+        default: throw unsupported("DateTimeFormat", `the pattern field ${c}`);
+      }
+      out[out.length] = { type: FIELD_TYPES[c], value };
+    }
+    return out;
+  };
+  const sliceString = String.prototype.slice;
+  const timeValue = (date) => {
+    let t = date === undefined ? DateCtor.now() : Num(date);
+    if (!(t >= -8.64e15 && t <= 8.64e15)) throw new RangeErr("Invalid time value");
+    t = t < 0 ? -floor(-t) : floor(t);
+    return t + 0;
+  };
+  // V8 writes U+202F (ICU's space before AM/PM since CLDR 42) as a plain space in a formatted
+  // string, not in `formatToParts`'s parts.
+  const formatDate = (slot, t) => {
+    const parts = partsOf(slot, t);
+    let s = "";
+    for (let i = 0; i < parts.length; i++) s += parts[i].value;
+    return apply(replaceAll, s, ["\u202f", " "]);
+  };
+  const DateTimeFormat = function DateTimeFormat(locales, options) {
+    const self = create(new.target === undefined ? DateTimeFormat.prototype : new.target.prototype);
+    apply(WeakMap.prototype.set, slots, [self, resolveDateTimeFormat(locales, options, "any", "date")]);
+    return self;
+  };
+  define(DateTimeFormat, "length", { value: 0, configurable: true });
+  const DateTimeFormatProto = DateTimeFormat.prototype;
+  // The hour cycle of a pattern's first hour letter outside quotes.
+  const patternCycle = (pattern) => {
+    let quoted = false;
+    for (let i = 0; i < pattern.length; i++) {
+      const c = pattern[i];
+      if (c === "'") quoted = !quoted;
+      else if (!quoted && (c === "h" || c === "H" || c === "K" || c === "k")) {
+        return c === "h" ? "h12" : c === "H" ? "h23" : c === "K" ? "h11" : "h24";
       }
     }
+    return undefined;
+  };
+  // V8 reads the components back from the pattern's text by looking for each field's letters
+  // anywhere in it, quoted text included (`h a' (second: 's` has a `d`: day "numeric").
+  const PATTERN_ITEMS = [
+    ["weekday", [["EEEEE", "narrow"], ["EEEE", "long"], ["EEE", "short"], ["ccccc", "narrow"], ["cccc", "long"], ["ccc", "short"]]],
+    ["era", [["GGGGG", "narrow"], ["GGGG", "long"], ["GGG", "short"]]],
+    ["year", [["yy", "2-digit"], ["y", "numeric"]]],
+    ["month", [["MMMMM", "narrow"], ["MMMM", "long"], ["MMM", "short"], ["MM", "2-digit"], ["M", "numeric"], ["LLLLL", "narrow"], ["LLLL", "long"], ["LLL", "short"], ["LL", "2-digit"], ["L", "numeric"]]],
+    ["day", [["dd", "2-digit"], ["d", "numeric"]]],
+    ["dayPeriod", [["BBBBB", "narrow"], ["bbbbb", "narrow"], ["BBBB", "long"], ["bbbb", "long"], ["B", "short"], ["b", "short"]]],
+    ["hour", [["HH", "2-digit"], ["H", "numeric"], ["hh", "2-digit"], ["h", "numeric"], ["kk", "2-digit"], ["k", "numeric"], ["KK", "2-digit"], ["K", "numeric"]]],
+    ["minute", [["mm", "2-digit"], ["m", "numeric"]]],
+    ["second", [["ss", "2-digit"], ["s", "numeric"]]],
+    ["timeZoneName", [["zzzz", "long"], ["z", "short"], ["OOOO", "longOffset"], ["O", "shortOffset"], ["vvvv", "longGeneric"], ["v", "shortGeneric"]]],
+  ];
+  const stringIncludes = String.prototype.includes;
+  const replaceAll = String.prototype.replaceAll;
+  define(DateTimeFormatProto, "resolvedOptions", method(function resolvedOptions() {
+    const slot = slotOf(this, "DateTimeFormat", "resolvedOptions");
+    const out = { locale: slot.locale, calendar: "gregory", numberingSystem: "latn", timeZone: slot.timeZone };
+    if (slot.hourCycle !== undefined) {
+      out.hourCycle = slot.hourCycle;
+      out.hour12 = slot.hourCycle === "h11" || slot.hourCycle === "h12";
+    }
+    if (slot.dateStyle !== undefined || slot.timeStyle !== undefined) {
+      if (slot.dateStyle !== undefined) out.dateStyle = slot.dateStyle;
+      if (slot.timeStyle !== undefined) out.timeStyle = slot.timeStyle;
+      return out;
+    }
+    const pattern = slot.pattern;
+    for (let i = 0; i < PATTERN_ITEMS.length; i++) {
+      const [name, pairs] = PATTERN_ITEMS[i];
+      if (name === "timeZoneName") {
+        let digits = 0;
+        let quoted = false;
+        for (let j = 0; j < pattern.length; j++) {
+          if (pattern[j] === "'") quoted = !quoted;
+          else if (!quoted && pattern[j] === "S") digits++;
+        }
+        if (digits > 0) out.fractionalSecondDigits = digits;
+      }
+      for (let j = 0; j < pairs.length; j++) {
+        if (apply(stringIncludes, pattern, [pairs[j][0]])) {
+          out[name] = pairs[j][1];
+          break;
+        }
+      }
+    }
+    return out;
+  }));
+  define(DateTimeFormatProto, "format", {
+    get: named("get format", function () {
+      const slot = slotOf(this, "DateTimeFormat", "format");
+      if (slot.bound === undefined) {
+        const bound = (date) => formatDate(slot, timeValue(date));
+        slot.bound = named("", bound);
+      }
+      return slot.bound;
+    }),
+    enumerable: false,
+    configurable: true,
+  });
+  define(DateTimeFormatProto, "formatToParts", method(function formatToParts(date) {
+    const slot = slotOf(this, "DateTimeFormat", "formatToParts");
+    return partsOf(slot, timeValue(date));
+  }));
+  define(DateTimeFormatProto, "formatRange", method(function formatRange(startDate, endDate) {
+    slotOf(this, "DateTimeFormat", "formatRange");
+    throw unsupported("DateTimeFormat", "formatRange");
+  }));
+  define(DateTimeFormatProto, "formatRangeToParts", method(function formatRangeToParts(startDate, endDate) {
+    slotOf(this, "DateTimeFormat", "formatRangeToParts");
+    throw unsupported("DateTimeFormat", "formatRangeToParts");
+  }));
+  define(DateTimeFormatProto, Symbol.toStringTag, { value: "Intl.DateTimeFormat", configurable: true });
+  define(DateTimeFormat, "supportedLocalesOf", method(function supportedLocalesOf(locales) {
+    const out = [];
+    const list = localeList(locales);
+    if (dates === undefined) dates = loadDates();
+    for (let i = 0; i < list.length; i++) if (list[i] === "en" || apply(O.prototype.hasOwnProperty, dates, [list[i]])) out[out.length] = list[i];
+    return out;
+  }));
+  // toLocaleString and the others: ToDateTimeOptions(options, required, defaults), then format;
+  // an invalid date is "Invalid Date" before any option is read... after, as V8 does.
+  const localeDate = (date, locales, options, required, defaults) => {
+    const t = apply(dateTime, date, []);
     if (t !== t) return "Invalid Date";
-    const get = (i) => apply(getters[i], date, []);
-    const year = get(0);
-    const day = `${get(1) + 1}/${get(2)}/${year <= 0 ? 1 - year : year}`;
-    const hours = get(3);
-    const two = (n) => (n < 10 ? `0${n}` : `${n}`);
-    const time = `${hours % 12 === 0 ? 12 : hours % 12}:${two(get(4))}:${two(get(5))} ${hours < 12 ? "AM" : "PM"}`;
-    return what === 0 ? `${day}, ${time}` : what === 1 ? day : time;
+    return formatDate(resolveDateTimeFormat(locales, options, required, defaults), t);
   };
   define(Date.prototype, "toLocaleString", method({
-    toLocaleString() { return dateParts(this, arguments[0], arguments[1], 0); },
+    toLocaleString() { return localeDate(this, arguments[0], arguments[1], "any", "all"); },
   }.toLocaleString));
   define(Date.prototype, "toLocaleDateString", method({
-    toLocaleDateString() { return dateParts(this, arguments[0], arguments[1], 1); },
+    toLocaleDateString() { return localeDate(this, arguments[0], arguments[1], "date", "date"); },
   }.toLocaleDateString));
   define(Date.prototype, "toLocaleTimeString", method({
-    toLocaleTimeString() { return dateParts(this, arguments[0], arguments[1], 2); },
+    toLocaleTimeString() { return localeDate(this, arguments[0], arguments[1], "time", "time"); },
   }.toLocaleTimeString));
 
   const Intl = create(O.prototype);
   define(Intl, "Collator", method(Collator));
   define(Intl, "NumberFormat", method(NumberFormat));
+  define(Intl, "DateTimeFormat", method(DateTimeFormat));
   define(Intl, "getCanonicalLocales", method(function getCanonicalLocales(locales) {
     return localeList(locales);
   }));

@@ -1,13 +1,15 @@
-//! `localeCompare`, `Intl.Collator`, `Intl.NumberFormat` and `toLocaleString` of numbers and
-//! BigInts as Node's ICU answers them, with ICU4X's collator and decimal formatter and their
-//! compiled CLDR data.
+//! `localeCompare`, `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat` and the
+//! `toLocaleString` of numbers, BigInts and dates as Node's ICU answers them, with ICU4X's
+//! collator and decimal formatter and their compiled CLDR data, and ICU's date patterns as
+//! Node 20 chooses them ([`DATES`]).
 //!
 //! QuickJS has no `Intl`; its `localeCompare` compares code points and its `toLocaleString`
 //! is `toString`. Every context (code tasks' and programs') gets [`INTL`], a script that
-//! defines `Intl.Collator` and `Intl.NumberFormat` over three native functions made here and
-//! replaces `String.prototype.localeCompare`, `Number.prototype.toLocaleString` and
-//! `BigInt.prototype.toLocaleString` with them (so `Array.prototype.toLocaleString` follows),
-//! on first use ([`LAZY`]).
+//! defines `Intl.Collator`, `Intl.NumberFormat` and `Intl.DateTimeFormat` over three native
+//! functions made here and the date data, and replaces `String.prototype.localeCompare`,
+//! `Number.prototype.toLocaleString`, `BigInt.prototype.toLocaleString` and Date's
+//! `toLocaleString`, `toLocaleDateString` and `toLocaleTimeString` with them (so
+//! `Array.prototype.toLocaleString` follows), on first use ([`LAZY`]).
 //! The options are read and checked in JavaScript, in ECMA-402's order and with V8's
 //! messages; the natives get them resolved.
 //!
@@ -15,15 +17,18 @@
 //! (and the `-u-kn`/`-u-kf` locale extensions); decimal and percent numbers with
 //! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
 //! `minimumSignificantDigits`/`maximumSignificantDigits` and `useGrouping`, rounded half away
-//! from zero (ECMA-402's `halfExpand`); `Date.prototype.toLocaleString`,
-//! `toLocaleDateString` and `toLocaleTimeString` in en-US, with no options or only
-//! `timeZone: "UTC"` (`1/2/2024, 3:04:05 PM`). **Not covered** (a `RangeError` saying so,
-//! never a different answer): `style: "currency"` and `"unit"`, `notation` other than
-//! `"standard"`, `signDisplay` other than `"auto"`, other rounding modes, dates in other
-//! locales, time zones or with other options; `Intl.DateTimeFormat` and the other `Intl`
-//! services do not exist. A
-//! locale is resolved to its canonical tag (Node resolves to the best locale its ICU has:
-//! `fr-FR` is `fr` for a collator there); with no locale it is `en-US`, Node's default.
+//! from zero (ECMA-402's `halfExpand`); dates in `en-US` (and `en`) and `en-GB` with any of
+//! `weekday`, `year`, `month`, `day`, `hour`, `minute`, `second`, `fractionalSecondDigits`,
+//! `timeZoneName`, `hour12`/`hourCycle`, or `dateStyle`/`timeStyle`, in UTC or in the
+//! process's own time zone (`format`, `formatToParts`, `resolvedOptions` with V8's quirks:
+//! `hour12: false` in en-US is `h24`, the components read back from the pattern's text, U+202F
+//! written as a space by `format`). **Not covered** (a `RangeError` saying so, never a
+//! different answer): `style: "currency"` and `"unit"`, `notation` other than `"standard"`,
+//! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, in other
+//! named time zones, with `era` or `dayPeriod`, the names of a local time zone other than UTC,
+//! `formatRange`; `Intl.PluralRules` and the other `Intl` services do not exist. A locale is
+//! resolved to its canonical tag (Node resolves to the best locale its ICU has: `fr-FR` is `fr`
+//! for a collator there); with no locale it is `en-US`, Node's default.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -320,6 +325,51 @@ fn format_number<'js>(
     }
     decimal.absolute.pad_start(digits.min_int);
     Ok(format!("{}{suffix}", formatter.format_to_string(&decimal)))
+}
+
+/// For each locale dates are formatted in, the pattern Node 20's ICU chooses for every
+/// combination of `Intl.DateTimeFormat`'s options, and its names: written by
+/// `tools/intl-dates.mjs` (run in Node 20), read by [`INTL`].
+pub(crate) const DATES: &str = include_str!("intl_dates.json");
+
+/// The native `dates()` of [`INTL`]: [`DATES`] parsed.
+pub(crate) fn dates<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
+    ctx.json_parse(DATES)
+}
+
+/// The IANA name of the time zone this process's local time is in, as ICU finds it: `TZ`
+/// (without a leading `:`), else `/etc/timezone`, else where `/etc/localtime` links into a
+/// zoneinfo directory; `UTC` when none says.
+pub(crate) fn local_zone() -> String {
+    fn zoneinfo_name(path: &std::path::Path) -> Option<String> {
+        let text = path.to_str()?;
+        let at = text.find("zoneinfo/")?;
+        Some(text[at + "zoneinfo/".len()..].to_string())
+    }
+    if let Ok(tz) = std::env::var("TZ") {
+        let tz = tz.strip_prefix(':').unwrap_or(&tz);
+        if tz.starts_with('/') {
+            if let Some(name) = zoneinfo_name(std::path::Path::new(tz)) {
+                return name;
+            }
+        } else if !tz.is_empty() {
+            return tz.to_string();
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string("/etc/timezone") {
+        let name = text.trim();
+        if !name.is_empty() {
+            return name.to_string();
+        }
+    }
+    if let Some(name) = std::fs::read_link("/etc/localtime")
+        .ok()
+        .as_deref()
+        .and_then(zoneinfo_name)
+    {
+        return name;
+    }
+    "UTC".to_string()
 }
 
 /// The script that installs `Intl` and the locale methods (see the module doc): a function of

@@ -633,8 +633,10 @@ impl Engine {
         let cache = self.intl_cache.clone();
         let load = Function::new(ctx.clone(), move |ctx: Ctx<'_>| {
             let (canonical, collate, format) = intl::natives(&ctx, &cache)?;
+            // Parsed when a context first formats a date (~100 KB of JSON).
+            let dates = Function::new(ctx.clone(), intl::dates)?;
             let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
-            install.call::<_, ()>((canonical, collate, format))
+            install.call::<_, ()>((canonical, collate, format, dates, intl::local_zone()))
         })?;
         let lazy = Function::from_js(ctx, bytecode::run(ctx, &self.intl_lazy)?)?;
         lazy.call::<_, ()>((load,))
