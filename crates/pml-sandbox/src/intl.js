@@ -1,10 +1,11 @@
 // `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat`, `String.prototype.localeCompare`
 // and the `toLocaleString` of numbers, BigInts and dates, as Node 20 (V8 + ICU) has them, over
 // the natives of `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`,
-// `formatNumber(value, locale, digits)`, `dates()` (the date patterns of `intl_dates.json`) and the
-// process's time zone `localZone`. Options are read in ECMA-402's order, with V8's messages;
-// what pml cannot answer as Node does throws a RangeError saying so.
-(function (canonical, collate, formatNumber, loadDates, localZone) {
+// `formatNumber(value, locale, digits)`, `loadDates()` (the date patterns of `intl_dates.json`),
+// the process's time zone `localZone` and `loadCurrencies()` (`intl_currencies.json`). Options
+// are read in ECMA-402's order, with V8's messages; what pml cannot answer as Node does throws
+// a RangeError saying so.
+(function (canonical, collate, formatNumber, loadDates, localZone, loadCurrencies) {
   "use strict";
   const O = Object;
   const create = O.create;
@@ -165,7 +166,33 @@
     const numberingSystem = getOption("NumberFormat", options, "numberingSystem", "string", undefined, undefined);
     if (numberingSystem !== undefined && numberingSystem !== "latn") throw unsupported("NumberFormat", `numberingSystem: "${numberingSystem}"`);
     const style = getOption("NumberFormat", options, "style", "string", ["decimal", "percent", "currency", "unit"], "decimal");
-    if (style === "currency" || style === "unit") throw unsupported("NumberFormat", `style: "${style}"`);
+    // SetNumberFormatUnitOptions.
+    let currency = getOption("NumberFormat", options, "currency", "string", undefined, undefined);
+    if (currency !== undefined) {
+      if (apply(exec, /^[A-Za-z]{3}$/, [currency]) === null) throw new RangeErr(`Invalid currency code : ${currency}`);
+      currency = apply(toUpper, currency, []);
+    }
+    const currencyDisplay = getOption("NumberFormat", options, "currencyDisplay", "string", ["code", "symbol", "narrowSymbol", "name"], "symbol");
+    const currencySign = getOption("NumberFormat", options, "currencySign", "string", ["standard", "accounting"], "standard");
+    getOption("NumberFormat", options, "unit", "string", undefined, undefined);
+    getOption("NumberFormat", options, "unitDisplay", "string", ["short", "narrow", "long"], "short");
+    let money;
+    if (style === "currency") {
+      if (currency === undefined) throw new TypeErr("Currency code is required with currency style.");
+      if (currencies === undefined) currencies = loadCurrencies();
+      const data = currencies[locale === "en" ? "en-US" : locale];
+      if (data === undefined || !apply(O.prototype.hasOwnProperty, currencies, [locale === "en" ? "en-US" : locale])) {
+        throw unsupported("NumberFormat", `currencies in the locale ${locale}`);
+      }
+      if (currencyDisplay === "name") throw unsupported("NumberFormat", `currencyDisplay: "name"`);
+      const symbols = data.symbols[currencyDisplay];
+      const symbol = currencyDisplay === "code" || symbols[currency] === undefined ? currency : symbols[currency];
+      const patterns = data.patterns[currencySign];
+      if (patterns === null) throw unsupported("NumberFormat", `currencySign: "${currencySign}" in the locale ${locale}`);
+      const digits = currencies.digits[currency];
+      money = { currency, currencyDisplay, currencySign, symbol, positive: patterns[0], negative: patterns[1], digits: digits === undefined ? 2 : digits };
+    }
+    if (style === "unit") throw unsupported("NumberFormat", `style: "${style}"`);
     const notation = getOption("NumberFormat", options, "notation", "string", ["standard", "scientific", "engineering", "compact"], "standard");
     if (notation !== "standard") throw unsupported("NumberFormat", `notation: "${notation}"`);
     // SetNumberFormatDigitOptions.
@@ -182,8 +209,8 @@
     if (roundingPriority !== "auto") throw unsupported("NumberFormat", `roundingPriority: "${roundingPriority}"`);
     const trailingZeroDisplay = getOption("NumberFormat", options, "trailingZeroDisplay", "string", ["auto", "stripIfInteger"], "auto");
     if (trailingZeroDisplay !== "auto") throw unsupported("NumberFormat", `trailingZeroDisplay: "${trailingZeroDisplay}"`);
-    const mnfdDefault = 0;
-    const mxfdDefault = style === "percent" ? 0 : 3;
+    const mnfdDefault = money !== undefined ? money.digits : 0;
+    const mxfdDefault = money !== undefined ? money.digits : style === "percent" ? 0 : 3;
     const hasSd = mnsd !== undefined || mxsd !== undefined;
     const hasFd = mnfd !== undefined || mxfd !== undefined;
     let significant = false;
@@ -224,9 +251,41 @@
       grouping === false ? 0 : GROUPINGS.indexOf(grouping),
     ];
     return {
-      kind: "NumberFormat", locale, style, minimumIntegerDigits, significant,
+      kind: "NumberFormat", locale, style, money, minimumIntegerDigits, significant,
       mnfd, mxfd, mnsd, mxsd, grouping, digits, bound: undefined,
     };
+  };
+  // Amounts of money: the patterns and symbols of `intl_currencies.json` (loaded on first use),
+  // with ICU's no-break space between a currency ending (or starting) with a letter and a digit
+  // it touches.
+  let currencies;
+  const symbolClass = /[\p{S}\p{Z}]/u;
+  const digitClass = /\p{Nd}/u;
+  const spaced = (pattern, symbol, digits) => {
+    const at = apply(stringIndexOf, pattern, ["¤"]);
+    let out = pattern;
+    const touches = (a, b) => apply(exec, symbolClass, [a]) === null && apply(exec, digitClass, [b]) !== null;
+    if (out[at + 1] === "#" && touches(symbol[symbol.length - 1], digits[0])) out = apply(stringReplace, out, ["¤#", "¤\u00a0#"]);
+    if (out[at - 1] === "#" && touches(symbol[0], digits[digits.length - 1])) out = apply(stringReplace, out, ["#¤", "#\u00a0¤"]);
+    out = apply(stringReplace, out, ["¤", () => symbol]);
+    return apply(stringReplace, out, ["#", () => digits]);
+  };
+  const stringReplace = String.prototype.replace;
+  const stringIndexOf = String.prototype.indexOf;
+  // `x` (a Number, or the digits of a BigInt or decimal string) formatted by `slot`.
+  const formatWith = (slot, x) => {
+    const money = slot.money;
+    if (money === undefined) return formatNumber(x, slot.locale, slot.digits);
+    let negative;
+    if (typeof x === "number") {
+      negative = x < 0 || (x === 0 && 1 / x < 0);
+      if (negative) x = -x;
+    } else {
+      negative = x[0] === "-";
+      if (negative || x[0] === "+") x = apply(sliceString, x, [1]);
+    }
+    const digits = formatNumber(x, slot.locale, slot.digits);
+    return spaced(negative ? money.negative : money.positive, money.symbol, digits);
   };
   // ToIntlMathematicalValue: a BigInt as its digits, a string holding a decimal literal as
   // that exact decimal (`1.5e3`, `.5`, `-0`), anything else a Number.
@@ -258,7 +317,7 @@
     get: named("get format", function () {
       const slot = slotOf(this, "NumberFormat", "format");
       if (slot.bound === undefined) {
-        slot.bound = named("", (x) => formatNumber(mathematical(x), slot.locale, slot.digits));
+        slot.bound = named("", (x) => formatWith(slot, mathematical(x)));
       }
       return slot.bound;
     }),
@@ -271,8 +330,13 @@
       locale: slot.locale,
       numberingSystem: "latn",
       style: slot.style,
-      minimumIntegerDigits: slot.minimumIntegerDigits,
     };
+    if (slot.money !== undefined) {
+      out.currency = slot.money.currency;
+      out.currencyDisplay = slot.money.currencyDisplay;
+      out.currencySign = slot.money.currencySign;
+    }
+    out.minimumIntegerDigits = slot.minimumIntegerDigits;
     if (slot.significant) {
       out.minimumSignificantDigits = slot.mnsd;
       out.maximumSignificantDigits = slot.mxsd;
@@ -704,7 +768,7 @@
       const options = arguments.length > 1 ? arguments[1] : undefined;
       if (locales === undefined && options === undefined) return formatNumber(x, undefined, DEFAULT_DIGITS);
       const slot = resolveNumberFormat(locales, options);
-      return formatNumber(x, slot.locale, slot.digits);
+      return formatWith(slot, x);
     },
   }.toLocaleString));
   define(BigInt.prototype, "toLocaleString", method({
@@ -713,7 +777,7 @@
       const locales = arguments.length > 0 ? arguments[0] : undefined;
       const options = arguments.length > 1 ? arguments[1] : undefined;
       const slot = resolveNumberFormat(locales, options);
-      return formatNumber(x, slot.locale, slot.digits);
+      return formatWith(slot, x);
     },
   }.toLocaleString));
 })

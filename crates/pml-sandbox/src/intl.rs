@@ -1,12 +1,12 @@
 //! `localeCompare`, `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat` and the
 //! `toLocaleString` of numbers, BigInts and dates as Node's ICU answers them, with ICU4X's
 //! collator and decimal formatter and their compiled CLDR data, and ICU's date patterns as
-//! Node 20 chooses them ([`DATES`]).
+//! Node 20 chooses them ([`DATES`]) and its currency patterns ([`CURRENCIES`]).
 //!
 //! QuickJS has no `Intl`; its `localeCompare` compares code points and its `toLocaleString`
 //! is `toString`. Every context (code tasks' and programs') gets [`INTL`], a script that
 //! defines `Intl.Collator`, `Intl.NumberFormat` and `Intl.DateTimeFormat` over three native
-//! functions made here and the date data, and replaces `String.prototype.localeCompare`,
+//! functions made here and the date and currency data, and replaces `String.prototype.localeCompare`,
 //! `Number.prototype.toLocaleString`, `BigInt.prototype.toLocaleString` and Date's
 //! `toLocaleString`, `toLocaleDateString` and `toLocaleTimeString` with them (so
 //! `Array.prototype.toLocaleString` follows), on first use ([`LAZY`]).
@@ -17,13 +17,17 @@
 //! (and the `-u-kn`/`-u-kf` locale extensions); decimal and percent numbers with
 //! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
 //! `minimumSignificantDigits`/`maximumSignificantDigits` and `useGrouping`, rounded half away
-//! from zero (ECMA-402's `halfExpand`); dates in `en-US` (and `en`) and `en-GB` with any of
+//! from zero (ECMA-402's `halfExpand`); amounts of money (`style: "currency"`, every ISO
+//! currency, `currencyDisplay` `symbol`, `narrowSymbol` or `code`, `currencySign`) in en-US,
+//! en-GB, en-CA, en-AU, en-IN, de-DE, fr-FR, es-ES, it-IT, nl-NL, pt-BR and ja-JP
+//! ([`CURRENCIES`]); dates in `en-US` (and `en`) and `en-GB` with any of
 //! `weekday`, `year`, `month`, `day`, `hour`, `minute`, `second`, `fractionalSecondDigits`,
 //! `timeZoneName`, `hour12`/`hourCycle`, or `dateStyle`/`timeStyle`, in UTC or in the
 //! process's own time zone (`format`, `formatToParts`, `resolvedOptions` with V8's quirks:
 //! `hour12: false` in en-US is `h24`, the components read back from the pattern's text, U+202F
 //! written as a space by `format`). **Not covered** (a `RangeError` saying so, never a
-//! different answer): `style: "currency"` and `"unit"`, `notation` other than `"standard"`,
+//! different answer): currencies in other locales or by name, en-IN's accounting amounts,
+//! `style: "unit"`, `notation` other than `"standard"`,
 //! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, in other
 //! named time zones, with `era` or `dayPeriod`, the names of a local time zone other than UTC,
 //! `formatRange`; `Intl.PluralRules` and the other `Intl` services do not exist. A locale is
@@ -332,7 +336,17 @@ fn format_number<'js>(
 /// `tools/intl-dates.mjs` (run in Node 20), read by [`INTL`].
 pub(crate) const DATES: &str = include_str!("intl_dates.json");
 
-/// The native `dates()` of [`INTL`]: [`DATES`] parsed.
+/// For each locale currencies are formatted in, the patterns of amounts and the currencies'
+/// symbols, and each currency's fraction digits, as Node 20's ICU has them: written by
+/// `tools/intl-currencies.mjs`, read by [`INTL`].
+pub(crate) const CURRENCIES: &str = include_str!("intl_currencies.json");
+
+/// The native `loadCurrencies()` of [`INTL`]: [`CURRENCIES`] parsed.
+pub(crate) fn currencies<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
+    ctx.json_parse(CURRENCIES)
+}
+
+/// The native `loadDates()` of [`INTL`]: [`DATES`] parsed.
 pub(crate) fn dates<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
     ctx.json_parse(DATES)
 }

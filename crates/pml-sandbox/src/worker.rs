@@ -636,7 +636,15 @@ impl Engine {
             // Parsed when a context first formats a date (~100 KB of JSON).
             let dates = Function::new(ctx.clone(), intl::dates)?;
             let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
-            install.call::<_, ()>((canonical, collate, format, dates, intl::local_zone()))
+            let currencies = Function::new(ctx.clone(), intl::currencies)?;
+            install.call::<_, ()>((
+                canonical,
+                collate,
+                format,
+                dates,
+                intl::local_zone(),
+                currencies,
+            ))
         })?;
         let lazy = Function::from_js(ctx, bytecode::run(ctx, &self.intl_lazy)?)?;
         lazy.call::<_, ()>((load,))

@@ -74,6 +74,11 @@ fn collation_and_numbers_give_what_node_gives() {
 }
 
 #[test]
+fn amounts_of_money_are_written_as_node_writes_them() {
+    same_as_node(include_str!("intl/currencies.js"));
+}
+
+#[test]
 fn dates_are_formatted_as_node_formats_them() {
     same_as_node(include_str!("intl/dates.js"));
 }
@@ -104,8 +109,8 @@ fn what_pml_cannot_answer_as_node_does_is_an_error() {
     let result = sandbox_returns(
         &sandbox,
         "const out = [];
-for (const o of [{ style: 'currency', currency: 'USD' }, { notation: 'compact' }, { signDisplay: 'always' }]) {
-  try { out.push((5).toLocaleString('en', o)); } catch (e) { out.push(e.name + ': ' + e.message); }
+for (const [l, o] of [['en', { style: 'unit', unit: 'meter' }], ['en', { notation: 'compact' }], ['en', { signDisplay: 'always' }], ['de', { style: 'currency', currency: 'EUR' }], ['en-IN', { style: 'currency', currency: 'INR', currencySign: 'accounting' }], ['en', { style: 'currency', currency: 'EUR', currencyDisplay: 'name' }]]) {
+  try { out.push((5).toLocaleString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
 }
 for (const [l, o] of [['de'], ['en', { era: 'long' }], ['en', { timeZone: 'Europe/Paris' }]]) {
   try { out.push(new Date(0).toLocaleDateString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
@@ -115,9 +120,12 @@ return out;",
     assert_eq!(
         result,
         json!([
-            "RangeError: pml: Intl.NumberFormat does not support style: \"currency\" (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support style: \"unit\" (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support signDisplay: \"always\" (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support currencies in the locale de (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support currencySign: \"accounting\" in the locale en-IN (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support currencyDisplay: \"name\" (Node's answer would differ)",
             "RangeError: pml: Intl.DateTimeFormat does not support the locale de (Node's answer would differ)",
             "RangeError: pml: Intl.DateTimeFormat does not support the option era (Node's answer would differ)",
             "RangeError: pml: Intl.DateTimeFormat does not support timeZone: \"Europe/Paris\" (Node's answer would differ)",
