@@ -737,10 +737,149 @@
     toLocaleTimeString() { return localeDate(this, arguments[0], arguments[1], "time", "time"); },
   }.toLocaleTimeString));
 
+  // --- Lists and plural rules -----------------------------------------------------------------
+  // `Intl.ListFormat` in the English locales below (the text between two items, then after the
+  // first, between middle ones and before the last, as Node 20's ICU writes them) and
+  // `Intl.PluralRules` in English (whose rules every English locale shares); other locales throw.
+  const US_LISTS = { "conjunction/long": [" and ", ", ", ", ", ", and "], "conjunction/short": [" & ", ", ", ", ", ", & "], "conjunction/narrow": [", ", ", ", ", ", ", "], "disjunction/long": [" or ", ", ", ", ", ", or "], "disjunction/short": [" or ", ", ", ", ", ", or "], "disjunction/narrow": [" or ", ", ", ", ", ", or "], "unit/long": [", ", ", ", ", ", ", "], "unit/short": [", ", ", ", ", ", ", "], "unit/narrow": [" ", " ", " ", " "] };
+  const GB_LISTS = { "conjunction/long": [" and ", ", ", ", ", " and "], "conjunction/short": [" and ", ", ", ", ", " and "], "conjunction/narrow": [", ", ", ", ", ", ", "], "disjunction/long": [" or ", ", ", ", ", " or "], "disjunction/short": [" or ", ", ", ", ", " or "], "disjunction/narrow": [" or ", ", ", ", ", " or "], "unit/long": [", ", ", ", ", ", ", "], "unit/short": [", ", ", ", ", ", ", "], "unit/narrow": [" ", " ", " ", " "] };
+  const IN_LISTS = { ...GB_LISTS, "conjunction/narrow": [", ", ", ", ", ", ", and "] };
+  const LISTS = { en: US_LISTS, "en-US": US_LISTS, "en-GB": GB_LISTS, "en-CA": GB_LISTS, "en-AU": GB_LISTS, "en-IN": IN_LISTS };
+  const requireNew = (target, name) => {
+    if (target === undefined) throw new TypeErr(`Constructor Intl.${name} requires 'new'`);
+  };
+  const ListFormat = function ListFormat(locales, options) {
+    requireNew(new.target, "ListFormat");
+    localeList(locales);
+    options = optionsOf(options);
+    getOption("ListFormat", options, "localeMatcher", "string", ["lookup", "best fit"], "best fit");
+    const type = getOption("ListFormat", options, "type", "string", ["conjunction", "disjunction", "unit"], "conjunction");
+    const style = getOption("ListFormat", options, "style", "string", ["long", "short", "narrow"], "long");
+    const locale = firstLocale(locales);
+    if (!apply(O.prototype.hasOwnProperty, LISTS, [locale])) throw unsupported("ListFormat", `the locale ${locale}`);
+    const self = create(new.target.prototype);
+    apply(WeakMap.prototype.set, slots, [self, { kind: "ListFormat", locale, type, style, separators: LISTS[locale][`${type}/${style}`] }]);
+    return self;
+  };
+  define(ListFormat, "length", { value: 0, configurable: true });
+  // StringListFromIterable.
+  const listOf = (iterable) => {
+    const out = [];
+    if (iterable === undefined) return out;
+    for (const item of iterable) {
+      if (typeof item !== "string") throw new TypeErr(`Iterable yielded ${typeof item === "symbol" ? "Symbol()" : Str(item)} which is not a string`);
+      out[out.length] = item;
+    }
+    return out;
+  };
+  const listParts = (slot, list) => {
+    const [two, start, middle, end] = slot.separators;
+    const parts = [];
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0) {
+        const sep = list.length === 2 ? two : i === 1 ? start : i === list.length - 1 ? end : middle;
+        parts[parts.length] = { type: "literal", value: sep };
+      }
+      parts[parts.length] = { type: "element", value: list[i] };
+    }
+    return parts;
+  };
+  const ListFormatProto = ListFormat.prototype;
+  define(ListFormatProto, "format", method(function format(list) {
+    const slot = slotOf(this, "ListFormat", "format");
+    const parts = listParts(slot, listOf(list));
+    let s = "";
+    for (let i = 0; i < parts.length; i++) s += parts[i].value;
+    return s;
+  }));
+  define(ListFormatProto, "formatToParts", method(function formatToParts(list) {
+    return listParts(slotOf(this, "ListFormat", "formatToParts"), listOf(list));
+  }));
+  define(ListFormatProto, "resolvedOptions", method(function resolvedOptions() {
+    const slot = slotOf(this, "ListFormat", "resolvedOptions");
+    return { locale: slot.locale, type: slot.type, style: slot.style };
+  }));
+  define(ListFormatProto, Symbol.toStringTag, { value: "Intl.ListFormat", configurable: true });
+  define(ListFormat, "supportedLocalesOf", method(function supportedLocalesOf(locales) {
+    const out = [];
+    const list = localeList(locales);
+    for (let i = 0; i < list.length; i++) if (apply(O.prototype.hasOwnProperty, LISTS, [list[i]])) out[out.length] = list[i];
+    return out;
+  }));
+
+  const PluralRules = function PluralRules(locales, options) {
+    requireNew(new.target, "PluralRules");
+    localeList(locales);
+    options = optionsOf(options);
+    getOption("PluralRules", options, "localeMatcher", "string", ["lookup", "best fit"], "best fit");
+    const type = getOption("PluralRules", options, "type", "string", ["cardinal", "ordinal"], "cardinal");
+    const locale = firstLocale(locales);
+    if (locale !== "en" && apply(stringIndexOf, locale, ["en-"]) !== 0) throw unsupported("PluralRules", `the locale ${locale}`);
+    // The digit options as a NumberFormat reads them (style "decimal": 0 to 3 fraction digits).
+    const digits = create(null);
+    const names = ["minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits", "minimumSignificantDigits", "maximumSignificantDigits", "roundingPriority", "roundingIncrement", "roundingMode", "trailingZeroDisplay"];
+    for (let i = 0; i < names.length; i++) digits[names[i]] = options[names[i]];
+    digits.useGrouping = false;
+    const number = resolveNumberFormat(locale, digits);
+    const self = create(new.target.prototype);
+    // ICU's plural rules are by language: an English locale asked for resolves to "en" (the
+    // default one stays "en-US").
+    const resolved = localeList(locales).length === 0 ? DEFAULT_LOCALE : "en";
+    apply(WeakMap.prototype.set, slots, [self, { kind: "PluralRules", locale: resolved, type, number }]);
+    return self;
+  };
+  define(PluralRules, "length", { value: 0, configurable: true });
+  // English's rules (CLDR): cardinal "one" for 1 written without fraction digits; ordinal
+  // "one", "two", "few" by the last digits (1st, 2nd, 3rd, but 11th, 12th, 13th).
+  const plural = (slot, x) => {
+    const text = formatNumber(x, slot.locale, slot.number.digits);
+    if (text === "NaN" || apply(stringIncludes, text, ["∞"])) return "other";
+    const unsigned = text[0] === "-" ? apply(sliceString, text, [1]) : text;
+    const point = apply(stringIndexOf, unsigned, ["."]);
+    const integer = point === -1 ? unsigned : apply(sliceString, unsigned, [0, point]);
+    const fraction = point === -1 ? "" : apply(sliceString, unsigned, [point + 1]);
+    if (slot.type === "cardinal") return integer === "1" && fraction === "" ? "one" : "other";
+    if (fraction !== "" && Num(fraction) !== 0) return "other";
+    const last2 = Num(apply(sliceString, integer, [-2]));
+    const last = last2 % 10;
+    if (last === 1 && last2 !== 11) return "one";
+    if (last === 2 && last2 !== 12) return "two";
+    if (last === 3 && last2 !== 13) return "few";
+    return "other";
+  };
+  const PluralRulesProto = PluralRules.prototype;
+  define(PluralRulesProto, "select", method(function select(n) {
+    const slot = slotOf(this, "PluralRules", "select");
+    return plural(slot, Num(n));
+  }));
+  define(PluralRulesProto, "resolvedOptions", method(function resolvedOptions() {
+    const slot = slotOf(this, "PluralRules", "resolvedOptions");
+    const number = slot.number;
+    const out = { locale: slot.locale, type: slot.type, minimumIntegerDigits: number.minimumIntegerDigits };
+    if (number.significant) {
+      out.minimumSignificantDigits = number.mnsd;
+      out.maximumSignificantDigits = number.mxsd;
+    } else {
+      out.minimumFractionDigits = number.mnfd;
+      out.maximumFractionDigits = number.mxfd;
+    }
+    out.pluralCategories = slot.type === "cardinal" ? ["one", "other"] : ["few", "one", "two", "other"];
+    return out;
+  }));
+  define(PluralRulesProto, Symbol.toStringTag, { value: "Intl.PluralRules", configurable: true });
+  define(PluralRules, "supportedLocalesOf", method(function supportedLocalesOf(locales) {
+    const out = [];
+    const list = localeList(locales);
+    for (let i = 0; i < list.length; i++) if (list[i] === "en" || apply(stringIndexOf, list[i], ["en-"]) === 0) out[out.length] = list[i];
+    return out;
+  }));
+
   const Intl = create(O.prototype);
   define(Intl, "Collator", method(Collator));
   define(Intl, "NumberFormat", method(NumberFormat));
   define(Intl, "DateTimeFormat", method(DateTimeFormat));
+  define(Intl, "ListFormat", method(ListFormat));
+  define(Intl, "PluralRules", method(PluralRules));
   define(Intl, "getCanonicalLocales", method(function getCanonicalLocales(locales) {
     return localeList(locales);
   }));

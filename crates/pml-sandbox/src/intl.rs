@@ -5,9 +5,10 @@
 //!
 //! QuickJS has no `Intl`; its `localeCompare` compares code points and its `toLocaleString`
 //! is `toString`. Every context (code tasks' and programs') gets [`INTL`], a script that
-//! defines `Intl.Collator`, `Intl.NumberFormat` and `Intl.DateTimeFormat` over three native
-//! functions made here and the date and currency data, and replaces `String.prototype.localeCompare`,
-//! `Number.prototype.toLocaleString`, `BigInt.prototype.toLocaleString` and Date's
+//! defines `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat`, `Intl.ListFormat` and
+//! `Intl.PluralRules` over three native functions made here and the date and currency data,
+//! and replaces `String.prototype.localeCompare`, `Number.prototype.toLocaleString`,
+//! `BigInt.prototype.toLocaleString` and Date's
 //! `toLocaleString`, `toLocaleDateString` and `toLocaleTimeString` with them (so
 //! `Array.prototype.toLocaleString` follows), on first use ([`LAZY`]).
 //! The options are read and checked in JavaScript, in ECMA-402's order and with V8's
@@ -25,12 +26,15 @@
 //! `timeZoneName`, `hour12`/`hourCycle`, or `dateStyle`/`timeStyle`, in UTC or in the
 //! process's own time zone (`format`, `formatToParts`, `resolvedOptions` with V8's quirks:
 //! `hour12: false` in en-US is `h24`, the components read back from the pattern's text, U+202F
-//! written as a space by `format`). **Not covered** (a `RangeError` saying so, never a
+//! written as a space by `format`); `Intl.ListFormat` in en, en-US, en-GB, en-CA, en-AU and
+//! en-IN, `Intl.PluralRules` (cardinal and ordinal, with the digit options) in English.
+//! **Not covered** (a `RangeError` saying so, never a
 //! different answer): currencies in other locales or by name, en-IN's accounting amounts,
 //! `style: "unit"`, `notation` other than `"standard"`,
 //! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, in other
 //! named time zones, with `era` or `dayPeriod`, the names of a local time zone other than UTC,
-//! `formatRange`; `Intl.PluralRules` and the other `Intl` services do not exist. A locale is
+//! `formatRange`; lists (`Intl.ListFormat`) and plural rules (`Intl.PluralRules`) outside
+//! English; `Intl.RelativeTimeFormat` and the other `Intl` services do not exist. A locale is
 //! resolved to its canonical tag (Node resolves to the best locale its ICU has: `fr-FR` is `fr`
 //! for a collator there); with no locale it is `en-US`, Node's default.
 

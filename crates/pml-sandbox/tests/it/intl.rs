@@ -79,6 +79,11 @@ fn amounts_of_money_are_written_as_node_writes_them() {
 }
 
 #[test]
+fn lists_and_plurals_are_what_node_says() {
+    same_as_node(include_str!("intl/lists.js"));
+}
+
+#[test]
 fn dates_are_formatted_as_node_formats_them() {
     same_as_node(include_str!("intl/dates.js"));
 }
