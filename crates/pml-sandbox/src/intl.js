@@ -32,6 +32,9 @@
     for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
     return false;
   };
+  const hasOwn = O.prototype.hasOwnProperty;
+  // `object[key]` if it is the object's own (the data's maps answer no inherited key).
+  const own = (object, key) => (apply(hasOwn, object, [key]) ? object[key] : undefined);
   const method = (value) => ({ value, writable: true, enumerable: false, configurable: true });
   const named = (name, f) => define(f, "name", { value: name, configurable: true });
 
@@ -186,10 +189,10 @@
       }
       if (currencyDisplay === "name") throw unsupported("NumberFormat", `currencyDisplay: "name"`);
       const symbols = data.symbols[currencyDisplay];
-      const symbol = currencyDisplay === "code" || symbols[currency] === undefined ? currency : symbols[currency];
+      const symbol = currencyDisplay === "code" || own(symbols, currency) === undefined ? currency : own(symbols, currency);
       const patterns = data.patterns[currencySign];
       if (patterns === null) throw unsupported("NumberFormat", `currencySign: "${currencySign}" in the locale ${locale}`);
-      const digits = currencies.digits[currency];
+      const digits = own(currencies.digits, currency);
       money = { currency, currencyDisplay, currencySign, symbol, positive: patterns[0], negative: patterns[1], digits: digits === undefined ? 2 : digits };
     }
     if (style === "unit") throw unsupported("NumberFormat", `style: "${style}"`);
@@ -422,7 +425,9 @@
     const hour12 = getOption("DateTimeFormat", options, "hour12", "boolean", undefined, undefined);
     let hourCycle = getOption("DateTimeFormat", options, "hourCycle", "string", CYCLES, undefined);
     if (hour12 !== undefined) hourCycle = null;
-    const [locale, data] = dateLocale(locales);
+    const resolved = dateLocale(locales);
+    const locale = resolved[0];
+    const data = resolved[1];
     if (calendar !== undefined && calendar !== "gregory") throw unsupported("DateTimeFormat", `calendar: "${calendar}"`);
     if (numberingSystem !== undefined && numberingSystem !== "latn") throw unsupported("DateTimeFormat", `numberingSystem: "${numberingSystem}"`);
     let timeZone = options.timeZone;
@@ -435,7 +440,8 @@
     const asked = create(null);
     let explicit;
     for (let i = 0; i < COMPONENTS.length; i++) {
-      const [name, values] = COMPONENTS[i];
+      const name = COMPONENTS[i][0];
+      const values = COMPONENTS[i][1];
       let value;
       if (name === "fractionalSecondDigits") {
         value = options[name];
@@ -483,7 +489,7 @@
     let pattern;
     if (dateStyle !== undefined || timeStyle !== undefined) {
       const key = `${dateStyle ?? ""}/${timeStyle ?? ""}/${timeStyle === undefined || hourCycle === undefined && hour12 === undefined ? "" : cycle}`;
-      pattern = [data.styles[key]];
+      pattern = [own(data.styles, key)];
       slot.dateStyle = dateStyle;
       slot.timeStyle = timeStyle;
     } else {
@@ -492,7 +498,7 @@
       const hasTime = asked.hour !== undefined || asked.minute !== undefined || asked.second !== undefined || asked.fractionalSecondDigits !== undefined || asked.timeZoneName !== undefined;
       const timeIndex = (((((position(NUMERIC, asked.hour) * 5 + (asked.hour === undefined ? 0 : position(CYCLES, cycle))) * 3 + position(NUMERIC, asked.minute)) * 3 + position(NUMERIC, asked.second)) * 4 + (asked.fractionalSecondDigits ?? 0)) * 7 + position(ZONE_STYLES, asked.timeZoneName));
       // A pattern of its own for both together, or the date's and the time's, joined.
-      const whole = date !== -1 && hasTime ? data.combined[`${dateIndex}/${timeIndex}`] : undefined;
+      const whole = date !== -1 && hasTime ? own(data.combined, `${dateIndex}/${timeIndex}`) : undefined;
       pattern = [];
       if (whole !== undefined) pattern[0] = whole;
       else {
@@ -574,7 +580,8 @@
     for (let i = 0; i < slot.parts.length; i++) {
       const part = slot.parts[i];
       if (typeof part === "string") { out[out.length] = { type: "literal", value: part }; continue; }
-      const [c, n] = part;
+      const c = part[0];
+      const n = part[1];
       let value;
       switch (c) {
         case "E": value = data.weekdays[n === 5 ? 0 : n === 4 ? 2 : 1][field(7)]; break;
@@ -669,7 +676,8 @@
     }
     const pattern = slot.pattern;
     for (let i = 0; i < PATTERN_ITEMS.length; i++) {
-      const [name, pairs] = PATTERN_ITEMS[i];
+      const name = PATTERN_ITEMS[i][0];
+      const pairs = PATTERN_ITEMS[i][1];
       if (name === "timeZoneName") {
         let digits = 0;
         let quoted = false;
@@ -773,7 +781,9 @@
     return out;
   };
   const listParts = (slot, list) => {
-    const [two, start, middle, end] = slot.separators;
+    // Array destructuring would go through the program's `Array.prototype[Symbol.iterator]`.
+    const separators = slot.separators;
+    const two = separators[0], start = separators[1], middle = separators[2], end = separators[3];
     const parts = [];
     for (let i = 0; i < list.length; i++) {
       if (i > 0) {

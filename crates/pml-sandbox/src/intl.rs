@@ -357,8 +357,13 @@ pub(crate) fn dates<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
 
 /// The IANA name of the time zone this process's local time is in, as ICU finds it: `TZ`
 /// (without a leading `:`), else `/etc/timezone`, else where `/etc/localtime` links into a
-/// zoneinfo directory; `UTC` when none says.
+/// zoneinfo directory; `UTC` when none says. Found once per process.
 pub(crate) fn local_zone() -> String {
+    static ZONE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ZONE.get_or_init(find_local_zone).clone()
+}
+
+fn find_local_zone() -> String {
     fn zoneinfo_name(path: &std::path::Path) -> Option<String> {
         let text = path.to_str()?;
         let at = text.find("zoneinfo/")?;
@@ -394,14 +399,55 @@ pub(crate) fn local_zone() -> String {
 /// the natives of [`natives`]. Run by [`LAZY`]'s `load` the first time a context uses them.
 pub(crate) const INTL: &str = include_str!("intl.js");
 
-/// The script every context runs, a function of the native `load()` (which runs [`INTL`]):
+/// The long name V8 ends `Date.prototype.toString` with for the local time zone, when pml
+/// knows it: that of UTC (and its aliases), where programs mostly run.
+pub(crate) fn local_zone_long_name() -> Option<&'static str> {
+    const UTC: [&str; 18] = [
+        "UTC",
+        "ETC/UTC",
+        "GMT",
+        "ETC/GMT",
+        "UCT",
+        "ETC/UCT",
+        "UNIVERSAL",
+        "ETC/UNIVERSAL",
+        "ZULU",
+        "ETC/ZULU",
+        "GMT0",
+        "ETC/GMT0",
+        "GMT+0",
+        "ETC/GMT+0",
+        "GMT-0",
+        "ETC/GMT-0",
+        "GREENWICH",
+        "ETC/GREENWICH",
+    ];
+    static UTC_HERE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let utc = *UTC_HERE.get_or_init(|| UTC.contains(&local_zone().to_ascii_uppercase().as_str()));
+    utc.then_some("Coordinated Universal Time")
+}
+
+/// The script every context runs, a function of the native `load()` (which runs [`INTL`]) and
+/// of the local time zone's long name ([`local_zone_long_name`]):
 /// `Intl` (an accessor until then), `localeCompare` and the `toLocale*String` of numbers,
 /// BigInts and dates load the real ones when first used, then act as them. Making them all in every
 /// context would cost a code task more than the task itself.
-pub(crate) const LAZY: &str = r#"(function (load) {
+pub(crate) const LAZY: &str = r#"(function (load, zoneName) {
   "use strict";
   const define = Object.defineProperty;
   const apply = Reflect.apply;
+  // V8 ends a date's text with the local time zone's name: `... GMT+0000 (Coordinated
+  // Universal Time)`.
+  if (zoneName !== undefined) {
+    for (const name of ["toString", "toTimeString"]) {
+      const original = Date.prototype[name];
+      const named = { [name]() {
+        const text = apply(original, this, []);
+        return text === "Invalid Date" ? text : `${text} (${zoneName})`;
+      } }[name];
+      define(Date.prototype, name, { value: named, writable: true, enumerable: false, configurable: true });
+    }
+  }
   let loaded = false;
   const ensure = () => {
     if (!loaded) {

@@ -647,7 +647,7 @@ impl Engine {
             ))
         })?;
         let lazy = Function::from_js(ctx, bytecode::run(ctx, &self.intl_lazy)?)?;
-        lazy.call::<_, ()>((load,))
+        lazy.call::<_, ()>((load, intl::local_zone_long_name()))
     }
 
     /// The bytecode of `(function (names) { return (code); })`, compiled or from the cache.
@@ -737,11 +737,13 @@ impl Engine {
                 .restore(&ctx)
                 .map_err(|e| Failure::Internal(e.to_string()))?;
             // `Intl` and the locale methods cost a task context more than most tasks do: only
-            // code that names them gets them (`localeCompare`, `toLocale*String`, `Intl`). Code
+            // code that names them gets them (`localeCompare`, `toLocale*String`, `Intl`, and
+            // `Date`, whose text ends with the zone's name as V8 writes it). Code
             // reaching them through a computed name gets QuickJS's own, which differ from
             // Node's: a speculated call computed that way is not the program's (wasted, never
             // wrong), as the program itself always has them.
-            if request.code.contains("ocale") || request.code.contains("Intl") {
+            let code = &request.code;
+            if code.contains("ocale") || code.contains("Intl") || code.contains("Date") {
                 self.install_intl(&ctx)
                     .map_err(|e| failure(&ctx, e, Phase::Run))?;
             }

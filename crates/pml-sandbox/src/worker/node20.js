@@ -8,7 +8,8 @@
 //   returns or logs its message gets Node's text; so do `JSON.parse`'s syntax errors;
 // - `Array.prototype.sort` and `toSorted` with a comparison function sort as V8 does (its
 //   TimSort): with a function that is not a consistent order (`(a, b) => a > b`, or one that
-//   never returns 0) the result depends on which pairs are compared in which order.
+//   never returns 0) the result depends on which pairs are compared in which order;
+// - built-in functions' text is V8's (`function max() { [native code] }`).
 (function (globals) {
   const protoOf = Object.getPrototypeOf;
   const iteratorPrototype = protoOf(protoOf([][Symbol.iterator]()));
@@ -106,6 +107,22 @@
     return out;
   };
   delete ErrorCtor.prepareStackTrace;
+
+  // --- built-in functions' text as V8's ----------------------------------------------------
+  // `String(Math.max)` is `function max() { [native code] }` on one line in V8, on three in
+  // QuickJS; a bound function's text has no name in V8 (`function bound f()` in QuickJS).
+  const functionText = Function.prototype.toString;
+  const startsWith = String.prototype.startsWith;
+  const builtInText = /^function (.*)\(\) \{\n    \[native code\]\n\}$/s;
+  const toString = {
+    toString() {
+      const text = apply(functionText, this, []);
+      const m = apply(exec, builtInText, [text]);
+      if (m === null) return text;
+      return apply(startsWith, m[1], ["bound "]) ? "function () { [native code] }" : `function ${m[1]}() { [native code] }`;
+    },
+  }.toString;
+  define(Function.prototype, "toString", { value: toString, writable: true, enumerable: false, configurable: true });
 
   // --- JSON.parse's syntax errors as V8's ------------------------------------------------
   // QuickJS's parser accepts and refuses what V8's does, but words its errors otherwise and

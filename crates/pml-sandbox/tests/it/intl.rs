@@ -105,6 +105,41 @@ fn code_tasks_collate_too() {
 }
 
 #[test]
+fn code_tasks_format_dates_and_money_as_programs_do() {
+    // Speculation computes a read's arguments in a code task: it must format as the program.
+    let source = "[
+  new Date(t).toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }),
+  new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(t),
+  amount.toLocaleString('en-US', { style: 'currency', currency: 'EUR' }),
+  new Intl.ListFormat('en').format(names),
+  new Date(t).toISOString(),
+]";
+    let program = format!("const t = 1704441789123; const amount = -1234.5; const names = ['a', 'b', 'c']; return {source};");
+    let expected = sandbox_returns(shared(), &program);
+    assert_eq!(
+        value(
+            source,
+            &[
+                ("t", json!(1704441789123u64)),
+                ("amount", json!(-1234.5)),
+                ("names", json!(["a", "b", "c"])),
+            ]
+        ),
+        expected
+    );
+    assert_eq!(
+        expected,
+        json!([
+            "January 5, 2024",
+            "5 Jan 2024",
+            "-€1,234.50",
+            "a, b, and c",
+            "2024-01-05T08:03:09.123Z"
+        ])
+    );
+}
+
+#[test]
 fn what_pml_cannot_answer_as_node_does_is_an_error() {
     let sandbox = Sandbox::new(SandboxOptions {
         workers: 1,

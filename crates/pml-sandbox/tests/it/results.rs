@@ -236,19 +236,29 @@ fn sorts_compare_as_v8_does() {
     );
 }
 
-/// The built-ins pml defines in JavaScript print as QuickJS's native ones do, not their code.
+/// The built-ins pml defines in JavaScript print as native ones do, not their code; and
+/// native functions print as V8 prints them (on one line; a bound function without a name).
 #[test]
 fn built_ins_written_in_javascript_print_as_native() {
     assert_eq!(
         value(
-            "[String(JSON.parse), String([].sort), String([].toSorted), String(Math.max)]",
+            "[String(JSON.parse), String([].sort), String([].toSorted), String(Math.max), \
+              String(Function.prototype.toString), String(Object.getOwnPropertyDescriptor(Map.prototype, 'size').get), \
+              String(Math.max.bind(null)), String((function f(a) { return a; }).bind(null)), \
+              String(function g(a) { return a; }), String(Function.prototype)]",
             &[]
         ),
         json!([
-            "function parse() {\n    [native code]\n}",
-            "function sort() {\n    [native code]\n}",
-            "function toSorted() {\n    [native code]\n}",
-            "function max() {\n    [native code]\n}"
+            "function parse() { [native code] }",
+            "function sort() { [native code] }",
+            "function toSorted() { [native code] }",
+            "function max() { [native code] }",
+            "function toString() { [native code] }",
+            "function get size() { [native code] }",
+            "function () { [native code] }",
+            "function () { [native code] }",
+            "function g(a) { return a; }",
+            "function () { [native code] }"
         ])
     );
 }

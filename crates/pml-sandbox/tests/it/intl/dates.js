@@ -83,5 +83,12 @@ local.push(
   attempt(() => new Intl.DateTimeFormat("en-US").format(1e20)),
   attempt(() => new Date(0).toLocaleDateString("en-US", null)),
 );
+// Date's own text ends with the zone's name where pml knows it (UTC).
+if (new Intl.DateTimeFormat().resolvedOptions().timeZone === "UTC") {
+  for (const d of [new Date(dates[0]), new Date(NaN)]) {
+    local.push(d.toString(), d.toTimeString(), String(d), `${d}`, d + "", d.toDateString(), d.toUTCString());
+  }
+  local.push(Date.prototype.toString.name, Date.prototype.toString.length, Date.prototype.toTimeString.name, `${Date.prototype.toString}`);
+}
 out.push(local);
 return out;
