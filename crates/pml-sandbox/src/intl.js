@@ -308,6 +308,17 @@
     return Num(x);
   };
   const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3];
+  // The resolved digit options of a NumberFormat's slot, in resolvedOptions' order.
+  const digitOptions = (out, number) => {
+    out.minimumIntegerDigits = number.minimumIntegerDigits;
+    if (number.significant) {
+      out.minimumSignificantDigits = number.mnsd;
+      out.maximumSignificantDigits = number.mxsd;
+    } else {
+      out.minimumFractionDigits = number.mnfd;
+      out.maximumFractionDigits = number.mxfd;
+    }
+  };
 
   const NumberFormat = function NumberFormat(locales, options) {
     const self = create(new.target === undefined ? NumberFormat.prototype : new.target.prototype);
@@ -339,14 +350,7 @@
       out.currencyDisplay = slot.money.currencyDisplay;
       out.currencySign = slot.money.currencySign;
     }
-    out.minimumIntegerDigits = slot.minimumIntegerDigits;
-    if (slot.significant) {
-      out.minimumSignificantDigits = slot.mnsd;
-      out.maximumSignificantDigits = slot.mxsd;
-    } else {
-      out.minimumFractionDigits = slot.mnfd;
-      out.maximumFractionDigits = slot.mxfd;
-    }
+    digitOptions(out, slot);
     out.useGrouping = slot.grouping;
     out.notation = "standard";
     out.signDisplay = "auto";
@@ -865,14 +869,8 @@
   define(PluralRulesProto, "resolvedOptions", method(function resolvedOptions() {
     const slot = slotOf(this, "PluralRules", "resolvedOptions");
     const number = slot.number;
-    const out = { locale: slot.locale, type: slot.type, minimumIntegerDigits: number.minimumIntegerDigits };
-    if (number.significant) {
-      out.minimumSignificantDigits = number.mnsd;
-      out.maximumSignificantDigits = number.mxsd;
-    } else {
-      out.minimumFractionDigits = number.mnfd;
-      out.maximumFractionDigits = number.mxfd;
-    }
+    const out = { locale: slot.locale, type: slot.type };
+    digitOptions(out, number);
     out.pluralCategories = slot.type === "cardinal" ? ["one", "other"] : ["few", "one", "two", "other"];
     return out;
   }));
