@@ -204,6 +204,17 @@ struct Pending {
     outcome: Option<String>,
 }
 
+/// Adds to `frontier` the paths of `more` it does not hold yet. Paths meet without a node
+/// between them (a `try` whose block and handler make none reaches what follows by both):
+/// kept twice, each such statement would double the frontier.
+fn merge(frontier: &mut Vec<Pending>, more: impl IntoIterator<Item = Pending>) {
+    for pending in more {
+        if !frontier.contains(&pending) {
+            frontier.push(pending);
+        }
+    }
+}
+
 /// What evaluating an expression produced.
 #[derive(Debug, Clone, Default)]
 struct Out {

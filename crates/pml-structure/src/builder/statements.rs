@@ -250,7 +250,7 @@ impl<'a> Builder<'a> {
                 let exits = target.and_then(|t| t.exits).unwrap_or_default();
                 if taken > 0 && !is_loop {
                     if self.live {
-                        exits.into_iter().for_each(|p| self.frontier.push(p));
+                        merge(&mut self.frontier, exits);
                     } else {
                         self.frontier = exits;
                     }
@@ -616,7 +616,7 @@ impl<'a> Builder<'a> {
             })
             .collect();
         let mut abrupt = start;
-        abrupt.extend(throwers);
+        merge(&mut abrupt, throwers);
         let block_end = self.nodes.len();
         let ends = self.ends;
         // No handler: a throw leaves the statement (what follows does not run).
@@ -637,7 +637,7 @@ impl<'a> Builder<'a> {
             handler_exits = !self.live || self.ends > ends;
             if self.live {
                 any_live = true;
-                exits.extend(std::mem::take(&mut self.frontier));
+                merge(&mut exits, std::mem::take(&mut self.frontier));
             }
         }
         if handler_exits {
@@ -648,7 +648,7 @@ impl<'a> Builder<'a> {
         match &t.finalizer {
             Some(finalizer) => {
                 let mut entry = exits;
-                entry.extend(abrupt);
+                merge(&mut entry, abrupt);
                 self.frontier = entry;
                 self.live = true;
                 self.block(&finalizer.stmts);

@@ -238,3 +238,38 @@ fn deep_guard_chains_and_wide_promise_all_stay_linear() {
     assert!(!s.has_errors());
     assert_eq!(s.nodes.len(), 20_002);
 }
+
+#[test]
+fn statements_that_make_no_node_do_not_multiply_the_paths_between_two_calls() {
+    // A `try` whose block and handler make no node reaches what follows by both: the paths
+    // pending were kept twice, so each such statement doubled them (25 of them took 3 GiB).
+    // Every form that joins paths, each 200 times between two calls: one edge between them.
+    let forms = [
+        "try { v = f(1); } catch (e) { g(e); }",
+        "try { v = f(1); } catch { } finally { h(); }",
+        "try { v = f(1); } finally { }",
+        "a: { if (v) break a; g(); }",
+        "switch (v) { case 1: g(); break; case 2: default: h(); }",
+        "if (v) { g(); } else { h(); }",
+        "v = v ? f(1) : g(2);",
+        "for (const x of xs) { if (x) continue; g(x); }",
+    ];
+    for form in forms {
+        let code = format!(
+            "let v;\nconst a = await mcp.s.a({{}});\n{}await mcp.s.b({{ a }});\n",
+            format!("{form}\n").repeat(200)
+        );
+        let s = build(&code);
+        assert!(!s.has_errors(), "{form}: {:?}", s.diagnostics);
+        let calls: Vec<&str> = (s.nodes.iter())
+            .filter(|n| n.is_mcp())
+            .map(|n| n.id.as_str())
+            .collect();
+        assert_eq!(calls.len(), 2, "{form}");
+        let into_b = s.edges.iter().filter(|e| e.to == calls[1]).count();
+        assert!(
+            into_b >= 1 && into_b <= 3,
+            "{form}: {into_b} edges into the second call"
+        );
+    }
+}
