@@ -51,23 +51,44 @@
   const describe = Object.getOwnPropertyDescriptor;
   const define = Object.defineProperty;
   const exec = RegExp.prototype.exec;
+  const startsWith = String.prototype.startsWith;
   const apply = Reflect.apply;
-  const nativeErrors = [globals.TypeError, globals.RangeError, globals.ReferenceError, globals.SyntaxError];
+  const nativeErrors = [globals.TypeError, globals.RangeError, globals.ReferenceError, globals.SyntaxError, globals.URIError];
   const prototypes = [];
   for (const C of nativeErrors) prototypes.push(C.prototype);
+  const URIErrorProto = globals.URIError.prototype;
   const digitsMessages = {
     toFixed: "toFixed() digits argument must be between 0 and 100",
     toExponential: "toExponential() argument must be between 0 and 100",
     toPrecision: "toPrecision() argument must be between 1 and 100",
   };
+  // Messages QuickJS words otherwise whatever threw them: V8's says the same thing with no
+  // value or source text QuickJS would not have given (those are left as QuickJS has them).
   const reworded = [
     [/^cannot read property '(.*)' of (undefined|null)$/s, (m) => `Cannot read properties of ${m[2]} (reading '${m[1]}')`],
     [/^cannot set property '(.*)' of (undefined|null)$/s, (m) => `Cannot set properties of ${m[2]} (setting '${m[1]}')`],
     [/^cannot convert to object$/, () => "Cannot convert undefined or null to object"],
     [/^invalid array length$/, () => "Invalid array length"],
+    [/^invalid string length$/, () => "Invalid string length"],
     [/^Date value is NaN$/, () => "Invalid time value"],
     [/^(.*) is not initialized$/s, (m) => `Cannot access '${m[1]}' before initialization`],
+    [/^cannot convert symbol to (string|number)$/, (m) => `Cannot convert a Symbol value to a ${m[1]}`],
+    [/^bad normalization form$/, () => "The normalization form should be one of NFC, NFD, NFKC, NFKD."],
+    [/^invalid value used as WeakMap key$/, () => "Invalid value used as weak map key"],
+    [/^invalid value used as WeakSet key$/, () => "Invalid value used in weak set"],
+    [/^BigInt division by zero$/, () => "Division by zero"],
+    [/^BigInt negative exponent$/, () => "undefined must be positive"],
+    [/^BigInt operands are forbidden for >>>$/, () => "BigInts have no unsigned right shift, use >> instead"],
   ];
+  // Messages V8 words after the built-in that threw (the first frame, a native one).
+  const byBuiltIn = {
+    "empty array": (fn) => (fn === "reduce" || fn === "reduceRight") ? "Reduce of empty array with no initial value" : undefined,
+    "regexp must have the 'g' flag": (fn) => (fn === "replaceAll" || fn === "matchAll") ? `String.prototype.${fn} called with a non-global RegExp argument` : undefined,
+    "null or undefined are forbidden": (fn) => apply(exec, /^[a-zA-Z]+$/, [fn]) !== null ? `String.prototype.${fn} called on null or undefined` : undefined,
+    "cannot convert BigInt to number": () => "Cannot convert a BigInt value to a number",
+    // V8's other Date methods name the receiver (`#<Object>`, `[object Array]`...).
+    "not a Date object": (fn) => (apply(startsWith, fn, ["get"]) || fn === "valueOf") ? "this is not a Date object." : undefined,
+  };
   const reword = (error, sites) => {
     const proto = protoOf(error);
     let known = false;
@@ -77,9 +98,19 @@
     if (own === undefined || typeof own.value !== "string") return;
     const message = own.value;
     let replaced;
-    if (message === "invalid number of digits" && sites.length > 0) {
-      const fn = sites[0].getFunctionName();
-      if (typeof fn === "string" && describe(digitsMessages, fn) !== undefined) replaced = digitsMessages[fn];
+    const first = sites.length > 0 ? sites[0] : undefined;
+    const fn = first !== undefined && first.isNative() ? first.getFunctionName() : undefined;
+    if (proto === URIErrorProto) {
+      // QuickJS's URI functions say what is wrong; V8's say only this.
+      if (fn !== undefined) replaced = "URI malformed";
+    } else if (message === "invalid number of digits" && typeof fn === "string") {
+      if (describe(digitsMessages, fn) !== undefined) replaced = digitsMessages[fn];
+    } else if (message === "class constructors must be invoked with 'new'" && first !== undefined) {
+      // The first frame is the class's constructor.
+      const name = first.getFunctionName();
+      replaced = `Class constructor ${typeof name === "string" ? name : ""} cannot be invoked without 'new'`;
+    } else if (typeof fn === "string" && describe(byBuiltIn, message) !== undefined) {
+      replaced = byBuiltIn[message](fn);
     }
     for (let i = 0; replaced === undefined && i < reworded.length; i++) {
       const m = apply(exec, reworded[i][0], [message]);
@@ -112,7 +143,6 @@
   // `String(Math.max)` is `function max() { [native code] }` on one line in V8, on three in
   // QuickJS; a bound function's text has no name in V8 (`function bound f()` in QuickJS).
   const functionText = Function.prototype.toString;
-  const startsWith = String.prototype.startsWith;
   const builtInText = /^function (.*)\(\) \{\n    \[native code\]\n\}$/s;
   const toString = {
     toString() {

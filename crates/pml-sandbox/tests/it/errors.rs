@@ -159,6 +159,81 @@ fn engine_errors_say_what_v8_says() {
             "(() => { const f = () => later; f(); let later = 1; })()",
             "ReferenceError: Cannot access 'later' before initialization",
         ),
+        // Node 20's answers for the same lines.
+        (
+            "[].reduce((a, b) => a + b)",
+            "TypeError: Reduce of empty array with no initial value",
+        ),
+        (
+            "[].reduceRight((a, b) => a + b)",
+            "TypeError: Reduce of empty array with no initial value",
+        ),
+        (
+            "`${Symbol('x')}`",
+            "TypeError: Cannot convert a Symbol value to a string",
+        ),
+        (
+            "Symbol('x') * 2",
+            "TypeError: Cannot convert a Symbol value to a number",
+        ),
+        ("decodeURIComponent('%')", "URIError: URI malformed"),
+        ("decodeURI('%E0%A4%A')", "URIError: URI malformed"),
+        ("encodeURIComponent('\\uD800')", "URIError: URI malformed"),
+        (
+            "'a'.normalize('x')",
+            "RangeError: The normalization form should be one of NFC, NFD, NFKC, NFKD.",
+        ),
+        (
+            "(() => { const B = class {}; return B(); })()",
+            "TypeError: Class constructor B cannot be invoked without 'new'",
+        ),
+        (
+            "Math.max(1n)",
+            "TypeError: Cannot convert a BigInt value to a number",
+        ),
+        ("1n / 0n", "RangeError: Division by zero"),
+        ("2n ** -1n", "RangeError: undefined must be positive"),
+        (
+            "1n >>> 1n",
+            "TypeError: BigInts have no unsigned right shift, use >> instead",
+        ),
+        (
+            "'a'.padStart(Infinity)",
+            "RangeError: Invalid string length",
+        ),
+        (
+            "new WeakMap().set(1, 1)",
+            "TypeError: Invalid value used as weak map key",
+        ),
+        (
+            "new WeakSet().add(1)",
+            "TypeError: Invalid value used in weak set",
+        ),
+        (
+            "Date.prototype.getTime.call({})",
+            "TypeError: this is not a Date object.",
+        ),
+        (
+            "String.prototype.trim.call(null)",
+            "TypeError: String.prototype.trim called on null or undefined",
+        ),
+        (
+            "''.padEnd.call(undefined, 2)",
+            "TypeError: String.prototype.padEnd called on null or undefined",
+        ),
+        (
+            "'abc'.replaceAll(/a/, 'b')",
+            "TypeError: String.prototype.replaceAll called with a non-global RegExp argument",
+        ),
+        // What the program throws itself is left as it is.
+        (
+            "(() => { throw new URIError('expecting hex digit'); })()",
+            "URIError: expecting hex digit",
+        ),
+        (
+            "(() => { throw new TypeError('empty array'); })()",
+            "TypeError: empty array",
+        ),
     ];
     for (code, expected) in cases {
         let message = value(
