@@ -208,11 +208,27 @@ struct Pending {
 /// between them (a `try` whose block and handler make none reaches what follows by both):
 /// kept twice, each such statement would double the frontier.
 fn merge(frontier: &mut Vec<Pending>, more: impl IntoIterator<Item = Pending>) {
-    for pending in more {
-        if !frontier.contains(&pending) {
-            frontier.push(pending);
+    frontier.extend(more);
+    dedup_paths(frontier);
+}
+
+/// Keeps the first of the paths `frontier` holds more than once. Sorting keeps this
+/// O(k log k) for long frontiers (a join of many branches; paths that skip nodes, which every
+/// `try` in a row keeps).
+fn dedup_paths(frontier: &mut Vec<Pending>) {
+    if frontier.len() < 2 {
+        return;
+    }
+    let mut order: Vec<usize> = (0..frontier.len()).collect();
+    order.sort_by(|&a, &b| frontier[a].cmp(&frontier[b]).then(a.cmp(&b)));
+    let mut keep = vec![true; frontier.len()];
+    for w in order.windows(2) {
+        if frontier[w[0]] == frontier[w[1]] {
+            keep[w[1]] = false;
         }
     }
+    let mut k = keep.into_iter();
+    frontier.retain(|_| k.next().unwrap_or(true));
 }
 
 /// What evaluating an expression produced.
@@ -621,20 +637,8 @@ impl<'a> Builder<'a> {
         node.guarded = self.guarded > 0;
         let id = node.id.clone();
         let mut frontier = std::mem::take(&mut self.frontier);
-        if frontier.len() > 1 {
-            // The same path may reach this point twice (an empty case falling through): keep the
-            // first. Sorting keeps this O(k log k) for a join of many branches.
-            let mut order: Vec<usize> = (0..frontier.len()).collect();
-            order.sort_by(|&a, &b| frontier[a].cmp(&frontier[b]).then(a.cmp(&b)));
-            let mut keep = vec![true; frontier.len()];
-            for w in order.windows(2) {
-                if frontier[w[0]] == frontier[w[1]] {
-                    keep[w[1]] = false;
-                }
-            }
-            let mut k = keep.into_iter();
-            frontier.retain(|_| k.next().unwrap_or(true));
-        }
+        // The same path may reach this point twice (an empty case falling through): the first.
+        dedup_paths(&mut frontier);
         for pending in frontier {
             self.edges.push(Edge {
                 kind: if pending.outcome.is_some() {

@@ -268,7 +268,7 @@ fn statements_that_make_no_node_do_not_multiply_the_paths_between_two_calls() {
         assert_eq!(calls.len(), 2, "{form}");
         let into_b = s.edges.iter().filter(|e| e.to == calls[1]).count();
         assert!(
-            into_b >= 1 && into_b <= 3,
+            (1..=3).contains(&into_b),
             "{form}: {into_b} edges into the second call"
         );
     }
