@@ -713,11 +713,14 @@ impl Engine {
             return Err(Failure::Interrupted);
         }
         let json = match outcome {
-            // QuickJS out of memory with none left for its error throws `null`.
+            // QuickJS out of memory with none left for its error throws `null`, or its
+            // `InternalError` without the message (which it had no memory left to set).
             Err(Failure::Threw {
                 message,
                 stack: None,
-            }) if message == "null" && self.clock.near_limit.get() => {
+            }) if (message == "null" || message == "InternalError")
+                && self.clock.near_limit.get() =>
+            {
                 return Err(Failure::OutOfMemory);
             }
             other => other?,
