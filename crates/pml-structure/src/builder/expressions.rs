@@ -570,6 +570,7 @@ impl<'a> Builder<'a> {
 
     /// Each free variable of some code, with where its value comes from.
     pub(super) fn free_variable_arguments(&self, names: Vec<String>, arguments: &mut Arguments) {
+        arguments.reserve(names.len());
         for name in names {
             if arguments.contains_key(name.as_str()) || rewrite::is_global(&name) {
                 continue;
