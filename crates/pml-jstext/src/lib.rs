@@ -141,8 +141,14 @@ pub fn parse_js_json(text: &str) -> serde_json::Result<serde_json::Value> {
 /// own 128 levels takes its usual path; deeper text is measured, then read on a stack that
 /// grows as it needs to.
 pub fn parse(text: &str) -> serde_json::Result<serde_json::Value> {
-    use serde::de::{Deserialize, Error};
-    match serde_json::from_str(text) {
+    use serde::de::{DeserializeSeed, Error};
+    let shallow = || -> serde_json::Result<serde_json::Value> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = Compact.deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    };
+    match shallow() {
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
             let depth = depth_of(text);
             if depth > MAX_DEPTH {
@@ -152,11 +158,93 @@ pub fn parse(text: &str) -> serde_json::Result<serde_json::Value> {
             }
             let mut de = serde_json::Deserializer::from_str(text);
             de.disable_recursion_limit();
-            let value = serde_json::Value::deserialize(serde_stacker::Deserializer::new(&mut de))?;
+            let value = Compact.deserialize(serde_stacker::Deserializer::new(&mut de))?;
             de.end()?;
             Ok(value)
         }
         other => other,
+    }
+}
+
+/// Reads a `serde_json::Value` as `Value::deserialize` does, holding each array and object in
+/// no more memory than its elements need: serde_json grows a parsed array as it reads it (a
+/// two-element array keeps room for four 72-byte values), which made a result of many small
+/// arrays take ~4x its size in memory.
+struct Compact;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Compact {
+    type Value = serde_json::Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Compact {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v))
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Compact)? {
+            items.push(item);
+        }
+        items.shrink_to_fit();
+        Ok(serde_json::Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        // Read in full first, then held in a map of the right size (a repeated key keeps its
+        // first place and its last value, as `Map::insert` does).
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            entries.push((key, map.next_value_seed(Compact)?));
+        }
+        let mut object = serde_json::Map::with_capacity(entries.len());
+        for (key, value) in entries {
+            object.insert(key, value);
+        }
+        Ok(serde_json::Value::Object(object))
     }
 }
 
@@ -397,7 +485,53 @@ mod tests {
         assert!(matches!(from_js_json(r#"{"a":"b"}"#), Cow::Borrowed(_)));
     }
 
+    /// Any JSON value (numbers of every kind, strings with escapes, nesting).
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            "[a-z\"\\\u{0}-\u{1f}é😀]{0,6}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(6, 64, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec(("[a-c]{0,2}", inner), 0..6)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Whether every array and object of `value` holds no more room than its elements need.
+    fn compact(value: &Value) -> bool {
+        match value {
+            Value::Array(items) => items.capacity() == items.len() && items.iter().all(compact),
+            Value::Object(map) => map.values().all(compact),
+            _ => true,
+        }
+    }
+
     proptest! {
+        /// `parse` reads what serde_json reads (repeated keys and number forms included), held
+        /// compactly.
+        #[test]
+        fn parse_reads_what_serde_json_reads(value in any_json(), repeat in any::<bool>()) {
+            let mut text = value.to_string();
+            if repeat && text.starts_with("{\"") {
+                // The first key again, last: its first place, its last value.
+                text = format!("{{\"a\":1,{},\"a\":[2.50,-0,1e300,-12345678901234567890]}}", &text[1..text.len() - 1])
+                    .replace(",}", "}");
+            }
+            let ours = parse(&text);
+            let theirs: serde_json::Result<Value> = serde_json::from_str(&text);
+            prop_assert_eq!(ours.as_ref().ok(), theirs.as_ref().ok());
+            if let Ok(ours) = &ours {
+                prop_assert!(compact(ours));
+            }
+        }
+
         #[test]
         fn any_javascript_string_round_trips(units in proptest::collection::vec(
             prop_oneof![Just(0xD83Du16), Just(0xDE00), Just(0xFDD0), Just(0x5C), Just(0x22),

@@ -126,20 +126,22 @@ impl Store {
     /// Keep a finished run (under `id`, the id it started under, or a new one); its id.
     pub async fn record_run(&self, id: Option<&str>, run: &NewRun) -> Result<String, StoreError> {
         let id = id.map_or_else(new_run_id, str::to_string);
-        let result = serde_json::to_string(&run.result).unwrap_or_else(|_| "null".into());
-        let truncated = result.len() > RESULT_PREVIEW_BYTES;
-        let result = match truncated {
-            false => result,
+        let text = serde_json::to_string(&run.result).unwrap_or_else(|_| "null".into());
+        let truncated = text.len() > RESULT_PREVIEW_BYTES;
+        let (result, whole) = match truncated {
+            false => (text, None),
             true => {
                 let mut end = RESULT_PREVIEW_BYTES;
-                while !result.is_char_boundary(end) {
+                while !text.is_char_boundary(end) {
                     end -= 1;
                 }
-                // The start of the JSON text, as a JSON string.
-                Value::String(result[..end].to_string()).to_string()
+                // The start of the JSON text, as a JSON string; the whole text kept apart.
+                (
+                    Value::String(text[..end].to_string()).to_string(),
+                    Some(text),
+                )
             }
         };
-        let whole = truncated.then(|| serde_json::to_string(&run.result).unwrap_or_default());
         let insert = async |conn: &mut sqlx::AnyConnection| {
             sqlx::query(
                 "INSERT INTO pml_runs (id, program_hash, file, args, ok, result, result_truncated,

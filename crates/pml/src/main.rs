@@ -1405,12 +1405,12 @@ fn replay_command(
         }
         false => {
             let mut out = replayed.output.to_json();
-            out["replay"] = serde_json::json!({
+            out.replay = Some(serde_json::json!({
                 "run": replayed.recorded.id,
                 "answered": replayed.answered,
                 "unanswered": replayed.unanswered,
                 "sameResult": same,
-            });
+            }));
             emit(&out, pretty);
         }
     }

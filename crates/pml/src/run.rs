@@ -151,44 +151,73 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
-    /// What `pml run` prints: `{ok, result, error?, executedPath, trace, droppedEvents?,
-    /// console?, speculation?, timings}` (`docs/formats.md`).
-    pub fn to_json(&self) -> Value {
+    /// What `pml run` prints: `{ok, result, executedPath, trace, timings, error?,
+    /// droppedEvents?, console?, speculation?, runId?}` (`docs/formats.md`), borrowed from the
+    /// report: the result and the trace are written where they are, never copied (a result
+    /// can be most of a run's memory).
+    pub fn to_json(&self) -> RunJson<'_> {
         let report = &self.report;
-        let mut json = serde_json::json!({
-            "ok": report.ok,
-            "result": report.result,
-            "executedPath": report.executed_path,
-            "trace": report.trace,
-            "timings": {
-                "analyzeMs": self.stages.analyze_ms,
-                "serversMs": self.stages.servers_ms,
-                "executeMs": report.timings.execute_ms,
+        RunJson {
+            ok: report.ok,
+            result: &report.result,
+            executed_path: &report.executed_path,
+            trace: &report.trace,
+            timings: RunJsonTimings {
+                analyze_ms: self.stages.analyze_ms,
+                servers_ms: self.stages.servers_ms,
+                execute_ms: report.timings.execute_ms,
+                store_ms: self.stages.store_ms,
+                journal_ms: self.stages.journal_ms,
             },
-        });
-        if let Some(error) = &report.error {
-            json["error"] = Value::String(error.message.clone());
+            error: report.error.as_ref().map(|e| e.message.as_str()),
+            dropped_events: report.dropped_events,
+            console: &report.console,
+            speculation: report.speculation.as_ref(),
+            run_id: self.run_id.as_deref(),
+            replay: None,
         }
-        if report.dropped_events > 0 {
-            json["droppedEvents"] = serde_json::json!(report.dropped_events);
-        }
-        if !report.console.is_empty() {
-            json["console"] = serde_json::json!(report.console);
-        }
-        if let Some(speculation) = &report.speculation {
-            json["speculation"] = serde_json::json!(speculation);
-        }
-        if let Some(id) = &self.run_id {
-            json["runId"] = Value::String(id.clone());
-        }
-        if let Some(ms) = self.stages.store_ms {
-            json["timings"]["storeMs"] = serde_json::json!(ms);
-        }
-        if let Some(ms) = self.stages.journal_ms {
-            json["timings"]["journalMs"] = serde_json::json!(ms);
-        }
-        json
     }
+}
+
+/// [`RunOutput::to_json`]: the printed report, fields in the order they are printed.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunJson<'a> {
+    pub ok: bool,
+    pub result: &'a Value,
+    pub executed_path: &'a [String],
+    pub trace: &'a [pml_executor::TraceEvent<'static>],
+    pub timings: RunJsonTimings,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped_events: u64,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub console: &'a [pml_executor::ConsoleLine],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speculation: Option<&'a pml_executor::SpeculationReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<&'a str>,
+    /// `pml replay`: which run answered the calls and whether the result is the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Value>,
+}
+
+/// [`RunJson::timings`].
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunJsonTimings {
+    pub analyze_ms: f64,
+    pub servers_ms: f64,
+    pub execute_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal_ms: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Everything that can stop a run before the program starts (exit status 2).

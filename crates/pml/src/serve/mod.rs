@@ -441,22 +441,31 @@ impl Gateway {
             .filter(|e| e.event == EventKind::ToolEnd && !e.tool.starts_with("code:"))
             .filter(|e| e.taken != Some(false))
             .count();
+        // A result past the limit is not copied: its text's start is shown instead.
+        let text = report.result.to_string();
+        let shown = match text.len() > RESULT_LIMIT {
+            false => None,
+            true => {
+                let mut cut = RESULT_LIMIT;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                Some(cut)
+            }
+        };
         let mut out = json!({
             "ok": report.ok,
-            "result": report.result,
+            "result": match shown {
+                None => report.result.clone(),
+                Some(cut) => json!(&text[..cut]),
+            },
             "calls": calls,
             "durationMs": took.as_secs_f64() * 1e3,
         });
         if let Some(id) = &output.run_id {
             out["runId"] = json!(id);
         }
-        let text = report.result.to_string();
-        if text.len() > RESULT_LIMIT {
-            let mut cut = RESULT_LIMIT;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out["result"] = json!(&text[..cut]);
+        if let Some(cut) = shown {
             out["resultTruncated"] = json!({
                 "bytes": text.len(),
                 "shown": cut,
