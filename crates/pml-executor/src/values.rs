@@ -18,7 +18,8 @@ pub(crate) type Results = HashMap<String, Option<Value>>;
 
 /// Everything an expression of the program can read: `args`, constants, task results.
 pub(crate) struct Values<'a> {
-    pub args: &'a Value,
+    /// The program's parameters, when they can be known ahead of it.
+    pub args: Option<&'a Value>,
     pub results: &'a Results,
     /// `Promise.all` joins: join id -> the tasks giving its elements.
     pub joins: &'a IndexMap<String, Vec<String>>,
@@ -37,7 +38,10 @@ impl Values<'_> {
     /// `Some(None)`: `undefined`).
     pub(crate) fn name(&self, name: &str) -> Option<Option<Value>> {
         if name == "args" {
-            return Some(Some(self.args.clone()));
+            // A local function's parameter named `args` (bound among the constants) hides the
+            // program's.
+            let args = self.literals.get(name).or(self.args)?;
+            return Some(Some(args.clone()));
         }
         if let Some(v) = self.results.get(name) {
             return Some(v.clone());

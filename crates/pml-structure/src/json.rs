@@ -61,6 +61,7 @@ impl StaticStructure {
             result_span: _,
             diagnostics,
             declared: _,
+            changed: _,
         } = self;
         out.extend_from_slice(b"{\"nodes\":");
         list(out, nodes, |out, n| {
@@ -699,6 +700,7 @@ mod tests {
                 result_span: None,
                 diagnostics: diagnostics.clone(),
                 declared: vec!["rows".into()],
+                changed: vec!["rows".into()],
             });
         }
         same_as_serde(&StaticStructure::default());

@@ -35,6 +35,13 @@ pub struct StaticStructure {
     /// loop variable) is ordinary code. Not part of the JSON (nor the hash).
     #[serde(skip)]
     pub declared: Vec<String>,
+    /// Every name the program may change after it holds its value, sorted: assigned again,
+    /// changed in place (`args.root = ...`, `o.push(x)`, through another name holding the
+    /// same object, `Object.defineProperty(o, ...)`), or passed to a local function that
+    /// changes its parameter. By name, at any depth: `args` here means the program's
+    /// parameters cannot be read ahead of it. Not part of the JSON (nor the hash).
+    #[serde(skip)]
+    pub changed: Vec<String>,
 }
 
 impl StaticStructure {

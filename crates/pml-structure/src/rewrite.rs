@@ -708,6 +708,9 @@ pub(crate) struct Mutations {
     pub(crate) declared: HashSet<String>,
     /// Those declared more than once (in different scopes, or a parameter and a `const`).
     pub(crate) redeclared: HashSet<String>,
+    /// Names given the value of another name (`const alias = o`, `alias = o`): one object
+    /// under two names, so changing it under one changes it under both.
+    aliases: Vec<(String, String)>,
     /// How many loops and functions the visit is in.
     repeat: usize,
 }
@@ -734,6 +737,57 @@ impl Mutations {
         pattern_names(pat, &mut names);
         for name in names {
             self.reassign_name(&name, at);
+        }
+    }
+
+    /// The objects a pattern assigns into (`for (cfg.file of ...)`, `[o.a, o.b] = ...`) are
+    /// changed in place.
+    fn assign_into(&mut self, pat: &Pat) {
+        match pat {
+            Pat::Expr(e) => {
+                if let Some(root) = root_ident(e).filter(|_| !matches!(strip(e), Expr::Ident(_))) {
+                    self.names.insert(root.to_string());
+                }
+            }
+            Pat::Array(a) => {
+                for p in a.elems.iter().flatten() {
+                    self.assign_into(p);
+                }
+            }
+            Pat::Object(o) => {
+                for prop in &o.props {
+                    match prop {
+                        swc_ecma_ast::ObjectPatProp::KeyValue(kv) => self.assign_into(&kv.value),
+                        swc_ecma_ast::ObjectPatProp::Rest(r) => self.assign_into(&r.arg),
+                        swc_ecma_ast::ObjectPatProp::Assign(_) => {}
+                    }
+                }
+            }
+            Pat::Assign(a) => self.assign_into(&a.left),
+            Pat::Rest(r) => self.assign_into(&r.arg),
+            Pat::Ident(_) | Pat::Invalid(_) => {}
+        }
+    }
+
+    /// `name` given the value of `value` when that is another name.
+    fn alias(&mut self, name: &str, value: &Expr) {
+        if let Expr::Ident(other) = strip(value) {
+            self.aliases.push((name.to_owned(), other.sym.to_string()));
+        }
+    }
+
+    /// A name changed in place changes every name holding the same object.
+    fn close_aliases(&mut self) {
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (a, b) in &self.aliases {
+                match (self.names.contains(a), self.names.contains(b)) {
+                    (true, false) => grew |= self.names.insert(b.clone()),
+                    (false, true) => grew |= self.names.insert(a.clone()),
+                    _ => {}
+                }
+            }
         }
     }
 
@@ -769,10 +823,14 @@ impl Visit for Mutations {
             }
             AssignTarget::Simple(SimpleAssignTarget::Ident(id)) => {
                 self.reassign_name(&id.id.sym, a.span.lo.0);
+                if a.op == swc_ecma_ast::AssignOp::Assign {
+                    self.alias(&id.id.sym, &a.right);
+                }
             }
             AssignTarget::Pat(p) => {
                 let pat: Pat = p.clone().into();
                 self.reassign(&pat, a.span.lo.0);
+                self.assign_into(&pat);
             }
             _ => {}
         }
@@ -796,6 +854,7 @@ impl Visit for Mutations {
         self.repeating(|m| {
             if let swc_ecma_ast::ForHead::Pat(p) = &f.left {
                 m.reassign(p, f.span.lo.0);
+                m.assign_into(p);
             }
             f.visit_children_with(m);
         });
@@ -805,6 +864,7 @@ impl Visit for Mutations {
         self.repeating(|m| {
             if let swc_ecma_ast::ForHead::Pat(p) = &f.left {
                 m.reassign(p, f.span.lo.0);
+                m.assign_into(p);
             }
             f.visit_children_with(m);
         });
@@ -838,6 +898,9 @@ impl Visit for Mutations {
 
     fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
         self.declare(&d.name);
+        if let (Pat::Ident(name), Some(init)) = (&d.name, &d.init) {
+            self.alias(&name.id.sym, init);
+        }
         d.visit_children_with(self);
     }
 
@@ -880,10 +943,16 @@ impl Visit for Mutations {
                             self.names.insert(root.to_string());
                         }
                     }
-                    // Object.assign(target, ...) mutates its first argument.
-                    if method == "assign"
-                        && matches!(strip(&m.obj), Expr::Ident(o) if &*o.sym == "Object")
-                    {
+                    // `Object.assign(target, ...)`, `Object.defineProperty(target, ...)`,
+                    // `Reflect.set(target, ...)`... change their first argument.
+                    let changes_first = match strip(&m.obj) {
+                        Expr::Ident(o) if &*o.sym == "Object" => OBJECT_CHANGERS.contains(&method),
+                        Expr::Ident(o) if &*o.sym == "Reflect" => {
+                            REFLECT_CHANGERS.contains(&method)
+                        }
+                        _ => false,
+                    };
+                    if changes_first {
                         if let Some(root) = call.args.first().and_then(|a| root_ident(&a.expr)) {
                             self.names.insert(root.to_string());
                         }
@@ -901,8 +970,20 @@ pub(crate) fn mutated_names(stmts: &[Stmt]) -> Mutations {
     for stmt in stmts {
         stmt.visit_with(&mut m);
     }
+    m.close_aliases();
     m
 }
+
+/// `Object.X(target, ...)` that change `target` in place.
+const OBJECT_CHANGERS: &[&str] = &[
+    "assign",
+    "defineProperty",
+    "defineProperties",
+    "setPrototypeOf",
+];
+
+/// `Reflect.X(target, ...)` that change `target` in place.
+const REFLECT_CHANGERS: &[&str] = &["set", "defineProperty", "deleteProperty", "setPrototypeOf"];
 
 /// Post-order walk recording, for every expression under `e`, whether it calls a tool.
 struct MemoFinder<'m> {

@@ -48,7 +48,11 @@
 //! **Values changed in place.** A result the program changes in place after it is made
 //! (`rows.shift()`, `cfg.dir = ...`, a helper that changes its parameter:
 //! [`pml_structure::Node::changed`]) is not what later code reads: no target reads it, and no
-//! operation over it is computed ahead (its value comes from the program itself).
+//! operation over it is computed ahead (its value comes from the program itself). So for the
+//! program's parameters when it changes them (`args.root = ...`, or passes `args` to a local
+//! function that changes its parameter: [`pml_structure::StaticStructure::changed`]): nothing
+//! is computed ahead from `args` then. Constants changed in place, also under another name
+//! (`const alias = o; alias.x = 1`) or by `Object.defineProperty`, are not constants.
 //!
 //! **Taking.** When the program makes a read-only call, it takes a speculative call with the
 //! same tool and the same arguments (canonical JSON) if the program has made no call that is
@@ -474,7 +478,9 @@ pub(crate) struct Speculation {
     state: Mutex<State>,
     wake: Notify,
     services: Services,
-    args: Value,
+    /// The program's parameters; `None` when it may change them (they are then known only to
+    /// the program itself, as it goes).
+    args: Option<Value>,
     literals: IndexMap<String, Value>,
     /// Probes of the operations whose values the targets read.
     wanted: Vec<u32>,
@@ -687,7 +693,7 @@ impl Speculation {
             state: Mutex::new(State::default()),
             wake: Notify::new(),
             services: services.clone(),
-            args: args.clone(),
+            args: (!structure.changed.iter().any(|n| n == "args")).then(|| args.clone()),
             literals: structure.literal_bindings.clone(),
             wanted,
             wanted_nodes,
@@ -776,7 +782,7 @@ impl Speculation {
         }
         let joins = IndexMap::new();
         let known = Values {
-            args: &self.args,
+            args: self.args.as_ref(),
             results: &values,
             joins: &joins,
             literals: &self.literals,
@@ -1002,7 +1008,7 @@ impl Speculation {
             locals = literals.clone();
             for op in &helper.ops {
                 let known = Values {
-                    args: &self.args,
+                    args: self.args.as_ref(),
                     results: entered.results,
                     joins: &joins,
                     literals: &locals,
@@ -1015,7 +1021,7 @@ impl Speculation {
             &locals
         };
         let known = Values {
-            args: &self.args,
+            args: self.args.as_ref(),
             results: entered.results,
             joins: &joins,
             literals,
@@ -1147,7 +1153,7 @@ impl Speculation {
                     continue;
                 }
                 let known = Values {
-                    args: &self.args,
+                    args: self.args.as_ref(),
                     results: &values,
                     joins: &joins,
                     literals: &self.literals,

@@ -318,6 +318,39 @@ async fn results_changed_in_place_are_not_read_ahead() {
     assert!(s.served >= 2 && s.wasted == 0, "{s:?}");
 }
 
+/// What the program changes after the run starts is read ahead from nowhere but the program:
+/// parameters it changes, objects changed under another name or by `Object.defineProperty`,
+/// a member a loop assigns, a local function's parameter named `args` (not the program's).
+#[tokio::test(flavor = "multi_thread")]
+async fn values_the_program_changes_are_not_read_ahead() {
+    let programs = [
+        "await mcp.t.list({});\nargs.id = args.id + 1;\nreturn (await mcp.t.read({ id: args.id })).v;",
+        "await mcp.t.list({});\nargs.id++;\nreturn (await mcp.t.read({ id: args.id })).v;",
+        "function bump(c) {\n  c.id = c.id + 1;\n}\nawait mcp.t.list({});\nbump(args);\nreturn (await mcp.t.read({ id: args.id })).v;",
+        "const o = { id: 1 };\nawait mcp.t.list({});\nconst alias = o;\nalias.id = 4;\nreturn (await mcp.t.read({ id: o.id })).v;",
+        "const o = { id: 1 };\nawait mcp.t.list({});\nlet alias;\nalias = o;\nalias.id = 4;\nreturn (await mcp.t.read({ id: o.id })).v;",
+        "const o = {};\nawait mcp.t.list({});\nObject.defineProperty(o, \"id\", { value: 6 });\nreturn (await mcp.t.read({ id: o.id })).v;",
+        "const o = { id: 0 };\nawait mcp.t.list({});\nconst out = [];\nfor (o.id of [3]) out.push((await mcp.t.read({ id: o.id })).v);\nreturn out;",
+        "const o = { id: 0 };\nawait mcp.t.list({});\n[o.id] = [5];\nreturn (await mcp.t.read({ id: o.id })).v;",
+        "async function f(args) {\n  return (await mcp.t.read({ id: args.id })).v;\n}\nreturn await f({ id: args.id + 2 });",
+    ];
+    for source in programs {
+        let (plain_host, fast_host) = (host().into_arc(), host().into_arc());
+        let p = program(source, &plain_host.catalog());
+        let with_args = |h: &FakeHost, speculate| ExecuteOptions {
+            args: json!({"id": 1}),
+            ..options(h, speculate)
+        };
+        let plain = run(&p, plain_host.clone(), &with_args(&plain_host, false)).await;
+        let fast = run(&p, fast_host.clone(), &with_args(&fast_host, true)).await;
+        assert!(plain.ok, "{source}: {:?}", plain.error);
+        assert_eq!(plain.result, fast.result, "{source}");
+        // No call made from a value the program no longer holds.
+        assert_eq!(received(&plain_host), received(&fast_host), "{source}");
+        assert_eq!(fast.speculation.map_or(0, |s| s.wasted), 0, "{source}");
+    }
+}
+
 /// What is certain is still started ahead: the reads after a decision that cannot end the
 /// path, after a `try` that caught, and after a loop that may return once the program is past
 /// it overlap.

@@ -442,15 +442,22 @@ impl<'a> Builder<'a> {
             .flat_map(|c| c.arguments.iter().flat_map(|a| a.values()))
             .flat_map(|a| a.reads().into_iter().map(str::to_owned))
             .collect();
+        let mut changed: Vec<String> = (self.mutations().into_iter())
+            .flat_map(|m| m.names.iter().chain(m.reassigned.keys()).cloned())
+            .collect();
         for r in passed {
             self.mark_changed(&r);
+            changed.push(path_root(&r).to_owned());
         }
+        changed.sort_unstable();
+        changed.dedup();
         let mut declared: Vec<String> = (self.mutations().into_iter())
             .flat_map(|m| m.declared.iter().cloned())
             .collect();
         declared.sort_unstable();
         StaticStructure {
             declared,
+            changed,
             nodes: self.nodes,
             edges: self.edges,
             variable_bindings: self.variable_bindings,
