@@ -733,6 +733,21 @@ pub fn path_root(path: &str) -> &str {
 }
 
 impl ArgumentValue {
+    /// Whether the value depends on the program's parameters (`args.a`, or an expression
+    /// reading `args`).
+    pub fn reads_parameters(&self) -> bool {
+        match self {
+            ArgumentValue::Parameter { .. } => true,
+            ArgumentValue::Object { properties } => {
+                properties.values().any(ArgumentValue::reads_parameters)
+                    || self.reads().contains(&"args")
+            }
+            ArgumentValue::Array { items } => items.iter().any(ArgumentValue::reads_parameters),
+            ArgumentValue::Reference { reads, .. } => reads.iter().any(|r| r == "args"),
+            ArgumentValue::Literal { .. } => false,
+        }
+    }
+
     /// The names this value reads (its references' `reads`), once each, in order.
     pub fn reads(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();

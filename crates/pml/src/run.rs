@@ -170,7 +170,7 @@ impl RunOutput {
                 journal_ms: self.stages.journal_ms,
             },
             error: report.error.as_ref().map(|e| e.message.as_str()),
-            dropped_events: report.dropped_events,
+            dropped_events: (report.dropped_events > 0).then_some(report.dropped_events),
             console: &report.console,
             speculation: report.speculation.as_ref(),
             run_id: self.run_id.as_deref(),
@@ -190,8 +190,8 @@ pub struct RunJson<'a> {
     pub timings: RunJsonTimings,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub dropped_events: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_events: Option<u64>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub console: &'a [pml_executor::ConsoleLine],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,10 +214,6 @@ pub struct RunJsonTimings {
     pub store_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal_ms: Option<f64>,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// Everything that can stop a run before the program starts (exit status 2).

@@ -629,6 +629,17 @@ impl Speculation {
         // cannot be known ahead: the result as made is not what the program reads there.
         let changed = |id: &String| structure.node(id).is_some_and(|n| n.changed);
         targets.retain(|t| !t.reads.iter().any(changed));
+        // The same for the program's parameters, when it changes them: what reads them is
+        // known only to the program (no use trying to compute it at every scan).
+        let args_known = !structure.changed.iter().any(|n| n == "args");
+        if !args_known {
+            let reads_args = |a: &Arguments| a.0.values().any(|v| v.reads_parameters());
+            targets.retain(|t| {
+                !reads_args(&t.arguments)
+                    && !(t.each.as_ref()).is_some_and(|(_, _, r)| r.iter().any(|n| n == "args"))
+                    && !(t.via.as_ref()).is_some_and(|v| reads_args(&v.arguments))
+            });
+        }
         if targets.is_empty() {
             return None;
         }
@@ -693,7 +704,7 @@ impl Speculation {
             state: Mutex::new(State::default()),
             wake: Notify::new(),
             services: services.clone(),
-            args: (!structure.changed.iter().any(|n| n == "args")).then(|| args.clone()),
+            args: args_known.then(|| args.clone()),
             literals: structure.literal_bindings.clone(),
             wanted,
             wanted_nodes,
