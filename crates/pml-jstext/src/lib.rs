@@ -109,13 +109,84 @@ pub fn from_js_json(text: &str) -> Cow<'_, str> {
 }
 
 /// JSON text whose strings are pml text (as `serde_json` writes it) as the JSON text
-/// JavaScript's `JSON.stringify` writes for the same strings: each escaped lone surrogate as a
-/// `\udXXX` escape, a doubled U+FDD0 as one.
+/// JavaScript's `JSON.stringify` writes for the same values: each escaped lone surrogate as a
+/// `\udXXX` escape, a doubled U+FDD0 as one, and each number as JavaScript writes it
+/// ([`js_numbers`]).
 pub fn to_js_json(text: &str) -> Cow<'_, str> {
-    decode(text, |out, unit| {
+    let decoded = decode(text, |out, unit| {
         out.push_str("\\u");
         push_hex(out, unit);
-    })
+    });
+    match js_numbers(&decoded) {
+        Some(numbers) => Cow::Owned(numbers),
+        None => decoded,
+    }
+}
+
+/// JSON text with its numbers written as JavaScript writes them (`Number::prototype.toString`,
+/// which `JSON.stringify` uses), or `None` when each already is. `serde_json` writes a float in
+/// the shortest form that reads back, but not JavaScript's: `1e20` and `1e-6` where JavaScript
+/// writes `100000000000000000000` and `0.000001` (decimal from 1e-7 up to 1e21), `1.0` and
+/// `-0.0` where it writes `1` and `0`. Same values, other text: what a server receives, a
+/// result shows, would not be the text Node writes. Integers (no `.` nor exponent) are kept
+/// as they are: they came from JavaScript's text or are exact.
+pub fn js_numbers(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Past the string: its end is the first quote not escaped.
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                let mut float = false;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'0'..=b'9' | b'-' | b'+' => {}
+                        b'.' | b'e' | b'E' => float = true,
+                        _ => break,
+                    }
+                    i += 1;
+                }
+                let token = &text[start..i];
+                if !float {
+                    continue;
+                }
+                // (A token past f64's range, `1e999`, is left as it is.)
+                let Ok(value) =
+                    token
+                        .parse::<f64>()
+                        .map_err(drop)
+                        .and_then(|v| match v.is_finite() {
+                            true => Ok(v),
+                            false => Err(()),
+                        })
+                else {
+                    continue;
+                };
+                let mut buffer = ryu_js::Buffer::new();
+                let js = buffer.format(value);
+                if js != token {
+                    let out = out.get_or_insert_with(|| String::with_capacity(text.len() + 16));
+                    out.push_str(&text[copied..start]);
+                    out.push_str(js);
+                    copied = i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    let mut out = out?;
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 /// pml text as Node prints it (on a terminal or a pipe, in UTF-8): a lone surrogate as
@@ -435,6 +506,32 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::Value;
 
+    /// Numbers as Node's `JSON.stringify` writes them (each expected text from Node 20), in
+    /// what `serde_json` writes for the same values; strings that look like numbers untouched.
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        let values = serde_json::json!([
+            1e20, 1e21, 0.000001, 1e-7, 0.00005, 123.456, 5e-324, -0.0, 1.0, -2.5, 2e-7,
+            1.1805916207174113e21, 1.7976931348623157e308, 12345678.9, 123456789012345680000.0,
+            {"1.0": "1e20", "k": [-1e-6, 100]}, true, null, 7, -3
+        ]);
+        let written = serde_json::to_string(&values).unwrap();
+        assert_eq!(
+            to_js_json(&written),
+            concat!(
+                "[100000000000000000000,1e+21,0.000001,1e-7,0.00005,123.456,5e-324,0,1,-2.5,",
+                "2e-7,1.1805916207174113e+21,1.7976931348623157e+308,12345678.9,",
+                "123456789012345680000,",
+                r#"{"1.0":"1e20","k":[-0.000001,100]},true,null,7,-3]"#
+            )
+        );
+        // Text JavaScript wrote is kept as it is (borrowed), numbers, escapes and all.
+        let js = r#"{"a":"x\"1.0\\","b":[1.5,-0.25,3e+21,1e-7]}"#;
+        assert!(matches!(to_js_json(js), Cow::Borrowed(_)));
+        // Beyond f64, a token stays (no `Infinity` in JSON).
+        assert_eq!(to_js_json("[1e999]"), "[1e999]");
+    }
+
     /// What `JSON.stringify` writes for the string with these code units.
     fn js_stringify(units: &[u16]) -> String {
         let mut out = String::from("\"");
@@ -529,6 +626,22 @@ mod tests {
             prop_assert_eq!(ours.as_ref().ok(), theirs.as_ref().ok());
             if let Ok(ours) = &ours {
                 prop_assert!(compact(ours));
+            }
+        }
+
+        /// Any finite number `serde_json` writes comes out as JavaScript writes it
+        /// (`ryu_js`: ECMAScript's `Number::toString`), in an array beside a string that
+        /// holds the same text, which stays.
+        #[test]
+        fn any_number_is_written_as_javascript_writes_it(bits in any::<u64>(), small in -1e-5f64..1e-5, round in -1e22f64..1e22) {
+            for value in [f64::from_bits(bits), small, round.trunc()] {
+                if !value.is_finite() {
+                    continue;
+                }
+                let written = serde_json::to_string(&serde_json::json!([value, value.to_string()])).unwrap();
+                let js = ryu_js::Buffer::new().format(value).to_owned();
+                let expected = format!("[{js},{}]", serde_json::to_string(&value.to_string()).unwrap());
+                prop_assert_eq!(to_js_json(&written).into_owned(), expected);
             }
         }
 

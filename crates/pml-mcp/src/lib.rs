@@ -52,3 +52,4 @@ pub use client::{ClientOptions, McpClients};
 pub use config::{ConfigError, McpConfig, ServerConfig, DEFAULT_CONFIG_TEMPLATE};
 pub use error::McpError;
 pub use outcome::{CallOutcome, ToolAnnotations, ToolInfo};
+pub use process::relay_js_json;

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdout, Command};
 use tokio::sync::{mpsc, watch};
 
 use crate::ServerConfig;
@@ -116,7 +116,7 @@ impl Process {
         ));
 
         let (from_rmcp, relay_in) = tokio::io::duplex(64 * 1024);
-        tokio::spawn(relay_stdin(relay_in, stdin));
+        tokio::spawn(relay_js_json(relay_in, stdin));
 
         let waiter_reaped = reaped.clone();
         tokio::spawn(async move {
@@ -375,10 +375,14 @@ async fn relay_stdout(
     let _ = out.shutdown().await;
 }
 
-/// Forwards what rmcp writes to the server's stdin, line by line (rmcp writes one message per
-/// line), with strings in pml text written as JavaScript writes them ([`to_js_json`]); closes
-/// the server's stdin when rmcp closes its end.
-async fn relay_stdin(from_rmcp: DuplexStream, mut stdin: ChildStdin) {
+/// Forwards what rmcp writes (one JSON-RPC message per line) to `to`, line by line, as Node's
+/// SDK would write it ([`to_js_json`]: lone surrogates as `\\udXXX`, numbers as JavaScript
+/// writes them); closes `to` when rmcp closes its end. Used for a server's stdin, and for
+/// what `pml serve` writes to its client.
+pub async fn relay_js_json(
+    from_rmcp: impl tokio::io::AsyncRead + Unpin,
+    mut to: impl tokio::io::AsyncWrite + Unpin,
+) {
     let mut reader = BufReader::with_capacity(64 * 1024, from_rmcp);
     let mut line = Vec::new();
     loop {
@@ -387,11 +391,11 @@ async fn relay_stdin(from_rmcp: DuplexStream, mut stdin: ChildStdin) {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if stdin.write_all(&to_js_json(&line)).await.is_err() || stdin.flush().await.is_err() {
-            break; // the server is gone
+        if to.write_all(&to_js_json(&line)).await.is_err() || to.flush().await.is_err() {
+            break; // the other end is gone
         }
     }
-    let _ = stdin.shutdown().await;
+    let _ = to.shutdown().await;
 }
 
 /// A JSON-RPC line from a server, its strings as pml text: a lone surrogate (`\udXXX`) kept
@@ -403,7 +407,8 @@ fn from_js_json(line: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
-/// A JSON-RPC line rmcp wrote, as Node's SDK would write it: lone surrogates as `\udXXX`.
+/// A JSON-RPC line rmcp wrote, as Node's SDK would write it: lone surrogates as `\udXXX`,
+/// numbers as JavaScript writes them.
 fn to_js_json(line: &[u8]) -> Cow<'_, [u8]> {
     match std::str::from_utf8(line).map(pml_jstext::to_js_json) {
         Ok(Cow::Owned(text)) => Cow::Owned(text.into_bytes()),

@@ -441,8 +441,9 @@ impl Gateway {
             .filter(|e| e.event == EventKind::ToolEnd && !e.tool.starts_with("code:"))
             .filter(|e| e.taken != Some(false))
             .count();
-        // A result past the limit is not copied: its text's start is shown instead.
-        let text = report.result.to_string();
+        // A result past the limit is not copied: the start of its text (as Node writes it)
+        // is shown instead.
+        let text = js_text(report.result.to_string());
         let shown = match text.len() > RESULT_LIMIT {
             false => None,
             true => {
@@ -492,8 +493,8 @@ impl Gateway {
             out["warnings"] = json!(output.warnings);
         }
         match report.ok {
-            true => CallToolResult::structured(out),
-            false => CallToolResult::structured_error(out),
+            true => structured(out),
+            false => structured_error(out),
         }
     }
 
@@ -528,7 +529,7 @@ impl Gateway {
                 })
             })
             .collect();
-        CallToolResult::structured(json!({ "tools": tools, "total": hits.len() }))
+        structured(json!({ "tools": tools, "total": hits.len() }))
     }
 
     async fn describe_tools(&self, input: &Map<String, Value>) -> CallToolResult {
@@ -575,7 +576,7 @@ impl Gateway {
         if !unknown.is_empty() {
             out["unknown"] = json!(unknown);
         }
-        CallToolResult::structured(out)
+        structured(out)
     }
 
     async fn save_capability(&self, input: &Map<String, Value>) -> CallToolResult {
@@ -618,7 +619,7 @@ impl Gateway {
                 if self.inner.capabilities_as_tools {
                     self.tools_changed().await;
                 }
-                CallToolResult::structured(out)
+                structured(out)
             }
             Err(e) => failure(&e.to_string()),
         }
@@ -747,7 +748,7 @@ impl Gateway {
         }
         found.sort_by_key(|c| std::cmp::Reverse(c.0));
         let capabilities: Vec<Value> = found.into_iter().map(|(_, c)| c).collect();
-        CallToolResult::structured(json!({ "capabilities": capabilities }))
+        structured(json!({ "capabilities": capabilities }))
     }
 
     async fn run_capability(
@@ -805,7 +806,7 @@ impl Gateway {
         if let Err(e) = store.pause(id, &plan).await {
             return failure(&format!("the run could not be paused: {e}"));
         }
-        CallToolResult::structured(json!({
+        structured(json!({
             "ok": false,
             "status": "paused",
             "runId": id,
@@ -845,7 +846,7 @@ impl Gateway {
             Ok(Ok(_plan)) => {}
         }
         if decision == "denied" {
-            return CallToolResult::structured(json!({
+            return structured(json!({
                 "ok": false,
                 "status": "denied",
                 "runId": run_id,
@@ -1018,8 +1019,36 @@ struct Ran {
     paused: Option<Vec<pml_executor::SideEffect>>,
 }
 
+/// A resource's JSON text, pretty, as JavaScript writes it (see [`js_text`]).
 fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default()
+    js_text(serde_json::to_string_pretty(value).unwrap_or_default())
+}
+
+/// JSON text whose strings are pml text as Node's `JSON.stringify` writes the same values:
+/// lone surrogates as `\udXXX` escapes, numbers as JavaScript writes them (a client parsing
+/// it gets the values the program made, and the text an agent reads is Node's).
+fn js_text(text: String) -> String {
+    match pml_jstext::to_js_json(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(js) => js,
+    }
+}
+
+/// A tool's answer: `value` as structured content and, as its text block, its JSON text as
+/// JavaScript writes it ([`js_text`]; rmcp's own is `serde_json`'s).
+fn structured(value: Value) -> CallToolResult {
+    let text = js_text(value.to_string());
+    let mut result = CallToolResult::structured(value);
+    result.content = vec![rmcp::model::ContentBlock::text(text)];
+    result
+}
+
+/// A failed tool's answer, as [`structured`] writes it.
+fn structured_error(value: Value) -> CallToolResult {
+    let text = js_text(value.to_string());
+    let mut result = CallToolResult::structured_error(value);
+    result.content = vec![rmcp::model::ContentBlock::text(text)];
+    result
 }
 
 /// Exports the run as spans, on a thread of its own, after the answer (a failure is said
@@ -1094,7 +1123,7 @@ fn capability_tool_name(name: &str) -> String {
 
 /// A tool answer saying what was wrong, with `isError`.
 fn failure(message: &str) -> CallToolResult {
-    CallToolResult::structured_error(json!({ "ok": false, "error": message }))
+    structured_error(json!({ "ok": false, "error": message }))
 }
 
 /// A program that did not start: its problems (`execute:line:col: why`).
@@ -1103,7 +1132,7 @@ fn setup_failure(e: RunSetupError) -> CallToolResult {
     if let RunSetupError::Checks { problems } = &e {
         out["problems"] = json!(problems);
     }
-    CallToolResult::structured_error(out)
+    structured_error(out)
 }
 
 /// The lowercase words of `text` (identifiers split at `_`, `-` and case changes).

@@ -16,9 +16,13 @@ pub async fn serve_stdio(
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> Result<(), ServeError> {
     use rmcp::ServiceExt;
+    // What rmcp writes goes out as Node's SDK writes it (lone surrogates as `\udXXX`, numbers
+    // as JavaScript writes them), through a relay that ends when rmcp's end is dropped.
+    let (rmcp_out, relay_in) = tokio::io::duplex(64 * 1024);
+    let relay = tokio::spawn(pml_mcp::relay_js_json(relay_in, tokio::io::stdout()));
     let service = gateway
         .clone()
-        .serve(rmcp::transport::stdio())
+        .serve((tokio::io::stdin(), rmcp_out))
         .await
         .map_err(|e| ServeError::Transport(format!("the client did not initialize: {e}")));
     let outcome = match service {
@@ -32,6 +36,9 @@ pub async fn serve_stdio(
         }
         Err(e) => Err(e),
     };
+    // Every answer written out before the servers stop (the service, and with it rmcp's end
+    // of the relay, is gone by now; a stdout that does not drain is not waited for long).
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), relay).await;
     gateway.shutdown().await;
     outcome
 }
@@ -137,13 +144,13 @@ pub async fn serve_http(
         config,
     );
     let token = options.token.clone();
-    let router =
-        axum::Router::new()
-            .nest_service(HTTP_PATH, service)
-            .layer(axum::middleware::from_fn(move |request, next| {
-                let token = token.clone();
-                async move { authorize(token.as_deref(), request, next).await }
-            }));
+    let router = axum::Router::new()
+        .nest_service(HTTP_PATH, service)
+        .layer(axum::middleware::from_fn(move |request, next| {
+            let token = token.clone();
+            async move { authorize(token.as_deref(), request, next).await }
+        }))
+        .layer(axum::middleware::map_response(js_json_body));
     let listener = tokio::net::TcpListener::bind(options.address)
         .await
         .map_err(|e| ServeError::Transport(format!("cannot listen on {}: {e}", options.address)))?;
@@ -161,6 +168,57 @@ pub async fn serve_http(
     stopping.cancel();
     gateway.shutdown().await;
     served.map_err(|e| ServeError::Transport(e.to_string()))
+}
+
+/// What rmcp answers over HTTP (a JSON body, or the `data:` lines of an event stream), as
+/// Node's SDK writes it: lone surrogates as `\udXXX`, numbers as JavaScript writes them (as
+/// [`pml_mcp::relay_js_json`] does on stdio). Complete lines go out as they come.
+async fn js_json_body(response: axum::response::Response) -> axum::response::Response {
+    use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+    use futures_util::StreamExt;
+    let kind = (response.headers().get(CONTENT_TYPE)).and_then(|v| v.to_str().ok());
+    let events = match kind {
+        Some(k) if k.starts_with("text/event-stream") => true,
+        Some(k) if k.starts_with("application/json") => false,
+        _ => return response,
+    };
+    let (mut parts, body) = response.into_parts();
+    parts.headers.remove(CONTENT_LENGTH);
+    // Each complete line as Node writes it (an event's other fields, `id:`, as they are).
+    let convert = move |text: &[u8]| -> axum::body::Bytes {
+        let mut out = Vec::with_capacity(text.len());
+        for line in text.split_inclusive(|&b| b == b'\n') {
+            match std::str::from_utf8(line) {
+                Ok(l) if !events || l.starts_with("data:") => {
+                    out.extend_from_slice(pml_jstext::to_js_json(l).as_bytes());
+                }
+                _ => out.extend_from_slice(line),
+            }
+        }
+        out.into()
+    };
+    let state = (body.into_data_stream(), Vec::new(), false);
+    let stream =
+        futures_util::stream::unfold(state, move |(mut chunks, mut pending, done)| async move {
+            if done {
+                return None;
+            }
+            loop {
+                match chunks.next().await {
+                    Some(Ok(chunk)) => {
+                        pending.extend_from_slice(&chunk);
+                        if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+                            let rest = pending.split_off(end + 1);
+                            return Some((Ok(convert(&pending)), (chunks, rest, false)));
+                        }
+                    }
+                    Some(Err(e)) => return Some((Err(e), (chunks, pending, true))),
+                    None if pending.is_empty() => return None,
+                    None => return Some((Ok(convert(&pending)), (chunks, Vec::new(), true))),
+                }
+            }
+        });
+    axum::response::Response::from_parts(parts, axum::body::Body::from_stream(stream))
 }
 
 /// Lets `request` through when no token is required or it carries the token.

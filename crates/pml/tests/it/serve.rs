@@ -93,7 +93,8 @@ impl Client {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let Ok(answer) = serde_json::from_str::<Value>(&line) else {
+                // (Strings as pml text: a lone surrogate the client wrote as `\udXXX`.)
+                let Ok(answer) = pml_jstext::parse_js_json(&line) else {
                     panic!("the client wrote {line}");
                 };
                 let id = answer["id"].as_u64().unwrap();
@@ -284,6 +285,24 @@ fn agent_scenario(client: &mut Client) {
     assert_eq!(out["calls"], json!(1));
     assert_eq!(out["console"], json!(["found 1"]));
     let run_id = out["runId"].as_str().unwrap().to_owned();
+
+    // The client reads what Node would have written: a lone surrogate as the program's own
+    // string, numbers as JavaScript writes them, in the structured content and its text.
+    let answer = client.call(
+        "execute",
+        json!({"code": r#"const s = "x\ud83dy"; return { s, n: s.length, tiny: 0.000005, big: 1e20 };"#}),
+    );
+    assert_eq!(
+        answer["structuredContent"]["result"],
+        json!({"s": "x\u{FDD0}d83dy", "n": 3, "tiny": 0.000005, "big": 1e20})
+    );
+    let text = answer["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains(
+            r#""result":{"s":"x\ud83dy","n":3,"tiny":0.000005,"big":100000000000000000000}"#
+        ),
+        "{text}"
+    );
 
     // A client that asks for progress hears of each call done.
     let answer = client.ask(json!({
