@@ -147,17 +147,20 @@ pub fn js_numbers(text: &str) -> Option<String> {
             }
             b'-' | b'0'..=b'9' => {
                 let start = i;
-                let mut float = false;
+                let mut exponent = false;
                 while i < bytes.len() {
                     match bytes[i] {
-                        b'0'..=b'9' | b'-' | b'+' => {}
-                        b'.' | b'e' | b'E' => float = true,
+                        b'0'..=b'9' | b'-' | b'+' | b'.' => {}
+                        b'e' | b'E' => exponent = true,
                         _ => break,
                     }
                     i += 1;
                 }
                 let token = &text[start..i];
-                if !float {
+                // Shortest digits either way (`serde_json` and JavaScript both write the
+                // shortest that reads back, the nearest when several do): only the notation
+                // can differ, an exponent or a `.0` that JavaScript does not write.
+                if !exponent && !token.ends_with(".0") {
                     continue;
                 }
                 // (A token past f64's range, `1e999`, is left as it is.)

@@ -82,94 +82,108 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   // read without running program code: own data properties only (getters show as [Getter]),
   // proxies not looked into, builtins captured above (a program that replaces them changes
   // nothing here).
+  //
+  // No closure is made per call: an inner function that refers to itself (a recursive walk)
+  // is a reference cycle, which only QuickJS's cycle collector frees; made at every probe, it
+  // grew the heap until a collection, and collections over the whole heap were a fifth of a
+  // loop's time. The walks below are made once and carry their state in a plain object.
+  const showPut = (s, text) => {
+    s.out += text;
+    return s.out.length < s.limit;
+  };
+  const showText = (s, v) =>
+    showPut(s, stringify(v.length > s.limit ? apply(sliceText, v, [0, s.limit]) : v));
+  const showField = (s, d, depth) => d === undefined ? showPut(s, "undefined")
+    : hasOwn(d, "value") ? showWalk(s, d.value, depth + 1) : showPut(s, "[Getter]");
+  const showWalk = (s, v, depth) => {
+    switch (typeof v) {
+      case "string": return showText(s, v);
+      case "number": case "boolean": case "symbol": return showPut(s, Str(v));
+      case "bigint": return showPut(s, Str(v) + "n");
+      case "undefined": return showPut(s, "undefined");
+      case "function": return showPut(s, "[Function]");
+    }
+    if (v === null) return showPut(s, "null");
+    if (isProxy(v)) return showPut(s, "[Proxy]");
+    const seen = s.seen;
+    for (let i = 0; i < seen.length; i++) if (seen[i] === v) return showPut(s, "[Circular]");
+    if (depth > 8) return showPut(s, isArray(v) ? "[Array]" : "[Object]");
+    const proto = protoOf(v);
+    if (proto !== ObjectProto && proto !== ArrayProto && proto !== null) {
+      try { apply(time, v, []); return showText(s, apply(iso, v, [])); } catch (e) {}
+      try { return showPut(s, "Map(" + apply(mapSize, v, []) + ")"); } catch (e) {}
+      try { return showPut(s, "Set(" + apply(setSize, v, []) + ")"); } catch (e) {}
+    }
+    seen[seen.length] = v;
+    let more;
+    if (isArray(v)) {
+      more = showPut(s, "[");
+      for (let i = 0; more && i < v.length; i++) {
+        more = (i === 0 || showPut(s, ",")) && showField(s, describe(v, i), depth);
+      }
+      more = more && showPut(s, "]");
+    } else {
+      const names = keys(v);
+      more = showPut(s, "{");
+      for (let i = 0; more && i < names.length; i++) {
+        more = (i === 0 || showPut(s, ",")) && showPut(s, stringify(names[i]) + ":")
+          && showField(s, describe(v, names[i]), depth);
+      }
+      more = more && showPut(s, "}");
+    }
+    seen.length = seen.length - 1;
+    return more;
+  };
   const show = (value, limit) => {
-    let out = "";
-    const seen = list();
-    const put = (text) => {
-      out += text;
-      return out.length < limit;
-    };
-    const text = (v) => put(stringify(v.length > limit ? apply(sliceText, v, [0, limit]) : v));
-    const walk = (v, depth) => {
-      switch (typeof v) {
-        case "string": return text(v);
-        case "number": case "boolean": case "symbol": return put(Str(v));
-        case "bigint": return put(Str(v) + "n");
-        case "undefined": return put("undefined");
-        case "function": return put("[Function]");
-      }
-      if (v === null) return put("null");
-      if (isProxy(v)) return put("[Proxy]");
-      for (let i = 0; i < seen.length; i++) if (seen[i] === v) return put("[Circular]");
-      if (depth > 8) return put(isArray(v) ? "[Array]" : "[Object]");
-      const proto = protoOf(v);
-      if (proto !== ObjectProto && proto !== ArrayProto && proto !== null) {
-        try { apply(time, v, []); return text(apply(iso, v, [])); } catch (e) {}
-        try { return put("Map(" + apply(mapSize, v, []) + ")"); } catch (e) {}
-        try { return put("Set(" + apply(setSize, v, []) + ")"); } catch (e) {}
-      }
-      seen[seen.length] = v;
-      const field = (d) => d === undefined ? put("undefined")
-        : hasOwn(d, "value") ? walk(d.value, depth + 1) : put("[Getter]");
-      let more;
-      if (isArray(v)) {
-        more = put("[");
-        for (let i = 0; more && i < v.length; i++) {
-          more = (i === 0 || put(",")) && field(describe(v, i));
-        }
-        more = more && put("]");
-      } else {
-        const names = keys(v);
-        more = put("{");
-        for (let i = 0; more && i < names.length; i++) {
-          more = (i === 0 || put(",")) && put(stringify(names[i]) + ":") && field(describe(v, names[i]));
-        }
-        more = more && put("}");
-      }
-      seen.length = seen.length - 1;
-      return more;
-    };
-    walk(value, 0);
+    const type = typeof value;
+    if (type === "number" || type === "boolean") {
+      // (Most previews: no walk.)
+      const out = Str(value);
+      return out.length > limit ? apply(sliceText, out, [0, limit]) + "…" : out;
+    }
+    const s = { __proto__: null, out: "", limit, seen: list() };
+    showWalk(s, value, 0);
+    const out = s.out;
     return out.length > limit ? apply(sliceText, out, [0, limit]) + "…" : out;
   };
 
   // A value as JSON text when it is plain data (arrays, plain objects, strings, finite
   // numbers, booleans, null; own data properties only), else undefined; read like `show`.
+  const plainField = (s, d, depth) => d !== undefined && hasOwn(d, "value") && plainWalk(s, d.value, depth + 1);
+  const plainWalk = (s, v, depth) => {
+    switch (typeof v) {
+      case "string": s.out += stringify(v); return s.out.length < 1048576;
+      case "number": s.out += v === v && v !== 1 / 0 && v !== -1 / 0 ? Str(v) : "null"; return true;
+      case "boolean": s.out += v ? "true" : "false"; return true;
+      case "object": break;
+      default: return false;
+    }
+    if (v === null) { s.out += "null"; return true; }
+    if (depth > 64 || isProxy(v)) return false;
+    const proto = protoOf(v);
+    if (isArray(v)) {
+      if (proto !== ArrayProto) return false;
+      s.out += "[";
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) s.out += ",";
+        if (!plainField(s, describe(v, i), depth)) return false;
+      }
+      s.out += "]";
+    } else {
+      if (proto !== ObjectProto && proto !== null) return false;
+      const names = keys(v);
+      s.out += "{";
+      for (let i = 0; i < names.length; i++) {
+        s.out += (i > 0 ? "," : "") + stringify(names[i]) + ":";
+        if (!plainField(s, describe(v, names[i]), depth)) return false;
+      }
+      s.out += "}";
+    }
+    return s.out.length < 1048576;
+  };
   const plain = (value) => {
-    let out = "";
-    const walk = (v, depth) => {
-      switch (typeof v) {
-        case "string": out += stringify(v); return out.length < 1048576;
-        case "number": out += v === v && v !== 1 / 0 && v !== -1 / 0 ? Str(v) : "null"; return true;
-        case "boolean": out += v ? "true" : "false"; return true;
-        case "object": break;
-        default: return false;
-      }
-      if (v === null) { out += "null"; return true; }
-      if (depth > 64 || isProxy(v)) return false;
-      const proto = protoOf(v);
-      const field = (d) => d !== undefined && hasOwn(d, "value") && walk(d.value, depth + 1);
-      if (isArray(v)) {
-        if (proto !== ArrayProto) return false;
-        out += "[";
-        for (let i = 0; i < v.length; i++) {
-          if (i > 0) out += ",";
-          if (!field(describe(v, i))) return false;
-        }
-        out += "]";
-      } else {
-        if (proto !== ObjectProto && proto !== null) return false;
-        const names = keys(v);
-        out += "{";
-        for (let i = 0; i < names.length; i++) {
-          out += (i > 0 ? "," : "") + stringify(names[i]) + ":";
-          if (!field(describe(v, names[i]))) return false;
-        }
-        out += "}";
-      }
-      return out.length < 1048576;
-    };
-    return walk(value, 0) ? out : undefined;
+    const s = { __proto__: null, out: "" };
+    return plainWalk(s, value, 0) ? s.out : undefined;
   };
   const wants = create(null);
   // The run gives the probes whose values it wants when it starts.
@@ -243,10 +257,15 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   // The probes of an instrumented program (pml_structure's `instrument` module): each returns
   // its last argument, or for `s` a function that calls it.
   const switches = create(null);
-  const counts = create(null);
+  // Each loop body entered, once per iteration vector around it: [probe, that vector, how
+  // many times it was entered], in the order first entered; found by probe for bodies
+  // outside any other (`top`, no key to build), by "probe,i,j..." for the others.
   const loops = list();
-  // The loop body entered last: [probe, iteration vector around it].
+  const top = list();
+  const counts = create(null);
+  // The loop body entered last: its probe (0: none yet) and the iteration vector around it.
   let lastLoop = 0;
+  let lastLoopAround = 0;
   // Calls of local functions made so far (each call's token).
   let invocations = 0;
   // Calls `resolved` or `rejected` when promise `p` settles; false if that cannot be known
@@ -306,16 +325,21 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       }
     },
     i: (k, it) => {
-      lastLoop = [k, it];
-      let key = "" + k;
-      if (it !== 0) for (let i = 0; i < it.length; i++) key += "," + it[i];
-      const n = counts[key];
-      if (n === undefined) {
-        counts[key] = 1;
-        loops[loops.length] = [k, it, key];
-        return extend(it, 0);
+      lastLoop = k;
+      lastLoopAround = it;
+      let entry;
+      if (it === 0) {
+        entry = top[k];
+        if (entry === undefined) top[k] = entry = [k, 0, 0];
+      } else {
+        let key = "" + k;
+        for (let i = 0; i < it.length; i++) key += "," + it[i];
+        entry = counts[key];
+        if (entry === undefined) counts[key] = entry = [k, it, 0];
       }
-      counts[key] = n + 1;
+      const n = entry[2];
+      if (n === 0) loops[loops.length] = entry;
+      entry[2] = n + 1;
       return extend(it, n);
     },
     h: (k, it, f) => typeof f !== "function" ? f : function (...a) {
@@ -345,9 +369,9 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     const out = list();
     for (let i = 0; i < loops.length; i++) {
       const loop = loops[i];
-      out[i] = [loop[0], loop[1], counts[loop[2]]];
+      out[i] = [loop[0], loop[1], loop[2]];
     }
-    return [out, lastLoop];
+    return [out, lastLoop === 0 ? 0 : [lastLoop, lastLoopAround]];
   };
 
   // Node's console (`console.Console` over a stream): each call writes one `util.format`ted
@@ -846,8 +870,8 @@ impl Calls {
     /// (codes: 1 operation start, 2 end, 3 the ended operation's preview, 4 decision outcome,
     /// 5 fork, 6 join, 7 console output with the level as `probe`, 9 a call of a local function
     /// starts (its token as `extra`), 10 it ended (the token as `probe`, success as `extra`)).
-    fn record(&self, code: u8, probe: u32, iteration: Vec<u32>, extra: Option<Extra>) {
-        let at = Instant::now();
+    /// `at`: when the probe reported.
+    fn record(&self, code: u8, probe: u32, iteration: Vec<u32>, extra: Option<Extra>, at: Instant) {
         let what = match (code, extra) {
             (1, _) => {
                 let mut started = self.started.borrow_mut();
@@ -1177,6 +1201,8 @@ pub(crate) fn ready<'js>(
                 let Some(calls) = current.borrow().clone() else {
                     return;
                 };
+                // Reading what came is pml's time too; the probe reported now.
+                let started = Instant::now();
                 let extra = extra.0.and_then(|v| {
                     if let Some(n) = v.as_number() {
                         Some(Extra::Number(n))
@@ -1189,9 +1215,8 @@ pub(crate) fn ready<'js>(
                             .map(Extra::Text)
                     }
                 });
-                let started = Instant::now();
                 match iteration_of(&iteration) {
-                    Ok(iteration) => calls.record(code, probe, iteration, extra),
+                    Ok(iteration) => calls.record(code, probe, iteration, extra, started),
                     Err(why) => calls.invalid(why),
                 }
                 calls.handled_since(started);
