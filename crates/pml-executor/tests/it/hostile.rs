@@ -15,9 +15,38 @@ fn limits() -> SandboxOptions {
     SandboxOptions {
         time_limit: Duration::from_millis(300),
         memory_limit: 32 * 1024 * 1024,
+        // A runaway recursion reaches 1 MiB well within 300 ms in a debug build; the default
+        // 8 MiB is for `deep_recursion_goes_thousands_of_levels_deep`.
+        stack_limit: 1024 * 1024,
         watchdog_grace: Duration::from_millis(500),
         ..SandboxOptions::default()
     }
+}
+
+/// A program's local function recurses thousands of levels deep, as in Node (about 11,000
+/// there; pml's probes make each level deeper, ~3,200 at the default 8 MiB); a runaway one
+/// ends with the stack error, the process and the sandbox unharmed.
+#[tokio::test(flavor = "multi_thread")]
+async fn deep_recursion_goes_thousands_of_levels_deep() {
+    let host = host();
+    let sandbox = Arc::new(Sandbox::new(SandboxOptions::default()).unwrap());
+    let options = host.options().clone();
+    let deep = "await mcp.t.ro({});\nfunction depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); }\nreturn depth(3000);";
+    let report = go(&program(deep, &host.catalog()), &host, &sandbox, &options).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!(3000));
+    let runaway = "await mcp.t.ro({});\nfunction f(n) { return f(n + 1) + 1; }\nreturn f(0);";
+    let started = Instant::now();
+    let report = go(
+        &program(runaway, &host.catalog()),
+        &host,
+        &sandbox,
+        &options,
+    )
+    .await;
+    failed_with(&report, &["stack limit (8 mib)"]);
+    assert!(started.elapsed() < Duration::from_secs(10), "liveness");
+    still_works(&host, &sandbox).await;
 }
 
 fn host() -> Arc<FakeHost> {

@@ -97,6 +97,9 @@
     const own = describe(error, "message");
     if (own === undefined || typeof own.value !== "string") return;
     const message = own.value;
+    // Worded as V8 words it, and made at every frame a runaway recursion unwinds through (a
+    // handler near the limit overflows again): no pattern to try.
+    if (message === "Maximum call stack size exceeded") return;
     let replaced;
     const first = sites.length > 0 ? sites[0] : undefined;
     const fn = first !== undefined && first.isNative() ? first.getFunctionName() : undefined;

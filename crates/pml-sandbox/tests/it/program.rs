@@ -919,7 +919,7 @@ fn deep_recursion_ends_with_stack_overflow() {
         );
         assert_eq!(
             error.to_string(),
-            "program agent.js exceeded the stack limit (1 MiB): maximum call stack size exceeded"
+            "program agent.js exceeded the stack limit (8 MiB): maximum call stack size exceeded"
         );
     }
 }
