@@ -39,8 +39,11 @@
 //! as [`MAX_DEPTH`] (serde_json alone stops at 128 levels; Node's `JSON.stringify` goes to about
 //! 4,000 before its stack runs out).
 //!
+//! [`to_js_json`] also writes numbers as JavaScript writes them ([`js_numbers`]): what pml
+//! sends out reads as Node's text, not only as Node's values.
+//!
 //! **Invariant:** `to_js_json(serde(from_js_json(t)))` is `t` for JSON text `t` as
-//! JavaScript's `JSON.stringify` writes it. Depends on serde_json only.
+//! JavaScript's `JSON.stringify` writes it. Depends on serde_json and ryu-js only.
 
 use std::borrow::Cow;
 
