@@ -325,13 +325,15 @@ pub fn run(args: &[String]) -> Result<()> {
     if opts.runs(2) {
         // 2. Instrumentation overhead on pure code: callbacks over arrays (no probe per
         // element), and a loop whose every iteration reports an operation and a decision.
-        for (name, code, goal) in [
+        for (key, name, code, goal) in [
             (
+                "instrumentation",
                 "100k elements through filter/map/reduce/sort",
                 HEAVY,
                 Some(1.3),
             ),
             (
+                "instrumentation_loop",
                 "a loop of 100k iterations, an operation and a decision in each",
                 LOOP,
                 None,
@@ -359,10 +361,6 @@ pub fn run(args: &[String]) -> Result<()> {
             let said = goal.map_or(String::new(), |g| format!("  goal <= {g}x"));
             println!("  without probes {u:>8.1} ms");
             println!("  instrumented   {p:>8.1} ms {:>7.2}x{said}", p / u);
-            let key = match goal {
-                Some(_) => "instrumentation",
-                None => "instrumentation_loop",
-            };
             figures.insert(
                 key.into(),
                 json!({"instrumented_ms": p, "plain_ms": u, "ratio": p / u, "goal": goal.map(|g| format!("<= {g}x"))}),

@@ -166,17 +166,10 @@ pub fn js_numbers(text: &str) -> Option<String> {
                 if !exponent && !token.ends_with(".0") {
                     continue;
                 }
-                // (A token past f64's range, `1e999`, is left as it is.)
-                let Ok(value) =
-                    token
-                        .parse::<f64>()
-                        .map_err(drop)
-                        .and_then(|v| match v.is_finite() {
-                            true => Ok(v),
-                            false => Err(()),
-                        })
-                else {
-                    continue;
+                let value = match token.parse::<f64>() {
+                    Ok(v) if v.is_finite() => v,
+                    // (A token past f64's range, `1e999`, is left as it is.)
+                    _ => continue,
                 };
                 let mut buffer = ryu_js::Buffer::new();
                 let js = buffer.format(value);

@@ -376,7 +376,7 @@ async fn relay_stdout(
 }
 
 /// Forwards what rmcp writes (one JSON-RPC message per line) to `to`, line by line, as Node's
-/// SDK would write it ([`to_js_json`]: lone surrogates as `\\udXXX`, numbers as JavaScript
+/// SDK would write it ([`to_js_json`]: lone surrogates as `\udXXX`, numbers as JavaScript
 /// writes them); closes `to` when rmcp closes its end. Used for a server's stdin, and for
 /// what `pml serve` writes to its client.
 pub async fn relay_js_json(

@@ -1035,19 +1035,20 @@ fn js_text(text: String) -> String {
 }
 
 /// A tool's answer: `value` as structured content and, as its text block, its JSON text as
-/// JavaScript writes it ([`js_text`]; rmcp's own is `serde_json`'s).
+/// JavaScript writes it ([`js_text`]; rmcp's `CallToolResult::structured` writes
+/// `serde_json`'s).
 fn structured(value: Value) -> CallToolResult {
-    let text = js_text(value.to_string());
-    let mut result = CallToolResult::structured(value);
-    result.content = vec![rmcp::model::ContentBlock::text(text)];
+    let text = rmcp::model::ContentBlock::text(js_text(value.to_string()));
+    let mut result = CallToolResult::success(vec![text]);
+    result.structured_content = Some(value);
     result
 }
 
 /// A failed tool's answer, as [`structured`] writes it.
 fn structured_error(value: Value) -> CallToolResult {
-    let text = js_text(value.to_string());
-    let mut result = CallToolResult::structured_error(value);
-    result.content = vec![rmcp::model::ContentBlock::text(text)];
+    let text = rmcp::model::ContentBlock::text(js_text(value.to_string()));
+    let mut result = CallToolResult::error(vec![text]);
+    result.structured_content = Some(value);
     result
 }
 
