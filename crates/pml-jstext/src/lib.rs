@@ -24,6 +24,7 @@
 //! back into the JSON text JavaScript would have written. Neither needs to know where strings
 //! are: in valid JSON a backslash and a non-ASCII character occur only inside strings.
 //! [`lossy`] is what Node prints for a string on a terminal (a lone surrogate as U+FFFD).
+//! [`math`] computes what Rust's `f64` operations compute with other digits than V8's.
 //!
 //! ```
 //! use pml_jstext::{from_js_json, to_js_json};
@@ -44,6 +45,8 @@
 //!
 //! **Invariant:** `to_js_json(serde(from_js_json(t)))` is `t` for JSON text `t` as
 //! JavaScript's `JSON.stringify` writes it. Depends on serde_json and ryu-js only.
+
+pub mod math;
 
 use std::borrow::Cow;
 

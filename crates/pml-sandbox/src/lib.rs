@@ -21,7 +21,9 @@
 //! [`pml_jstext::MAX_DEPTH`] levels of nesting. The code's own `JSON.stringify` throws V8's
 //! messages too, and so do `JSON.parse` and the engine's own errors where QuickJS words them
 //! otherwise (`worker/node20.js`, which also takes away the built-ins of standards later than
-//! Node 20's, and sorts with a comparison function as V8's TimSort does). Strings holding lone surrogates are kept exactly, as *pml text*
+//! Node 20's, and sorts with a comparison function as V8's TimSort does). `Math` and `**`
+//! compute V8's digits ([`math`]: `1.0725 ** 3` is `1.233649828125`, not glibc's
+//! `1.2336498281250001`). Strings holding lone surrogates are kept exactly, as *pml text*
 //! (`pml_jstext`: `"\ud83d"` is `"\u{FDD0}d83d"` in the `serde_json::Value`), in results,
 //! arguments, `args`, call arguments and answers alike.
 //!
@@ -202,6 +204,7 @@ mod bytecode;
 mod error;
 mod ident;
 mod intl;
+pub mod math;
 mod program;
 mod url;
 mod worker;

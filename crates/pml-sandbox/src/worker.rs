@@ -505,6 +505,7 @@ struct Engine {
 
 impl Engine {
     fn new(limits: Limits, expired: Arc<AtomicU64>) -> Result<Engine, String> {
+        crate::math::install();
         let clock = Rc::new(TaskClock {
             running: Cell::new(0),
             deadline: Cell::new(None),

@@ -424,7 +424,8 @@ fn binary(op: BinaryOp, l: JsValue, r: JsValue) -> Option<JsValue> {
         Mul => num(|a, b| a * b),
         Div => num(|a, b| a / b),
         Mod => num(|a, b| a % b),
-        Exp => num(f64::powf),
+        // V8's digits (`f64::powf` is the C library's, and says `1 ** NaN` is 1).
+        Exp => num(pml_jstext::math::pow),
         EqEqEq => Some(JsValue::Bool(strict_equals(&l, &r)?)),
         NotEqEq => Some(JsValue::Bool(!strict_equals(&l, &r)?)),
         EqEq => Some(JsValue::Bool(loose_equals(&l, &r)?)),

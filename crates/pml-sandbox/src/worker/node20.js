@@ -9,7 +9,8 @@
 // - `Array.prototype.sort` and `toSorted` with a comparison function sort as V8 does (its
 //   TimSort): with a function that is not a consistent order (`(a, b) => a > b`, or one that
 //   never returns 0) the result depends on which pairs are compared in which order;
-// - built-in functions' text is V8's (`function max() { [native code] }`).
+// - built-in functions' text is V8's (`function max() { [native code] }`);
+// - `Math.hypot` computes as V8's (the rest of `Math` and `**`: `math.rs`).
 (function (globals) {
   const protoOf = Object.getPrototypeOf;
   const iteratorPrototype = protoOf(protoOf([][Symbol.iterator]()));
@@ -726,6 +727,45 @@
         return work;
       },
     }.toSorted,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+
+  // --- Math.hypot as V8's ------------------------------------------------------------------
+  // QuickJS folds the C library's `hypot(r, a)` over the arguments; V8 scales each value by the
+  // largest and sums their squares with Kahan's compensation, so the last digit differs on a
+  // third of inputs. (`Math`'s other functions and `**` are V8's through `math.rs`.)
+  const mathAbs = Math.abs;
+  const mathSqrt = Math.sqrt;
+  define(Math, "hypot", {
+    value: {
+      hypot(value1, value2) {
+        const n = arguments.length;
+        const abs = [];
+        let max = 0;
+        let nan = false;
+        for (let i = 0; i < n; i++) {
+          const v = mathAbs(+arguments[i]);
+          abs[i] = v;
+          if (v !== v) nan = true;
+          else if (v > max) max = v;
+        }
+        if (max === Infinity) return Infinity;
+        if (nan) return NaN;
+        if (max === 0) return 0;
+        let sum = 0;
+        let compensation = 0;
+        for (let i = 0; i < n; i++) {
+          const scaled = abs[i] / max;
+          const summand = scaled * scaled - compensation;
+          const preliminary = sum + summand;
+          compensation = preliminary - sum - summand;
+          sum = preliminary;
+        }
+        return mathSqrt(sum) * max;
+      },
+    }.hypot,
     writable: true,
     configurable: true,
     enumerable: false,

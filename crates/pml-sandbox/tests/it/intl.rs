@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::{shared, value};
 
 /// What Node's program returns, as JSON.
-fn node_returns(source: &str) -> Value {
+pub(crate) fn node_returns(source: &str) -> Value {
     let runner = r#"
 const src = require("fs").readFileSync(0, "utf8");
 const body = new Function(`return (async () => {\n"use strict";\n${src}\n})();`);
@@ -35,7 +35,7 @@ body().then((v) => process.stdout.write(JSON.stringify(v)), (e) => { console.err
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-fn sandbox_returns(sandbox: &Sandbox, source: &str) -> Value {
+pub(crate) fn sandbox_returns(sandbox: &Sandbox, source: &str) -> Value {
     let task = ProgramTask {
         name: "agent.js",
         source,

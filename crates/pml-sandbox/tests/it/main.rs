@@ -9,6 +9,7 @@ mod errors;
 mod hostile;
 mod intl;
 mod isolation;
+mod math;
 mod probes;
 mod program;
 mod results;
