@@ -58,7 +58,9 @@
 //! the jobs it queued; waiting for one is not the program's time), the web platform's data
 //! functions as Node's (`atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`,
 //! `URL` and `URLSearchParams` over the URL Standard's parser, `crypto.getRandomValues` and
-//! `crypto.randomUUID` drawing from `Math.random`, `DOMException`: `worker/web.js`), `console` (its output is reported, never printed: each call one text, formatted as
+//! `crypto.randomUUID` drawing from `Math.random`, `DOMException`: `worker/web.js`), Node's
+//! `Buffer` (`worker/buffer.js`: `from`/`toString` in every encoding Node knows, `byteLength`,
+//! `concat`, `compare`, search, the number reads, `toJSON`), `console` (its output is reported, never printed: each call one text, formatted as
 //! Node 20's `util.format` formats it, objects as `util.inspect` prints them by default, read
 //! without running program code (`worker/inspect.js`); every method of Node's console, `group`,
 //! `count`, `assert`, `dir`, `table`, `trace` and `time*` as in Node) and `mcp`:

@@ -326,6 +326,10 @@ unsafe impl Allocator for TimedAllocator {
 /// object and the URL natives ([`crate::url`]) that defines them.
 const WEB: &str = include_str!("worker/web.js");
 
+/// Node's `Buffer`, for programs (`worker/buffer.js`: a function of the global object that
+/// defines it, made on first use, and returns the `isBuffer` test `console`'s inspector uses).
+const BUFFER: &str = include_str!("worker/buffer.js");
+
 /// What QuickJS has of standards later than Node 20's, deleted from every context
 /// (`worker/node20.js`: a function of the global object).
 const NODE20: &str = include_str!("worker/node20.js");
@@ -489,6 +493,8 @@ struct Engine {
     to_string: Vec<u8>,
     /// Bytecode of [`WEB`].
     web: Vec<u8>,
+    /// Bytecode of [`BUFFER`].
+    buffer: Vec<u8>,
     /// Bytecode of [`NODE20`].
     node20: Vec<u8>,
     /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
@@ -546,12 +552,13 @@ impl Engine {
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
-        let (reads, to_string, web, node20) = compiler
+        let (reads, to_string, web, buffer, node20) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
                     bytecode::compile_builtin(&ctx, event_loop::READS, "reads")?,
                     bytecode::compile_builtin(&ctx, event_loop::TO_STRING, "toString")?,
                     bytecode::compile_builtin(&ctx, WEB, "web")?,
+                    bytecode::compile_builtin(&ctx, BUFFER, "buffer")?,
                     bytecode::compile_builtin(&ctx, NODE20, "node20")?,
                 ))
             })
@@ -567,6 +574,7 @@ impl Engine {
             reads,
             to_string,
             web,
+            buffer,
             node20,
             intl: intl.into(),
             intl_lazy,
@@ -612,10 +620,14 @@ impl Engine {
                     install.call::<_, ()>((ctx.globals(), crate::url::natives(&ctx)?))
                 })
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            let is_buffer = bytecode::run(&ctx, &self.buffer)
+                .and_then(|v| Function::from_js(&ctx, v))
+                .and_then(|install| install.call::<_, Function>((ctx.globals(),)))
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
             let stringify = bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
-            event_loop::ready(&ctx, &self.setup, &self.inspect, stringify)
+            event_loop::ready(&ctx, &self.setup, &self.inspect, stringify, is_buffer)
         })?;
         self.program = Some(ReadyProgram { ready, context });
         Ok(())

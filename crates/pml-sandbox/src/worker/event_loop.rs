@@ -1138,6 +1138,7 @@ pub(crate) fn ready<'js>(
     setup: &[u8],
     inspect: &[u8],
     stringify: Function<'js>,
+    is_buffer: Function<'js>,
 ) -> Result<Ready, Failure> {
     let run = |e| failure(ctx, e, Phase::Run);
     let current: Current = Rc::new(RefCell::new(None));
@@ -1240,7 +1241,13 @@ pub(crate) fn ready<'js>(
         bytecode::run(ctx, inspect)
             .and_then(|v| Function::from_js(ctx, v))
             .and_then(|make| {
-                make.call((is_proxy.clone(), proxy_target, promise_state, string_width))
+                make.call((
+                    is_proxy.clone(),
+                    proxy_target,
+                    promise_state,
+                    string_width,
+                    is_buffer,
+                ))
             })
             .map_err(run)?
     };

@@ -8,12 +8,13 @@
 // read as NaN instead); `%j` is `JSON.stringify`, as in Node. The output is bounded: past
 // `LIMIT` characters a value prints as far as it got.
 //
-// Evaluates to `(isProxy, proxyTarget, promiseState, stringWidth) => ({ format, inspect, ... })`:
+// Evaluates to `(isProxy, proxyTarget, promiseState, stringWidth, isBuffer) => ({ format, inspect, ... })`:
 // `stringWidth(text)` the columns Node's ICU gives a (normalized) text; `isProxy(v)`,
 // `proxyTarget(proxy, handler)` (the target, or with `handler` true the handler; null once
 // revoked), `promiseState(p)` ([0] pending,
-// [1, value] fulfilled, [2, reason] rejected).
-(function (isProxy, proxyTarget, promiseState, stringWidth) {
+// [1, value] fulfilled, [2, reason] rejected); `isBuffer(v)` whether `v` is a `Buffer`
+// (`buffer.js`), which prints as `<Buffer 68 69>`.
+(function (isProxy, proxyTarget, promiseState, stringWidth, isBuffer) {
   "use strict";
   const O = Object;
   const describe = O.getOwnPropertyDescriptor;
@@ -300,6 +301,7 @@
       value = proxyTarget(value, false);
       if (value === null || n++ > 1000) return "<Revoked Proxy>";
     }
+    if (isBuffer(value)) return formatBuffer(value);
     if (ctx.seen.includes(value)) {
       let index = 1;
       if (ctx.circular === undefined) {
@@ -368,6 +370,17 @@
     if (typeof tag !== "string") return "";
     if (tag !== "" && (showHidden ? hasOwn(value, SymbolToStringTag) : propertyIsEnumerable(value, SymbolToStringTag))) return "";
     return tag;
+  }
+
+  // A `Buffer` as its own `[util.inspect.custom]` shows it: its first 50 bytes in hex.
+  function formatBuffer(value) {
+    const length = typedLength(value);
+    const shown = length < 50 ? length : 50;
+    let out = "<Buffer";
+    for (let i = 0; i < shown; i++) out += (value[i] < 16 ? " 0" : " ") + numberToString(value[i], 16);
+    const remaining = length - 50;
+    if (remaining > 0) out += ` ... ${remaining} more byte${remaining > 1 ? "s" : ""}`;
+    return length === 0 ? "<Buffer >" : `${out}>`;
   }
 
   function formatRaw(ctx, value, recurseTimes, typedArray) {

@@ -53,7 +53,7 @@ pub(crate) fn sandbox_returns(sandbox: &Sandbox, source: &str) -> Value {
 }
 
 /// The program's results in the sandbox and in Node are the same, element by element.
-fn same_as_node(source: &str) {
+pub(crate) fn same_as_node(source: &str) {
     let ours = sandbox_returns(shared(), source);
     let node = node_returns(source);
     let (Value::Array(ours), Value::Array(node)) = (&ours, &node) else {

@@ -3,6 +3,7 @@
 //! try to exhaust time, memory or stack (`hostile`), use from several threads (`concurrency`), and
 //! whole programs calling the host (`program`).
 
+mod buffer;
 mod concurrency;
 mod console;
 mod errors;

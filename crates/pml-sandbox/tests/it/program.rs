@@ -659,7 +659,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
     );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
     // code task has it only when its code names it), `console`, timers, the web platform's
-    // data functions, `args` and `mcp`.
+    // data functions, Node's `Buffer`, `args` and `mcp`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -674,6 +674,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "ArrayBuffer",
             "BigInt64Array",
             "BigUint64Array",
+            "Buffer",
             "DOMException",
             "DataView",
             "FinalizationRegistry",

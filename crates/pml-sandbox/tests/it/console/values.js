@@ -52,6 +52,8 @@ const corpus = [
   [{ aaaaaaaaaa: 1, bbbbbbbbbb: 2, cccccccccc: 3, dddddddddd: 4, eeeeeeeeee: 5, ffffffffff: 6 }],
   [{ aaaaaaaaaa: 1, bbbbbbbbbb: 2, cccccccccc: 3, dddddddddd: 4, eeeeeeeeee: 5, ffffffffff: 6, gg: 7 }],
   [new Uint8Array([1, 2, 3]), new ArrayBuffer(4), new Float64Array(2)],
+  [Buffer.from("hi"), Buffer.alloc(0), { file: Buffer.alloc(51, 1), list: [Buffer.from([255, 0])] }],
+  [Buffer.alloc(52), Buffer.from("héllo").subarray(1)],
   [new WeakMap(), new WeakSet()],
   ["%s", { a: { b: 1 } }, "%s", [1, [2, [3]]]],
   ["%s", null, undefined, 5n, Symbol("q")],
