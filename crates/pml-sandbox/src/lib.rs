@@ -58,7 +58,8 @@
 //! the jobs it queued; waiting for one is not the program's time), the web platform's data
 //! functions as Node's (`atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`,
 //! `URL` and `URLSearchParams` over the URL Standard's parser, `crypto.getRandomValues` and
-//! `crypto.randomUUID` drawing from `Math.random`, `DOMException`: `worker/web.js`), Node's
+//! `crypto.randomUUID` drawing from `Math.random`, `performance.now()` over the program's
+//! clock, `DOMException`: `worker/web.js`), Node's
 //! `Buffer` (`worker/buffer.js`: `from`/`toString` in every encoding Node knows, `byteLength`,
 //! `concat`, `compare`, search, the number reads, `toJSON`), `console` (its output is reported, never printed: each call one text, formatted as
 //! Node 20's `util.format` formats it, objects as `util.inspect` prints them by default, read
@@ -67,7 +68,7 @@
 //! `await mcp.fs.read_file({path})` becomes a [`HostCall`] for the host, and resolves with the
 //! host's answer or rejects with `new Error(message)`; so does `capabilities.<name>(args)`
 //! (marked [`HostCall::capability`]: the host runs the stored program). With a [`Reads`] hook
-//! ([`ProgramTask::reads`]), every read of the clock (`Date.now()`, `new Date()`, `Date()`) and
+//! ([`ProgramTask::reads`]), every read of the clock (`Date.now()`, `new Date()`, `Date()`, `performance.now()`) and
 //! of `Math.random()` goes through it, which may answer with an earlier run's value (a resumed
 //! run's journal). An *instrumented* program
 //! ([`ProgramTask::probes`], see `pml_structure`'s `instrument` module) also gets the probe

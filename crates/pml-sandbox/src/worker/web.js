@@ -1,6 +1,6 @@
 // The web platform's data functions that Node 20 has as globals and QuickJS has not, as Node's
 // behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `URL`,
-// `URLSearchParams`, `crypto`'s random values and the `DOMException` they throw. Pure computation over the program's
+// `URLSearchParams`, `crypto`'s random values, `performance.now()` and the `DOMException` they throw. Pure computation over the program's
 // values, nothing reaching outside. Run once in a program's context before the program: it
 // takes the built-ins it uses then, so a program that replaces them changes nothing here.
 // `urlNative` is `{ parse(input, base?), set(href, component, value) }` (`src/url.rs`: the
@@ -591,6 +591,26 @@
 
   define(crypto, Symbol.toStringTag, { value: "Crypto", configurable: true });
 
+  // `performance.now()` and `performance.timeOrigin` (High Resolution Time) over the program's
+  // own clock (`Date.now()` at the time of the call: a resumed run reads it again from its
+  // journal): milliseconds since the program first asked for `performance`. Made on first use.
+  const makePerformance = () => {
+    const clock = () => globals.Date.now();
+    const origin = clock();
+    class Performance {
+      now() {
+        return clock() - origin;
+      }
+      get timeOrigin() {
+        return origin;
+      }
+      toJSON() {
+        return { timeOrigin: origin };
+      }
+    }
+    define(Performance.prototype, Symbol.toStringTag, { value: "Performance", configurable: true });
+    return new Performance();
+  };
   for (const [name, value] of [
     ["crypto", crypto],
     ["URL", URL],
@@ -604,4 +624,16 @@
   ]) {
     define(globals, name, { value, writable: true, configurable: true, enumerable: /^[a-z]/.test(name) });
   }
+  define(globals, "performance", {
+    get() {
+      const value = makePerformance();
+      define(globals, "performance", { value, writable: true, enumerable: true, configurable: true });
+      return value;
+    },
+    set(value) {
+      define(globals, "performance", { value, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: true,
+    configurable: true,
+  });
 })

@@ -644,6 +644,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
                 "atob",
                 "btoa",
                 "structuredClone",
+                "performance",
                 "mcp",
                 "console",
                 "capabilities",
@@ -659,7 +660,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
     );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
     // code task has it only when its code names it), `console`, timers, the web platform's
-    // data functions, Node's `Buffer`, `args` and `mcp`.
+    // data functions, `performance`, Node's `Buffer`, `args` and `mcp`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -705,6 +706,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "crypto",
             "eval",
             "mcp",
+            "performance",
             "setImmediate",
             "setInterval",
             "setTimeout",
@@ -1070,6 +1072,43 @@ return [a, b, r, s instanceof Date, s instanceof Stamp, s.getTime(), typeof call
         ]
     );
     assert_eq!(seen[4].1, 0.0);
+}
+
+#[test]
+fn performance_now_reads_the_programs_clock() {
+    // Through the hook like `Date.now()` (the first read is the origin): a resumed run reads
+    // the same milliseconds again.
+    let hook = std::sync::Arc::new(Replaying {
+        given: std::sync::Mutex::new(vec![1000.0, 1250.5, 4000.0, 5000.0]),
+        seen: std::sync::Mutex::new(Vec::new()),
+    });
+    let reads: std::sync::Arc<dyn pml_sandbox::Reads> = hook.clone();
+    let source = "const t0 = performance.now();
+const t1 = performance.now();
+return [t0, t1, performance.timeOrigin, Object.prototype.toString.call(performance), typeof performance.now, JSON.stringify(performance), Date.now()];";
+    let task = ProgramTask {
+        name: "agent.js",
+        source,
+        args: &Value::Null,
+        probes: None,
+        values: &[],
+        reads: Some(&reads),
+        originals: None,
+    };
+    let result = shared().run_program(&task, &mut |_, _| {}).unwrap();
+    assert_eq!(
+        result,
+        json!([
+            250.5,
+            3000,
+            1000,
+            "[object Performance]",
+            "function",
+            "{\"timeOrigin\":1000}",
+            5000
+        ])
+    );
+    assert_eq!(hook.seen.lock().unwrap().len(), 4);
 }
 
 #[test]
