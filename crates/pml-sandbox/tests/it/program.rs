@@ -1007,6 +1007,20 @@ impl pml_sandbox::Reads for Replaying {
     }
 }
 
+/// What `source` returns, its reads of the clock and of `Math.random()` going through `reads`.
+fn run_reading(source: &str, reads: &std::sync::Arc<dyn pml_sandbox::Reads>) -> Value {
+    let task = ProgramTask {
+        name: "agent.js",
+        source,
+        args: &Value::Null,
+        probes: None,
+        values: &[],
+        reads: Some(reads),
+        originals: None,
+    };
+    shared().run_program(&task, &mut |_, _| {}).unwrap()
+}
+
 #[test]
 fn reads_of_the_clock_and_of_random_go_through_the_hook() {
     let hook = std::sync::Arc::new(Replaying {
@@ -1027,16 +1041,7 @@ return [a, b, r, s instanceof Date, s instanceof Stamp, s.getTime(), typeof call
   later > 1.7e12, Date.name, Date.length, Date.prototype.constructor === Date,
   Date.UTC(2020, 0, 1), Date.parse("2020-01-01T00:00:00Z"),
   Object.keys(globalThis).includes("Date")];"#;
-    let task = ProgramTask {
-        name: "agent.js",
-        source,
-        args: &Value::Null,
-        probes: None,
-        values: &[],
-        reads: Some(&reads),
-        originals: None,
-    };
-    let result = shared().run_program(&task, &mut |_, _| {}).unwrap();
+    let result = run_reading(source, &reads);
     assert_eq!(
         result,
         json!([
@@ -1086,16 +1091,7 @@ fn performance_now_reads_the_programs_clock() {
     let source = "const t0 = performance.now();
 const t1 = performance.now();
 return [t0, t1, performance.timeOrigin, Object.prototype.toString.call(performance), typeof performance.now, JSON.stringify(performance), Date.now()];";
-    let task = ProgramTask {
-        name: "agent.js",
-        source,
-        args: &Value::Null,
-        probes: None,
-        values: &[],
-        reads: Some(&reads),
-        originals: None,
-    };
-    let result = shared().run_program(&task, &mut |_, _| {}).unwrap();
+    let result = run_reading(source, &reads);
     assert_eq!(
         result,
         json!([
