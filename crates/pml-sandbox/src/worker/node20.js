@@ -10,7 +10,8 @@
 //   TimSort): with a function that is not a consistent order (`(a, b) => a > b`, or one that
 //   never returns 0) the result depends on which pairs are compared in which order;
 // - built-in functions' text is V8's (`function max() { [native code] }`);
-// - `Math.hypot` computes as V8's (the rest of `Math` and `**`: `math.rs`).
+// - `Math.hypot` computes as V8's (the rest of `Math` and `**`: `math.rs`);
+// - `global` is the global object, as in Node.
 (function (globals) {
   const protoOf = Object.getPrototypeOf;
   const iteratorPrototype = protoOf(protoOf([][Symbol.iterator]()));
@@ -770,6 +771,8 @@
     configurable: true,
     enumerable: false,
   });
+
+  define(globals, "global", { value: globals, writable: true, enumerable: true, configurable: true });
 
   const json = globals.JSON;
   define(json, "parse", {

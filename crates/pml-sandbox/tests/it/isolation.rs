@@ -89,6 +89,7 @@ fn globals_are_the_reviewed_list() {
         "encodeURI",
         "encodeURIComponent",
         "escape",
+        "global",
         "globalThis",
         "isFinite",
         "isNaN",

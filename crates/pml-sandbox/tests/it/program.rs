@@ -640,6 +640,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
         json!([
             "undefined",
             [
+                "global",
                 "crypto",
                 "atob",
                 "btoa",
