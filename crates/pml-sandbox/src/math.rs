@@ -28,8 +28,8 @@
 //! `acosh` all but 0.2-0.9% (V8's own `sin`/`cos` and fdlibm's `log` under `asinh`/`acosh`
 //! are not reproduced here; glibc's differ on 2-28% of inputs). `tanh` (V8's bits) and `log10`
 //! (all but 0.2%) stay glibc's; `cbrt` differs on 7.6% of inputs with glibc's and the `libm`
-//! crate's alike. `tests/it/math.rs` runs a program of
-//! every kind of input in the sandbox and in Node and compares the results.
+//! crate's alike. `tests/it/math.rs` runs a program of every kind of input in the sandbox and
+//! in Node and compares the results.
 //!
 //! fdlibm's notice, which its licence asks to keep with its methods (`cosh`, `asinh`, `acosh`,
 //! `atan2` below):
@@ -43,9 +43,9 @@ fn high(x: f64) -> i32 {
     (x.to_bits() >> 32) as i32
 }
 
-/// The C library's `pow` for the process: [`pml_jstext::math::pow`], but `pow(1, y)`, `pow(x, ±0)` and
-/// `pow(-1, ±∞)` are 1 (C's answers; ECMAScript's `1 ** NaN` and `(-1) ** Infinity` are NaN,
-/// which QuickJS answers itself before it calls `pow`).
+/// The C library's `pow` for the process: [`pml_jstext::math::pow`], but `pow(1, y)`,
+/// `pow(x, ±0)` and `pow(-1, ±∞)` are 1 (C's answers; ECMAScript's `1 ** NaN` and
+/// `(-1) ** Infinity` are NaN, which QuickJS answers itself before it calls `pow`).
 #[no_mangle]
 pub extern "C" fn pow(x: f64, y: f64) -> f64 {
     if x == 1.0 || y == 0.0 || (x == -1.0 && y.is_infinite()) {
