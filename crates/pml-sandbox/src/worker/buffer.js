@@ -53,9 +53,6 @@
     const codeError = (Ctor, code, message) => {
       const e = new Ctor(message);
       define(e, "code", { value: code, writable: true, configurable: true, enumerable: true });
-      const stack = e.stack;
-      define(e, "name", { value: `${Ctor.name}`, writable: true, configurable: true, enumerable: false });
-      if (typeof stack === "string") define(e, "stack", { value: stack, writable: true, configurable: true, enumerable: false });
       return e;
     };
     // How Node's errors describe a value they did not want (`Received type number (5)`).
@@ -355,6 +352,14 @@
     }
     define(Buffer, "poolSize", { value: 8192, writable: true, enumerable: true, configurable: true });
 
+    // Node's optional arguments before an encoding: `(a, "hex")` and `(a, b, "hex")` name it
+    // early, the arguments after it left out.
+    const encodingEarly = (first, second, encoding) => {
+      if (typeof first === "string") return [undefined, undefined, first];
+      if (typeof second === "string") return [first, undefined, second];
+      return [first, second, encoding];
+    };
+
     // The bytes a search or a fill looks for.
     const needle = (value, encoding) => {
       if (typeof value === "string") return encode(value, encodingOrThrow(encoding));
@@ -367,10 +372,7 @@
       throw invalidArg("value", "one of type number or string or an instance of Buffer or Uint8Array", value);
     };
     const search = (bytes, value, byteOffset, encoding, last) => {
-      if (typeof byteOffset === "string") {
-        encoding = byteOffset;
-        byteOffset = undefined;
-      }
+      [byteOffset, , encoding] = encodingEarly(byteOffset, undefined, encoding);
       const n = lengthOf(bytes);
       const find = needle(value, encoding);
       const m = lengthOf(find);
@@ -419,34 +421,21 @@
       },
       write(string, offset, length, encoding) {
         if (typeof string !== "string") throw invalidArg("argument", "of type string", string);
-        if (typeof offset === "string") {
-          encoding = offset;
-          offset = undefined;
-          length = undefined;
-        } else if (typeof length === "string") {
-          encoding = length;
-          length = undefined;
-        }
+        [offset, length, encoding] = encodingEarly(offset, length, encoding);
         const n = lengthOf(this);
         const at = offset === undefined ? 0 : bound(offset, 0, n);
         const room = n - at;
         const max = length === undefined ? room : mathMin(room, bound(length, room, room));
-        let bytes = encode(string, encodingOrThrow(encoding));
+        const enc = encodingOrThrow(encoding);
+        const bytes = encode(string, enc);
         let count = mathMin(lengthOf(bytes), max);
         // A character is written whole or not at all (UTF-8).
-        if (encodingOf(encoding) === "utf8" && count < lengthOf(bytes)) while (count > 0 && (bytes[count] & 0xc0) === 0x80) count--;
+        if (enc === "utf8" && count < lengthOf(bytes)) while (count > 0 && (bytes[count] & 0xc0) === 0x80) count--;
         apply(u8Set, this, [apply(u8Subarray, bytes, [0, count]), at]);
         return count;
       },
       fill(value, offset, end, encoding) {
-        if (typeof offset === "string") {
-          encoding = offset;
-          offset = undefined;
-          end = undefined;
-        } else if (typeof end === "string") {
-          encoding = end;
-          end = undefined;
-        }
+        [offset, end, encoding] = encodingEarly(offset, end, encoding);
         const n = lengthOf(this);
         const s = offset === undefined ? 0 : bound(offset, 0, n);
         const e = end === undefined ? n : bound(end, n, n);
