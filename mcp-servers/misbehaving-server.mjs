@@ -25,6 +25,7 @@
 //   sleep {ms}          -> answers "slept" after `ms` milliseconds
 //   pid                 -> {"pid": <this process id>}
 //   grandchild          -> spawns a long-lived child process, answers {"pid": <its pid>}
+//   cancelled           -> JSON of the request ids `notifications/cancelled` named so far
 
 import { spawn } from "node:child_process";
 
@@ -67,12 +68,15 @@ const TOOLS = [
   ["sleep", "Answer after ms milliseconds", { ms: { type: "number" } }, {}],
   ["pid", "Return the process id", {}, { readOnlyHint: true }],
   ["grandchild", "Spawn a long-lived child process", {}, {}],
+  ["cancelled", "The request ids cancelled so far", {}, { readOnlyHint: true }],
 ].map(([name, description, properties, annotations]) => ({
   name,
   description,
   inputSchema: { type: "object", properties },
   annotations,
 }));
+
+const cancelled = [];
 
 async function callTool(id, name, args) {
   const reply = (result) => send({ jsonrpc: "2.0", id, result });
@@ -114,6 +118,8 @@ async function callTool(id, name, args) {
       });
       return reply({ content: [text(JSON.stringify({ pid: child.pid }))] });
     }
+    case "cancelled":
+      return reply({ content: [text(JSON.stringify(cancelled))] });
     default:
       return reply({ content: [text(`unknown tool ${name}`)], isError: true });
   }
@@ -123,7 +129,11 @@ async function handle(msg) {
   await ready;
   if (flags.has("silent")) return;
   const { id, method, params } = msg;
-  if (id === undefined) return; // a notification
+  if (id === undefined) {
+    // A notification.
+    if (method === "notifications/cancelled") cancelled.push(params?.requestId);
+    return;
+  }
   switch (method) {
     case "initialize":
       if (flags.has("garbage-init")) return process.stdout.write("<html>garbage</html>\n");

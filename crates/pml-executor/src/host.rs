@@ -7,6 +7,8 @@ use std::pin::Pin;
 use pml_mcp::{McpClients, McpError, ToolInfo};
 use serde_json::Value;
 
+pub use crate::order::Turn;
+
 /// A boxed, sendable future (the trait is object-safe without an extra crate).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -44,12 +46,15 @@ impl From<McpError> for ToolFailure {
 /// Runs `mcp.<server>.<tool>(arguments)` calls.
 pub trait ToolHost: Send + Sync {
     /// The value the program's `await` gives (the value rule of `pml_mcp::CallOutcome`), or
-    /// why the call rejects.
+    /// why the call rejects. `turn` is dropped once the request is on its way to the server
+    /// (or the call failed before): the program's next call to that server waits for it, so
+    /// calls reach a server in the order the program made them.
     fn call<'a>(
         &'a self,
         server: &'a str,
         tool: &'a str,
         arguments: Value,
+        turn: Turn,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>>;
 
     /// The server's tools (schemas and annotations), starting the server if needed.
@@ -62,11 +67,12 @@ impl ToolHost for McpClients {
         server: &'a str,
         tool: &'a str,
         arguments: Value,
+        turn: Turn,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
-            self.call_value(server, tool, arguments)
-                .await
-                .map_err(ToolFailure::from)
+            let sent = self.send(server, tool, arguments).await;
+            drop(turn);
+            Ok(sent?.value().await?)
         })
     }
 

@@ -36,6 +36,7 @@ mod approval;
 mod capability;
 mod host;
 mod journal;
+mod order;
 mod program;
 mod speculate;
 mod trace;
@@ -56,7 +57,7 @@ pub use approval::{
     ApprovalPolicy, ApprovedPlan, Approver, AutoApprove, DenyAll, Recording, SideEffect, COMPUTED,
 };
 pub use capability::CapabilityProgram;
-pub use host::{BoxFuture, ToolFailure, ToolHost};
+pub use host::{BoxFuture, ToolFailure, ToolHost, Turn};
 pub use journal::{Journal, JournalCall, Replay};
 pub use pml_sandbox::Unrepeatable;
 pub use pml_trace::{EventKind, TraceEvent};
@@ -240,6 +241,9 @@ pub(crate) struct Services {
     /// Calls made so far by the run and the capabilities it called (one count, one limit, one
     /// numbering of the journal).
     pub made: Arc<std::sync::atomic::AtomicUsize>,
+    /// The order in which the run's calls (its capabilities' and its speculation's too) go
+    /// to each server: the order they were made in.
+    pub order: Arc<order::Order>,
     pub capabilities: Arc<capability::Capabilities>,
     /// In a capability's run: its name (`outer/inner` when nested), which prefixes its node
     /// ids where approvals name them.
@@ -339,6 +343,7 @@ pub async fn execute(
         facts,
         journal: options.journal.clone(),
         made: Arc::default(),
+        order: Arc::default(),
         capabilities: Arc::new(capability::Capabilities::new(
             &options.capabilities,
             &options.inherited_args,

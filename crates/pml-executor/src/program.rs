@@ -16,7 +16,7 @@ use pml_structure::{Instrumented, NodeKind, ProbeKind, StaticStructure};
 use serde_json::Value;
 
 use crate::approval::SideEffect;
-use crate::host::ToolFailure;
+use crate::host::{ToolFailure, Turn};
 use crate::journal::{JournalCall, Replay};
 use crate::speculate::{Speculation, SpeculationReport};
 use crate::trace::{EventKind, Op, TraceEvent, Tracer};
@@ -155,11 +155,22 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             }
             let (cx, map, shared) = (cx2.clone(), map2.clone(), shared2.clone());
             let nested = call.capability;
+            // Taken here, where calls come in the program's order.
+            let turn = (!nested).then(|| cx2.order.take(&call.server));
+            let announced = match (&shared2.speculation, nested) {
+                (Some(s), false) => {
+                    Some(s.announce(format!("{}:{}", call.server, call.tool), &call.arguments))
+                }
+                _ => None,
+            };
             let handle = runtime.spawn(async move {
                 let id = call.id;
-                let answer = match call.capability {
-                    true => capability(&cx, &map, &shared, call, limits).await,
-                    false => answer(&cx, &map, &shared, call, made as u64).await,
+                let answer = match turn {
+                    None => capability(&cx, &map, &shared, call, limits).await,
+                    Some(turn) => {
+                        let place = Place { turn, announced };
+                        answer(&cx, &map, &shared, call, made as u64, place).await
+                    }
                 };
                 answers.answer(id, answer);
             });
@@ -830,7 +841,9 @@ async fn answer(
     shared: &Shared,
     call: HostCall,
     seq: u64,
+    place: Place,
 ) -> Result<Value, String> {
+    let Place { turn, announced } = place;
     let tool = format!("{}:{}", call.server, call.tool);
     let (node, at) = map.site(&call);
     let op = Op {
@@ -919,6 +932,7 @@ async fn answer(
             node.as_deref().map(|n| (n, element)),
         )
     });
+    drop(announced);
     let mut op = op;
     if let Some((journal, entry)) = &journaled {
         journal.started(entry).await;
@@ -934,26 +948,36 @@ async fn answer(
     let outcome = match ahead {
         // Cancelled with the program's call: cancelled too. Its answer, a failure as well as
         // a success, is the program's: a call is never made twice for one program call.
-        Some((started, _)) => match AbortOnDrop(started).await {
-            Ok(outcome) => {
-                if let Some(s) = &shared.speculation {
-                    s.taken(true);
+        Some((started, _)) => {
+            // Its request went out ahead of the program: the next call need not wait.
+            drop(turn);
+            match AbortOnDrop(started).await {
+                Ok(outcome) => {
+                    if let Some(s) = &shared.speculation {
+                        s.taken(true);
+                    }
+                    outcome
                 }
-                outcome
-            }
-            // The speculative call itself was cancelled (never answered): call afresh.
-            Err(_) => {
-                if let Some(s) = &shared.speculation {
-                    s.taken(false);
+                // The speculative call itself was cancelled (never answered): call afresh.
+                Err(_) => {
+                    if let Some(s) = &shared.speculation {
+                        s.taken(false);
+                    }
+                    (cx.host)
+                        .call(
+                            &call.server,
+                            &call.tool,
+                            call.arguments.clone(),
+                            Turn::free(),
+                        )
+                        .await
                 }
-                cx.host
-                    .call(&call.server, &call.tool, call.arguments.clone())
-                    .await
             }
-        },
+        }
         None => {
-            cx.host
-                .call(&call.server, &call.tool, call.arguments.clone())
+            turn.wait().await;
+            (cx.host)
+                .call(&call.server, &call.tool, call.arguments.clone(), turn)
                 .await
         }
     };
@@ -969,6 +993,13 @@ async fn answer(
         journal.finished(entry, outcome.as_ref()).await;
     }
     settle(&op, since, outcome, call.arguments)
+}
+
+/// A program call's place among the run's calls: its turn in its server's line, and its mark
+/// keeping speculation from starting it ahead (until speculation sees it).
+struct Place {
+    turn: Turn,
+    announced: Option<crate::speculate::Announced>,
 }
 
 /// Directly in one loop, which element a call is at (what speculation keys its calls by);

@@ -6,12 +6,18 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
-    ProtocolVersion,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
+    ClientConfig, ClientRequest, Implementation, ProtocolVersion, RequestId, ServerResult,
 };
-use rmcp::service::{NotificationContext, Peer, RunningService, ServiceError};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RequestHandle, RunningService, ServiceError,
+};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::Transport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
+use tokio::io::DuplexStream;
 use tokio::time::Instant;
 
 use crate::process::{Health, Killer, Process, Signal};
@@ -140,8 +146,22 @@ impl McpClients {
         tool: &str,
         arguments: Value,
     ) -> Result<CallOutcome, McpError> {
+        self.send(server, tool, arguments).await?.outcome().await
+    }
+
+    /// [`McpClients::call`] in two steps: starts the server if needed and returns once the
+    /// request is queued for it, before its answer ([`SentCall::outcome`]). Requests to one
+    /// server reach it in the order they were queued: a caller that must keep calls in order
+    /// (the program's concurrent calls, as Node sends them) waits for one `send` before the
+    /// next.
+    pub async fn send(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+    ) -> Result<SentCall, McpError> {
         let s = self.server(server, Some(tool)).await?;
-        s.call(tool, arguments, self.options.call_timeout).await
+        s.send(tool, arguments, self.options.call_timeout).await
     }
 
     /// The value of `await mcp.server.tool(arguments)`: like [`McpClients::call`], with an
@@ -285,6 +305,138 @@ impl Drop for Answered<'_> {
     }
 }
 
+/// A call whose request is queued for its server ([`McpClients::send`]).
+pub struct SentCall {
+    server: Arc<Server>,
+    tool: String,
+    handle: RequestHandle<RoleClient>,
+    deadline: Instant,
+    timeout: Duration,
+}
+
+impl SentCall {
+    /// The server's answer, as [`McpClients::call`] gives it. Dropped before the answer (a
+    /// cancelled run), the call is cancelled: the server is sent `notifications/cancelled`.
+    pub async fn outcome(self) -> Result<CallOutcome, McpError> {
+        let SentCall {
+            server,
+            tool,
+            handle,
+            deadline,
+            timeout,
+        } = self;
+        let cancel = CancelOnDrop(Some((server.peer.clone(), handle.id.clone())));
+        let pending = Answered(Some(&server.abandoned));
+        let response = tokio::select! {
+            biased;
+            r = handle.await_response() => r,
+            _ = server.process.faulted() => return Err(server.failure(&tool).await),
+            _ = tokio::time::sleep_until(deadline) => return Err(server.timeout(&tool, timeout)),
+        };
+        pending.answered();
+        cancel.answered();
+        match response {
+            Ok(ServerResult::CallToolResult(result)) => serde_json::to_value(&result)
+                .map(CallOutcome::from_result)
+                .map_err(|e| server.protocol(&tool, format!("unreadable result: {e}"))),
+            Ok(ServerResult::InputRequiredResult(_) | ServerResult::CreateTaskResult(_)) => {
+                Err(server.protocol(
+                    &tool,
+                    "answered with an input request or a task, which pml does not support".into(),
+                ))
+            }
+            Ok(_) => Err(server
+                .service_error(&tool, ServiceError::UnexpectedResponse)
+                .await),
+            Err(e) => Err(server.service_error(&tool, e).await),
+        }
+    }
+
+    /// The value of `await mcp.server.tool(arguments)`, as [`McpClients::call_value`] gives it.
+    pub async fn value(self) -> Result<Value, McpError> {
+        let (server, tool) = (self.server.name.clone(), self.tool.clone());
+        self.outcome().await?.into_value(&server, &tool)
+    }
+}
+
+/// The server's stdio transport, writing messages in the order rmcp hands them over. rmcp
+/// runs each message's write as a task of its own, and two tasks may take the pipe in
+/// either order: two requests queued one after the other could reach the server swapped.
+/// Here each write waits for the one handed over before it.
+struct InOrder {
+    inner: AsyncRwTransport<RoleClient, DuplexStream, DuplexStream>,
+    /// Ends when the last write handed over has ended (or was dropped).
+    last: Option<tokio::sync::oneshot::Receiver<()>>,
+}
+
+impl InOrder {
+    fn new((read, write): crate::process::Pipes) -> Self {
+        InOrder {
+            inner: AsyncRwTransport::new_client(read, write),
+            last: None,
+        }
+    }
+}
+
+impl Transport<RoleClient> for InOrder {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let write = self.inner.send(item);
+        let (done, next) = tokio::sync::oneshot::channel();
+        let previous = self.last.replace(next);
+        async move {
+            if let Some(previous) = previous {
+                // Ended or dropped, either way its turn is over.
+                let _ = previous.await;
+            }
+            let written = write.await;
+            let _ = done.send(());
+            written
+        }
+    }
+
+    fn receive(
+        &mut self,
+    ) -> impl std::future::Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.inner.receive()
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+/// Sends the server `notifications/cancelled` for a request given up before its answer.
+struct CancelOnDrop(Option<(Peer<RoleClient>, RequestId)>);
+
+impl CancelOnDrop {
+    fn answered(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.0.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let cancelled = CancelledNotificationParam::new(
+            Some(id),
+            Some("request abandoned by the caller".to_owned()),
+        );
+        runtime.spawn(async move {
+            let _ = peer.notify_cancelled(cancelled).await;
+        });
+    }
+}
+
 /// How long a server that has a call it may be stuck in gets, at each step of closing.
 const ABANDONED_GRACE: Duration = Duration::from_millis(100);
 
@@ -322,7 +474,7 @@ async fn start(
     };
     let started = tokio::select! {
         biased;
-        r = tokio::time::timeout_at(deadline, handler.serve(pipes)) => match r {
+        r = tokio::time::timeout_at(deadline, handler.serve(InOrder::new(pipes))) => match r {
             Ok(Ok(service)) => Ok(service),
             Ok(Err(e)) => Err(StartFailure::Other(format!("initialize failed: {e}"))),
             Err(_) => Err(StartFailure::Timeout(format!(
@@ -451,12 +603,12 @@ impl Server {
         Ok(tools.clone())
     }
 
-    async fn call(
-        &self,
+    async fn send(
+        self: &Arc<Self>,
         tool: &str,
         arguments: Value,
         timeout: Duration,
-    ) -> Result<CallOutcome, McpError> {
+    ) -> Result<SentCall, McpError> {
         if self.closing() {
             return Err(self.closed_error(tool));
         }
@@ -475,22 +627,21 @@ impl Server {
                 })
             }
         }
-        let pending = Answered(Some(&self.abandoned));
-        let response = tokio::select! {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let deadline = Instant::now() + timeout;
+        let queued = tokio::select! {
             biased;
-            r = self.peer.call_tool_once(params) => r,
+            r = self.peer.send_request_with_option(request, PeerRequestOptions::no_options()) => r,
             _ = self.process.faulted() => return Err(self.failure(tool).await),
-            _ = tokio::time::sleep(timeout) => return Err(self.timeout(tool, timeout)),
         };
-        pending.answered();
-        match response {
-            Ok(CallToolResponse::Complete(result)) => serde_json::to_value(&result)
-                .map(CallOutcome::from_result)
-                .map_err(|e| self.protocol(tool, format!("unreadable result: {e}"))),
-            Ok(_) => Err(self.protocol(
-                tool,
-                "answered with an input request or a task, which pml does not support".into(),
-            )),
+        match queued {
+            Ok(handle) => Ok(SentCall {
+                server: self.clone(),
+                tool: tool.to_owned(),
+                handle,
+                deadline,
+                timeout,
+            }),
             Err(e) => Err(self.service_error(tool, e).await),
         }
     }
@@ -597,6 +748,7 @@ mod tests {
         let clients = McpClients::new(McpConfig::default(), ClientOptions::default());
         send(clients.call("s", "t", Value::Null));
         send(clients.call_value("s", "t", Value::Null));
+        send(clients.send("s", "t", Value::Null));
         send(clients.list_tools("s"));
         send(clients.start("s"));
         send(clients.shutdown());

@@ -48,7 +48,7 @@ mod error;
 mod outcome;
 mod process;
 
-pub use client::{ClientOptions, McpClients};
+pub use client::{ClientOptions, McpClients, SentCall};
 pub use config::{ConfigError, McpConfig, ServerConfig, DEFAULT_CONFIG_TEMPLATE};
 pub use error::McpError;
 pub use outcome::{CallOutcome, ToolAnnotations, ToolInfo};

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use pml_executor::{
     AutoApprove, BoxFuture, ExecuteOptions, Journal, JournalCall, Replay, ToolFailure, ToolHost,
+    Turn,
 };
 use pml_mcp::ToolInfo;
 use pml_store::{CallState, JournalEntry, Store};
@@ -194,6 +195,7 @@ impl ToolHost for NoServers {
         server: &'a str,
         tool: &'a str,
         _: Value,
+        _: Turn,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
             Err(ToolFailure::new(format!(

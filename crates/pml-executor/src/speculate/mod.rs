@@ -446,6 +446,10 @@ struct State {
     /// (tool, canonical arguments) -> how many read-only calls the program made with them
     /// itself (no speculative call answered them).
     made: HashMap<(String, String), usize>,
+    /// (tool, canonical arguments) -> calls the program has made and
+    /// [`Speculation::before_call`] has not seen yet ([`Speculation::announce`]): none is
+    /// started ahead, the program's own request goes at its place in the program's order.
+    announced: HashMap<(String, String), usize>,
     /// Calls inside local functions, by (tool, canonical arguments): how many the program is
     /// certain to make (the calls of the functions known so far), and how many were started
     /// ahead. Calls alike are one another's: the program makes as many as there are.
@@ -469,6 +473,24 @@ struct State {
     running: usize,
     report: SpeculationReport,
     over: bool,
+}
+
+/// A call the program made that [`Speculation::before_call`] has not seen yet.
+pub(crate) struct Announced {
+    speculation: Arc<Speculation>,
+    key: (String, String),
+}
+
+impl Drop for Announced {
+    fn drop(&mut self) {
+        let mut state = self.speculation.lock();
+        if let Some(n) = state.announced.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                state.announced.remove(&self.key);
+            }
+        }
+    }
 }
 
 /// The speculation of one run (see the module doc).
@@ -920,10 +942,16 @@ impl Speculation {
         if state.started.contains(&call.key) {
             return Launch::Skipped;
         }
+        let announced = state.announced.get(&same).copied().unwrap_or(0);
+        if announced > 0 && !call.via {
+            // Made by the program already (perhaps at this very node): started ahead now,
+            // it would go to the server after calls the program made later.
+            return Launch::Skipped;
+        }
         // In a local function, never more started than the program will make beyond those it
         // made already (it may have made this one itself): calls alike are one another's.
         if call.via {
-            let made = state.made.get(&same).copied().unwrap_or(0);
+            let made = state.made.get(&same).copied().unwrap_or(0) + announced;
             let started = state.via_started.get(&same).copied().unwrap_or(0);
             let total = state.via_total.get(&same).copied().unwrap_or(0);
             if made + started >= total {
@@ -938,6 +966,8 @@ impl Speculation {
         let host = self.services.host.clone();
         let (server, name) = (call.server.to_owned(), call.tool.to_owned());
         let sent = arguments.clone();
+        // In line with the program's calls: speculative reads go out in the order they start.
+        let turn = self.services.order.take(&server);
         let this = self.clone();
         let (node, at) = (call.node.to_owned(), call.at);
         // A call in a local function has a value per call of it: none to keep by node.
@@ -946,7 +976,8 @@ impl Speculation {
         let ended = until.clone();
         let since = self.services.tracer.elapsed_ms();
         let handle = tokio::spawn(async move {
-            let outcome = host.call(&server, &name, sent).await;
+            turn.wait().await;
+            let outcome = host.call(&server, &name, sent, turn).await;
             let at_end = this.services.tracer.elapsed_ms();
             ended.store(at_end.to_bits(), std::sync::atomic::Ordering::Release);
             let mut state = this.lock();
@@ -1230,6 +1261,18 @@ impl Speculation {
     /// The program makes a call to `tool` (`node`, at `element` of its loop when directly in
     /// one): a speculative call to take, if any. A call that is not read-only opens a new
     /// write epoch.
+    /// The program made a call to `tool` with `arguments` (told where it makes them, in its
+    /// order): until [`Speculation::before_call`] sees it (the returned mark dropped), no
+    /// call like it is started ahead.
+    pub(crate) fn announce(self: &Arc<Self>, tool: String, arguments: &Value) -> Announced {
+        let key = (tool, canonical(arguments));
+        *self.lock().announced.entry(key.clone()).or_default() += 1;
+        Announced {
+            speculation: self.clone(),
+            key,
+        }
+    }
+
     pub(crate) fn before_call(
         &self,
         tool: &str,

@@ -288,3 +288,33 @@ return { count: o.count, label: o.label };
         assert!(host.calls_to("t:user")[0].end <= orders[0].start);
     }
 }
+
+/// Node sends a program's concurrent calls in the order it makes them; so does pml, whatever
+/// order the runtime starts their tasks in: twelve writes of one `Promise.all` (each answer
+/// slower or faster at random) reach the server in the array's order, run after run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_calls_reach_the_server_in_the_programs_order() {
+    const SOURCE: &str = "
+const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+await Promise.all(keys.map((key, i) => mcp.kv.put({ key, value: i })));
+const read = await Promise.all([mcp.t.read({ id: 1 }), mcp.kv.get({ key: 'k3' }), mcp.t.read({ id: 2 })]);
+return read.length;
+";
+    for seed in 0..8 {
+        let host = host().jitter(seed, 5).into_arc();
+        let p = program(SOURCE, &host.catalog());
+        let report = run(&p, host.clone(), &host.options()).await;
+        assert_ok(&report);
+        let keys: Vec<String> = host
+            .calls_to("kv:put")
+            .iter()
+            .map(|c| c.arguments["key"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        let expected: Vec<String> = (0..12).map(|i| format!("k{i}")).collect();
+        assert_eq!(keys, expected, "seed {seed}");
+        let reads: Vec<i64> = (host.calls_to("t:read").iter())
+            .map(|c| c.arguments["id"].as_i64().unwrap_or_default())
+            .collect();
+        assert_eq!(reads, [1, 2], "seed {seed}");
+    }
+}

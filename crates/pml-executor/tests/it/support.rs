@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use pml_dag::{to_dag, DagOptions};
 use pml_executor::{
     execute, Approver, AutoApprove, BoxFuture, ExecuteOptions, Program, RunReport, ToolFailure,
-    ToolHost,
+    ToolHost, Turn,
 };
 use pml_mcp::{ToolAnnotations, ToolInfo};
 use pml_optimizer::{optimize, OptimizerOptions};
@@ -312,10 +312,13 @@ impl ToolHost for FakeHost {
         server: &'a str,
         tool: &'a str,
         arguments: Value,
+        turn: Turn,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
             let name = format!("{server}:{tool}");
             let start = Instant::now();
+            // Received: the next call may start.
+            drop(turn);
             let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             self.max_in_flight.fetch_max(now, Ordering::SeqCst);
             let guard = InFlight(&self.in_flight);

@@ -575,3 +575,45 @@ fn runtime_dropped_before_the_clients() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// A call given up before its answer (its future dropped: a cancelled run, a lost race) is
+/// cancelled at the server with `notifications/cancelled`, as is one that timed out; a call
+/// sent in two steps ([`McpClients::send`], then its outcome) is the same call.
+#[tokio::test]
+async fn a_call_given_up_is_cancelled_at_the_server() {
+    within(30, async {
+        let options = ClientOptions {
+            call_timeout: Duration::from_millis(500),
+            ..quick()
+        };
+        let mcp = clients(vec![("bad", misbehaving(&[]))], options);
+        mcp.start("bad").await.unwrap();
+        let dropped = tokio::time::timeout(
+            Duration::from_millis(200),
+            mcp.call("bad", "hang", json!({})),
+        )
+        .await;
+        assert!(dropped.is_err(), "the hanging call was not given up");
+        let timed_out = mcp.send("bad", "hang", json!({})).await.unwrap();
+        assert!(matches!(
+            timed_out.outcome().await,
+            Err(McpError::Timeout { .. })
+        ));
+        let sent = mcp.send("bad", "echo", json!({"text": "two steps"})).await;
+        assert_eq!(sent.unwrap().value().await.unwrap(), "two steps");
+        let mut seen = Value::Null;
+        for _ in 0..50 {
+            // The value rule reads the JSON text as its value.
+            seen = mcp.call_value("bad", "cancelled", json!({})).await.unwrap();
+            if seen.as_array().is_some_and(|ids| ids.len() == 2) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let ids = seen.as_array().cloned().unwrap_or_default();
+        assert_eq!(ids.len(), 2, "cancelled: {seen}");
+        assert_ne!(ids[0], ids[1]);
+        mcp.shutdown().await;
+    })
+    .await;
+}

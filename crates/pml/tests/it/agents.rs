@@ -230,6 +230,89 @@ fn parameterized_agent_programs_give_what_the_programs_give() {
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
 
+/// A config of the reference servers (the filesystem server on `root`) in `dir`, each behind
+/// `mcp-servers/logging-proxy.mjs` writing the calls it passes on to `log`.
+fn logged_servers(dir: &Path, root: &Path, log: &Path) -> PathBuf {
+    let modules = pml::servers::mcp_servers_dir().join("node_modules/@modelcontextprotocol");
+    let proxy = pml::servers::mcp_servers_dir().join("logging-proxy.mjs");
+    let behind = |server: &str, rest: &[Value]| {
+        let mut args = vec![
+            serde_json::json!(proxy),
+            serde_json::json!(log),
+            serde_json::json!("node"),
+            serde_json::json!(modules.join(server).join("dist/index.js")),
+        ];
+        args.extend_from_slice(rest);
+        args
+    };
+    let config = serde_json::json!({ "mcpServers": {
+        "filesystem": { "command": "node", "args": behind("server-filesystem", &[serde_json::json!(root)]) },
+        "memory": { "command": "node", "args": behind("server-memory", &[]),
+            "env": { "MEMORY_FILE_PATH": dir.join("memory.jsonl") } },
+        "everything": { "command": "node", "args": behind("server-everything", &[serde_json::json!("stdio")]) },
+    } });
+    let config_file = dir.join("mcp.json");
+    std::fs::write(&config_file, config.to_string()).unwrap();
+    config_file
+}
+
+/// Node sends a program's calls as it makes them: the twelve writes of one `Promise.all`, then
+/// its twelve reads, reach the server in the array's order (files of different sizes, so the
+/// answers come back in another order), with speculation and without, run after run.
+#[test]
+fn concurrent_calls_reach_the_server_in_the_programs_order() {
+    const SOURCE: &str = r#"
+const dir = args.root + "/out";
+await mcp.filesystem.create_directory({ path: dir });
+const names = Array.from({ length: 12 }, (_, i) => `f${i}.txt`);
+await Promise.all(names.map((n, i) => mcp.filesystem.write_file({ path: `${dir}/${n}`, content: "x".repeat((12 - i) * 5000) })));
+const read = await Promise.all(names.map((n) => mcp.filesystem.read_text_file({ path: `${dir}/${n}` })));
+return read.map((r) => r.content.length);
+"#;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(pml::RUNTIME_STACK)
+        .build()
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let program = tmp.path().join("concurrent.ts");
+    std::fs::write(&program, SOURCE).unwrap();
+    for (run, speculate) in [true, false, true].into_iter().enumerate() {
+        let dir = tmp.path().join(format!("run{run}"));
+        let root = dir.join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        let root = root.canonicalize().unwrap();
+        let log = dir.join("received.jsonl");
+        let options = RunOptions {
+            args: serde_json::json!({ "root": root.display().to_string() }),
+            speculate,
+            mcp_config: Some(logged_servers(&dir, &root, &log)),
+            ..RunOptions::default()
+        };
+        let ran = runtime.block_on(run_file(&program, &options)).unwrap();
+        assert_eq!(
+            ran.report.result,
+            serde_json::json!((1..=12).rev().map(|i| i * 5000).collect::<Vec<_>>()),
+            "run {run}"
+        );
+        let received: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                let call: Value = serde_json::from_str(line).unwrap();
+                let path = call["arguments"]["path"].as_str().unwrap_or_default();
+                let file = path.rsplit('/').next().unwrap_or_default();
+                format!("{} {file}", call["name"].as_str().unwrap_or_default())
+            })
+            .collect();
+        let mut expected = vec!["create_directory out".to_owned()];
+        for tool in ["write_file", "read_text_file"] {
+            expected.extend((0..12).map(|i| format!("{tool} f{i}.txt")));
+        }
+        assert_eq!(received, expected, "run {run} (speculation {speculate})");
+    }
+}
+
 /// What the servers receive, behind a logging proxy each (`mcp-servers/logging-proxy.mjs`):
 /// with speculation, exactly the calls of the run without it (the program's own calls, which
 /// are the direct run's: `agent_programs_give_what_node_gives`), tool and arguments alike, for
@@ -241,8 +324,6 @@ fn the_servers_receive_exactly_the_programs_calls() {
         .thread_stack_size(pml::RUNTIME_STACK)
         .build()
         .unwrap();
-    let modules = pml::servers::mcp_servers_dir().join("node_modules/@modelcontextprotocol");
-    let proxy = pml::servers::mcp_servers_dir().join("logging-proxy.mjs");
     let mut differences = Vec::new();
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut examples: Vec<PathBuf> = std::fs::read_dir(&examples)
@@ -267,24 +348,7 @@ fn the_servers_receive_exactly_the_programs_calls() {
             }
             let root = root.canonicalize().unwrap();
             let log = tmp.path().join("received.jsonl");
-            let behind = |server: &str, rest: &[Value]| {
-                let mut args = vec![
-                    serde_json::json!(proxy),
-                    serde_json::json!(log),
-                    serde_json::json!("node"),
-                    serde_json::json!(modules.join(server).join("dist/index.js")),
-                ];
-                args.extend_from_slice(rest);
-                args
-            };
-            let config = serde_json::json!({ "mcpServers": {
-                "filesystem": { "command": "node", "args": behind("server-filesystem", &[serde_json::json!(root)]) },
-                "memory": { "command": "node", "args": behind("server-memory", &[]),
-                    "env": { "MEMORY_FILE_PATH": tmp.path().join("memory.jsonl") } },
-                "everything": { "command": "node", "args": behind("server-everything", &[serde_json::json!("stdio")]) },
-            } });
-            let config_file = tmp.path().join("mcp.json");
-            std::fs::write(&config_file, config.to_string()).unwrap();
+            let config_file = logged_servers(tmp.path(), &root, &log);
             let mut run_args = args.clone();
             run_args["root"] = Value::String(root.display().to_string());
             let options = RunOptions {

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use pml_executor::{
-    execute, AutoApprove, BoxFuture, ExecuteOptions, RunReport, ToolFailure, ToolHost,
+    execute, AutoApprove, BoxFuture, ExecuteOptions, RunReport, ToolFailure, ToolHost, Turn,
 };
 use pml_mcp::{ToolAnnotations, ToolInfo};
 use pml_sandbox::{Sandbox, SandboxOptions};
@@ -43,10 +43,12 @@ impl ToolHost for Deterministic {
         server: &'a str,
         tool: &'a str,
         arguments: Value,
+        turn: Turn,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move {
             (self.received.lock().unwrap())
                 .push(format!("{server}:{tool} {}", untimed(&arguments)));
+            drop(turn);
             if tool.contains("fail") {
                 return Err(ToolFailure::new(format!(
                     "{server}.{tool} failed on purpose"
