@@ -11,8 +11,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pml_sandbox::{Answers, HostCall, ProgramTask, Report, Reported, SandboxError};
-use pml_structure::{Instrumented, NodeKind, ProbeKind, StaticStructure};
+use pml_sandbox::{Answers, Fault, HostCall, ProgramTask, Report, Reported, SandboxError};
+use pml_structure::{Culprit, Instrumented, NodeKind, ProbeKind, StaticStructure};
 use serde_json::Value;
 
 use crate::approval::SideEffect;
@@ -66,6 +66,23 @@ impl pml_sandbox::OriginalText for NodeMap {
     fn original(&self, text: &str) -> Option<String> {
         let instrumented = self.instrumented.as_ref()?;
         (instrumented.original_text(&self.source, text)).map(str::to_owned)
+    }
+
+    fn culprit(&self, fault: Fault, line: usize, column: usize) -> Option<String> {
+        let (place, probed) = self.probed_place(line, column);
+        let offset = self.offset(place)?;
+        let culprit = match fault {
+            Fault::NotAFunction => Culprit::Callee,
+            Fault::NotAConstructor => Culprit::Constructor,
+            Fault::NotIterable { nullish } => Culprit::Iterable { nullish },
+        };
+        let mut known = self.culprits.lock().unwrap_or_else(|p| p.into_inner());
+        // One parse per place: a loop failing at one call asks again and again.
+        (known.entry((fault, offset, probed)))
+            .or_insert_with(|| {
+                pml_structure::culprit_message(&self.source, offset, culprit, probed)
+            })
+            .clone()
     }
 }
 
@@ -406,6 +423,8 @@ struct NodeMap {
     index: HashMap<String, usize>,
     /// Operation node id -> the task of the physical DAG that fuses it with others (`n2+n3`).
     fused: HashMap<String, String>,
+    /// The messages of errors at places of the program (see [`pml_sandbox::OriginalText`]).
+    culprits: Mutex<HashMap<(Fault, usize, bool), Option<String>>>,
 }
 
 impl NodeMap {
@@ -426,6 +445,7 @@ impl NodeMap {
             structure: program.structure.clone(),
             index,
             fused,
+            culprits: Mutex::default(),
         }
     }
 
@@ -462,7 +482,18 @@ impl NodeMap {
         let rest = &stack[at..];
         let end = rest.find(')')?;
         let (line, column) = rest[..end].split_once(':')?;
-        let (line, column): (usize, usize) = (line.parse().ok()?, column.parse().ok()?);
+        Some(self.place(line.parse().ok()?, column.parse().ok()?))
+    }
+
+    /// The place in the program (1-based line, column) of (`line`, `column`) of the source the
+    /// sandbox ran.
+    fn place(&self, line: usize, column: usize) -> (usize, usize) {
+        let ((line, column), _) = self.probed_place(line, column);
+        (line, column)
+    }
+
+    /// [`NodeMap::place`], and whether it was in the text of a probe.
+    fn probed_place(&self, line: usize, column: usize) -> ((usize, usize), bool) {
         // Line 1 starts with the wrapper the sandbox compiles the program in.
         let column = match line {
             1 => {
@@ -471,24 +502,31 @@ impl NodeMap {
             }
             _ => column,
         };
-        let column = match &self.instrumented {
-            Some(i) => i.original_column(&self.source, line, column),
-            None => column,
+        let (column, probed) = match &self.instrumented {
+            Some(i) => i.original_place(&self.source, line, column),
+            None => (column, false),
         };
-        Some((line, column))
+        ((line, column), probed)
     }
 
-    /// The innermost task node whose code contains (`line`, `column`).
-    fn task_at(&self, (line, column): (usize, usize)) -> Option<&pml_structure::Node> {
+    /// The byte offset in the program of (`line`, `column`) of it.
+    fn offset(&self, (line, column): (usize, usize)) -> Option<usize> {
         let start = match line {
             1 => 0,
             _ => self.source.match_indices('\n').nth(line - 2)?.0 + 1,
         };
-        let offset = start
-            + self.source[start..]
-                .char_indices()
-                .nth(column.saturating_sub(1))
-                .map_or(0, |(i, _)| i);
+        Some(
+            start
+                + self.source[start..]
+                    .char_indices()
+                    .nth(column.saturating_sub(1))
+                    .map_or(0, |(i, _)| i),
+        )
+    }
+
+    /// The innermost task node whose code contains (`line`, `column`).
+    fn task_at(&self, place: (usize, usize)) -> Option<&pml_structure::Node> {
+        let offset = self.offset(place)?;
         (self.structure.nodes.iter())
             .filter(|n| n.kind == NodeKind::Task)
             .filter(|n| n.span.start <= offset && offset < n.span.end)

@@ -222,7 +222,7 @@ pub use error::SandboxError;
 use error::Subject;
 use program::{AnswerLine, Event};
 pub use program::{
-    Answers, ConsoleLevel, HostAnswer, HostCall, OriginalText, ProgramTask, Reads, Report,
+    Answers, ConsoleLevel, Fault, HostAnswer, HostCall, OriginalText, ProgramTask, Reads, Report,
     Reported, Unrepeatable,
 };
 use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker, CREDIT_NOTICE};

@@ -79,6 +79,26 @@ pub trait OriginalText: Send + Sync {
     /// `text` (a slice of the instrumented source: a function's text) as the program has it;
     /// `None` if it is not one.
     fn original(&self, text: &str) -> Option<String>;
+
+    /// V8's message for error `fault` the program's code threw at (`line`, `column`) of the
+    /// source the sandbox ran (1-based: the first line holds the wrapper), naming what the
+    /// program's text names there (`o.list.map is not a function`); `None` keeps the engine's.
+    fn culprit(&self, fault: Fault, line: usize, column: usize) -> Option<String> {
+        let _ = (fault, line, column);
+        None
+    }
+}
+
+/// An error the engine throws whose V8 message names the program's text at its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fault {
+    /// A call of something that is not a function.
+    NotAFunction,
+    /// `new` of something that is not a constructor.
+    NotAConstructor,
+    /// An iteration (`for ... of`, a spread) over a value that is not iterable; `nullish`: it
+    /// is `undefined` or `null`.
+    NotIterable { nullish: bool },
 }
 
 impl fmt::Debug for dyn OriginalText {

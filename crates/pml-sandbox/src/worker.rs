@@ -610,7 +610,8 @@ impl Engine {
         }
         let context = fresh_context::<ProgramIntrinsics>(&self.runtime, true)?;
         let ready = context.with(|ctx| {
-            self.only_node20(&ctx)
+            let culprits = self
+                .only_node20(&ctx)
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             self.install_intl(&ctx)
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
@@ -627,16 +628,25 @@ impl Engine {
             let stringify = bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
-            event_loop::ready(&ctx, &self.setup, &self.inspect, stringify, is_buffer)
+            event_loop::ready(
+                &ctx,
+                &self.setup,
+                &self.inspect,
+                stringify,
+                is_buffer,
+                culprits,
+            )
         })?;
         self.program = Some(ReadyProgram { ready, context });
         Ok(())
     }
 
-    /// Deletes from `ctx` what Node 20 has not ([`NODE20`]).
-    fn only_node20(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+    /// Deletes from `ctx` what Node 20 has not, and makes it answer as Node 20 does
+    /// ([`NODE20`]). Returns the function a program's run gives the native that reads the
+    /// culprits of its errors.
+    fn only_node20<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
         let delete = Function::from_js(ctx, bytecode::run(ctx, &self.node20)?)?;
-        delete.call::<_, ()>((ctx.globals(),))
+        delete.call((ctx.globals(),))
     }
 
     /// Gives `ctx` `Intl` and the locale methods ([`intl::LAZY`]: made on first use, so a
@@ -824,6 +834,7 @@ impl Engine {
         };
         let outcome = context.with(|ctx| {
             let program = Program {
+                name: &request.name,
                 wrapper: &wrapper,
                 args: &request.args,
                 probes: request.probes.as_deref(),

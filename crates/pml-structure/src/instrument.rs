@@ -147,8 +147,15 @@ impl Instrumented {
     /// The program's 1-based column for a 1-based (`line`, `column`) of the instrumented
     /// source (`program` is the original source). Columns count characters.
     pub fn original_column(&self, program: &str, line: usize, column: usize) -> usize {
+        self.original_place(program, line, column).0
+    }
+
+    /// [`Instrumented::original_column`], and whether the place is in the text of a probe
+    /// (then the column is where that text was inserted: the start or the end of the code
+    /// the probe wraps).
+    pub fn original_place(&self, program: &str, line: usize, column: usize) -> (usize, bool) {
         let Some(start) = line_start(&self.source, line) else {
-            return column;
+            return (column, false);
         };
         let rest = &self.source[start..];
         let offset = start
@@ -159,6 +166,7 @@ impl Instrumented {
         // Walk the insertions: a position inside inserted text maps to where it was inserted.
         let mut shift = 0;
         let mut original = offset;
+        let mut probed = false;
         for &(at, len) in &self.insertions {
             if offset < at + shift {
                 original = offset - shift;
@@ -166,6 +174,7 @@ impl Instrumented {
             }
             if offset < at + shift + len {
                 original = at;
+                probed = true;
                 break;
             }
             shift += len;
@@ -173,11 +182,11 @@ impl Instrumented {
         }
         let original = original.min(program.len());
         let Some(program_line) = line_start(program, line) else {
-            return column;
+            return (column, probed);
         };
-        program
-            .get(program_line..original)
-            .map_or(column, |text| text.chars().count() + 1)
+        let column =
+            (program.get(program_line..original)).map_or(column, |text| text.chars().count() + 1);
+        (column, probed)
     }
 }
 

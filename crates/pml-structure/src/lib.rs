@@ -43,6 +43,7 @@
 mod builder;
 mod canon;
 mod compile;
+mod culprit;
 pub mod diagnostics;
 mod fold;
 mod guard;
@@ -67,6 +68,7 @@ pub use canon::{
     collapse_whitespace, is_ident_name, is_simple_path, js_value, key_text, normalize_code,
     normalize_variable_names, quote_str, NormalizeReturn, MAX_PARSE_DEPTH,
 };
+pub use culprit::{culprit_message, Culprit};
 pub use fold::in_js_order;
 pub(crate) use guard::refuse;
 pub use guard::{MAX_ANGLE_NESTING, MAX_NESTING, MAX_OPERATORS};

@@ -1086,6 +1086,8 @@ fn iteration_of(value: &Value<'_>) -> Result<Vec<u32>, String> {
 /// What a program run brings to its context: its compiled source, `args`, probes, link to
 /// the caller, and its limits' state.
 pub(crate) struct Program<'a> {
+    /// The script's file name in stack traces.
+    pub name: &'a str,
     /// Bytecode of `(async function () {SOURCE\n})`.
     pub wrapper: &'a [u8],
     /// `args` as JSON text.
@@ -1120,6 +1122,9 @@ pub(crate) struct Ready {
     want: Persistent<Function<'static>>,
     /// `fire(id)`: runs timer `id`'s callback (see [`SETUP`]).
     fire: Persistent<Function<'static>>,
+    /// Gives the engine's error hook the native that reads the culprits of the program's
+    /// errors (`worker/node20.js`).
+    culprits: Persistent<Function<'static>>,
 }
 
 /// The error of a native called with no run current (never, unless a context outlived its run).
@@ -1139,6 +1144,7 @@ pub(crate) fn ready<'js>(
     inspect: &[u8],
     stringify: Function<'js>,
     is_buffer: Function<'js>,
+    culprits: Function<'js>,
 ) -> Result<Ready, Failure> {
     let run = |e| failure(ctx, e, Phase::Run);
     let current: Current = Rc::new(RefCell::new(None));
@@ -1326,6 +1332,7 @@ pub(crate) fn ready<'js>(
         iterations: Persistent::save(ctx, made.get::<Function>(4).map_err(run)?),
         want: Persistent::save(ctx, made.get::<Function>(6).map_err(run)?),
         fire: Persistent::save(ctx, made.get::<Function>(8).map_err(run)?),
+        culprits: Persistent::save(ctx, culprits),
     })
 }
 
@@ -1409,6 +1416,7 @@ fn run_with<'js>(
     iterations: &mut Option<Function<'js>>,
 ) -> Result<String, Failure> {
     let Program {
+        name,
         wrapper,
         args,
         probes,
@@ -1450,6 +1458,30 @@ fn run_with<'js>(
         install.call::<_, ()>((read,)).map_err(run)?;
     }
 
+    if let Some(originals) = originals.clone() {
+        // Its errors name what its code names at their place (`o.list.map is not a function`).
+        let name = name.to_owned();
+        let read = Function::new(
+            ctx.clone(),
+            move |kind: u8, file: Option<String>, line: Option<u32>, column: Option<u32>| {
+                let fault = match kind {
+                    0 => crate::Fault::NotAFunction,
+                    1 => crate::Fault::NotAConstructor,
+                    2 => crate::Fault::NotIterable { nullish: true },
+                    _ => crate::Fault::NotIterable { nullish: false },
+                };
+                match (file, line, column) {
+                    (Some(file), Some(line), Some(column)) if file == name => {
+                        originals.culprit(fault, line as usize, column as usize)
+                    }
+                    _ => None,
+                }
+            },
+        )
+        .map_err(run)?;
+        let culprits = ready.culprits.restore(ctx).map_err(restore)?;
+        culprits.call::<_, ()>((read,)).map_err(run)?;
+    }
     if let Some(namespace) = probes {
         // The program's functions read as it wrote them: their text without the probes (and
         // so without the probe object's name).

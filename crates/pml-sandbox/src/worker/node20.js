@@ -67,6 +67,7 @@
   // Messages QuickJS words otherwise whatever threw them: V8's says the same thing with no
   // value or source text QuickJS would not have given (those are left as QuickJS has them).
   const reworded = [
+    [/^cannot read property 'Symbol\.(\w+)' of (undefined|null)$/, (m) => `Cannot read properties of ${m[2]} (reading 'Symbol(Symbol.${m[1]})')`],
     [/^cannot read property '(.*)' of (undefined|null)$/s, (m) => `Cannot read properties of ${m[2]} (reading '${m[1]}')`],
     [/^cannot set property '(.*)' of (undefined|null)$/s, (m) => `Cannot set properties of ${m[2]} (setting '${m[1]}')`],
     [/^cannot convert to object$/, () => "Cannot convert undefined or null to object"],
@@ -90,6 +91,31 @@
     "cannot convert BigInt to number": () => "Cannot convert a BigInt value to a number",
     // V8's other Date methods name the receiver (`#<Object>`, `[object Array]`...).
     "not a Date object": (fn) => (apply(startsWith, fn, ["get"]) || fn === "valueOf") ? "this is not a Date object." : undefined,
+  };
+  // Messages V8 words after the program's text at the place of the error (`o.list.map is
+  // not a function`, `data.files is not iterable`): the native `culpritOf(kind, file, line,
+  // column)` a program's run sets reads it there (`culprit.rs` of pml-structure); kinds: 0 not
+  // a function, 1 not a constructor, 2 not iterable (undefined or null), 3 not iterable.
+  let culpritOf;
+  const iteratorOfNothing = /^cannot read property 'Symbol\.iterator' of (undefined|null)$/;
+  const culprit = (message, first) => {
+    let kind = -1;
+    let nothing = null;
+    if (message === "not a function") kind = 0;
+    else if (message === "not a constructor") kind = 1;
+    else if (message === "value is not iterable") kind = 3;
+    else {
+      nothing = apply(exec, iteratorOfNothing, [message]);
+      if (nothing !== null) kind = 2;
+    }
+    if (kind < 0) return undefined;
+    if (culpritOf !== undefined && first !== undefined && !first.isNative()) {
+      const text = culpritOf(kind, first.getFileName(), first.getLineNumber(), first.getColumnNumber());
+      if (typeof text === "string") return text;
+    }
+    // Destructuring, `Promise.all`, `Array.from`...: V8 names the value.
+    if (nothing !== null) return `${nothing[1]} is not iterable (cannot read property Symbol(Symbol.iterator))`;
+    return undefined;
   };
   const reword = (error, sites) => {
     const proto = protoOf(error);
@@ -116,6 +142,8 @@
       replaced = `Class constructor ${typeof name === "string" ? name : ""} cannot be invoked without 'new'`;
     } else if (typeof fn === "string" && describe(byBuiltIn, message) !== undefined) {
       replaced = byBuiltIn[message](fn);
+    } else {
+      replaced = culprit(message, first);
     }
     for (let i = 0; replaced === undefined && i < reworded.length; i++) {
       const m = apply(exec, reworded[i][0], [message]);
@@ -798,4 +826,8 @@
     configurable: true,
     enumerable: false,
   });
+  // For a program's run: where its errors' culprits are read (see `culpritOf`).
+  return (read) => {
+    culpritOf = read;
+  };
 })
