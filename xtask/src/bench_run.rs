@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use pml::run::{run_file, RunOptions};
-use pml_executor::{execute, AutoApprove, BoxFuture, ExecuteOptions, ToolFailure, ToolHost};
+use pml_executor::{execute, AutoApprove, BoxFuture, ExecuteOptions, ToolFailure, ToolHost, Turn};
 use pml_mcp::{ToolAnnotations, ToolInfo};
 use pml_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{json, Value};
@@ -185,6 +185,7 @@ impl ToolHost for Noop {
         _: &'a str,
         _: &'a str,
         arguments: Value,
+        _: Turn,
     ) -> BoxFuture<'a, Result<Value, ToolFailure>> {
         Box::pin(async move { Ok(arguments) })
     }
