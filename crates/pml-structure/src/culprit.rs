@@ -53,11 +53,17 @@ pub fn culprit_message(
         culprit,
         probed,
         best: None,
+        calls: 0,
+        call: None,
     };
     for stmt in &parsed.body {
         stmt.visit_with(&mut finder);
     }
-    let (_, found) = finder.best?;
+    let found = match culprit {
+        Culprit::Callee | Culprit::Constructor if finder.calls == 1 => finder.call?,
+        Culprit::Callee | Culprit::Constructor => return None,
+        Culprit::Iterable { .. } => finder.best?.1,
+    };
     Some(match &found {
         Found::Call(callee) => format!("{} is not a function", print(callee)),
         Found::New(callee) => format!("{} is not a constructor", print(callee)),
@@ -100,6 +106,9 @@ struct Finder {
     probed: bool,
     /// (width of the expression, what it is).
     best: Option<(u32, Found)>,
+    /// Calls and `new`s holding the place, and the one of them found.
+    calls: usize,
+    call: Option<Found>,
 }
 
 impl Finder {
@@ -115,17 +124,18 @@ impl Finder {
         }
     }
 
-    /// A call or `new` at fault: its callee holds the place; or, after a probe, the whole
-    /// call holds it past its start.
+    /// A call or `new` at fault: one holding the place (after a probe, past its start). The
+    /// engine's place is the last it noted, in the callee or in the arguments: with calls
+    /// inside calls there (`a(b.c())`, `xs.filter(f).map(g)`), which of them failed is not
+    /// known, and nothing is said.
     fn callee(&mut self, whole: swc_common::Span, callee: &Expr, make: fn(Expr) -> Found) {
-        if !self.probed {
-            return self.consider(callee, make);
-        }
-        if whole.lo.0 < self.at && self.at < whole.hi.0 {
-            let width = whole.hi.0 - whole.lo.0;
-            if self.best.as_ref().is_none_or(|(w, _)| width <= *w) {
-                self.best = Some((width, make(callee.clone())));
-            }
+        let starts = match self.probed {
+            true => whole.lo.0 < self.at,
+            false => whole.lo.0 <= self.at,
+        };
+        if starts && self.at < whole.hi.0 {
+            self.calls += 1;
+            self.call = Some(make(callee.clone()));
         }
     }
 
@@ -138,7 +148,28 @@ impl Finder {
     }
 }
 
+impl Finder {
+    /// Entering a function that holds the place: the engine noted it in that function's own
+    /// frame, so the calls around the function are not the ones at fault.
+    fn enter(&mut self, span: swc_common::Span) {
+        if span.lo.0 < self.at && self.at < span.hi.0 {
+            self.calls = 0;
+            self.call = None;
+        }
+    }
+}
+
 impl Visit for Finder {
+    fn visit_arrow_expr(&mut self, arrow: &swc_ecma_ast::ArrowExpr) {
+        self.enter(arrow.span);
+        arrow.visit_children_with(self);
+    }
+
+    fn visit_function(&mut self, function: &swc_ecma_ast::Function) {
+        self.enter(function.span);
+        function.visit_children_with(self);
+    }
+
     fn visit_call_expr(&mut self, call: &CallExpr) {
         if let (Culprit::Callee, Callee::Expr(callee)) = (self.culprit, &call.callee) {
             self.callee(call.span, callee, Found::Call);
@@ -372,7 +403,6 @@ mod tests {
                 "forEach",
                 "JSON.parse(...).items.forEach is not a function",
             ),
-            ("a(b.c());", "c(", "b.c is not a function"),
             ("t.fmt`x`;", "fmt", "t.fmt is not a function"),
             ("new o.list();", "o.list", "o.list is not a constructor"),
             (
@@ -390,19 +420,28 @@ mod tests {
             );
         }
         assert_eq!(at("const a = 1 + 2;", "1", callee), None);
+        // Which of two calls holding the place failed is not known.
+        assert_eq!(at("a(b.c());", "c(", callee), None);
+        assert_eq!(
+            at("xs.filter((n) => n > 2).map((n) => n);", "n > 2", callee),
+            None
+        );
         let constructor = Culprit::Constructor;
         assert_eq!(
             at("new (o.f())();", "o.f", constructor).as_deref(),
             Some("o.f(...) is not a constructor")
         );
         assert_eq!(at("o.f();", "o", constructor), None);
+        // The calls around the function the place is in are another frame's.
+        let code = "attempt(() => report.sections.map((s) => s.rows.length));";
+        assert_eq!(
+            at(code, "map", callee).as_deref(),
+            Some("report.sections.map is not a function")
+        );
         // After a probe around an argument (`o.list.map(P.b(k, (v) => v))`): the call around.
         let code = "o.list.map(items.filter((x) => x));";
         let probed = |marker: &str| culprit_message(code, code.find(marker).unwrap(), callee, true);
-        assert_eq!(
-            probed("(x)").as_deref(),
-            Some("items.filter is not a function")
-        );
+        assert_eq!(probed("(x)"), None);
         assert_eq!(
             probed("items").as_deref(),
             Some("o.list.map is not a function")
