@@ -11,8 +11,8 @@
 
 use swc_common::Spanned;
 use swc_ecma_ast::{
-    ArrayLit, BinaryOp, CallExpr, Callee, Expr, ExprOrSpread, ForOfStmt, Lit, MemberExpr,
-    MemberProp, NewExpr, OptCall, OptChainBase, OptChainExpr, SuperProp, TaggedTpl,
+    ArrayLit, CallExpr, Callee, Expr, ExprOrSpread, ForOfStmt, Lit, MemberExpr, MemberProp,
+    NewExpr, OptCall, OptChainBase, OptChainExpr, SuperProp, TaggedTpl,
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
@@ -99,7 +99,7 @@ enum Found {
     CallSpread(Expr),
 }
 
-/// The innermost expression of the kind sought whose text holds the reported place.
+/// What holds the reported place: the innermost iterable, or the calls and `new`s.
 struct Finder {
     at: u32,
     culprit: Culprit,
@@ -273,7 +273,7 @@ fn write(e: &Expr, out: &mut String) {
             out.push('(');
             write(&b.left, out);
             out.push(' ');
-            out.push_str(binary_op(b.op));
+            out.push_str(b.op.as_str());
             out.push(' ');
             write(&b.right, out);
             out.push(')');
@@ -352,10 +352,6 @@ fn literal(lit: &Lit, out: &mut String) {
         Lit::Null(_) => out.push_str("null"),
         _ => out.push_str(INTERMEDIATE),
     }
-}
-
-fn binary_op(op: BinaryOp) -> &'static str {
-    op.as_str()
 }
 
 #[cfg(test)]
