@@ -11,8 +11,10 @@
 
 use swc_common::Spanned;
 use swc_ecma_ast::{
-    ArrayLit, CallExpr, Callee, Expr, ExprOrSpread, ForOfStmt, Lit, MemberExpr, MemberProp,
-    NewExpr, OptCall, OptChainBase, OptChainExpr, SuperProp, TaggedTpl,
+    ArrayLit, AssignOp, AssignTarget, AssignTargetPat, BinaryOp, CallExpr, Callee, Expr,
+    ExprOrSpread, ForOfStmt, Lit, MemberExpr, MemberProp, NewExpr, ObjectPat, ObjectPatProp,
+    OptCall, OptChainBase, OptChainExpr, Pat, PropName, SimpleAssignTarget, SuperProp, TaggedTpl,
+    UnaryOp,
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
@@ -97,6 +99,129 @@ enum Found {
     ForOf(Expr),
     ArraySpread(Expr),
     CallSpread(Expr),
+}
+
+/// What V8 says when a destructuring's value is `undefined` or `null` (QuickJS says `Cannot
+/// convert undefined or null to object` for every one): by the pattern's first property.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Destructured {
+    /// `Cannot destructure property 'a' of 'data.result' as it is undefined.`
+    Property { key: String, text: String },
+    /// The first property has a default (`{ a = 1 }`): `Cannot read properties of undefined
+    /// (reading 'a')`.
+    Reading { key: String },
+    /// No property, or the first is computed or a rest: `Cannot destructure 'data.result' as
+    /// it is undefined.`
+    Whole { text: String },
+}
+
+impl Destructured {
+    /// 0, 1, 2 and the words in between, as the sandbox's probe object takes them.
+    pub(crate) fn parts(&self) -> (u8, &str, &str) {
+        match self {
+            Destructured::Property { key, text } => (0, key, text),
+            Destructured::Reading { key } => (1, key, ""),
+            Destructured::Whole { text } => (2, "", text),
+        }
+    }
+}
+
+/// Every destructuring of a value the program computes with an object pattern, anywhere in
+/// `body` (`const { a } = v`, `({ a } = v)`): the value's span and what V8 says when it is
+/// `undefined` or `null`. (A parameter's, a loop head's and a `catch`'s patterns have no value
+/// written there: the engine's words stay.)
+pub(crate) fn destructurings(body: &[swc_ecma_ast::Stmt]) -> Vec<(swc_common::Span, Destructured)> {
+    let mut found = Destructurings(Vec::new());
+    body.iter().for_each(|stmt| stmt.visit_with(&mut found));
+    found.0
+}
+
+struct Destructurings(Vec<(swc_common::Span, Destructured)>);
+
+impl Destructurings {
+    fn note(&mut self, pattern: &ObjectPat, value: &Expr) {
+        // What is written as an object, a function or a literal other than `null` is neither
+        // `undefined` nor `null`.
+        if matches!(
+            strip_parens(value),
+            Expr::Object(_)
+                | Expr::Array(_)
+                | Expr::Fn(_)
+                | Expr::Arrow(_)
+                | Expr::Class(_)
+                | Expr::Tpl(_)
+                | Expr::New(_)
+                | Expr::Lit(
+                    Lit::Str(_) | Lit::Num(_) | Lit::Bool(_) | Lit::BigInt(_) | Lit::Regex(_)
+                )
+        ) {
+            return;
+        }
+        // V8 prints an optional chain standing alone as an intermediate value.
+        let text = || match strip_parens(value) {
+            Expr::OptChain(_) => INTERMEDIATE.to_owned(),
+            _ => print(value),
+        };
+        let words = match pattern.props.first() {
+            Some(ObjectPatProp::KeyValue(kv)) => match (property_key(&kv.key), &*kv.value) {
+                (None, _) => Destructured::Whole { text: text() },
+                (Some(key), Pat::Assign(a)) if matches!(&*a.left, Pat::Ident(_)) => {
+                    Destructured::Reading { key }
+                }
+                // V8 names the default's value there.
+                (Some(key), Pat::Assign(a)) => Destructured::Property {
+                    key,
+                    text: print(&a.right),
+                },
+                (Some(key), _) => Destructured::Property { key, text: text() },
+            },
+            Some(ObjectPatProp::Assign(a)) => {
+                let key = a.key.id.sym.to_string();
+                match a.value {
+                    Some(_) => Destructured::Reading { key },
+                    None => Destructured::Property { key, text: text() },
+                }
+            }
+            Some(ObjectPatProp::Rest(_)) | None => Destructured::Whole { text: text() },
+        };
+        self.0.push((value.span(), words));
+    }
+}
+
+/// A pattern's property name as V8 prints it, unless computed.
+fn property_key(key: &PropName) -> Option<String> {
+    match key {
+        PropName::Ident(i) => Some(i.sym.to_string()),
+        PropName::Str(s) => Some(s.value.to_string_lossy().into_owned()),
+        PropName::Num(n) => Some(crate::fold::number_to_string(n.value)),
+        PropName::BigInt(b) => Some(b.value.to_string()),
+        PropName::Computed(_) => None,
+    }
+}
+
+fn strip_parens(mut e: &Expr) -> &Expr {
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    e
+}
+
+impl Visit for Destructurings {
+    fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
+        if let (Pat::Object(pattern), Some(value)) = (&d.name, &d.init) {
+            self.note(pattern, value);
+        }
+        d.visit_children_with(self);
+    }
+
+    fn visit_assign_expr(&mut self, a: &swc_ecma_ast::AssignExpr) {
+        if let (AssignOp::Assign, AssignTarget::Pat(AssignTargetPat::Object(pattern))) =
+            (a.op, &a.left)
+        {
+            self.note(pattern, &a.right);
+        }
+        a.visit_children_with(self);
+    }
 }
 
 /// What holds the reported place: the innermost iterable, or the calls and `new`s.
@@ -230,6 +355,11 @@ fn print(e: &Expr) -> String {
 const INTERMEDIATE: &str = "(intermediate value)";
 
 fn write(e: &Expr, out: &mut String) {
+    if let Some(n) = folded(e) {
+        // V8's parser folds operators over number literals (`o[1 + 1]` is `o[2]`).
+        out.push_str(&crate::fold::number_to_string(n));
+        return;
+    }
     match e {
         Expr::Ident(i) => out.push_str(&i.sym),
         Expr::This(_) => out.push_str("this"),
@@ -252,8 +382,25 @@ fn write(e: &Expr, out: &mut String) {
             }
             _ => out.push_str(INTERMEDIATE),
         },
+        // A tagged template is a call.
+        Expr::TaggedTpl(t) => {
+            write(&t.tag, out);
+            out.push_str("(...)");
+        }
         Expr::OptChain(chain) => opt_chain(chain, out),
         Expr::Lit(lit) => literal(lit, out),
+        // A template without substitutions is a string; with some, V8 prints those only.
+        Expr::Tpl(t) if t.exprs.is_empty() => {
+            match t.quasis.first().and_then(|q| q.cooked.as_ref()) {
+                Some(cooked) => {
+                    out.push('"');
+                    out.push_str(&cooked.to_string_lossy());
+                    out.push('"');
+                }
+                None => out.push_str(INTERMEDIATE),
+            }
+        }
+        Expr::Tpl(t) => t.exprs.iter().for_each(|e| write(e, out)),
         Expr::Array(array) => {
             out.push('[');
             for (i, element) in array.elems.iter().enumerate() {
@@ -261,14 +408,41 @@ fn write(e: &Expr, out: &mut String) {
                     out.push(',');
                 }
                 if let Some(element) = element {
-                    if element.spread.is_some() {
-                        out.push_str("...");
+                    match element.spread {
+                        Some(_) => {
+                            out.push_str("(...");
+                            write(&element.expr, out);
+                            out.push(')');
+                        }
+                        None => write(&element.expr, out),
                     }
-                    write(&element.expr, out);
                 }
             }
             out.push(']');
         }
+        // Each property's value is not printed.
+        Expr::Object(object) => {
+            out.push('{');
+            object.props.iter().for_each(|_| out.push_str(INTERMEDIATE));
+            out.push('}');
+        }
+        // Nor are a conditional's three parts.
+        Expr::Cond(_) => (0..3).for_each(|_| out.push_str(INTERMEDIATE)),
+        Expr::Unary(u) => {
+            out.push('(');
+            out.push_str(u.op.as_str());
+            if matches!(u.op, UnaryOp::TypeOf | UnaryOp::Void | UnaryOp::Delete) {
+                out.push(' ');
+            }
+            write(&u.arg, out);
+            out.push(')');
+        }
+        // An assignment prints as what it assigns to.
+        Expr::Assign(a) => match &a.left {
+            AssignTarget::Simple(SimpleAssignTarget::Ident(i)) => out.push_str(&i.id.sym),
+            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => member(m, false, out),
+            _ => out.push_str(INTERMEDIATE),
+        },
         Expr::Bin(b) => {
             out.push('(');
             write(&b.left, out);
@@ -289,6 +463,53 @@ fn write(e: &Expr, out: &mut String) {
             out.push(')');
         }
         _ => out.push_str(INTERMEDIATE),
+    }
+}
+
+/// ECMAScript's `ToInt32`.
+fn to_int32(n: f64) -> i32 {
+    match n.is_finite() {
+        true => n.trunc().rem_euclid(4_294_967_296.0) as u32 as i32,
+        false => 0,
+    }
+}
+
+/// The number V8's parser makes of `e`: a number literal, or an arithmetic or bitwise
+/// operator (binary, or unary `-`, `+`, `~`) over such (folded as it parses).
+fn folded(e: &Expr) -> Option<f64> {
+    let int = to_int32;
+    let uint = |n: f64| to_int32(n) as u32;
+    match e {
+        Expr::Lit(Lit::Num(n)) => Some(n.value),
+        Expr::Paren(p) => folded(&p.expr),
+        Expr::Unary(u) => {
+            let n = folded(&u.arg)?;
+            match u.op {
+                UnaryOp::Minus => Some(-n),
+                UnaryOp::Plus => Some(n),
+                UnaryOp::Tilde => Some(f64::from(!int(n))),
+                _ => None,
+            }
+        }
+        Expr::Bin(b) => {
+            let (x, y) = (folded(&b.left)?, folded(&b.right)?);
+            Some(match b.op {
+                BinaryOp::Add => x + y,
+                BinaryOp::Sub => x - y,
+                BinaryOp::Mul => x * y,
+                BinaryOp::Div => x / y,
+                BinaryOp::Mod => x % y,
+                BinaryOp::Exp => pml_jstext::math::pow(x, y),
+                BinaryOp::BitOr => f64::from(int(x) | int(y)),
+                BinaryOp::BitAnd => f64::from(int(x) & int(y)),
+                BinaryOp::BitXor => f64::from(int(x) ^ int(y)),
+                BinaryOp::LShift => f64::from(int(x).wrapping_shl(uint(y) & 31)),
+                BinaryOp::RShift => f64::from(int(x) >> (uint(y) & 31)),
+                BinaryOp::ZeroFillRShift => f64::from(uint(x) >> (uint(y) & 31)),
+                _ => return None,
+            })
+        }
+        _ => None,
     }
 }
 
@@ -350,6 +571,12 @@ fn literal(lit: &Lit, out: &mut String) {
         Lit::Num(n) => out.push_str(&crate::fold::number_to_string(n.value)),
         Lit::Bool(b) => out.push_str(if b.value { "true" } else { "false" }),
         Lit::Null(_) => out.push_str("null"),
+        Lit::Regex(r) => {
+            out.push('/');
+            out.push_str(&r.exp);
+            out.push('/');
+            out.push_str(&r.flags);
+        }
         _ => out.push_str(INTERMEDIATE),
     }
 }
@@ -441,6 +668,104 @@ mod tests {
         assert_eq!(
             probed("items").as_deref(),
             Some("o.list.map is not a function")
+        );
+    }
+
+    /// What V8's `CallPrinter` prints of expressions the examples above do not meet, as Node
+    /// 20 printed them in `Cannot destructure property 'a' of '...'`.
+    #[test]
+    fn expressions_print_as_v8_prints_them() {
+        let cases = [
+            ("o[1 + 1]", "o[2]"),
+            ("o[(1 + 2) * 3 % 5]", "o[4]"),
+            ("o[2 ** 3 | 1]", "o[9]"),
+            ("o[1 - -1]", "o[2]"),
+            ("o[\"a\" + \"b\"]", "o[(\"a\" + \"b\")]"),
+            ("(!o).x", "(!o).x"),
+            ("(typeof o).x", "(typeof o).x"),
+            ("(void 0)", "(void 0)"),
+            ("`x`.y", "\"x\".y"),
+            ("`${k}-${n}`.q", "kn.q"),
+            ("String.raw`x`.y", "String.raw(...).y"),
+            ("/re/g.x", "/re/g.x"),
+            ("[...xs][0]", "[(...xs)][0]"),
+            ("[1, 2][5]", "[1,2][5]"),
+            (
+                "({ b: 1, ...c }).a",
+                "{(intermediate value)(intermediate value)}.a",
+            ),
+            (
+                "(a ? b : c)",
+                "(intermediate value)(intermediate value)(intermediate value)",
+            ),
+            ("(n = o.x)", "n"),
+            ("(o.x = y)", "o.x"),
+            ("new Map().get(1)", "(intermediate value).get(...)"),
+            ("(k, o).r", "(k , o).r"),
+        ];
+        for (code, printed) in cases {
+            let parsed = parse(
+                &format!("({code});"),
+                Dialect::JavaScript,
+                &LineIndex::new(code),
+            )
+            .unwrap();
+            let swc_ecma_ast::Stmt::Expr(stmt) = &parsed.body[0] else {
+                panic!("{code}")
+            };
+            assert_eq!(print(&stmt.expr), printed, "{code}");
+        }
+    }
+
+    /// Each object destructuring of a computed value, anywhere, with V8's words for it.
+    #[test]
+    fn destructurings_say_what_v8_says() {
+        let code = "const { a, b } = data.result;\n\
+                    let { c = 1 } = f();\n\
+                    const { [k]: d } = g, { ...e } = h;\n\
+                    const {} = i;\n\
+                    ({ \"x-y\": j } = await load());\n\
+                    const { n: { m } = {} } = o?.p;\n\
+                    xs.map((x) => { const { 1.5: q } = x.q; return q; });\n\
+                    const { lit } = { lit: 1 }, [r] = s, { t } = `t`;\n\
+                    function w({ u }) { const { v } = u; for (const { z } of v) {} }";
+        let parsed = parse(code, Dialect::JavaScript, &LineIndex::new(code)).unwrap();
+        let found: Vec<(&str, Destructured)> = destructurings(&parsed.body)
+            .into_iter()
+            .map(|(span, words)| {
+                let (lo, hi) = (
+                    (span.lo.0 - parsed.base) as usize,
+                    (span.hi.0 - parsed.base) as usize,
+                );
+                (&code[lo..hi], words)
+            })
+            .collect();
+        let property = |key: &str, text: &str| Destructured::Property {
+            key: key.to_owned(),
+            text: text.to_owned(),
+        };
+        let whole = |text: &str| Destructured::Whole {
+            text: text.to_owned(),
+        };
+        assert_eq!(
+            found,
+            [
+                ("data.result", property("a", "data.result")),
+                (
+                    "f()",
+                    Destructured::Reading {
+                        key: "c".to_owned()
+                    }
+                ),
+                ("g", whole("g")),
+                ("h", whole("h")),
+                ("i", whole("i")),
+                ("await load()", property("x-y", "(intermediate value)")),
+                // V8 names the default there.
+                ("o?.p", property("n", "{}")),
+                ("x.q", property("1.5", "x.q")),
+                ("u", property("v", "u")),
+            ]
         );
     }
 

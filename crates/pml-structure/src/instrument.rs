@@ -22,6 +22,7 @@
 //! | `Promise` of `Promise.all`, the whole call | `P.f(k, it, Promise)`, `P.j(k, it, call)` | fork, join (when it settles) |
 //! | the start of a local function's body | `const Pi = P.i(k, it);` | one call of it; `Pi` numbers the calls |
 //! | the function a call of a local function calls (the callee, a `.then` callback) | `P.h(k, it, f)` | the call starts, and ends (returns, throws, or its promise settles) |
+//! | the value of an object destructuring (`const { a } = v`, `({ a } = v)`), anywhere | `P.o(v, kind, key, text)` | nothing: it throws V8's `TypeError` when `v` is `undefined` or `null` (`Cannot destructure property 'a' of 'v' as it is undefined.`) |
 //!
 //! Each returns its last argument unchanged (`P.s`, `P.h` a function that calls it), so the
 //! program computes what it computed before. `it` is the iteration vector of the innermost loop
@@ -281,6 +282,8 @@ pub(crate) struct Recorder {
     handlers: usize,
     /// Part of the probe object's name (`BuildOptions::probe_secret`).
     pub(crate) secret: Option<u64>,
+    /// The values of object destructurings, and what follows the value in `P.o(`...`)`.
+    guards: Vec<((usize, usize), String)>,
 }
 
 impl Recorder {
@@ -302,6 +305,23 @@ impl Recorder {
                 depth: self.bodies.len(),
                 guarded: self.handlers > 0,
             });
+        }
+    }
+
+    /// Whether it records (the program is instrumented).
+    pub(crate) fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Guards the value at `value` of an object destructuring: `P.o(value, kind, key, text)`
+    /// throws V8's `TypeError` when it is `undefined` or `null` (what `words` says, see
+    /// [`crate::culprit::Destructured`]) and is the value otherwise.
+    pub(crate) fn guard(&mut self, value: (usize, usize), words: &crate::culprit::Destructured) {
+        if self.on {
+            let (kind, key, text) = words.parts();
+            let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
+            let close = format!(",{kind},{},{})", string(key), string(text));
+            self.guards.push((value, close));
         }
     }
 
@@ -422,6 +442,9 @@ impl Recorder {
                     edits.wrap(*function, format!("{ns}.h({k},{it},"), ")")
                 }
             }
+        }
+        for (value, close) in &self.guards {
+            edits.wrap_outermost(*value, format!("{namespace}.o("), close);
         }
         let (source, insertions) = edits.apply(program);
         Some(Instrumented {

@@ -458,6 +458,7 @@ fn walk_parsed(
                         }
                         b.printing = !options.no_hash;
                         b.program(&parsed.body);
+                        b.guard_destructurings(&parsed.body);
                         b.finish_instrumented()
                     })
                 },

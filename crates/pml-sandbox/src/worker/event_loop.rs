@@ -358,6 +358,15 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       return v;
     },
     f: (k, it, p) => { record(5, k, it); return p; },
+    // The value of an object destructuring: V8's words when there is nothing to destructure
+    // (QuickJS says `Cannot convert undefined or null to object`).
+    o: (v, kind, key, text) => {
+      if (v !== undefined && v !== null) return v;
+      const what = v === null ? "null" : "undefined";
+      throw new TypeErr(kind === 0
+        ? `Cannot destructure property '${key}' of '${text}' as it is ${what}.`
+        : kind === 1 ? `Cannot read properties of ${what} (reading '${key}')` : `Cannot destructure '${text}' as it is ${what}.`);
+    },
     j: (k, it, p) => {
       if (isPromise(p)) settles(p, () => { record(6, k, it, 1); }, () => { record(6, k, it, 0); });
       return p;

@@ -397,6 +397,17 @@ impl<'a> Builder<'a> {
     }
 
     /// The structure and, when [`Builder::instrument`] was called, the instrumented program.
+    /// Guards, in the instrumented program, the value of every object destructuring of `body`
+    /// (see [`Recorder::guard`]).
+    pub(crate) fn guard_destructurings(&mut self, body: &[Stmt]) {
+        if self.probes.on() {
+            for (span, words) in crate::culprit::destructurings(body) {
+                let value = self.offsets(span);
+                self.probes.guard(value, &words);
+            }
+        }
+    }
+
     pub(crate) fn finish_instrumented(mut self) -> (StaticStructure, Option<Instrumented>) {
         let probes = std::mem::take(&mut self.probes);
         let ids: Vec<&str> = self.nodes.iter().map(|n| n.id.as_str()).collect();
