@@ -5,7 +5,8 @@
 //   code task that speculation computes ahead must fail as the program would;
 // - the errors the engine throws say what V8 says where QuickJS words it otherwise
 //   (`Cannot read properties of undefined (reading 'x')`...): a program that catches one and
-//   returns or logs its message gets Node's text; so do `JSON.parse`'s syntax errors;
+//   returns or logs its message gets Node's text; so do `JSON.parse`'s syntax errors and the
+//   array, `Set` and `Map` methods given a callback that is not a function;
 // - `Array.prototype.sort` and `toSorted` with a comparison function sort as V8 does (its
 //   TimSort): with a function that is not a consistent order (`(a, b) => a > b`, or one that
 //   never returns 0) the result depends on which pairs are compared in which order;
@@ -799,6 +800,111 @@
     configurable: true,
     enumerable: false,
   });
+
+  // --- a callback that is not a function, named as V8 names it -------------------------------
+  // `items.map(handler)` with `handler` unset: V8 says `undefined is not a function` (the value,
+  // as its `NoSideEffectsToString` writes it), `Set`'s and `Map`'s `forEach` say `number 2 is
+  // not a function`, `flatMap` says its own words; QuickJS says `not a function`. Each method
+  // checks as V8 does, after what V8 reads before (the receiver and its `length`), and only
+  // when the callback is not a function: otherwise the engine's method runs as before.
+  const ObjectProto = ObjectCtor.prototype;
+  const objectToString = ObjectProto.toString;
+  const ErrorProto = ErrorCtor.prototype;
+  const errorToString = ErrorProto.toString;
+  const isArray = ArrayCtor.isArray;
+  const SymbolToStringTag = Symbol.toStringTag;
+  const dateValue = Date.prototype.getTime;
+  const regexpSource = describe(RegExp.prototype, "source").get;
+  const isErrorObject = (v) => {
+    for (let p = v, n = 0; p !== null && n < 1000; p = protoOf(p), n++) if (p === ErrorProto) return true;
+    return false;
+  };
+  const branded = (f, v) => {
+    try {
+      apply(f, v, []);
+      return true;
+    } catch (e) {
+      return false;
+    }
+  };
+  // A property's value where it is a data property of `v` or of its prototypes (no getter runs).
+  const dataProperty = (v, key) => {
+    for (let p = v, n = 0; p !== null && n < 1000; p = protoOf(p), n++) {
+      const d = describe(p, key);
+      if (d !== undefined) return "value" in d ? d.value : undefined;
+    }
+    return undefined;
+  };
+  const noSideEffectsText = (v) => {
+    if (v === null || (typeof v !== "object" && typeof v !== "function")) return typeof v === "symbol" ? apply(symbolToString, v, []) : `${v}`;
+    const toString = dataProperty(v, "toString");
+    if (isErrorObject(v) || toString === errorToString) {
+      const name = dataProperty(v, "name");
+      const message = dataProperty(v, "message");
+      const n = typeof name === "string" ? name : "Error";
+      const m = typeof message === "string" ? message : "";
+      return n === "" ? m : m === "" ? n : `${n}: ${m}`;
+    }
+    if (toString === objectToString) {
+      const ctor = dataProperty(v, "constructor");
+      const name = typeof ctor === "function" ? dataProperty(ctor, "name") : undefined;
+      if (typeof name === "string" && name !== "") return `#<${name}>`;
+    }
+    const tag = dataProperty(v, SymbolToStringTag);
+    if (typeof tag === "string") return `[object ${tag}]`;
+    if (isArray(v)) return "[object Array]";
+    if (branded(dateValue, v)) return "[object Date]";
+    if (branded(regexpSource, v)) return "[object RegExp]";
+    return "[object Object]";
+  };
+  const symbolToString = Symbol.prototype.toString;
+  // V8's words where it cannot print the call: the type, then a primitive's value.
+  const typedText = (v) => {
+    if (v === null) return "object null";
+    if (typeof v === "string") return `string "${v}"`;
+    if (typeof v === "number" || typeof v === "boolean") return `${typeof v} ${v}`;
+    return typeof v;
+  };
+  const callbackChecked = (owner, name, words, before, nothing) => {
+    const native = owner[name];
+    const method = {
+      [name](callback) {
+        "use strict";
+        if (nothing !== undefined && (this === null || this === undefined)) throw new TypeErr(nothing);
+        if (typeof callback !== "function" && before(this)) throw new TypeErr(words(callback));
+        return apply(native, this, arguments);
+      },
+    }[name];
+    define(method, "length", { value: native.length, configurable: true });
+    define(owner, name, { value: method, writable: true, configurable: true, enumerable: false });
+  };
+  // What an array method reads before it checks its callback: its receiver (`nothing` when
+  // there is none), then the receiver's `length`.
+  const arrayReads = (self) => {
+    lengthOf(ObjectCtor(self));
+    return true;
+  };
+  const nothing = (name) => `Array.prototype.${name} called on null or undefined`;
+  const notAFunction = (v) => `${noSideEffectsText(v)} is not a function`;
+  for (const name of ["every", "filter", "find", "findIndex", "findLast", "findLastIndex", "forEach", "map", "some", "reduce", "reduceRight"]) {
+    callbackChecked(ArrayProto, name, notAFunction, arrayReads, nothing(name));
+  }
+  callbackChecked(ArrayProto, "flatMap", () => "flatMap mapper function is not callable", arrayReads, nothing("flatMap"));
+  const setHas = Set.prototype.has;
+  const mapHas = Map.prototype.has;
+  callbackChecked(Set.prototype, "forEach", (v) => `${typedText(v)} is not a function`, (self) => branded(setHas, self));
+  callbackChecked(Map.prototype, "forEach", (v) => `${typedText(v)} is not a function`, (self) => branded(mapHas, self));
+  // `Array.from(items, mapfn)`: checked first; no mapping function at all is not one.
+  const nativeFrom = ArrayCtor.from;
+  const from = {
+    from(items) {
+      "use strict";
+      const mapfn = arguments.length > 1 ? arguments[1] : undefined;
+      if (mapfn !== undefined && typeof mapfn !== "function") throw new TypeErr(notAFunction(mapfn));
+      return apply(nativeFrom, this, arguments);
+    },
+  }.from;
+  define(ArrayCtor, "from", { value: from, writable: true, configurable: true, enumerable: false });
 
   define(globals, "global", { value: globals, writable: true, enumerable: true, configurable: true });
 

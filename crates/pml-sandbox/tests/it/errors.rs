@@ -250,6 +250,81 @@ fn engine_errors_say_what_v8_says() {
     assert_eq!(stack, json!([true, "undefined", false]));
 }
 
+/// A callback that is not a function, named as Node 20 names it (each expected line is what
+/// `node -e` printed for the same code), checked only where V8 checks it: after the receiver
+/// and its `length` are read.
+#[test]
+fn callbacks_that_are_not_functions_are_named_as_v8_names_them() {
+    let cases = [
+        ("xs.map(x.handler)", "undefined is not a function"),
+        ("xs.forEach(3)", "3 is not a function"),
+        ("xs.filter('f')", "f is not a function"),
+        ("xs.find({})", "#<Object> is not a function"),
+        ("xs.reduce(null)", "null is not a function"),
+        ("[].reduce(x.f)", "undefined is not a function"),
+        ("xs.some([1, [2]])", "[object Array] is not a function"),
+        ("xs.every(10n)", "10 is not a function"),
+        ("xs.findIndex(Symbol('s'))", "Symbol(s) is not a function"),
+        (
+            "xs.findLast(new Date(0))",
+            "[object Date] is not a function",
+        ),
+        ("xs.map(new Map())", "#<Map> is not a function"),
+        ("xs.map(new (class Foo {})())", "#<Foo> is not a function"),
+        (
+            "xs.map(Object.create(null))",
+            "[object Object] is not a function",
+        ),
+        (
+            "xs.map({ toString() { return 'T'; } })",
+            "[object Object] is not a function",
+        ),
+        ("xs.map(new Error('boom'))", "Error: boom is not a function"),
+        ("xs.map(/x/g)", "[object RegExp] is not a function"),
+        ("xs.flatMap(1)", "flatMap mapper function is not callable"),
+        ("Array.from(xs, 3)", "3 is not a function"),
+        ("new Set(xs).forEach(2)", "number 2 is not a function"),
+        ("new Map().forEach('f')", "string \"f\" is not a function"),
+        ("new Set().forEach({})", "object is not a function"),
+        ("new Set().forEach(null)", "object null is not a function"),
+        (
+            "Array.prototype.map.call(null, (v) => v)",
+            "Array.prototype.map called on null or undefined",
+        ),
+    ];
+    for (code, expected) in cases {
+        let message = value(
+            &format!("(() => {{ try {{ {code}; return null; }} catch (e) {{ return `${{e.name}}: ${{e.message}}`; }} }})()"),
+            &[("x", json!({})), ("xs", json!([1, 2]))],
+        );
+        assert_eq!(message, json!(format!("TypeError: {expected}")), "{code}");
+    }
+    // What V8 reads first is read first, once, and a function runs as ever.
+    let reads = value(
+        "(() => { let n = 0; const p = { get length() { n++; return 2; }, 0: 1, 1: 2 }; \
+         let failed; try { Array.prototype.map.call(p, 3); } catch (e) { failed = n; } \
+         n = 0; const mapped = Array.prototype.map.call(p, (v) => v * 2); \
+         return [failed, n, mapped, [].map.length, [].reduce.length, Array.from.length, [].map.name, typeof [].map.prototype, String([].map), [1, 2].reduce((a, b) => a + b), [1].reduce((a, b) => a, undefined)]; })()",
+        &[],
+    );
+    assert_eq!(
+        reads,
+        json!([
+            1,
+            1,
+            [2, 4],
+            1,
+            1,
+            1,
+            "map",
+            "undefined",
+            "function map() { [native code] }",
+            3,
+            null
+        ])
+    );
+}
+
 #[test]
 fn thrown_non_errors() {
     assert_eq!(
