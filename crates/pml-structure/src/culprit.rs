@@ -50,6 +50,11 @@ pub fn culprit_message(
     let lines = LineIndex::new(code);
     let parsed = parse(code, Dialect::JavaScript, &lines).ok()?;
     let at = parsed.base + offset as u32;
+    let mut touched = Touched::default();
+    parsed
+        .body
+        .iter()
+        .for_each(|stmt| stmt.visit_with(&mut touched));
     let mut finder = Finder {
         at,
         culprit,
@@ -57,6 +62,7 @@ pub fn culprit_message(
         best: None,
         calls: 0,
         call: None,
+        touched,
     };
     for stmt in &parsed.body {
         stmt.visit_with(&mut finder);
@@ -224,6 +230,277 @@ impl Visit for Destructurings {
     }
 }
 
+/// Global functions of the language and of the runtime a program calls.
+const FUNCTIONS: &[&str] = &[
+    "BigInt",
+    "Symbol",
+    "parseInt",
+    "parseFloat",
+    "isNaN",
+    "isFinite",
+    "encodeURIComponent",
+    "decodeURIComponent",
+    "encodeURI",
+    "decodeURI",
+    "structuredClone",
+    "setTimeout",
+    "setInterval",
+    "queueMicrotask",
+    "atob",
+    "btoa",
+];
+
+/// Global constructors (functions too).
+const CONSTRUCTORS: &[&str] = &[
+    "String",
+    "Number",
+    "Boolean",
+    "Object",
+    "Array",
+    "Date",
+    "Map",
+    "Set",
+    "WeakMap",
+    "WeakSet",
+    "Promise",
+    "RegExp",
+    "Error",
+    "TypeError",
+    "RangeError",
+    "SyntaxError",
+    "URL",
+    "URLSearchParams",
+    "TextEncoder",
+    "TextDecoder",
+];
+
+/// Functions among the members of global objects.
+const MEMBERS: &[(&str, &[&str])] = &[
+    ("JSON", &["parse", "stringify"]),
+    (
+        "console",
+        &[
+            "log", "info", "warn", "error", "debug", "dir", "table", "trace", "assert",
+        ],
+    ),
+    (
+        "Math",
+        &[
+            "abs", "ceil", "floor", "round", "trunc", "sign", "max", "min", "pow", "sqrt", "cbrt",
+            "hypot", "log", "log2", "log10", "exp", "random",
+        ],
+    ),
+    (
+        "Object",
+        &[
+            "keys",
+            "values",
+            "entries",
+            "assign",
+            "fromEntries",
+            "freeze",
+            "create",
+            "getOwnPropertyNames",
+            "getPrototypeOf",
+            "defineProperty",
+            "is",
+        ],
+    ),
+    ("Array", &["from", "isArray", "of"]),
+    (
+        "Promise",
+        &["all", "allSettled", "race", "any", "resolve", "reject"],
+    ),
+    (
+        "Number",
+        &[
+            "isInteger",
+            "isFinite",
+            "isNaN",
+            "isSafeInteger",
+            "parseFloat",
+            "parseInt",
+        ],
+    ),
+    ("Date", &["now", "parse", "UTC"]),
+    ("String", &["fromCharCode", "fromCodePoint", "raw"]),
+];
+
+/// Names under `mcp.server` and `capabilities` that are not tools: what every object has, and
+/// what `await` looks for.
+const NOT_TOOLS: &[&str] = &[
+    "then",
+    "catch",
+    "finally",
+    "constructor",
+    "toString",
+    "toLocaleString",
+    "valueOf",
+    "toJSON",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__proto__",
+];
+
+/// `o.a["b"].c` as `["o", "a", "b", "c"]`; empty unless a name with static keys.
+fn static_path(e: &Expr) -> Vec<&str> {
+    match e {
+        Expr::Ident(i) => vec![&*i.sym],
+        Expr::Paren(p) => static_path(&p.expr),
+        Expr::Member(m) => {
+            let mut path = static_path(&m.obj);
+            let key = match &m.prop {
+                MemberProp::Ident(i) => Some(&*i.sym),
+                MemberProp::Computed(c) => match &*c.expr {
+                    Expr::Lit(Lit::Str(s)) => s.value.as_str(),
+                    _ => None,
+                },
+                MemberProp::PrivateName(_) => None,
+            };
+            match (path.is_empty(), key) {
+                (false, Some(key)) => {
+                    path.push(key);
+                    path
+                }
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// What a program does to the global names [`Finder::cannot_fail`] relies on: the names it
+/// declares anywhere or assigns to, the paths it assigns to or redefines (`JSON.stringify =`,
+/// `Object.assign(console, ...)`), and whether it can reach them otherwise (`globalThis`,
+/// `eval`, `with`).
+#[derive(Default)]
+struct Touched {
+    names: std::collections::HashSet<String>,
+    paths: Vec<Vec<String>>,
+    /// Names read as values (not as a callee nor as the object of a member).
+    escaped: std::collections::HashSet<String>,
+    everything: bool,
+}
+
+impl Touched {
+    fn target(&mut self, e: &Expr) {
+        let path = static_path(strip_parens(e));
+        match path.first() {
+            Some(&"globalThis" | &"global") => self.everything = true,
+            Some(_) => self
+                .paths
+                .push(path.iter().map(|s| (*s).to_owned()).collect()),
+            // `o[k] = ...`: its root is touched.
+            None => {
+                let mut root = strip_parens(e);
+                while let Expr::Member(m) = root {
+                    root = strip_parens(&m.obj);
+                }
+                if let Expr::Ident(i) = root {
+                    self.names.insert(i.sym.to_string());
+                }
+            }
+        }
+    }
+}
+
+impl Visit for Touched {
+    fn visit_binding_ident(&mut self, b: &swc_ecma_ast::BindingIdent) {
+        self.names.insert(b.id.sym.to_string());
+    }
+
+    fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
+        self.names.insert(f.ident.sym.to_string());
+        f.visit_children_with(self);
+    }
+
+    fn visit_class_decl(&mut self, c: &swc_ecma_ast::ClassDecl) {
+        self.names.insert(c.ident.sym.to_string());
+        c.visit_children_with(self);
+    }
+
+    fn visit_simple_assign_target(&mut self, t: &SimpleAssignTarget) {
+        match t {
+            SimpleAssignTarget::Ident(i) => {
+                self.names.insert(i.id.sym.to_string());
+            }
+            SimpleAssignTarget::Member(m) => self.target(&Expr::Member(m.clone())),
+            _ => {}
+        }
+        t.visit_children_with(self);
+    }
+
+    fn visit_update_expr(&mut self, u: &swc_ecma_ast::UpdateExpr) {
+        self.target(&u.arg);
+        u.visit_children_with(self);
+    }
+
+    fn visit_unary_expr(&mut self, u: &swc_ecma_ast::UnaryExpr) {
+        if u.op == UnaryOp::Delete {
+            self.target(&u.arg);
+        }
+        u.visit_children_with(self);
+    }
+
+    fn visit_with_stmt(&mut self, w: &swc_ecma_ast::WithStmt) {
+        self.everything = true;
+        w.visit_children_with(self);
+    }
+
+    fn visit_ident(&mut self, i: &swc_ecma_ast::Ident) {
+        if matches!(
+            &*i.sym,
+            "globalThis" | "global" | "eval" | "Function" | "Reflect"
+        ) {
+            self.everything = true;
+        }
+    }
+
+    fn visit_expr(&mut self, e: &Expr) {
+        if let Expr::Ident(i) = e {
+            self.escaped.insert(i.sym.to_string());
+        }
+        e.visit_children_with(self);
+    }
+
+    fn visit_member_expr(&mut self, m: &MemberExpr) {
+        match &*m.obj {
+            // The object of a member is not held: only its member is read.
+            Expr::Ident(i) => self.visit_ident(i),
+            obj => obj.visit_with(self),
+        }
+        m.prop.visit_with(self);
+    }
+
+    fn visit_callee(&mut self, c: &Callee) {
+        match c {
+            Callee::Expr(e) => match &**e {
+                Expr::Ident(i) => self.visit_ident(i),
+                e => e.visit_with(self),
+            },
+            other => other.visit_children_with(self),
+        }
+    }
+
+    fn visit_call_expr(&mut self, call: &CallExpr) {
+        // `Object.assign(console, ...)`, `Object.defineProperty(JSON, ...)`...
+        if let Callee::Expr(callee) = &call.callee {
+            let redefines = matches!(
+                static_path(strip_parens(callee)).as_slice(),
+                [
+                    "Object",
+                    "assign" | "defineProperty" | "defineProperties" | "setPrototypeOf"
+                ]
+            );
+            if let (true, Some(first)) = (redefines, call.args.first()) {
+                self.target(&first.expr);
+            }
+        }
+        call.visit_children_with(self);
+    }
+}
+
 /// What holds the reported place: the innermost iterable, or the calls and `new`s.
 struct Finder {
     at: u32,
@@ -234,6 +511,8 @@ struct Finder {
     /// Calls and `new`s holding the place, and the one of them found.
     calls: usize,
     call: Option<Found>,
+    /// The global names the program declares, assigns or redefines.
+    touched: Touched,
 }
 
 impl Finder {
@@ -258,10 +537,44 @@ impl Finder {
             true => whole.lo.0 < self.at,
             false => whole.lo.0 <= self.at,
         };
-        if starts && self.at < whole.hi.0 {
+        if starts && self.at < whole.hi.0 && !self.cannot_fail(callee, make) {
             self.calls += 1;
             self.call = Some(make(callee.clone()));
         }
+    }
+
+    /// A callee that cannot be the one at fault: a global function of the language or of the
+    /// runtime (`JSON.stringify`, `console.log`, `new Set`), a tool (`mcp.fs.read_file`) or a
+    /// capability, in a program that leaves its name alone. Then, with a call inside its
+    /// arguments (`JSON.stringify(report.items.map(f))`), the inner one is named.
+    fn cannot_fail(&self, callee: &Expr, make: fn(Expr) -> Found) -> bool {
+        if self.touched.everything {
+            return false;
+        }
+        let constructing = matches!(make(Expr::Invalid(Default::default())), Found::New(_));
+        let path = static_path(strip_parens(callee));
+        let fits = match (self.culprit, path.as_slice()) {
+            (_, []) => false,
+            (_, [root, ..]) if self.touched.names.contains(*root) => false,
+            (Culprit::Constructor, [name]) => CONSTRUCTORS.contains(name),
+            (Culprit::Constructor, _) => false,
+            (_, [name]) => FUNCTIONS.contains(name) || CONSTRUCTORS.contains(name),
+            (_, ["mcp", _, tool]) | (_, ["capabilities", tool]) => {
+                !constructing && !NOT_TOOLS.contains(tool)
+            }
+            (_, [owner, name]) => {
+                !constructing
+                    && MEMBERS
+                        .iter()
+                        .any(|(o, names)| o == owner && names.contains(name))
+            }
+            _ => false,
+        };
+        // An object held elsewhere could be changed there (`const J = JSON; J.parse = 1`).
+        let escaped = path.len() > 1 && self.touched.escaped.contains(path[0]);
+        let assigned = (self.touched.paths.iter())
+            .any(|p| p.len() <= path.len() && p.iter().zip(&path).all(|(a, b)| a == b));
+        fits && !escaped && !assigned
     }
 
     fn spreads(&mut self, args: &[ExprOrSpread], make: fn(Expr) -> Found) {
@@ -668,6 +981,55 @@ mod tests {
         assert_eq!(
             probed("items").as_deref(),
             Some("o.list.map is not a function")
+        );
+    }
+
+    /// A call inside the arguments of one that cannot fail (a global function, a tool, a
+    /// capability): the inner one is at fault, unless the program changes the outer one.
+    #[test]
+    fn calls_inside_calls_that_cannot_fail_are_named() {
+        let callee = Culprit::Callee;
+        let named = [
+            "JSON.stringify(report.items.map((x) => x));",
+            "console.log(report.items.map((x) => x));",
+            "String(report.items.map((x) => x));",
+            "new Set(report.items.map((x) => x));",
+            "Promise.all(report.items.map((x) => x));",
+            "await mcp.filesystem.write_file({ content: report.items.map((x) => x) });",
+            "await capabilities.summarize({ text: report.items.map((x) => x) });",
+            "JSON.parse(JSON.stringify(report.items.map((x) => x)));",
+        ];
+        for code in named {
+            assert_eq!(
+                at(code, "map", callee).as_deref(),
+                Some("report.items.map is not a function"),
+                "{code}"
+            );
+        }
+        let unknown = [
+            // Any function may be the one.
+            "report.concat(report.items.map((x) => x));",
+            // The program changes, holds or hides the outer one.
+            "JSON.stringify = 5; JSON.stringify(report.items.map((x) => x));",
+            "Object.assign(console, { log: 1 }); console.log(report.items.map((x) => x));",
+            "const J = JSON; J.stringify(report.items.map((x) => x));",
+            "const { filesystem } = mcp; mcp.filesystem.write_file(report.items.map((x) => x));",
+            "function f(String) { return String(report.items.map((x) => x)); }",
+            "globalThis.String = 1; String(report.items.map((x) => x));",
+            "mcp.filesystem.then(report.items.map((x) => x));",
+        ];
+        for code in unknown {
+            assert_eq!(at(code, "map", callee), None, "{code}");
+        }
+        // `new` of a function that is not a constructor may be the one.
+        let constructor = Culprit::Constructor;
+        assert_eq!(
+            at("new Map(new report.Items());", "Items", constructor).as_deref(),
+            Some("report.Items is not a constructor")
+        );
+        assert_eq!(
+            at("new parseInt(new report.Items());", "Items", constructor),
+            None
         );
     }
 
