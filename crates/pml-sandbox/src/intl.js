@@ -2,10 +2,11 @@
 // and the `toLocaleString` of numbers, BigInts and dates, as Node 20 (V8 + ICU) has them, over
 // the natives of `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`,
 // `formatNumber(value, locale, digits)`, `loadDates()` (the date patterns of `intl_dates.json`),
-// the process's time zone `localZone` and `loadCurrencies()` (`intl_currencies.json`). Options
+// the process's time zone `localZone`, `loadCurrencies()` (`intl_currencies.json`) and
+// `loadRelative()` (`intl_relative.json`). Options
 // are read in ECMA-402's order, with V8's messages; what pml cannot answer as Node does throws
 // a RangeError saying so.
-(function (canonical, collate, formatNumber, loadDates, localZone, loadCurrencies) {
+(function (canonical, collate, formatNumber, loadDates, localZone, loadCurrencies, loadRelative) {
   "use strict";
   const O = Object;
   const create = O.create;
@@ -18,10 +19,21 @@
   const apply = Reflect.apply;
   const floor = Math.floor;
   const slots = new WeakMap();
+  // A receiver as V8 names it in an error, without running its code: `#<Object>`.
+  const receiverText = (self) => {
+    if (self === null || (typeof self !== "object" && typeof self !== "function")) return typeof self === "symbol" ? "Symbol()" : Str(self);
+    for (let p = self, n = 0; p !== null && n < 1000; p = O.getPrototypeOf(p), n++) {
+      const d = O.getOwnPropertyDescriptor(p, "constructor");
+      if (d === undefined) continue;
+      const name = typeof d.value === "function" ? O.getOwnPropertyDescriptor(d.value, "name") : undefined;
+      return name !== undefined && typeof name.value === "string" && name.value !== "" ? `#<${name.value}>` : "[object Object]";
+    }
+    return "[object Object]";
+  };
   const slotOf = (self, kind, method) => {
     const slot = typeof self === "object" && self !== null ? apply(WeakMap.prototype.get, slots, [self]) : undefined;
     if (slot === undefined || slot.kind !== kind) {
-      throw new TypeErr(`Method Intl.${kind}.prototype.${method} called on incompatible receiver ${self}`);
+      throw new TypeErr(`Method Intl.${kind}.prototype.${method} called on incompatible receiver ${receiverText(self)}`);
     }
     return slot;
   };
@@ -882,12 +894,104 @@
     return out;
   }));
 
+  // --- Relative times -------------------------------------------------------------------------
+  // `Intl.RelativeTimeFormat` in the English locales of `intl_relative.json` (per style and
+  // unit: the patterns of one and of many in the future and in the past, then the words of
+  // `numeric: "auto"` for -1, 0 and 1), the number written as `Intl.NumberFormat` writes it in
+  // the locale; other locales throw.
+  let relatives;
+  const RELATIVE_UNITS = ["year", "quarter", "month", "week", "day", "hour", "minute", "second"];
+  const RelativeTimeFormat = function RelativeTimeFormat(locales, options) {
+    requireNew(new.target, "RelativeTimeFormat");
+    const list = localeList(locales);
+    options = optionsOf(options);
+    getOption("RelativeTimeFormat", options, "localeMatcher", "string", ["lookup", "best fit"], "best fit");
+    const numberingSystem = getOption("RelativeTimeFormat", options, "numberingSystem", "string", undefined, undefined);
+    if (numberingSystem !== undefined && numberingSystem !== "latn") throw unsupported("RelativeTimeFormat", `numberingSystem: "${numberingSystem}"`);
+    const style = getOption("RelativeTimeFormat", options, "style", "string", ["long", "short", "narrow"], "long");
+    const numeric = getOption("RelativeTimeFormat", options, "numeric", "string", ["always", "auto"], "always");
+    const locale = list.length === 0 ? DEFAULT_LOCALE : list[0];
+    if (relatives === undefined) relatives = loadRelative();
+    const data = own(relatives, locale === "en-US" ? "en" : locale);
+    if (data === undefined) throw unsupported("RelativeTimeFormat", `the locale ${locale}`);
+    const self = create(new.target.prototype);
+    const number = resolveNumberFormat(locale, create(null));
+    apply(WeakMap.prototype.set, slots, [self, { kind: "RelativeTimeFormat", locale, style, numeric, rows: data[style], number }]);
+    return self;
+  };
+  define(RelativeTimeFormat, "length", { value: 0, configurable: true });
+  // The parts of `value` in `unit` (`format` joins their values).
+  const relativeParts = (slot, method, value, unit) => {
+    // ToNumber (a BigInt throws, as in V8).
+    const x = +value;
+    const name = Str(unit);
+    // The plural names are accepted too (`"days"`).
+    const singular = name.length > 1 && name[name.length - 1] === "s" ? apply(sliceString, name, [0, -1]) : name;
+    const index = RELATIVE_UNITS.indexOf(singular);
+    if (index === -1) throw new RangeErr(`Invalid unit argument for Intl.RelativeTimeFormat.prototype.${method}() '${name}'`);
+    if (x !== x || x === Infinity || x === -Infinity) throw new RangeErr(`Value need to be finite number for Intl.RelativeTimeFormat.prototype.${method}()`);
+    const row = slot.rows[index];
+    const past = x < 0 || (x === 0 && 1 / x < 0);
+    const text = formatNumber(past ? -x : x, slot.locale, slot.number.digits);
+    if (slot.numeric === "auto") {
+      const word = text === "0" ? row[5] : text === "1" ? row[past ? 4 : 6] : null;
+      if (word !== null) return [{ type: "literal", value: word }];
+    }
+    const pattern = row[(past ? 2 : 0) + (text === "1" ? 0 : 1)];
+    const at = apply(stringIndexOf, pattern, ["{0}"]);
+    const parts = [];
+    if (at > 0) parts[parts.length] = { type: "literal", value: apply(sliceString, pattern, [0, at]) };
+    // The number's parts, as `Intl.NumberFormat` names them (English: `,` groups, `.` decimal).
+    let run = "";
+    let type = "integer";
+    const flush = () => {
+      if (run !== "") parts[parts.length] = { type, value: run, unit: singular };
+      run = "";
+    };
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === "," || c === ".") {
+        flush();
+        parts[parts.length] = { type: c === "," ? "group" : "decimal", value: c, unit: singular };
+        if (c === ".") type = "fraction";
+      } else {
+        run += c;
+      }
+    }
+    flush();
+    if (at + 3 < pattern.length) parts[parts.length] = { type: "literal", value: apply(sliceString, pattern, [at + 3]) };
+    return parts;
+  };
+  const RelativeTimeFormatProto = RelativeTimeFormat.prototype;
+  define(RelativeTimeFormatProto, "resolvedOptions", method(function resolvedOptions() {
+    const slot = slotOf(this, "RelativeTimeFormat", "resolvedOptions");
+    return { locale: slot.locale, style: slot.style, numeric: slot.numeric, numberingSystem: "latn" };
+  }));
+  define(RelativeTimeFormatProto, "format", method(function format(value, unit) {
+    const parts = relativeParts(slotOf(this, "RelativeTimeFormat", "format"), "format", value, unit);
+    let s = "";
+    for (let i = 0; i < parts.length; i++) s += parts[i].value;
+    return s;
+  }));
+  define(RelativeTimeFormatProto, "formatToParts", method(function formatToParts(value, unit) {
+    return relativeParts(slotOf(this, "RelativeTimeFormat", "formatToParts"), "formatToParts", value, unit);
+  }));
+  define(RelativeTimeFormatProto, Symbol.toStringTag, { value: "Intl.RelativeTimeFormat", configurable: true });
+  define(RelativeTimeFormat, "supportedLocalesOf", method(function supportedLocalesOf(locales) {
+    const out = [];
+    const list = localeList(locales);
+    if (relatives === undefined) relatives = loadRelative();
+    for (let i = 0; i < list.length; i++) if (list[i] === "en-US" || own(relatives, list[i]) !== undefined) out[out.length] = list[i];
+    return out;
+  }));
+
   const Intl = create(O.prototype);
   define(Intl, "Collator", method(Collator));
   define(Intl, "NumberFormat", method(NumberFormat));
   define(Intl, "DateTimeFormat", method(DateTimeFormat));
   define(Intl, "ListFormat", method(ListFormat));
   define(Intl, "PluralRules", method(PluralRules));
+  define(Intl, "RelativeTimeFormat", method(RelativeTimeFormat));
   define(Intl, "getCanonicalLocales", method(function getCanonicalLocales(locales) {
     return localeList(locales);
   }));

@@ -27,14 +27,16 @@
 //! process's own time zone (`format`, `formatToParts`, `resolvedOptions` with V8's quirks:
 //! `hour12: false` in en-US is `h24`, the components read back from the pattern's text, U+202F
 //! written as a space by `format`); `Intl.ListFormat` in en, en-US, en-GB, en-CA, en-AU and
-//! en-IN, `Intl.PluralRules` (cardinal and ordinal, with the digit options) in English.
+//! en-IN, `Intl.PluralRules` (cardinal and ordinal, with the digit options) in English,
+//! `Intl.RelativeTimeFormat` (every style and unit, `numeric` `always` or `auto`, `format`,
+//! `formatToParts`) in the same English locales ([`RELATIVE`]).
 //! **Not covered** (a `RangeError` saying so, never a
 //! different answer): currencies in other locales or by name, en-IN's accounting amounts,
 //! `style: "unit"`, `notation` other than `"standard"`,
 //! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, in other
 //! named time zones, with `era` or `dayPeriod`, the names of a local time zone other than UTC,
 //! `formatRange`; lists (`Intl.ListFormat`) and plural rules (`Intl.PluralRules`) outside
-//! English; `Intl.RelativeTimeFormat` and the other `Intl` services do not exist. A locale is
+//! English; relative times outside English; the other `Intl` services do not exist. A locale is
 //! resolved to its canonical tag (Node resolves to the best locale its ICU has: `fr-FR` is `fr`
 //! for a collator there); with no locale it is `en-US`, Node's default.
 
@@ -344,6 +346,16 @@ pub(crate) const DATES: &str = include_str!("intl_dates.json");
 /// symbols, and each currency's fraction digits, as Node 20's ICU has them: written by
 /// `tools/intl-currencies.mjs`, read by [`INTL`].
 pub(crate) const CURRENCIES: &str = include_str!("intl_currencies.json");
+
+/// For each English locale relative times are formatted in, the patterns and words of every
+/// style and unit as Node 20's ICU has them: written by `tools/intl-relative.mjs`, read by
+/// [`INTL`].
+pub(crate) const RELATIVE: &str = include_str!("intl_relative.json");
+
+/// The native `loadRelative()` of [`INTL`]: [`RELATIVE`] parsed.
+pub(crate) fn relative<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
+    ctx.json_parse(RELATIVE)
+}
 
 /// The native `loadCurrencies()` of [`INTL`]: [`CURRENCIES`] parsed.
 pub(crate) fn currencies<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {

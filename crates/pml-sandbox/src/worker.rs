@@ -660,6 +660,7 @@ impl Engine {
             let dates = Function::new(ctx.clone(), intl::dates)?;
             let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
             let currencies = Function::new(ctx.clone(), intl::currencies)?;
+            let relative = Function::new(ctx.clone(), intl::relative)?;
             install.call::<_, ()>((
                 canonical,
                 collate,
@@ -667,6 +668,7 @@ impl Engine {
                 dates,
                 intl::local_zone(),
                 currencies,
+                relative,
             ))
         })?;
         let lazy = Function::from_js(ctx, bytecode::run(ctx, &self.intl_lazy)?)?;

@@ -83,6 +83,9 @@
     [/^BigInt division by zero$/, () => "Division by zero"],
     [/^BigInt negative exponent$/, () => "undefined must be positive"],
     [/^BigInt operands are forbidden for >>>$/, () => "BigInts have no unsigned right shift, use >> instead"],
+    [/^bigint argument with unary \+$/, () => "Cannot convert a BigInt value to a number"],
+    // In the program's own code (a built-in's is worded by `byBuiltIn`): an operator mixing.
+    [/^cannot convert BigInt to number$/, () => "Cannot mix BigInt and other types, use explicit conversions"],
   ];
   // Messages V8 words after the built-in that threw (the first frame, a native one).
   const byBuiltIn = {

@@ -192,6 +192,18 @@ fn engine_errors_say_what_v8_says() {
             "TypeError: Cannot convert a BigInt value to a number",
         ),
         ("1n / 0n", "RangeError: Division by zero"),
+        (
+            "+1n",
+            "TypeError: Cannot convert a BigInt value to a number",
+        ),
+        (
+            "1n + 1",
+            "TypeError: Cannot mix BigInt and other types, use explicit conversions",
+        ),
+        (
+            "2n ** 0.5",
+            "TypeError: Cannot mix BigInt and other types, use explicit conversions",
+        ),
         ("2n ** -1n", "RangeError: undefined must be positive"),
         (
             "1n >>> 1n",

@@ -84,6 +84,11 @@ fn lists_and_plurals_are_what_node_says() {
 }
 
 #[test]
+fn relative_times_are_what_node_says() {
+    same_as_node(include_str!("intl/relative.js"));
+}
+
+#[test]
 fn dates_are_formatted_as_node_formats_them() {
     same_as_node(include_str!("intl/dates.js"));
 }
@@ -155,6 +160,7 @@ for (const [l, o] of [['en', { style: 'unit', unit: 'meter' }], ['en', { notatio
 for (const [l, o] of [['de'], ['en', { era: 'long' }], ['en', { timeZone: 'Europe/Paris' }]]) {
   try { out.push(new Date(0).toLocaleDateString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
 }
+try { out.push(new Intl.RelativeTimeFormat('fr').format(1, 'day')); } catch (e) { out.push(e.name + ': ' + e.message); }
 return out;",
     );
     assert_eq!(
@@ -169,6 +175,7 @@ return out;",
             "RangeError: pml: Intl.DateTimeFormat does not support the locale de (Node's answer would differ)",
             "RangeError: pml: Intl.DateTimeFormat does not support the option era (Node's answer would differ)",
             "RangeError: pml: Intl.DateTimeFormat does not support timeZone: \"Europe/Paris\" (Node's answer would differ)",
+            "RangeError: pml: Intl.RelativeTimeFormat does not support the locale fr (Node's answer would differ)",
         ])
     );
 }
