@@ -155,6 +155,7 @@
     }
     if (replaced !== undefined) define(error, "message", { value: replaced, writable: true, configurable: true, enumerable: false });
   };
+  const sliceFrames = String.prototype.slice;
   ErrorCtor.prepareStackTrace = (error, sites) => {
     if (error !== null && typeof error === "object") reword(error, sites);
     let out = "";
@@ -172,7 +173,8 @@
         out += `    at ${site.getFunctionName() || "<anonymous>"} (${file === null ? "<null>" : file}${at})\n`;
       }
     }
-    return out;
+    // V8's ends with its last frame, not with a newline.
+    return out === "" ? out : apply(sliceFrames, out, [0, -1]);
   };
   delete ErrorCtor.prepareStackTrace;
 

@@ -370,6 +370,8 @@ fn exception_carries_stack() {
     };
     let stack = stack.expect("a stack trace");
     assert!(stack.contains("inner") && stack.contains("n1"), "{stack}");
+    // As V8's, it ends with its last frame.
+    assert!(!stack.ends_with('\n'), "{stack:?}");
 }
 
 #[test]
