@@ -18,6 +18,7 @@ use swc_ecma_ast::{
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
+use crate::canon::strip;
 use crate::parse::{parse, Dialect, LineIndex};
 
 /// Which error the engine threw.
@@ -149,7 +150,7 @@ impl Destructurings {
         // What is written as an object, a function or a literal other than `null` is neither
         // `undefined` nor `null`.
         if matches!(
-            strip_parens(value),
+            strip(value),
             Expr::Object(_)
                 | Expr::Array(_)
                 | Expr::Fn(_)
@@ -164,7 +165,7 @@ impl Destructurings {
             return;
         }
         // V8 prints an optional chain standing alone as an intermediate value.
-        let text = || match strip_parens(value) {
+        let text = || match strip(value) {
             Expr::OptChain(_) => INTERMEDIATE.to_owned(),
             _ => print(value),
         };
@@ -203,13 +204,6 @@ fn property_key(key: &PropName) -> Option<String> {
         PropName::BigInt(b) => Some(b.value.to_string()),
         PropName::Computed(_) => None,
     }
-}
-
-fn strip_parens(mut e: &Expr) -> &Expr {
-    while let Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    e
 }
 
 impl Visit for Destructurings {
@@ -345,26 +339,28 @@ const NOT_TOOLS: &[&str] = &[
 
 /// `o.a["b"].c` as `["o", "a", "b", "c"]`; empty unless a name with static keys.
 fn static_path(e: &Expr) -> Vec<&str> {
-    match e {
+    match strip(e) {
         Expr::Ident(i) => vec![&*i.sym],
-        Expr::Paren(p) => static_path(&p.expr),
-        Expr::Member(m) => {
-            let mut path = static_path(&m.obj);
-            let key = match &m.prop {
-                MemberProp::Ident(i) => Some(&*i.sym),
-                MemberProp::Computed(c) => match &*c.expr {
-                    Expr::Lit(Lit::Str(s)) => s.value.as_str(),
-                    _ => None,
-                },
-                MemberProp::PrivateName(_) => None,
-            };
-            match (path.is_empty(), key) {
-                (false, Some(key)) => {
-                    path.push(key);
-                    path
-                }
-                _ => Vec::new(),
-            }
+        Expr::Member(m) => member_path(m),
+        _ => Vec::new(),
+    }
+}
+
+/// [`static_path`] of a member expression.
+fn member_path(m: &MemberExpr) -> Vec<&str> {
+    let mut path = static_path(&m.obj);
+    let key = match &m.prop {
+        MemberProp::Ident(i) => Some(&*i.sym),
+        MemberProp::Computed(c) => match &*c.expr {
+            Expr::Lit(Lit::Str(s)) => s.value.as_str(),
+            _ => None,
+        },
+        MemberProp::PrivateName(_) => None,
+    };
+    match (path.is_empty(), key) {
+        (false, Some(key)) => {
+            path.push(key);
+            path
         }
         _ => Vec::new(),
     }
@@ -384,20 +380,30 @@ struct Touched {
 }
 
 impl Touched {
+    /// `e` is assigned to, deleted or redefined.
     fn target(&mut self, e: &Expr) {
-        let path = static_path(strip_parens(e));
+        match strip(e) {
+            Expr::Member(m) => self.target_member(m),
+            e => self.touch(static_path(e), e),
+        }
+    }
+
+    fn target_member(&mut self, m: &MemberExpr) {
+        self.touch(member_path(m), &m.obj);
+    }
+
+    /// `path` is changed; without a static path (`o[k] = ...`), the name at the root of `root`.
+    fn touch(&mut self, path: Vec<&str>, mut root: &Expr) {
         match path.first() {
             Some(&"globalThis" | &"global") => self.everything = true,
             Some(_) => self
                 .paths
                 .push(path.iter().map(|s| (*s).to_owned()).collect()),
-            // `o[k] = ...`: its root is touched.
             None => {
-                let mut root = strip_parens(e);
-                while let Expr::Member(m) = root {
-                    root = strip_parens(&m.obj);
+                while let Expr::Member(m) = strip(root) {
+                    root = &m.obj;
                 }
-                if let Expr::Ident(i) = root {
+                if let Expr::Ident(i) = strip(root) {
                     self.names.insert(i.sym.to_string());
                 }
             }
@@ -425,7 +431,7 @@ impl Visit for Touched {
             SimpleAssignTarget::Ident(i) => {
                 self.names.insert(i.id.sym.to_string());
             }
-            SimpleAssignTarget::Member(m) => self.target(&Expr::Member(m.clone())),
+            SimpleAssignTarget::Member(m) => self.target_member(m),
             _ => {}
         }
         t.visit_children_with(self);
@@ -487,7 +493,7 @@ impl Visit for Touched {
         // `Object.assign(console, ...)`, `Object.defineProperty(JSON, ...)`...
         if let Callee::Expr(callee) = &call.callee {
             let redefines = matches!(
-                static_path(strip_parens(callee)).as_slice(),
+                static_path(strip(callee)).as_slice(),
                 [
                     "Object",
                     "assign" | "defineProperty" | "defineProperties" | "setPrototypeOf"
@@ -532,14 +538,17 @@ impl Finder {
     /// engine's place is the last it noted, in the callee or in the arguments: with calls
     /// inside calls there (`a(b.c())`, `xs.filter(f).map(g)`), which of them failed is not
     /// known, and nothing is said.
-    fn callee(&mut self, whole: swc_common::Span, callee: &Expr, make: fn(Expr) -> Found) {
+    fn callee(&mut self, whole: swc_common::Span, callee: &Expr, constructing: bool) {
         let starts = match self.probed {
             true => whole.lo.0 < self.at,
             false => whole.lo.0 <= self.at,
         };
-        if starts && self.at < whole.hi.0 && !self.cannot_fail(callee, make) {
+        if starts && self.at < whole.hi.0 && !self.cannot_fail(callee, constructing) {
             self.calls += 1;
-            self.call = Some(make(callee.clone()));
+            self.call = Some(match constructing {
+                true => Found::New(callee.clone()),
+                false => Found::Call(callee.clone()),
+            });
         }
     }
 
@@ -547,12 +556,11 @@ impl Finder {
     /// runtime (`JSON.stringify`, `console.log`, `new Set`), a tool (`mcp.fs.read_file`) or a
     /// capability, in a program that leaves its name alone. Then, with a call inside its
     /// arguments (`JSON.stringify(report.items.map(f))`), the inner one is named.
-    fn cannot_fail(&self, callee: &Expr, make: fn(Expr) -> Found) -> bool {
+    fn cannot_fail(&self, callee: &Expr, constructing: bool) -> bool {
         if self.touched.everything {
             return false;
         }
-        let constructing = matches!(make(Expr::Invalid(Default::default())), Found::New(_));
-        let path = static_path(strip_parens(callee));
+        let path = static_path(callee);
         let fits = match (self.culprit, path.as_slice()) {
             (_, []) => false,
             (_, [root, ..]) if self.touched.names.contains(*root) => false,
@@ -610,7 +618,7 @@ impl Visit for Finder {
 
     fn visit_call_expr(&mut self, call: &CallExpr) {
         if let (Culprit::Callee, Callee::Expr(callee)) = (self.culprit, &call.callee) {
-            self.callee(call.span, callee, Found::Call);
+            self.callee(call.span, callee, false);
         }
         self.spreads(&call.args, Found::CallSpread);
         call.visit_children_with(self);
@@ -618,7 +626,7 @@ impl Visit for Finder {
 
     fn visit_opt_call(&mut self, call: &OptCall) {
         if let Culprit::Callee = self.culprit {
-            self.callee(call.span, &call.callee, Found::Call);
+            self.callee(call.span, &call.callee, false);
         }
         self.spreads(&call.args, Found::CallSpread);
         call.visit_children_with(self);
@@ -626,14 +634,14 @@ impl Visit for Finder {
 
     fn visit_tagged_tpl(&mut self, tagged: &TaggedTpl) {
         if let Culprit::Callee = self.culprit {
-            self.callee(tagged.span, &tagged.tag, Found::Call);
+            self.callee(tagged.span, &tagged.tag, false);
         }
         tagged.visit_children_with(self);
     }
 
     fn visit_new_expr(&mut self, new: &NewExpr) {
         if let Culprit::Callee | Culprit::Constructor = self.culprit {
-            self.callee(new.span, &new.callee, Found::New);
+            self.callee(new.span, &new.callee, true);
         }
         self.spreads(new.args.as_deref().unwrap_or_default(), Found::CallSpread);
         new.visit_children_with(self);

@@ -840,6 +840,7 @@
     }
     return undefined;
   };
+  const symbolToString = Symbol.prototype.toString;
   const noSideEffectsText = (v) => {
     if (v === null || (typeof v !== "object" && typeof v !== "function")) return typeof v === "symbol" ? apply(symbolToString, v, []) : `${v}`;
     const toString = dataProperty(v, "toString");
@@ -862,7 +863,6 @@
     if (branded(regexpSource, v)) return "[object RegExp]";
     return "[object Object]";
   };
-  const symbolToString = Symbol.prototype.toString;
   // V8's words where it cannot print the call: the type, then a primitive's value.
   const typedText = (v) => {
     if (v === null) return "object null";
