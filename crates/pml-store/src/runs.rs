@@ -22,11 +22,13 @@ pub struct NewRun {
     pub ok: bool,
     pub result: Value,
     pub error: Option<String>,
-    /// The trace events (`docs/formats.md`).
-    pub trace: Value,
-    pub executed_path: Value,
-    /// The decisions taken: `[{taskId, outcome, iteration}]`.
-    pub decisions: Value,
+    /// The trace events (`docs/formats.md`), as JSON text: a run may have a quarter of a
+    /// million events, held as a JSON tree they would cost ten times their text.
+    pub trace: String,
+    /// The path it took (`["server:tool", ...]`), as JSON text.
+    pub executed_path: String,
+    /// The decisions taken (`[{taskId, outcome, iteration}]`), as JSON text.
+    pub decisions: String,
     pub timings: Value,
     /// How many tool calls the run made.
     pub calls: i64,
@@ -157,9 +159,9 @@ impl Store {
             .bind(result)
             .bind(i64::from(truncated))
             .bind(run.error.as_deref())
-            .bind(run.trace.to_string())
-            .bind(run.executed_path.to_string())
-            .bind(run.decisions.to_string())
+            .bind(run.trace.as_str())
+            .bind(run.executed_path.as_str())
+            .bind(run.decisions.as_str())
             .bind(run.timings.to_string())
             .bind(run.calls)
             .bind(run.started_at)

@@ -92,9 +92,9 @@ pub fn run_record(
         ok: report.ok,
         result: report.result.clone(),
         error: report.error.as_ref().map(|e| e.message.clone()),
-        trace: serde_json::to_value(&report.trace).unwrap_or_default(),
-        executed_path: serde_json::to_value(&report.executed_path).unwrap_or_default(),
-        decisions: json!(decisions),
+        trace: serde_json::to_string(&report.trace).unwrap_or_else(|_| "[]".into()),
+        executed_path: serde_json::to_string(&report.executed_path).unwrap_or_else(|_| "[]".into()),
+        decisions: serde_json::to_string(&decisions).unwrap_or_else(|_| "[]".into()),
         timings: json!({
             "analyzeMs": output.stages.analyze_ms,
             "serversMs": output.stages.servers_ms,

@@ -331,9 +331,11 @@ fn run_of(program: &str, ok: bool, result: serde_json::Value) -> pml_store::NewR
         ok,
         result,
         error: (!ok).then(|| "boom".to_string()),
-        trace: json!([{ "event": "tool_end", "taskId": "n1", "tool": "fs:read", "durationMs": 1.5 }]),
-        executed_path: json!(["fs:read"]),
-        decisions: json!([{ "taskId": "d1", "outcome": "true", "iteration": [] }]),
+        trace:
+            json!([{ "event": "tool_end", "taskId": "n1", "tool": "fs:read", "durationMs": 1.5 }])
+                .to_string(),
+        executed_path: json!(["fs:read"]).to_string(),
+        decisions: json!([{ "taskId": "d1", "outcome": "true", "iteration": [] }]).to_string(),
         timings: json!({ "executeMs": 2.0 }),
         calls: 1,
         started_at: 1_795_591_320_000,
@@ -370,9 +372,9 @@ async fn runs_are_kept_whole() {
             (
                 &first.args,
                 &first.result,
-                &first.trace,
-                &first.decisions,
-                &first.executed_path
+                &serde_json::from_str(&first.trace).unwrap(),
+                &serde_json::from_str(&first.decisions).unwrap(),
+                &serde_json::from_str(&first.executed_path).unwrap()
             )
         );
         assert!(run.ok && !run.result_truncated && run.error.is_none());
