@@ -318,9 +318,13 @@ pub async fn execute(
             .unwrap_or_default();
         return finish(refused(message), tracer);
     }
+    // The program's parameters as it reads them: an integer beyond 2^53 is the nearest double
+    // (what a read started ahead or the approval plan holds must be what the program sends).
+    let mut args = options.args.clone();
+    pml_jstext::js_numbers_of(&mut args);
     // The hook sees every side effect the program may have before anything runs, the
     // capabilities' it calls included.
-    let mut planned = planned_side_effects(program, &facts, &options.policy, None, &options.args);
+    let mut planned = planned_side_effects(program, &facts, &options.policy, None, &args);
     for (name, capability) in capability::distinct(&options.capabilities) {
         planned.extend(planned_side_effects(
             &capability.program,
@@ -347,7 +351,7 @@ pub async fn execute(
         capabilities: Arc::new(capability::Capabilities::new(
             &options.capabilities,
             &options.inherited_args,
-            &options.args,
+            &args,
         )),
         scope: None,
         interrupt: options.interrupt.clone(),
@@ -357,7 +361,7 @@ pub async fn execute(
         calls: options.max_calls,
         speculate: options.speculate,
     };
-    let ran = program::run(program, &options.args, services, limits).await;
+    let ran = program::run(program, &args, services, limits).await;
     finish(ran, tracer)
 }
 

@@ -239,6 +239,37 @@ pub fn parse(text: &str) -> serde_json::Result<serde_json::Value> {
     }
 }
 
+/// The largest integer below which every integer is a double (2^53).
+const SAFE: u64 = 1 << 53;
+
+/// `number` as JavaScript holds it: a double. An integer beyond 2^53 that JSON text spells
+/// exactly (`9007199254740993`, an id in `--args` or in a server's answer) is, in JavaScript,
+/// the nearest double (`9007199254740992`): what the program reads and what it sends on.
+/// A double, so that it is written as JavaScript writes it ([`to_js_json`]:
+/// `12345678901234567000`).
+pub fn js_number(number: &serde_json::Number) -> serde_json::Number {
+    let rounded = match (number.as_u64(), number.as_i64()) {
+        (Some(u), _) if u > SAFE => serde_json::Number::from_f64(u as f64),
+        (None, Some(i)) if i.unsigned_abs() > SAFE => serde_json::Number::from_f64(i as f64),
+        _ => None,
+    };
+    rounded.unwrap_or_else(|| number.clone())
+}
+
+/// Every number of `value` as JavaScript holds it ([`js_number`]): a value read from JSON
+/// text outside the sandbox (the program's `args`) as the program reads it.
+pub fn js_numbers_of(value: &mut serde_json::Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            serde_json::Value::Number(n) => *n = js_number(n),
+            serde_json::Value::Array(items) => stack.extend(items.iter_mut()),
+            serde_json::Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
+}
+
 /// Reads a `serde_json::Value` as `Value::deserialize` does, holding each array and object in
 /// no more memory than its elements need: serde_json grows a parsed array as it reads it (a
 /// two-element array keeps room for four 72-byte values), which made a result of many small
@@ -265,11 +296,11 @@ impl<'de> serde::de::Visitor<'de> for Compact {
     }
 
     fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Number(v.into()))
+        Ok(serde_json::Value::Number(js_number(&v.into())))
     }
 
     fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Number(v.into()))
+        Ok(serde_json::Value::Number(js_number(&v.into())))
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
@@ -481,6 +512,36 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn integers_beyond_2_53_are_the_doubles_javascript_reads() {
+        // What `JSON.stringify(JSON.parse(text))` gives in Node, for each text.
+        for (text, js) in [
+            ("9007199254740993", "9007199254740992"),
+            ("9007199254740995", "9007199254740996"),
+            ("-9007199254740993", "-9007199254740992"),
+            ("12345678901234567890", "12345678901234567000"),
+            ("9007199254740991", "9007199254740991"),
+            ("10000000000000000", "10000000000000000"),
+            (
+                "[1, {\"id\": 1152921504606846977}]",
+                "[1,{\"id\":1152921504606847000}]",
+            ),
+        ] {
+            let value = super::parse(text).unwrap();
+            let written = super::to_js_json(&value.to_string()).into_owned();
+            let mut from_text: serde_json::Value = serde_json::from_str(text).unwrap();
+            super::js_numbers_of(&mut from_text);
+            assert_eq!(
+                (
+                    written.as_str(),
+                    super::to_js_json(&from_text.to_string()).as_ref()
+                ),
+                (js, js),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
     fn values_nest_as_deep_as_max_depth_and_no_deeper() {
         let nested = |n: usize| "[".repeat(n) + "\"[{\\\"\"" + &"]".repeat(n);
         // 129 levels: past serde_json's own limit.
@@ -624,7 +685,11 @@ mod tests {
                     .replace(",}", "}");
             }
             let ours = parse(&text);
-            let theirs: serde_json::Result<Value> = serde_json::from_str(&text);
+            // serde_json's, with its numbers as JavaScript holds them.
+            let theirs: serde_json::Result<Value> = serde_json::from_str(&text).map(|mut v| {
+                super::js_numbers_of(&mut v);
+                v
+            });
             prop_assert_eq!(ours.as_ref().ok(), theirs.as_ref().ok());
             if let Ok(ours) = &ours {
                 prop_assert!(compact(ours));

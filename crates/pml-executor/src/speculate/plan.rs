@@ -538,11 +538,14 @@ pub(super) fn at_element(value: &ArgumentValue, i: usize) -> ArgumentValue {
 pub(crate) fn canonical(value: &Value) -> String {
     pub(super) fn sorted(value: &Value) -> Value {
         match value {
-            Value::Number(n) if !(n.is_i64() || n.is_u64()) => match n.as_f64() {
+            // A number is a double: `1e16` from the program and `10000000000000000` from a
+            // result or a literal are one value, written one way.
+            Value::Number(n) => match n.as_f64() {
                 Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
                     Value::from(f as i64)
                 }
-                _ => Value::Number(n.clone()),
+                Some(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+                None => Value::Number(n.clone()),
             },
             Value::Object(map) => {
                 let mut keys: Vec<&String> = map.keys().collect();
@@ -572,5 +575,11 @@ mod tests {
             canonical(&json!({"a": [2, {"c": 1.5, "d": 3}], "b": 1.0}))
         );
         assert_ne!(canonical(&json!({"a": 1})), canonical(&json!({"a": "1"})));
+        // Integers past 2^53, as the exact integer a literal holds and as the double the
+        // program computes.
+        assert_eq!(
+            canonical(&json!({"x": 10_000_000_000_000_000u64, "y": -(1i64 << 60)})),
+            canonical(&json!({"x": 1e16, "y": -1.152921504606847e18}))
+        );
     }
 }

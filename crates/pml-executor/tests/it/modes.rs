@@ -499,7 +499,9 @@ return { price: item.price, qty: args.qty };
         };
         let report = run(&p, host.clone(), &options).await;
         assert_ok(&report);
+        // As the MCP client writes it on the wire.
         let sent = host.calls_to("t:w")[0].arguments.to_string();
+        let sent = pml_jstext::to_js_json(&sent);
         assert_eq!(sent, r#"{"price":10,"qty":2,"big":12345678901234567000}"#);
         assert_eq!(report.result, json!({"price": 10, "qty": 2}));
     }
