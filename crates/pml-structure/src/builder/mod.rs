@@ -344,7 +344,7 @@ enum Mutated {
     Unknown,
     /// Being computed on another thread.
     Coming(Receiver<rewrite::Mutations>),
-    Known(rewrite::Mutations),
+    Known(Box<rewrite::Mutations>),
 }
 
 impl<'a> Builder<'a> {

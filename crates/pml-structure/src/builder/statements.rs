@@ -17,7 +17,7 @@ impl<'a> Builder<'a> {
     pub(super) fn mutations(&mut self) -> Option<&rewrite::Mutations> {
         if let Mutated::Coming(rx) = &self.mutated {
             // A sender gone without an answer panicked: that panic ends the build anyway.
-            self.mutated = Mutated::Known(rx.recv().unwrap_or_default());
+            self.mutated = Mutated::Known(Box::new(rx.recv().unwrap_or_default()));
         }
         match &self.mutated {
             Mutated::Known(m) => Some(m),
@@ -89,7 +89,7 @@ impl<'a> Builder<'a> {
     /// The program's top level: notes mutated names, then walks the statements.
     pub(crate) fn program(&mut self, stmts: &[Stmt]) {
         if let Mutated::Unknown = self.mutated {
-            self.mutated = Mutated::Known(rewrite::mutated_names(stmts));
+            self.mutated = Mutated::Known(Box::new(rewrite::mutated_names(stmts)));
         }
         self.hoist(stmts);
         for stmt in stmts {
@@ -941,7 +941,9 @@ impl<'a> Builder<'a> {
         let repeated = reassigned.as_ref().filter(|(_, r)| r.repeated);
         if let (None, Pat::Ident(id)) = (repeated, name) {
             if let Some(value) = fold::fold(init, self) {
-                if !self.is_mutated(&id.id.sym) {
+                // A string, a number... cannot change in place, whatever holds it.
+                let primitive = !matches!(value, JsValue::Array(_) | JsValue::Object(_));
+                if primitive || !self.is_mutated(&id.id.sym) {
                     if let (None, Some(json)) = (&reassigned, value.to_json()) {
                         self.literal_binding(id.id.sym.as_str(), json);
                     }

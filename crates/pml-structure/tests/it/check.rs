@@ -250,6 +250,98 @@ await mcp.s.t({ xs, o, k });"#,
     );
 }
 
+/// An object changed in place under another name is not a constant either: through a local
+/// function's parameter (`+=` too), a helper that passes its parameter on, an object or array
+/// holding it, a loop's or a callback's element, a `Map`'s `get`, a method of an object, an
+/// instance of a class. A string or a number cannot change in place, wherever it goes.
+#[test]
+fn constants_changed_under_other_names_are_not_literals() {
+    for changes in [
+        "function narrow(f) { f.query += \"x\"; } narrow(filter);",
+        "const narrow = (f) => { const g = f; g.query = 1; }; narrow(filter);",
+        "function fix(f) { f.q = 1; } function pass(f) { fix(f); } pass(filter);",
+        "const holder = { filter }; holder.filter.query = 1;",
+        "const list = [filter]; list[0].query = 1;",
+        "for (const c of [filter]) c.query = 1;",
+        "[filter].map((c) => c.query.push(1));",
+        "const m = new Map([[\"f\", filter]]); m.get(\"f\").query = 1;",
+        "const h = { fix(f) { f.query = 1; } }; h.fix(filter);",
+        "class Q { constructor(f) { this.f = f; } } new Q(filter).f.query = 1;",
+        "const all = []; all.push(filter); all[0].query = 1;",
+    ] {
+        let code = format!(
+            "const filter = {{ query: [\"a\"] }}; const word = \"w\"; {changes}\nawait mcp.s.t({{ filter, word }});"
+        );
+        let s = build_structure(&code, &BuildOptions::default()).structure;
+        let args = s
+            .nodes
+            .iter()
+            .find(|n| n.tool.as_deref() == Some("s:t"))
+            .unwrap();
+        let args = args.arguments.as_ref().unwrap();
+        assert!(
+            matches!(args["filter"], ArgumentValue::Reference { .. }),
+            "{changes}: {:?}",
+            args["filter"]
+        );
+        assert_eq!(
+            args["word"],
+            ArgumentValue::literal(serde_json::json!("w")),
+            "{changes}"
+        );
+    }
+    // Read, compared, given to a tool or to the language's own functions: still a constant.
+    let code = r#"const filter = { query: "a" }; console.log(filter); JSON.stringify(filter);
+const keys = Object.keys(filter); if ([1].includes(filter)) {}
+await mcp.s.a(filter); await mcp.s.t({ filter });"#;
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    let args = s
+        .nodes
+        .iter()
+        .find(|n| n.tool.as_deref() == Some("s:t"))
+        .unwrap();
+    assert_eq!(
+        args.arguments.as_ref().unwrap()["filter"],
+        ArgumentValue::literal(serde_json::json!({ "query": "a" }))
+    );
+}
+
+/// A result changed in place under another name is marked changed (nothing may be computed
+/// ahead from it); one whose elements were copied and the copy changed, or only read, is not.
+#[test]
+fn results_changed_under_other_names_are_changed() {
+    let changed = |body: &str| {
+        let code = format!(
+            "const c = JSON.parse((await mcp.fs.read({{}})).content);\n{body}\nawait mcp.fs.read2({{ p: c.dir }});"
+        );
+        let s = build_structure(&code, &BuildOptions::default()).structure;
+        let parse = s
+            .nodes
+            .iter()
+            .find(|n| n.tool.as_deref() == Some("code:JSON.parse"));
+        parse.unwrap().changed
+    };
+    for body in [
+        "c.files.sort();",
+        "const sorted = [c].map((x) => x.files.sort());",
+        "[c].forEach((x) => { x.dir = 1; });",
+        "const m = new Map([[\"main\", c]]); m.get(\"main\").dir = \"y\";",
+        "const files = c.files; files.push(\"z\");",
+        "const { files } = c; files.reverse();",
+        "const all = [...[c]]; all[0].dir = 2;",
+        "const box = { c }; box.c.dir = 3;",
+    ] {
+        assert!(changed(body), "{body}");
+    }
+    for body in [
+        "const files = c.files.slice(); files.shift();",
+        "const names = c.files.map((f) => f.name); names.sort();",
+        "console.log(c); const n = Object.keys(c).length;",
+    ] {
+        assert!(!changed(body), "{body}");
+    }
+}
+
 #[test]
 fn switch_fallthrough_and_default() {
     check(
