@@ -51,6 +51,7 @@ mod instrument;
 mod invariants;
 mod json;
 mod model;
+mod mutations;
 mod parameterize;
 mod parse;
 pub(crate) mod rewrite;
@@ -464,7 +465,7 @@ fn walk_parsed(
                 },
                 || {
                     if parallel {
-                        let _ = mutated_tx.send(rewrite::mutated_names(&parsed.body));
+                        let _ = mutated_tx.send(mutations::mutated_names(&parsed.body));
                     }
                 },
             );

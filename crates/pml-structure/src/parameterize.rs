@@ -34,8 +34,9 @@ use swc_ecma_visit::{Visit, VisitWith};
 
 use crate::builder::member_path;
 use crate::model::Diagnostic;
+use crate::mutations::mutated_names;
 use crate::parse::{self, Dialect, LineIndex};
-use crate::rewrite::{mutated_names, pattern_names};
+use crate::rewrite::pattern_names;
 use crate::template::{self, ParameterNames, TemplateLiteral};
 
 /// The rewritten program, the parameters it now expects, and their schema.

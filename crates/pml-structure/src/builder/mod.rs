@@ -25,6 +25,7 @@ use crate::model::{
     path_root, ArgumentValue, Arguments, Canonical, ComputedKey, Diagnostic, Edge, EdgeKind, Key,
     Leaves, LoopKind, Node, NodeCanonical, NodeKind, Scope, Severity, Span, StaticStructure,
 };
+use crate::mutations;
 use crate::parse::LineIndex;
 use crate::rewrite::{
     self, contains_agent_call, free_variables, free_variables_at, CodeOf, FunctionOf, LoopOf,
@@ -343,8 +344,8 @@ enum Mutated {
     /// Not computed yet: [`Builder::program`] computes them.
     Unknown,
     /// Being computed on another thread.
-    Coming(Receiver<rewrite::Mutations>),
-    Known(Box<rewrite::Mutations>),
+    Coming(Receiver<mutations::Mutations>),
+    Known(Box<mutations::Mutations>),
 }
 
 impl<'a> Builder<'a> {

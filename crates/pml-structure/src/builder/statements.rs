@@ -8,13 +8,13 @@ impl<'a> Builder<'a> {
     // ----- statements ---------------------------------------------------------------------
 
     /// The names the program changes in place will come from another thread (which computes
-    /// them with [`rewrite::mutated_names`]); the walk waits for them only when it first needs
+    /// them with [`mutations::mutated_names`]); the walk waits for them only when it first needs
     /// them.
-    pub(crate) fn mutated_names_from(&mut self, names: Receiver<rewrite::Mutations>) {
+    pub(crate) fn mutated_names_from(&mut self, names: Receiver<mutations::Mutations>) {
         self.mutated = Mutated::Coming(names);
     }
 
-    pub(super) fn mutations(&mut self) -> Option<&rewrite::Mutations> {
+    pub(super) fn mutations(&mut self) -> Option<&mutations::Mutations> {
         if let Mutated::Coming(rx) = &self.mutated {
             // A sender gone without an answer panicked: that panic ends the build anyway.
             self.mutated = Mutated::Known(Box::new(rx.recv().unwrap_or_default()));
@@ -76,10 +76,10 @@ impl<'a> Builder<'a> {
     }
 
     /// Where the program first assigns `name` again (at 0, repeated, when that is not known).
-    pub(super) fn reassigned(&mut self, name: &str) -> Option<rewrite::Reassigned> {
+    pub(super) fn reassigned(&mut self, name: &str) -> Option<mutations::Reassigned> {
         match self.mutations() {
             Some(m) => m.reassigned.get(name).copied(),
-            None => Some(rewrite::Reassigned {
+            None => Some(mutations::Reassigned {
                 at: 0,
                 repeated: true,
             }),
@@ -89,7 +89,7 @@ impl<'a> Builder<'a> {
     /// The program's top level: notes mutated names, then walks the statements.
     pub(crate) fn program(&mut self, stmts: &[Stmt]) {
         if let Mutated::Unknown = self.mutated {
-            self.mutated = Mutated::Known(Box::new(rewrite::mutated_names(stmts)));
+            self.mutated = Mutated::Known(Box::new(mutations::mutated_names(stmts)));
         }
         self.hoist(stmts);
         for stmt in stmts {
@@ -987,10 +987,10 @@ impl<'a> Builder<'a> {
     pub(super) fn first_reassignment(
         &mut self,
         pat: &Pat,
-    ) -> Option<(swc_atoms::Atom, rewrite::Reassigned)> {
+    ) -> Option<(swc_atoms::Atom, mutations::Reassigned)> {
         let mut names = Vec::new();
         rewrite::pattern_names(pat, &mut names);
-        let mut found: Option<(swc_atoms::Atom, rewrite::Reassigned)> = None;
+        let mut found: Option<(swc_atoms::Atom, mutations::Reassigned)> = None;
         for n in names {
             if let Some(r) = self.reassigned(&n) {
                 if found

@@ -1,0 +1,878 @@
+//! What a program changes in place or assigns again, by name: the names the builder must not
+//! take for constants, the results nothing may be computed ahead from.
+//!
+//! One pass over the syntax tree, ignoring scopes (a conservative answer only costs a folded
+//! constant or a binding). Values are tied to the names whose objects they are, are part of,
+//! hold or share elements with ([`value_roots`]); a change under one name reaches the names
+//! tied to it, a local function's parameters reach what its calls pass, and what goes to code
+//! the pass does not follow counts as changed.
+
+use rustc_hash::FxHashSet as HashSet;
+use swc_ecma_ast::{CallExpr, Callee, Expr, MemberProp, Pat, Prop, Stmt};
+use swc_ecma_visit::{Visit, VisitWith};
+
+use crate::builder::strip;
+use crate::rewrite::pattern_names;
+
+/// Methods that change their receiver in place.
+pub(crate) const MUTATING_METHODS: &[&str] = &[
+    "push",
+    "pop",
+    "shift",
+    "unshift",
+    "splice",
+    "sort",
+    "reverse",
+    "fill",
+    "copyWithin",
+    "set",
+    "add",
+    "delete",
+    "clear",
+];
+
+/// The identifier an expression's value is rooted at (`x` for `x.a[0].b`).
+pub(crate) fn root_ident(e: &Expr) -> Option<&str> {
+    match strip(e) {
+        Expr::Ident(id) => Some(&id.sym),
+        Expr::Member(m) => root_ident(&m.obj),
+        _ => None,
+    }
+}
+
+/// What [`value_roots`] finds: names, each with how the value is tied to its object.
+type Roots = Vec<(String, Tie)>;
+
+/// How a value is tied to a name's object (see [`value_roots`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tie {
+    /// It is the object (`o`, `c ? o : p`, `xs.sort()`), or may be (a method's result).
+    Same,
+    /// It is part of it (`o.meta`, `xs.find(f)`, an element of it).
+    Part,
+    /// It holds it (`{ k: o }`, `[o]`, `new Map([[k, o]])`).
+    Holds,
+    /// A new object holding the same elements (`[...xs]`, `xs.slice()`, `xs.map(f)`, `{ ...o }`).
+    Shares,
+}
+
+impl Tie {
+    /// `outer` of a value tied to a name by `self`.
+    fn then(self, outer: Tie) -> Tie {
+        match (outer, self) {
+            (Tie::Same, t) | (t, Tie::Same) => t,
+            (a, b) if a == b => a,
+            (Tie::Shares, Tie::Part) | (Tie::Holds, Tie::Part) => Tie::Shares,
+            (Tie::Shares, Tie::Holds) => Tie::Holds,
+            // Part of what holds it, or of what shares its elements: maybe the object itself.
+            _ => Tie::Same,
+        }
+    }
+}
+
+/// The names whose objects the value of `e` may be, be part of, hold or share, and how
+/// (`o` for `o`, `o.a[0]`, `{ k: o }`, `[...o]`, `c ? o : p`, `o.find(f)`): none for a value
+/// made anew that shares nothing (a literal of primitives, a tool's result, `JSON.parse(...)`,
+/// a string, a local function's result).
+pub(crate) fn value_roots(e: &Expr, out: &mut Vec<(String, Tie)>) {
+    roots_as(e, Tie::Same, out);
+}
+
+fn roots_as(e: &Expr, tie: Tie, out: &mut Vec<(String, Tie)>) {
+    match strip(e) {
+        Expr::Ident(id) if !matches!(&*id.sym, "undefined" | "NaN" | "Infinity") => {
+            out.push((id.sym.to_string(), tie));
+        }
+        Expr::Member(m) => roots_as(&m.obj, Tie::Part.then(tie), out),
+        Expr::Array(a) => {
+            for elem in a.elems.iter().flatten() {
+                let inner = match elem.spread {
+                    Some(_) => Tie::Shares,
+                    None => Tie::Holds,
+                };
+                roots_as(&elem.expr, inner.then(tie), out);
+            }
+        }
+        Expr::Object(o) => {
+            for prop in &o.props {
+                match prop {
+                    swc_ecma_ast::PropOrSpread::Spread(s) => {
+                        roots_as(&s.expr, Tie::Shares.then(tie), out)
+                    }
+                    swc_ecma_ast::PropOrSpread::Prop(p) => match &**p {
+                        Prop::Shorthand(id) => out.push((id.sym.to_string(), Tie::Holds.then(tie))),
+                        Prop::KeyValue(kv) => roots_as(&kv.value, Tie::Holds.then(tie), out),
+                        _ => {}
+                    },
+                }
+            }
+        }
+        Expr::Cond(c) => {
+            roots_as(&c.cons, tie, out);
+            roots_as(&c.alt, tie, out);
+        }
+        Expr::Bin(b)
+            if matches!(
+                b.op,
+                swc_ecma_ast::BinaryOp::LogicalOr
+                    | swc_ecma_ast::BinaryOp::LogicalAnd
+                    | swc_ecma_ast::BinaryOp::NullishCoalescing
+            ) =>
+        {
+            roots_as(&b.left, tie, out);
+            roots_as(&b.right, tie, out);
+        }
+        Expr::Seq(s) => {
+            if let Some(last) = s.exprs.last() {
+                roots_as(last, tie, out);
+            }
+        }
+        Expr::Assign(a) => roots_as(&a.right, tie, out),
+        Expr::Await(a) => roots_as(&a.arg, tie, out),
+        // A `Set` or a `Map` holds the elements of what it is given; an instance, anything.
+        Expr::New(n) => {
+            let inner = match strip(&n.callee) {
+                Expr::Ident(c) if CONTAINERS.contains(&&*c.sym) => Tie::Shares,
+                _ => Tie::Same,
+            };
+            for arg in n.args.iter().flatten() {
+                roots_as(&arg.expr, inner.then(tie), out);
+            }
+        }
+        Expr::Call(call) => {
+            let Callee::Expr(callee) = &call.callee else {
+                return;
+            };
+            // A method's result may be its receiver (`xs.sort()`), a part of it (`xs.find(f)`,
+            // `m.get(k)`), a new array of its elements (`xs.slice()`, `Object.values(o)`), but a
+            // tool's answer, a string, a number, a copy through JSON are new. A function's
+            // result is taken for a new value (a helper returning what it is given is rare;
+            // taking every helper's result for its arguments would take a loop's element for
+            // changed whenever a helper's result is kept).
+            let Expr::Member(m) = strip(callee) else {
+                return;
+            };
+            let method = match &m.prop {
+                MemberProp::Ident(id) => Some(&*id.sym),
+                _ => None,
+            };
+            let owner = root_ident(&m.obj);
+            if owner.is_some_and(|o| matches!(o, "mcp" | "capabilities"))
+                || method.is_some_and(|m| NEW_VALUE_METHODS.contains(&m))
+                || matches!(strip(&m.obj), Expr::Ident(o) if &*o.sym == "JSON")
+            {
+                return;
+            }
+            let of_owner =
+                matches!(strip(&m.obj), Expr::Ident(o) if SAFE_OWNERS.contains(&&*o.sym));
+            let inner = match method {
+                Some("sort" | "reverse" | "fill" | "copyWithin") => Tie::Same,
+                Some(m) if PART_METHODS.contains(&m) => Tie::Part,
+                Some(m) if SHARES_METHODS.contains(&m) => Tie::Shares,
+                _ => Tie::Same,
+            };
+            if !of_owner {
+                roots_as(&m.obj, inner.then(tie), out);
+            }
+            // `Object.values(o)`, `Array.from(xs)`, `xs.concat(ys)`: its arguments' elements.
+            for arg in &call.args {
+                roots_as(&arg.expr, Tie::Shares.then(tie), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Methods whose result is an element or a part of the receiver.
+const PART_METHODS: &[&str] = &[
+    "find", "findLast", "at", "get", "pop", "shift", "values", "entries",
+];
+
+/// Methods whose result is a new array (or object) of the receiver's elements.
+const SHARES_METHODS: &[&str] = &[
+    "slice",
+    "map",
+    "filter",
+    "concat",
+    "flat",
+    "flatMap",
+    "toSorted",
+    "toReversed",
+    "toSpliced",
+    "with",
+    "from",
+    "of",
+    "fromEntries",
+    "assign",
+    "splice",
+];
+
+/// Functions of the language that neither keep nor change what they are given, and whose
+/// result shares nothing with it.
+const SAFE_FUNCTIONS: &[&str] = &[
+    "String",
+    "Number",
+    "Boolean",
+    "BigInt",
+    "Symbol",
+    "parseInt",
+    "parseFloat",
+    "isNaN",
+    "isFinite",
+    "encodeURIComponent",
+    "decodeURIComponent",
+    "encodeURI",
+    "decodeURI",
+    "escape",
+    "unescape",
+    "structuredClone",
+    "atob",
+    "btoa",
+    "setTimeout",
+    "clearTimeout",
+    "setInterval",
+    "clearInterval",
+    "queueMicrotask",
+    "Date",
+];
+
+/// Objects of the language whose functions neither keep nor change what they are given
+/// (`console.log(o)`, `JSON.stringify(o)`, `Math.max(...xs)`, `Object.keys(o)`,
+/// `Promise.all(ps)`).
+const SAFE_OWNERS: &[&str] = &[
+    "console", "JSON", "Math", "Number", "String", "Date", "Intl", "Promise", "Symbol", "Array",
+    "Object", "BigInt",
+];
+
+/// Methods that neither keep nor change their arguments.
+const SAFE_METHODS: &[&str] = &[
+    "includes",
+    "indexOf",
+    "lastIndexOf",
+    "join",
+    "has",
+    "get",
+    "at",
+    "startsWith",
+    "endsWith",
+    "slice",
+    "substring",
+    "substr",
+    "split",
+    "replace",
+    "replaceAll",
+    "padStart",
+    "padEnd",
+    "localeCompare",
+    "test",
+    "exec",
+    "match",
+    "matchAll",
+    "search",
+    "toFixed",
+    "toString",
+    "toLocaleString",
+    "hasOwnProperty",
+    "format",
+    "compare",
+    "then",
+    "catch",
+    "finally",
+];
+
+/// Methods whose result is a new value sharing nothing with the receiver or arguments.
+const NEW_VALUE_METHODS: &[&str] = &[
+    "join",
+    "toString",
+    "toLocaleString",
+    "toUpperCase",
+    "toLowerCase",
+    "trim",
+    "trimStart",
+    "trimEnd",
+    "split",
+    "replace",
+    "replaceAll",
+    "includes",
+    "indexOf",
+    "some",
+    "every",
+    "keys",
+    "stringify",
+    "parse",
+    "toFixed",
+    "padStart",
+    "padEnd",
+    "charAt",
+    "substring",
+    "startsWith",
+    "endsWith",
+    "test",
+    "localeCompare",
+    "format",
+];
+
+/// Array methods that give a callback the receiver's elements.
+const CALLBACK_METHODS: &[&str] = &[
+    "forEach",
+    "map",
+    "filter",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "some",
+    "every",
+    "flatMap",
+    "sort",
+    "toSorted",
+];
+
+/// Constructors of the language whose instances hold what they are given.
+const CONTAINERS: &[&str] = &["Map", "Set", "WeakMap", "WeakSet", "Array"];
+
+/// Constructors that keep nothing they are given.
+const SAFE_CONSTRUCTORS: &[&str] = &[
+    "Date",
+    "URL",
+    "URLSearchParams",
+    "RegExp",
+    "Error",
+    "TypeError",
+    "RangeError",
+    "SyntaxError",
+    "ReferenceError",
+    "Promise",
+    "Number",
+    "String",
+    "Boolean",
+    "TextEncoder",
+    "TextDecoder",
+];
+
+/// What a program changes, by name (ignoring shadowing: a conservative answer only costs a
+/// folded constant or a binding).
+#[derive(Debug, Default)]
+pub(crate) struct Mutations {
+    /// Names whose value is changed in place (`x.a = 1`, `x.push(y)`, `delete x.a`).
+    pub(crate) names: HashSet<String>,
+    /// Names assigned again (`x = 1`, `x += 1`, `x++`, `[x] = ys`, `for (x of xs)`), with the
+    /// start of the first such assignment.
+    pub(crate) reassigned: rustc_hash::FxHashMap<String, Reassigned>,
+    /// Every name the program declares (`const`/`let`/`var`, parameters, a `catch` binding,
+    /// function and class declarations), at any depth, ignoring scopes.
+    pub(crate) declared: HashSet<String>,
+    /// Those declared more than once (in different scopes, or a parameter and a `const`).
+    pub(crate) redeclared: HashSet<String>,
+    /// Those changed below their top level (`x.a.b = 1`, `x[0].push(y)`, given to code out of
+    /// sight): what shares their elements changes too.
+    deep: HashSet<String>,
+    /// `(a, b, tie)`: `a` took a value tied to `b`'s object (`const alias = o`, `const inner =
+    /// o.meta`, `const holder = { o }`, `holder.o = o`, a loop's element, a local function's
+    /// parameter): a change under one may be a change under the other.
+    ties: Vec<(String, String, Tie)>,
+    /// Local functions by name: the names each parameter declares, and whether it is a rest
+    /// parameter (it takes every argument from there on).
+    functions: rustc_hash::FxHashMap<String, Vec<(Vec<String>, bool)>>,
+    /// Calls of a plain name with what each argument may hold (see [`value_roots`]): of a
+    /// local function, its parameters flow into them; of anything else, they escape.
+    calls: Vec<(String, Vec<Roots>)>,
+    /// How many loops and functions the visit is in.
+    repeat: usize,
+}
+
+/// Where a name is first assigned again, and whether some assignment of it may run more than
+/// once or at a time the program's order does not say (in a loop or a function).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reassigned {
+    pub(crate) at: u32,
+    pub(crate) repeated: bool,
+}
+
+impl Mutations {
+    fn reassign_name(&mut self, name: &str, at: u32) {
+        let repeated = self.repeat > 0;
+        self.reassigned
+            .entry(name.to_owned())
+            .and_modify(|r| r.repeated |= repeated)
+            .or_insert(Reassigned { at, repeated });
+    }
+
+    fn reassign(&mut self, pat: &Pat, at: u32) {
+        let mut names = Vec::new();
+        pattern_names(pat, &mut names);
+        for name in names {
+            self.reassign_name(&name, at);
+        }
+    }
+
+    /// The objects a pattern assigns into (`for (cfg.file of ...)`, `[o.a, o.b] = ...`) are
+    /// changed in place.
+    fn assign_into(&mut self, pat: &Pat) {
+        match pat {
+            Pat::Expr(e) => {
+                if let Some(root) = root_ident(e).filter(|_| !matches!(strip(e), Expr::Ident(_))) {
+                    self.names.insert(root.to_string());
+                }
+            }
+            Pat::Array(a) => {
+                for p in a.elems.iter().flatten() {
+                    self.assign_into(p);
+                }
+            }
+            Pat::Object(o) => {
+                for prop in &o.props {
+                    match prop {
+                        swc_ecma_ast::ObjectPatProp::KeyValue(kv) => self.assign_into(&kv.value),
+                        swc_ecma_ast::ObjectPatProp::Rest(r) => self.assign_into(&r.arg),
+                        swc_ecma_ast::ObjectPatProp::Assign(_) => {}
+                    }
+                }
+            }
+            Pat::Assign(a) => self.assign_into(&a.left),
+            Pat::Rest(r) => self.assign_into(&r.arg),
+            Pat::Ident(_) | Pat::Invalid(_) => {}
+        }
+    }
+
+    /// `name` given the value of `value`.
+    fn alias(&mut self, name: &str, value: &Expr) {
+        let mut roots = Vec::new();
+        value_roots(value, &mut roots);
+        self.tie(name, roots);
+    }
+
+    fn tie(&mut self, name: &str, roots: Vec<(String, Tie)>) {
+        for (root, tie) in roots {
+            self.ties.push((name.to_owned(), root, tie));
+        }
+    }
+
+    /// The object `value` is, changed in place (`value.a = 1`, `value.push(x)`): the names it
+    /// is or is part of ([`value_roots`]), those it is part of below their top level.
+    fn changes(&mut self, value: &Expr) -> Vec<String> {
+        let mut roots = Vec::new();
+        value_roots(value, &mut roots);
+        for (root, tie) in &roots {
+            self.names.insert(root.clone());
+            if *tie != Tie::Same {
+                self.deep.insert(root.clone());
+            }
+        }
+        roots.into_iter().map(|(root, _)| root).collect()
+    }
+
+    /// What `value` holds is out of sight: code the analysis does not follow may change it.
+    fn escape(&mut self, value: &Expr) {
+        let mut roots = Vec::new();
+        value_roots(value, &mut roots);
+        for (root, _) in roots {
+            self.names.insert(root.clone());
+            self.deep.insert(root);
+        }
+    }
+
+    /// Each name `pat` declares takes elements of what `of` holds.
+    fn elements_of(&mut self, pat: &Pat, of: &Expr) {
+        let mut roots = Vec::new();
+        roots_as(of, Tie::Part, &mut roots);
+        if roots.is_empty() {
+            return;
+        }
+        let mut names = Vec::new();
+        pattern_names(pat, &mut names);
+        for name in names {
+            self.tie(&name, roots.clone());
+        }
+    }
+
+    /// A change under one name is one under the names tied to it; a call passes its arguments
+    /// to a local function's parameters, or out of sight.
+    fn close(&mut self) {
+        let calls = std::mem::take(&mut self.calls);
+        for (callee, args) in calls {
+            let Some(params) = self.functions.get(&callee).cloned() else {
+                if !SAFE_FUNCTIONS.contains(&callee.as_str()) {
+                    for (root, _) in args.into_iter().flatten() {
+                        self.names.insert(root.clone());
+                        self.deep.insert(root);
+                    }
+                }
+                continue;
+            };
+            for (i, roots) in args.into_iter().enumerate() {
+                let param = params
+                    .get(i)
+                    .or_else(|| params.last().filter(|(_, rest)| *rest));
+                match param {
+                    Some((names, _)) => {
+                        for name in names {
+                            self.tie(name, roots.clone());
+                        }
+                    }
+                    // Read through `arguments`, or not at all: out of sight.
+                    None => {
+                        for (root, _) in roots {
+                            self.names.insert(root.clone());
+                            self.deep.insert(root);
+                        }
+                    }
+                }
+            }
+        }
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (a, b, tie) in &self.ties {
+                let (a_changed, a_deep) = (self.names.contains(a), self.deep.contains(a));
+                let (b_changed, b_deep) = (self.names.contains(b), self.deep.contains(b));
+                // What each side learns: (changed, deep).
+                let (to_a, to_b) = match tie {
+                    Tie::Same => ((b_changed, b_deep), (a_changed, a_deep)),
+                    // `a` is part of `b`.
+                    Tie::Part => ((b_deep, b_deep), (a_changed, a_changed)),
+                    // `a` holds `b`.
+                    Tie::Holds => ((b_changed, b_changed), (a_deep, a_deep)),
+                    Tie::Shares => ((b_deep, b_deep), (a_deep, a_deep)),
+                };
+                for (name, (changed, deep)) in [(a, to_a), (b, to_b)] {
+                    if changed && !self.names.contains(name) {
+                        grew |= self.names.insert(name.clone());
+                    }
+                    if deep && !self.deep.contains(name) {
+                        grew |= self.deep.insert(name.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The names `pat` declares take `value` or parts of it.
+    fn destructure(&mut self, pat: &Pat, value: &Expr) {
+        match pat {
+            Pat::Ident(name) => self.alias(&name.id.sym, value),
+            _ => {
+                let mut names = Vec::new();
+                pattern_names(pat, &mut names);
+                for name in names {
+                    self.alias(&name, value);
+                }
+            }
+        }
+    }
+
+    /// What a call passes its callee: to a tool, a capability or a function of the language
+    /// that neither keeps nor changes it, nothing; to a local function, its parameters (see
+    /// [`Mutations::close`]); its elements to a callback's parameters; otherwise it is out of
+    /// sight.
+    fn passes(&mut self, callee: &Expr, call: &CallExpr) {
+        let roots = |e: &Expr| {
+            let mut out = Vec::new();
+            value_roots(e, &mut out);
+            out
+        };
+        match strip(callee) {
+            Expr::Ident(f) => {
+                let args = call.args.iter().map(|a| roots(&a.expr)).collect();
+                self.calls.push((f.sym.to_string(), args));
+            }
+            Expr::Member(m) => {
+                let method = match &m.prop {
+                    MemberProp::Ident(id) => Some(&*id.sym),
+                    _ => None,
+                };
+                let owner = root_ident(&m.obj);
+                if owner.is_some_and(|o| matches!(o, "mcp" | "capabilities"))
+                    || matches!(strip(&m.obj), Expr::Ident(o) if SAFE_OWNERS.contains(&&*o.sym))
+                    || method.is_some_and(|m| SAFE_METHODS.contains(&m))
+                {
+                    return;
+                }
+                let element = match method {
+                    Some("reduce" | "reduceRight") => Some(1),
+                    Some(m) if CALLBACK_METHODS.contains(&m) => Some(0),
+                    _ => None,
+                };
+                for arg in &call.args {
+                    let params: Vec<&Pat> = match (strip(&arg.expr), element) {
+                        (Expr::Arrow(f), Some(_)) => f.params.iter().collect(),
+                        (Expr::Fn(f), Some(_)) => {
+                            f.function.params.iter().map(|p| &p.pat).collect()
+                        }
+                        (Expr::Ident(f), Some(i)) => {
+                            // A local function given as the callback: its element parameter.
+                            let mut args = vec![Vec::new(); i + 1];
+                            roots_as(&m.obj, Tie::Part, &mut args[i]);
+                            self.calls.push((f.sym.to_string(), args));
+                            continue;
+                        }
+                        _ => {
+                            self.escape(&arg.expr);
+                            continue;
+                        }
+                    };
+                    let Some(i) = element else { continue };
+                    // `sort`'s comparator gets two elements.
+                    let taking = if method == Some("sort") || method == Some("toSorted") {
+                        2
+                    } else {
+                        1
+                    };
+                    for p in params.into_iter().skip(i).take(taking) {
+                        self.elements_of(p, &m.obj);
+                    }
+                }
+            }
+            // An immediately invoked function, a call of a call's result: out of sight.
+            _ => {
+                for arg in &call.args {
+                    self.escape(&arg.expr);
+                }
+            }
+        }
+    }
+
+    fn function(&mut self, name: &str, params: Vec<&Pat>) {
+        let params = (params.into_iter())
+            .map(|p| {
+                let mut names = Vec::new();
+                pattern_names(p, &mut names);
+                let names = names.iter().map(|n| n.to_string()).collect();
+                (names, matches!(p, Pat::Rest(_)))
+            })
+            .collect();
+        self.functions.insert(name.to_owned(), params);
+    }
+
+    fn declare(&mut self, pat: &Pat) {
+        let mut names = Vec::new();
+        pattern_names(pat, &mut names);
+        for name in names {
+            self.declare_name(name.to_string());
+        }
+    }
+
+    fn declare_name(&mut self, name: String) {
+        if !self.declared.insert(name.clone()) {
+            self.redeclared.insert(name);
+        }
+    }
+
+    fn repeating(&mut self, visit: impl FnOnce(&mut Self)) {
+        self.repeat += 1;
+        visit(self);
+        self.repeat -= 1;
+    }
+}
+
+impl Visit for Mutations {
+    fn visit_assign_expr(&mut self, a: &swc_ecma_ast::AssignExpr) {
+        use swc_ecma_ast::{AssignTarget, SimpleAssignTarget};
+        match &a.left {
+            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => {
+                // `o.a = v`, `m.get(k).a = v`, `xs.find(f).a = v`: what the object is part
+                // of changes, and holds the value.
+                for root in self.changes(&m.obj) {
+                    self.alias(&root, &a.right);
+                }
+            }
+            AssignTarget::Simple(SimpleAssignTarget::Ident(id)) => {
+                self.reassign_name(&id.id.sym, a.span.lo.0);
+                if a.op == swc_ecma_ast::AssignOp::Assign {
+                    self.alias(&id.id.sym, &a.right);
+                }
+            }
+            AssignTarget::Pat(p) => {
+                let pat: Pat = p.clone().into();
+                self.reassign(&pat, a.span.lo.0);
+                self.assign_into(&pat);
+                self.destructure(&pat, &a.right);
+            }
+            _ => {}
+        }
+        a.visit_children_with(self);
+    }
+
+    fn visit_update_expr(&mut self, u: &swc_ecma_ast::UpdateExpr) {
+        match strip(&u.arg) {
+            Expr::Member(m) => {
+                self.changes(&m.obj);
+            }
+            Expr::Ident(id) => self.reassign_name(&id.sym, u.span.lo.0),
+            _ => {}
+        }
+        u.visit_children_with(self);
+    }
+
+    fn visit_for_of_stmt(&mut self, f: &swc_ecma_ast::ForOfStmt) {
+        self.repeating(|m| {
+            match &f.left {
+                swc_ecma_ast::ForHead::Pat(p) => {
+                    m.reassign(p, f.span.lo.0);
+                    m.assign_into(p);
+                    m.elements_of(p, &f.right);
+                }
+                swc_ecma_ast::ForHead::VarDecl(v) => {
+                    for d in &v.decls {
+                        m.elements_of(&d.name, &f.right);
+                    }
+                }
+                swc_ecma_ast::ForHead::UsingDecl(_) => {}
+            }
+            f.visit_children_with(m);
+        });
+    }
+
+    fn visit_for_in_stmt(&mut self, f: &swc_ecma_ast::ForInStmt) {
+        self.repeating(|m| {
+            if let swc_ecma_ast::ForHead::Pat(p) = &f.left {
+                m.reassign(p, f.span.lo.0);
+                m.assign_into(p);
+            }
+            f.visit_children_with(m);
+        });
+    }
+
+    fn visit_for_stmt(&mut self, f: &swc_ecma_ast::ForStmt) {
+        self.repeating(|m| f.visit_children_with(m));
+    }
+
+    fn visit_while_stmt(&mut self, w: &swc_ecma_ast::WhileStmt) {
+        self.repeating(|m| w.visit_children_with(m));
+    }
+
+    fn visit_do_while_stmt(&mut self, d: &swc_ecma_ast::DoWhileStmt) {
+        self.repeating(|m| d.visit_children_with(m));
+    }
+
+    fn visit_function(&mut self, f: &swc_ecma_ast::Function) {
+        for p in &f.params {
+            self.declare(&p.pat);
+        }
+        self.repeating(|m| f.visit_children_with(m));
+    }
+
+    fn visit_arrow_expr(&mut self, a: &swc_ecma_ast::ArrowExpr) {
+        for p in &a.params {
+            self.declare(p);
+        }
+        self.repeating(|m| a.visit_children_with(m));
+    }
+
+    fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
+        self.declare(&d.name);
+        if let Some(init) = &d.init {
+            match (&d.name, strip(init)) {
+                (Pat::Ident(name), Expr::Arrow(f)) => {
+                    self.function(&name.id.sym, f.params.iter().collect())
+                }
+                (Pat::Ident(name), Expr::Fn(f)) => self.function(
+                    &name.id.sym,
+                    f.function.params.iter().map(|p| &p.pat).collect(),
+                ),
+                _ => self.destructure(&d.name, init),
+            }
+        }
+        d.visit_children_with(self);
+    }
+
+    fn visit_catch_clause(&mut self, c: &swc_ecma_ast::CatchClause) {
+        if let Some(p) = &c.param {
+            self.declare(p);
+        }
+        c.visit_children_with(self);
+    }
+
+    fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
+        self.declare_name(f.ident.sym.to_string());
+        let params = f.function.params.iter().map(|p| &p.pat).collect();
+        self.function(&f.ident.sym, params);
+        f.visit_children_with(self);
+    }
+
+    fn visit_new_expr(&mut self, n: &swc_ecma_ast::NewExpr) {
+        // An instance of a class keeps what it is given, out of sight (a `Map` or a `Set`
+        // holds it where `value_roots` sees it).
+        let keeps = !matches!(strip(&n.callee), Expr::Ident(c)
+            if SAFE_CONSTRUCTORS.contains(&&*c.sym) || CONTAINERS.contains(&&*c.sym));
+        if keeps {
+            for arg in n.args.iter().flatten() {
+                self.escape(&arg.expr);
+            }
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_class_decl(&mut self, c: &swc_ecma_ast::ClassDecl) {
+        self.declare_name(c.ident.sym.to_string());
+        c.visit_children_with(self);
+    }
+
+    fn visit_unary_expr(&mut self, u: &swc_ecma_ast::UnaryExpr) {
+        if u.op == swc_ecma_ast::UnaryOp::Delete {
+            if let Expr::Member(m) = strip(&u.arg) {
+                self.changes(&m.obj);
+            }
+        }
+        u.visit_children_with(self);
+    }
+
+    fn visit_call_expr(&mut self, call: &CallExpr) {
+        if let Callee::Expr(callee) = &call.callee {
+            if let Expr::Member(m) = strip(callee) {
+                let method = match &m.prop {
+                    MemberProp::Ident(id) => Some(&*id.sym),
+                    _ => None,
+                };
+                if let Some(method) = method {
+                    if MUTATING_METHODS.contains(&method) {
+                        self.changes(&m.obj);
+                    }
+                    // `Object.assign(target, ...)`, `Object.defineProperty(target, ...)`,
+                    // `Reflect.set(target, ...)`... change their first argument.
+                    let changes_first = match strip(&m.obj) {
+                        Expr::Ident(o) if &*o.sym == "Object" => OBJECT_CHANGERS.contains(&method),
+                        Expr::Ident(o) if &*o.sym == "Reflect" => {
+                            REFLECT_CHANGERS.contains(&method)
+                        }
+                        _ => false,
+                    };
+                    if changes_first {
+                        if let Some(root) = call.args.first().and_then(|a| root_ident(&a.expr)) {
+                            self.names.insert(root.to_string());
+                            // `Object.assign(target, source)`: the target holds the source's
+                            // values.
+                            let root = root.to_string();
+                            for arg in call.args.iter().skip(1) {
+                                self.alias(&root, &arg.expr);
+                            }
+                        }
+                    }
+                }
+            }
+            self.passes(callee, call);
+        }
+        call.visit_children_with(self);
+    }
+}
+
+/// What the program changes in place or assigns again, by name.
+pub(crate) fn mutated_names(stmts: &[Stmt]) -> Mutations {
+    let mut m = Mutations::default();
+    for stmt in stmts {
+        stmt.visit_with(&mut m);
+    }
+    m.close();
+    m
+}
+
+/// `Object.X(target, ...)` that change `target` in place.
+const OBJECT_CHANGERS: &[&str] = &[
+    "assign",
+    "defineProperty",
+    "defineProperties",
+    "setPrototypeOf",
+];
+
+/// `Reflect.X(target, ...)` that change `target` in place.
+const REFLECT_CHANGERS: &[&str] = &["set", "defineProperty", "deleteProperty", "setPrototypeOf"];
