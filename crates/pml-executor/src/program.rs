@@ -581,9 +581,9 @@ impl NodeMap {
             _ => "",
         });
         RunError {
-            message: placed(
-                &format!("{} ({what}): {message}", node.id),
-                Some((node.span.line, node.span.column)),
+            message: format!(
+                "{} ({what}): {message} (at {}:{})",
+                node.id, node.span.line, node.span.column
             ),
             task_id: Some(node.id.clone()),
             tool: node.tool.clone(),
@@ -838,13 +838,14 @@ impl NodeMap {
         match self.task_at(at) {
             // Where the operation is: its own line and column.
             Some(node) => Self::node_error(node, &message),
-            None => RunError::internal(placed(&message, Some(at))),
+            // The program's own message, whole (its lines are its own): where, after it.
+            None => RunError::internal(format!("{message} (at {}:{})", at.0, at.1)),
         }
     }
 }
 
-/// `message` with where it happened (` (at line:column)`) at the end of its first line: before
-/// the lines that follow it (a server's stderr tail, a stack).
+/// A tool's failure with where it happened (` (at line:column)`) at the end of its first line:
+/// before the lines that follow it (a server's stderr tail).
 fn placed(message: &str, at: Option<(usize, usize)>) -> String {
     let Some((line, column)) = at else {
         return message.to_owned();

@@ -1095,12 +1095,26 @@ fn classify<'js>(ctx: &Ctx<'js>, thrown: Value<'js>) -> Failure {
     let message = if let Some(s) = thrown.as_string() {
         message_of(ctx, s)
     } else if thrown.is_object() {
-        match ctx.json_stringify(thrown.clone()) {
-            Ok(Some(text)) => text.to_string().unwrap_or_default(),
+        // What `String(value)` says (`[object Object]`, what Node prints for it), then what
+        // the object holds.
+        let said = match thrown.get::<rquickjs::convert::Coerced<String>>() {
+            Ok(s) => Some(s.0),
+            Err(_) => {
+                ctx.catch();
+                None
+            }
+        };
+        let json = match ctx.json_stringify(thrown.clone()) {
+            Ok(Some(text)) => text.to_string().ok(),
             _ => {
                 ctx.catch();
-                "a non-error object".to_owned()
+                None
             }
+        };
+        match (said, json) {
+            (Some(said), Some(json)) if said != json => format!("{said} {json}"),
+            (Some(text), _) | (None, Some(text)) => text,
+            (None, None) => "a non-error object".to_owned(),
         }
     } else {
         match thrown.get::<rquickjs::convert::Coerced<String>>() {

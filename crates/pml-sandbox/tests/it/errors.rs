@@ -353,7 +353,15 @@ fn thrown_non_errors() {
     );
     assert_eq!(
         error("(() => { throw { code: 7 }; })()", &[]),
-        "code task n1 (code:test) threw: {\"code\":7}"
+        "code task n1 (code:test) threw: [object Object] {\"code\":7}"
+    );
+    // An object that says what it is: Node prints its message (`String(e.message || e)`).
+    assert_eq!(
+        error(
+            "(() => { throw { message: 'gone', toString() { return 'Gone: ' + this.message; } }; })()",
+            &[]
+        ),
+        "code task n1 (code:test) threw: Gone: gone {\"message\":\"gone\"}"
     );
     assert_eq!(
         error("Promise.reject(new Error('no'))", &[]),

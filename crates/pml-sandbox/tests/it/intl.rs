@@ -32,7 +32,8 @@ body().then((v) => process.stdout.write(JSON.stringify(v)), (e) => { console.err
         .unwrap();
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success(), "node failed");
-    serde_json::from_slice(&output.stdout).unwrap()
+    // Numbers as the doubles JavaScript wrote (an integer past 2^53 as its double).
+    pml_jstext::parse_js_json(std::str::from_utf8(&output.stdout).unwrap()).unwrap()
 }
 
 pub(crate) fn sandbox_returns(sandbox: &Sandbox, source: &str) -> Value {
