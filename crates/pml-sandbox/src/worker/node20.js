@@ -910,6 +910,31 @@
     },
   }.from;
   define(ArrayCtor, "from", { value: from, writable: true, configurable: true, enumerable: false });
+  // `[1234.5, 0.25].toLocaleString("en-US", { style: "currency", currency: "USD" })`: each
+  // element's `toLocaleString` gets the locales and options (ECMA-402; QuickJS calls it with
+  // none); an array met again inside itself is "", as V8 writes it.
+  const joining = [];
+  const toLocale = {
+    toLocaleString(locales, options) {
+      if (this === undefined || this === null) throw new TypeErr("Cannot convert undefined or null to object");
+      const array = ObjectCtor(this);
+      for (let i = 0; i < joining.length; i++) if (joining[i] === array) return "";
+      const length = lengthOf(array);
+      joining[joining.length] = array;
+      try {
+        let out = "";
+        for (let k = 0; k < length; k++) {
+          if (k > 0) out += ",";
+          const element = array[k];
+          if (element !== undefined && element !== null) out += `${element.toLocaleString(locales, options)}`;
+        }
+        return out;
+      } finally {
+        joining.length -= 1;
+      }
+    },
+  }.toLocaleString;
+  define(ArrayProto, "toLocaleString", { value: toLocale, writable: true, configurable: true, enumerable: false });
 
   define(globals, "global", { value: globals, writable: true, enumerable: true, configurable: true });
 

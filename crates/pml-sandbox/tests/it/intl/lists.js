@@ -26,4 +26,11 @@ t(() => new Intl.PluralRules("en", { type: "x" }));
 t(() => new Intl.ListFormat().format());
 t(() => Object.prototype.toString.call(new Intl.ListFormat()) + Object.prototype.toString.call(new Intl.PluralRules()));
 t(() => { const n = 3; return `${n} ${new Intl.PluralRules("en-US").select(n) === "one" ? "file" : "files"} changed`; });
+// An array's toLocaleString gives its elements the locales and options.
+t(() => [1234.5, 0.25].toLocaleString("en-US", { style: "currency", currency: "USD" }));
+t(() => [1234.5, null, undefined, [5678.9, "x"]].toLocaleString("de-DE"));
+t(() => [new Date(0), 3].toLocaleString("en-GB", { timeZone: "UTC" }));
+t(() => { const a = [1, 2]; a.push(a); return a.toLocaleString("en-US"); });
+t(() => Array.prototype.toLocaleString.call({ length: 2, 0: 1e6, 1: 2 }, "en-IN"));
+t(() => Array.prototype.toLocaleString.call(null));
 return out;
