@@ -356,6 +356,12 @@ const SAFE_CONSTRUCTORS: &[&str] = &[
 pub(crate) struct Mutations {
     /// Names whose value is changed in place (`x.a = 1`, `x.push(y)`, `delete x.a`).
     pub(crate) names: HashSet<String>,
+    /// The first place `mcp` is used as a value (not called through, `mcp.s.t(...)`, nor
+    /// named anew, `const fs = mcp.filesystem`), anywhere, walked by the builder or not (a
+    /// class's constructor): what holds it may call tools where the structure cannot see.
+    pub(crate) mcp_value: Option<swc_common::Span>,
+    /// Inside what calls a tool or names `mcp` anew: `mcp` there is no value.
+    naming_mcp: usize,
     /// Names assigned again (`x = 1`, `x += 1`, `x++`, `[x] = ys`, `for (x of xs)`), with the
     /// start of the first such assignment.
     pub(crate) reassigned: rustc_hash::FxHashMap<String, Reassigned>,
@@ -760,6 +766,17 @@ impl Visit for Mutations {
     }
 
     fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
+        if d.init
+            .as_deref()
+            .is_some_and(|init| (1..=3).contains(&mcp_depth(init)))
+        {
+            // `const fs = mcp.filesystem`, `const { filesystem } = mcp`: named anew.
+            self.declare(&d.name);
+            self.naming_mcp += 1;
+            d.visit_children_with(self);
+            self.naming_mcp -= 1;
+            return;
+        }
         self.declare(&d.name);
         if let Some(init) = &d.init {
             match (&d.name, strip(init)) {
@@ -817,8 +834,25 @@ impl Visit for Mutations {
         u.visit_children_with(self);
     }
 
+    fn visit_ident(&mut self, id: &swc_ecma_ast::Ident) {
+        if &*id.sym == "mcp" && self.naming_mcp == 0 && self.mcp_value.is_none() {
+            self.mcp_value = Some(id.span);
+        }
+    }
+
     fn visit_call_expr(&mut self, call: &CallExpr) {
         if let Callee::Expr(callee) = &call.callee {
+            if mcp_depth(callee) >= 2 {
+                // `mcp.s.t(...)`, `mcp.s[t](...)`: a call of a tool, not a value.
+                self.naming_mcp += 1;
+                callee.visit_with(self);
+                self.naming_mcp -= 1;
+                for arg in &call.args {
+                    arg.visit_with(self);
+                }
+                self.passes(callee, call);
+                return;
+            }
             if let Expr::Member(m) = strip(callee) {
                 let method = match &m.prop {
                     MemberProp::Ident(id) => Some(&*id.sym),
@@ -853,6 +887,19 @@ impl Visit for Mutations {
             self.passes(callee, call);
         }
         call.visit_children_with(self);
+    }
+}
+
+/// `1 +` how many members deep `e` is in `mcp` (`mcp` 1, `mcp.s` 2, `mcp.s.t` 3, computed
+/// names alike), 0 when it is not rooted at `mcp`.
+fn mcp_depth(e: &Expr) -> usize {
+    match strip(e) {
+        Expr::Ident(id) if &*id.sym == "mcp" => 1,
+        Expr::Member(m) => match mcp_depth(&m.obj) {
+            0 => 0,
+            d => d + 1,
+        },
+        _ => 0,
     }
 }
 

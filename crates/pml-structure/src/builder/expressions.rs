@@ -40,11 +40,23 @@ impl<'a> Builder<'a> {
                     self.tool_value(e, &server, &tool);
                     Out::default()
                 }
+                Some(Binding::Mcp | Binding::McpServer(_)) => {
+                    self.tools_out_of_sight(e.span());
+                    Out::default()
+                }
+                None if &*id.sym == "mcp" => {
+                    self.tools_out_of_sight(e.span());
+                    Out::default()
+                }
                 _ => Out::default(),
             },
             Expr::Member(m) => match self.mcp_alias(e) {
                 Some(Binding::McpTool(server, tool)) => {
                     self.tool_value(e, &server, &tool);
+                    Out::default()
+                }
+                Some(Binding::Mcp | Binding::McpServer(_)) => {
+                    self.tools_out_of_sight(e.span());
                     Out::default()
                 }
                 _ => self.member(m, pos),
@@ -218,6 +230,19 @@ impl<'a> Builder<'a> {
             }
             _ => Out::default(),
         }
+    }
+
+    /// `mcp` or one of its servers used as a value (given to a function, stored in an object or
+    /// a field): whatever holds it may call any of its tools, where the structure cannot see.
+    pub(super) fn tools_out_of_sight(&mut self, span: SwcSpan) {
+        self.warn(
+            diagnostics::UNANALYSED_CODE,
+            format!(
+                "`{}` is used as a value: the tools called through it are not in the structure (nothing is read ahead of the program)",
+                self.text(span)
+            ),
+            span,
+        );
     }
 
     /// Does this expression call an MCP tool or a capability? Memoised per sub-expression, so

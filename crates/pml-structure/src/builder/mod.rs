@@ -417,6 +417,17 @@ impl<'a> Builder<'a> {
     }
 
     pub(crate) fn finish(mut self) -> StaticStructure {
+        // `mcp` used as a value where the walk did not see it (a class's constructor).
+        if let Some(span) = self.mutations().and_then(|m| m.mcp_value) {
+            let at = self.span(span);
+            let told = (self.diagnostics.iter()).any(|d| {
+                d.code == diagnostics::UNANALYSED_CODE
+                    && (d.span.as_ref()).is_some_and(|s| s.start <= at.start && at.end <= s.end)
+            });
+            if !told {
+                self.tools_out_of_sight(span);
+            }
+        }
         // A function that passes its parameter to one that changes it changes it too.
         loop {
             let mut grew: Vec<String> = Vec::new();

@@ -342,6 +342,35 @@ fn results_changed_under_other_names_are_changed() {
     }
 }
 
+/// `mcp` or a server of it given to a function, kept in an object or a class's field: the
+/// tools called through what holds it are out of the structure's sight, and it says so (what
+/// turns speculation off). Calling through it, or naming it anew, is no such use.
+#[test]
+fn mcp_used_as_a_value_is_out_of_sight() {
+    let out_of_sight = |code: &str| {
+        let s = build_structure(code, &BuildOptions::default()).structure;
+        (s.diagnostics.iter())
+            .filter(|d| d.code == pml_structure::diagnostics::UNANALYSED_CODE)
+            .count()
+    };
+    for code in [
+        "const put = (fs, p) => fs.write_file({ path: p }); await put(mcp.filesystem, \"a\");",
+        "class S { constructor() { this.fs = mcp.filesystem; } }\nconst s = new S();",
+        "const tools = { m: mcp }; await tools.m.fs.write({});",
+        "const fs = mcp.filesystem; const keep = [fs];",
+    ] {
+        assert_eq!(out_of_sight(code), 1, "{code}");
+    }
+    for code in [
+        "await mcp.fs.read({}); const fs = mcp.fs; await fs.read({});",
+        "const { filesystem } = mcp; await filesystem.read({});",
+        "const read = mcp.fs.read; await read({});",
+        "await mcp[args.s][args.t]({});",
+    ] {
+        assert_eq!(out_of_sight(code), 0, "{code}");
+    }
+}
+
 #[test]
 fn switch_fallthrough_and_default() {
     check(
