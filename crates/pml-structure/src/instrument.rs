@@ -17,6 +17,7 @@
 //! | the whole `code:*` operation | `P.e(k, it, op)` | it ended, with its value |
 //! | an `if`/ternary/`&&`/`\|\|` test | `P.d(k, it, test)` | the outcome (truthiness) |
 //! | a `??` guard's left side | `P.n(k, it, left)` | the outcome (`== null`) |
+//! | the right side of `&&=`/`\|\|=`/`??=`, the first argument or key after `?.` (what decides cannot be wrapped) | `(P.d(k, it, outcome), (e))`, `(P.n(k, it, null or 0), (e))` | the outcome that leads there, as it starts (nothing when it is skipped) |
 //! | a switch's discriminant, case tests, default | `P.w(k, it, v)`, `P.c(k, i, t)`, `P.x(k)` | the case taken |
 //! | the start of a loop body or a fork's callback | `const Pi = P.i(k, it);` | one iteration; `Pi` is the iteration vector of what runs inside |
 //! | `Promise` of `Promise.all`, the whole call | `P.f(k, it, Promise)`, `P.j(k, it, call)` | fork, join (when it settles) |
@@ -214,6 +215,10 @@ pub(crate) enum Site {
     },
     /// `P.d(k, it, ` test `)` (or `P.n` for [`ProbeKind::Nullish`]).
     Test { test: (usize, usize) },
+    /// `(P.d(k, it, true), (` what runs `))`: the outcome that leads to `at`, reported as it
+    /// starts (what decides cannot be wrapped: the target of `x ||= ...`, or the callee of an
+    /// optional call, whose `this` a wrapper would lose).
+    Taken { at: (usize, usize), taken: Taken },
     /// `P.w(k, it, ` discriminant `)`, `P.c(k, i, ` test `)` per case, `P.x(k);` at the
     /// default clause (or a default clause added before the closing brace).
     Switch {
@@ -232,6 +237,19 @@ pub(crate) enum Site {
     Join { call: (usize, usize) },
     /// `P.h(k, it, ` function `)`.
     Invoke { function: (usize, usize) },
+}
+
+/// The outcome a [`Site::Taken`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Taken {
+    /// `P.d(k, it, true)`.
+    True,
+    /// `P.d(k, it, false)`.
+    False,
+    /// `P.n(k, it, null)`: nullish.
+    Nullish,
+    /// `P.n(k, it, 0)`: not nullish.
+    NotNullish,
 }
 
 /// A body that runs once per iteration, and how to declare its iteration vector in it.
@@ -407,6 +425,15 @@ impl Recorder {
                         'd'
                     };
                     edits.wrap(*test, format!("{ns}.{f}({k},{it},"), ")");
+                }
+                Site::Taken { at, taken } => {
+                    let (f, value) = match taken {
+                        Taken::True => ('d', "true"),
+                        Taken::False => ('d', "false"),
+                        Taken::Nullish => ('n', "null"),
+                        Taken::NotNullish => ('n', "0"),
+                    };
+                    edits.wrap(*at, format!("({ns}.{f}({k},{it},{value}),("), "))");
                 }
                 Site::Switch {
                     discriminant,

@@ -113,7 +113,10 @@ impl<'a> Builder<'a> {
             Expr::Cond(c) => self.ternary(c, pos),
             Expr::Bin(bin) => self.binary(bin, e, pos),
             Expr::Assign(a) => {
-                let out = self.expr(&a.right, pos);
+                let out = match self.logical_assignment(a) {
+                    true => Out::default(),
+                    false => self.expr(&a.right, pos),
+                };
                 if let Some(name) = a.left.as_ident() {
                     let name = name.id.sym.as_str().to_owned();
                     // `x += y` combines the old value: x no longer holds y's result. After a
@@ -187,9 +190,11 @@ impl<'a> Builder<'a> {
                 }
                 Out::default()
             }
-            Expr::OptChain(_) => {
-                // `a?.b()`: evaluated conditionally at run time; look for calls inside only.
-                self.nested_calls_in(e);
+            Expr::OptChain(o) => {
+                // `a?.b(await f())`: what follows `?.` runs only when `a` is not nullish.
+                if !self.optional_chain(o) {
+                    self.nested_calls_in(e);
+                }
                 Out::default()
             }
             Expr::Arrow(_) | Expr::Fn(_) => {
@@ -345,6 +350,154 @@ impl<'a> Builder<'a> {
         Out::default()
     }
 
+    /// A decision on `left` by `op` (`&&`: the branch runs when it is truthy, `||`: falsy,
+    /// `??`: nullish), the branch walked by `walk`, reported by the probe at `site`.
+    pub(super) fn guard(
+        &mut self,
+        left: &Expr,
+        span: SwcSpan,
+        op: BinaryOp,
+        site: Site,
+        walk: impl FnOnce(&mut Self),
+    ) {
+        self.guard_on(left, span, op, false, site, walk);
+    }
+
+    /// [`Builder::guard`]; with `present`, a `??` decision whose branch runs when `left` is
+    /// not nullish (what follows `?.`).
+    fn guard_on(
+        &mut self,
+        left: &Expr,
+        span: SwcSpan,
+        op: BinaryOp,
+        present: bool,
+        site: Site,
+        walk: impl FnOnce(&mut Self),
+    ) {
+        let mut node = self.new_node(NodeKind::Decision, span);
+        let left_text = self.written(left);
+        let printed = match (left_text.canonical, self.printing) {
+            (Some(c), _) => Some(*c),
+            (None, true) => Some(rewrite::print_reference(self, left)),
+            (None, false) => None,
+        };
+        let (condition, leaves, printed, outcome) = match op {
+            BinaryOp::LogicalAnd => (left_text.text, left_text.leaves, printed, "true"),
+            BinaryOp::LogicalOr => (left_text.text, left_text.leaves, printed, "false"),
+            _ => (
+                format!("({}) == null", left_text.text),
+                left_text.leaves.shifted(1),
+                printed.map(|p| p.equals_null()),
+                if present { "false" } else { "true" },
+            ),
+        };
+        node.condition = Some(condition);
+        node.condition_leaves = leaves;
+        node.reads = left_text.reads;
+        node.canonical = printed.map(|printed| {
+            Box::new(NodeCanonical {
+                code: None,
+                condition: Some(printed),
+                ..Default::default()
+            })
+        });
+        let d = self.add_node(node);
+        let kind = match op {
+            BinaryOp::NullishCoalescing => ProbeKind::Nullish,
+            _ => ProbeKind::Decision,
+        };
+        self.probe(kind, site);
+        let other = if outcome == "true" { "false" } else { "true" };
+        let (mut exits, _) = self.branch(&d, outcome, walk);
+        exits.push(Pending {
+            from: d,
+            outcome: Some(other.into()),
+        });
+        self.merge(exits);
+    }
+
+    /// An optional chain whose arguments or computed keys after its first `?.` call tools: a
+    /// decision on what comes before it (nullish or not), reported as the first of them starts
+    /// (wrapping a callee would lose its `this`). False when nothing after `?.` calls a tool.
+    fn optional_chain(&mut self, o: &swc_ecma_ast::OptChainExpr) -> bool {
+        use swc_ecma_ast::OptChainBase;
+        // The links from the first `?.` on, in evaluation order; `root` is what precedes it.
+        let mut links: Vec<&OptChainBase> = Vec::new();
+        let mut at = o;
+        let root = loop {
+            links.push(&at.base);
+            let inner = match &*at.base {
+                OptChainBase::Member(m) => &m.obj,
+                OptChainBase::Call(c) => &c.callee,
+            };
+            match &**inner {
+                Expr::OptChain(next) if !at.optional => at = next,
+                _ => break inner,
+            }
+        };
+        links.reverse();
+        let mut conditional: Vec<&Expr> = Vec::new();
+        for link in &links {
+            match link {
+                OptChainBase::Member(m) => {
+                    if let MemberProp::Computed(c) = &m.prop {
+                        conditional.push(&c.expr);
+                    }
+                }
+                OptChainBase::Call(c) => conditional.extend(c.args.iter().map(|a| &*a.expr)),
+            }
+        }
+        if !conditional.iter().any(|e| self.calls_tools(e)) {
+            return false;
+        }
+        self.expr(root, Position::Nested);
+        let first = self.offsets(conditional[0].span());
+        let site = Site::Taken {
+            at: first,
+            taken: Taken::NotNullish,
+        };
+        let op = BinaryOp::NullishCoalescing;
+        self.guard_on(root, o.span, op, true, site, |b| {
+            for e in conditional {
+                b.expr(e, Position::Nested);
+            }
+        });
+        true
+    }
+
+    /// `x ||= await f()`, `x &&= ...`, `x ??= ...`: the right side runs only for one outcome of
+    /// `x`, reported where it starts (the target cannot be wrapped).
+    fn logical_assignment(&mut self, a: &swc_ecma_ast::AssignExpr) -> bool {
+        use swc_ecma_ast::{AssignOp, AssignTarget, SimpleAssignTarget};
+        let op = match a.op {
+            AssignOp::AndAssign => BinaryOp::LogicalAnd,
+            AssignOp::OrAssign => BinaryOp::LogicalOr,
+            AssignOp::NullishAssign => BinaryOp::NullishCoalescing,
+            _ => return false,
+        };
+        if !self.calls_tools(&a.right) {
+            return false;
+        }
+        let left = match &a.left {
+            AssignTarget::Simple(SimpleAssignTarget::Ident(id)) => Expr::Ident(id.id.clone()),
+            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => Expr::Member(m.clone()),
+            _ => return false,
+        };
+        if let Expr::Member(m) = &left {
+            self.expr(&m.obj, Position::Nested);
+        }
+        let right = self.offsets(a.right.span());
+        let taken = match op {
+            BinaryOp::LogicalAnd => Taken::True,
+            BinaryOp::LogicalOr => Taken::False,
+            _ => Taken::Nullish,
+        };
+        self.guard(&left, a.span, op, Site::Taken { at: right, taken }, |b| {
+            b.expr(&a.right, Position::Nested);
+        });
+        true
+    }
+
     pub(super) fn binary(
         &mut self,
         bin: &swc_ecma_ast::BinExpr,
@@ -358,49 +511,10 @@ impl<'a> Builder<'a> {
         if short_circuit && self.calls_tools(&bin.right) {
             // `ok && await mcp.a.b()`: the right side runs only for one outcome of the left.
             self.expr(&bin.left, Position::Nested);
-            let mut node = self.new_node(NodeKind::Decision, bin.span);
-            let left = self.written(&bin.left);
-            let printed = match (left.canonical, self.printing) {
-                (Some(c), _) => Some(*c),
-                (None, true) => Some(rewrite::print_reference(self, &bin.left)),
-                (None, false) => None,
-            };
-            let (condition, leaves, printed, outcome) = match bin.op {
-                BinaryOp::LogicalAnd => (left.text, left.leaves, printed, "true"),
-                BinaryOp::LogicalOr => (left.text, left.leaves, printed, "false"),
-                _ => (
-                    format!("({}) == null", left.text),
-                    left.leaves.shifted(1),
-                    printed.map(|p| p.equals_null()),
-                    "true",
-                ),
-            };
-            node.condition = Some(condition);
-            node.condition_leaves = leaves;
-            node.reads = left.reads;
-            node.canonical = printed.map(|printed| {
-                Box::new(NodeCanonical {
-                    code: None,
-                    condition: Some(printed),
-                    ..Default::default()
-                })
-            });
-            let d = self.add_node(node);
-            let kind = match bin.op {
-                BinaryOp::NullishCoalescing => ProbeKind::Nullish,
-                _ => ProbeKind::Decision,
-            };
             let test = self.offsets(bin.left.span());
-            self.probe(kind, Site::Test { test });
-            let other = if outcome == "true" { "false" } else { "true" };
-            let (mut exits, _) = self.branch(&d, outcome, |b| {
+            self.guard(&bin.left, bin.span, bin.op, Site::Test { test }, |b| {
                 b.expr(&bin.right, Position::Nested);
             });
-            exits.push(Pending {
-                from: d,
-                outcome: Some(other.into()),
-            });
-            self.merge(exits);
             return Out::default();
         }
         // Operations among the operands are nodes of their own (`xs.reduce(..) / xs.length`),

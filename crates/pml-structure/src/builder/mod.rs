@@ -20,7 +20,7 @@ use swc_ecma_ast::{
 
 use crate::diagnostics;
 use crate::fold::{self, Env, JsValue};
-use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site};
+use crate::instrument::{Body, Instrumented, ProbeKind, Recorder, Site, Taken};
 use crate::model::{
     path_root, ArgumentValue, Arguments, Canonical, ComputedKey, Diagnostic, Edge, EdgeKind, Key,
     Leaves, LoopKind, Node, NodeCanonical, NodeKind, Scope, Severity, Span, StaticStructure,

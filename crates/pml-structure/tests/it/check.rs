@@ -371,6 +371,37 @@ fn mcp_used_as_a_value_is_out_of_sight() {
     }
 }
 
+/// The right side of `&&=`, `||=`, `??=` and what follows `?.` run for one outcome only:
+/// decisions, as for `&&`, `||` and `??`.
+#[test]
+fn logical_assignments_and_optional_chains_decide() {
+    check(
+        r#"
+let state = args.state;
+state.dirty &&= await mcp.s.flush({});
+state.saved ||= await mcp.s.save({});
+state.cache ??= await mcp.s.load({});
+args.hooks?.onStart(await mcp.s.hook({}));
+args.log?.(await mcp.s.line({}));
+await mcp.s.after({});
+"#,
+        expect![[r#"
+            d1 if(state.dirty)
+            n1 s:flush @d1:true
+            d2 if(state.saved)
+            n2 s:save @d2:false
+            d3 if((state.cache) == null)
+            n3 s:load @d3:true
+            d4 if((args.hooks) == null)
+            n4 s:hook @d4:false
+            d5 if((args.log) == null)
+            n5 s:line @d5:false
+            n6 s:after
+            edges: d1->n1[true] n1->d2 d1->d2[false] d2->n2[false] n2->d3 d2->d3[true] d3->n3[true] n3->d4 d3->d4[false] d4->n4[false] n4->d5 d4->d5[true] d5->n5[false] n5->n6 d5->n6[true]
+        "#]],
+    );
+}
+
 #[test]
 fn switch_fallthrough_and_default() {
     check(
