@@ -53,6 +53,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   const freeze = Object.freeze;
   const keys = Object.keys;
   const describe = Object.getOwnPropertyDescriptor;
+  const defineProperty = Object.defineProperty;
   const protoOf = Object.getPrototypeOf;
   const hasOwn = Object.hasOwn;
   const isArray = Array.isArray;
@@ -202,25 +203,34 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       const iteration = siteIteration;
       site = 0;
       siteIteration = 0;
-      let id;
       const error = new Err("");
       if (capture !== undefined) capture(error, invoke);
-      try {
-        // As Node's MCP SDK sends `arguments: a || {}`: through `JSON.stringify`, whose
-        // `undefined` leaves the arguments out.
-        const text = toJson(args || {});
-        // From here to the native call's end is pml's work, not the program's (its time
-        // limit); the arguments' own `toJSON`, getters and proxies above are the program's.
-        begin();
-        id = call(server, name, text, at, iteration, at === 0 ? error.stack : undefined);
-      } catch (e) {
-        if (!(e instanceof TypeErr)) return rejected(e);
-        const error = new TypeErr(e.message);
-        if (capture !== undefined) capture(error, invoke);
-        return rejected(error);
-      }
+      const stack = at === 0 ? error.stack : undefined;
       return new P((resolve, reject) => {
-        pending[id] = { resolve, reject, error };
+        // Sent one job later, as a Node client sends it (the SDK writes the arguments after
+        // the `await` that gets its connection): what the program changes in the arguments
+        // before it next waits (`base.message = x` in a `map` that calls with `base`) is
+        // what the server receives.
+        apply(then, P.resolve(), [() => {
+          let id;
+          try {
+            // As Node's MCP SDK sends `arguments: a || {}`: through `JSON.stringify`, whose
+            // `undefined` leaves the arguments out.
+            const text = toJson(args || {});
+            // From here to the native call's end is pml's work, not the program's (its time
+            // limit); the arguments' own `toJSON`, getters and proxies above are the
+            // program's.
+            begin();
+            id = call(server, name, text, at, iteration, stack);
+          } catch (e) {
+            if (!(e instanceof TypeErr)) return reject(e);
+            // With the program's stack, where it made the call.
+            const failed = new TypeErr(e.message);
+            defineProperty(failed, "stack", { value: error.stack, writable: true, configurable: true });
+            return reject(failed);
+          }
+          pending[id] = { resolve, reject, error };
+        }]);
       });
     };
     return invoke;

@@ -359,6 +359,34 @@ fn arguments_that_are_not_json_reject_without_a_call() {
 }
 
 #[test]
+fn arguments_are_sent_one_job_after_the_call_as_node_sends_them() {
+    // Node's MCP client writes a call's arguments after the `await` that gets its connection:
+    // what the program changes before it next waits is sent; what it changes after is not.
+    let source = "const base = { message: '' };
+const mapped = ['a', 'b', 'c'].map((x) => { base.message = x; return mcp.fs.echo(base); });
+const later = { v: 1 };
+const sent = mcp.fs.w(later);
+later.v = 2;
+const after = { v: 1 };
+const waited = mcp.fs.w(after);
+await null;
+after.v = 3;
+return [await Promise.all(mapped), await sent, await waited];";
+    let (result, calls) = run_answering(shared(), source, &Value::Null, |call| {
+        Ok(json!(call.arguments))
+    });
+    assert_eq!(
+        result.unwrap(),
+        json!([
+            [{"message": "c"}, {"message": "c"}, {"message": "c"}],
+            {"v": 2},
+            {"v": 1}
+        ])
+    );
+    assert_eq!(calls.len(), 5);
+}
+
+#[test]
 fn arguments_convert_like_json_stringify() {
     // `callTool({ arguments: a || {} })`: falsy arguments send `{}`; functions and symbols are
     // dropped (and `null` in arrays); nothing to send leaves the arguments out (`null` here).
