@@ -30,7 +30,11 @@
 //! inside a loop); no call that is not read-only is running; (6) no read before it failed
 //! ahead that the program has not got past yet; (7) the run's call limit leaves room: the
 //! program's calls so far plus the speculative calls not taken yet count against
-//! `--max-calls`.
+//! `--max-calls`; (8) every call to its server before it in the program (outside local
+//! functions and the loops it is in) has been started ahead, or the program got past it (a
+//! call in a loop: past the loop), so that each server receives its calls in the program's
+//! order, as in Node (speculative calls take their turns in their server's line as they
+//! start).
 //!
 //! **Local functions.** Each call of a local function (whose parameters are plain names never
 //! assigned or changed in place) made in the program outside local functions, where that call
@@ -204,6 +208,11 @@ struct Target {
     /// For a call inside a local function: the call of the function it is made for (the
     /// site the rest describes).
     via: Option<Via>,
+    /// The calls to its server before it in the program, outside its loops and local
+    /// functions: `(node, offset, startable)`. It goes to the server after them, as in Node:
+    /// each must have been started ahead (`startable`: not in a loop) or the program must
+    /// have got past the offset (the call, or the end of the loop it is in).
+    before: Vec<(String, usize, bool)>,
 }
 
 impl Target {
@@ -214,6 +223,39 @@ impl Target {
             Some(via) => format!("{}@{}", self.node, via.call),
         }
     }
+}
+
+/// The calls to `target`'s server (or to a server named at run time) before it in the
+/// program, outside local functions and outside the loops it is in (see [`Target::before`]):
+/// one in a loop it is not in counts as the loop's end, where the program is past all of its
+/// iterations.
+fn calls_before(structure: &StaticStructure, target: &Target) -> Vec<(String, usize, bool)> {
+    let own_loops = enclosing_loops(structure, &target.node);
+    let mut out = Vec::new();
+    for n in structure
+        .nodes
+        .iter()
+        .filter(|n| n.is_mcp() && n.id != target.node)
+    {
+        let Some(tool) = n.tool.as_deref() else {
+            continue;
+        };
+        let (server, _) = crate::host::split_tool(tool);
+        let same = server == target.server || server == pml_structure::DYNAMIC_NAME;
+        if !same || n.span.start >= target.at || in_function(structure, &n.id) {
+            continue;
+        }
+        let loops = enclosing_loops(structure, &n.id);
+        // Iterations of a loop they share: in the loop's own order, left as it is.
+        if loops.iter().any(|l| own_loops.contains(l)) {
+            continue;
+        }
+        match loops.last().and_then(|outer| structure.node(outer)) {
+            Some(outer) => out.push((n.id.clone(), outer.span.end.saturating_sub(1), false)),
+            None => out.push((n.id.clone(), n.span.start, true)),
+        }
+    }
+    out
 }
 
 /// A scan's view while it follows calls of local functions: its write epoch, the values known,
@@ -361,6 +403,7 @@ impl Site {
             ended: self.ended,
             past: self.past,
             via,
+            before: Vec::new(),
         }
     }
 }
@@ -646,6 +689,10 @@ impl Speculation {
                 }
             }
             targets.push(target);
+        }
+        // Each goes to its server after the calls the program sends it first.
+        for target in targets.iter_mut().filter(|t| t.via.is_none()) {
+            target.before = calls_before(structure, target);
         }
         // What reads a result the program changes in place after it is made (`rows.shift()`)
         // cannot be known ahead: the result as made is not what the program reads there.
@@ -1173,6 +1220,11 @@ impl Speculation {
             && target.after.iter().all(|w| state.finished.contains(w))
             && target.ended.iter().all(|n| state.ended.contains(n))
             && target.past.iter().all(|at| state.reached >= *at)
+            // In its server's order: what the program sends that server before it, first.
+            && (target.before.iter()).all(|(node, at, startable)| {
+                state.reached > *at
+                    || (*startable && state.started.contains(&(node.clone(), None)))
+            })
             // A read that failed ahead: what follows waits until the program got past it (it
             // caught the failure), if it does.
             && !(state.failed.values()).any(|at| *at < target.at && state.reached <= *at)

@@ -209,13 +209,13 @@ return { before, after, other };
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_task_starts_when_its_own_dependencies_are_done() {
-    // A (slow) -> B, and C (fast) -> code -> D: D does not wait for A's "layer".
+    // A (slow) -> B, and C (another server) -> code -> D: D does not wait for A's "layer".
     let source = "
 const a = await mcp.slow.a({ id: 1 });
 const b = await mcp.fast.b({ from: a.id });
-const c = await mcp.fast.c({ id: 2 });
+const c = await mcp.other.c({ id: 2 });
 const ids = [c.id, c.id + 1].map((x) => x * 2);
-const d = await mcp.fast.d({ from: c.id, ids });
+const d = await mcp.other.d({ from: c.id, ids });
 return [b.from, d.from, d.ids];
 ";
     let echo = |a: &Value| Ok(a.clone());
@@ -225,22 +225,75 @@ return [b.from, d.from, d.ids];
             ToolSpec::compute(echo).read_only().latency_ms(400),
         )
         .tool("fast:b", ToolSpec::compute(echo).read_only().latency_ms(20))
-        .tool("fast:c", ToolSpec::compute(echo).read_only().latency_ms(20))
-        .tool("fast:d", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool(
+            "other:c",
+            ToolSpec::compute(echo).read_only().latency_ms(20),
+        )
+        .tool(
+            "other:d",
+            ToolSpec::compute(echo).read_only().latency_ms(20),
+        )
         .into_arc();
     let p = program(source, &host.catalog());
     let report = run(&p, host.clone(), &host.options()).await;
     assert_ok(&report);
     assert_eq!(report.result, json!([1, 2, [4, 6]]));
     let one = |t: &str| host.calls_to(t).remove(0);
-    let (a, b, d) = (one("slow:a"), one("fast:b"), one("fast:d"));
+    let (a, b, d) = (one("slow:a"), one("fast:b"), one("other:d"));
     assert!(d.end < a.end, "d must not wait for a: d={d:?} a={a:?}");
     assert!(b.start >= a.end, "b reads a");
     // The program took d (and c) from speculation; its `ids` were computed ahead of it.
     let d_end = (report.trace.iter())
-        .find(|e| e.event == "tool_end" && e.tool == "fast:d")
+        .find(|e| e.event == "tool_end" && e.tool == "other:d")
         .unwrap();
     assert_eq!(d_end.speculative, Some(true));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_started_ahead_reach_their_server_in_the_programs_order() {
+    // B reads A's result; C and D do not, but go to B's server after it, as Node sends them:
+    // they start ahead only once B is sent. E, on a server of its own, does not wait.
+    let source = "
+const a = await mcp.slow.a({ id: 1 });
+const b = await mcp.fast.b({ from: a.id });
+const c = await mcp.fast.c({ id: 2 });
+const d = await mcp.fast.d({ id: 3 });
+const e = await mcp.other.e({ id: 4 });
+return [b.from, c.id, d.id, e.id];
+";
+    let echo = |a: &Value| Ok(a.clone());
+    let host = FakeHost::new()
+        .tool(
+            "slow:a",
+            ToolSpec::compute(echo).read_only().latency_ms(300),
+        )
+        .tool("fast:b", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool("fast:c", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool("fast:d", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool(
+            "other:e",
+            ToolSpec::compute(echo).read_only().latency_ms(20),
+        )
+        .into_arc();
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!([1, 2, 3, 4]));
+    let one = |t: &str| host.calls_to(t).remove(0);
+    let (a, b, c, d, e) = (
+        one("slow:a"),
+        one("fast:b"),
+        one("fast:c"),
+        one("fast:d"),
+        one("other:e"),
+    );
+    assert!(
+        b.start <= c.start && c.start <= d.start,
+        "{b:?} {c:?} {d:?}"
+    );
+    assert!(e.end < a.end, "e must not wait for a: e={e:?} a={a:?}");
+    let s = report.speculation.unwrap();
+    assert_eq!(s.wasted, 0, "{s:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
