@@ -8,6 +8,7 @@
 //! the pass does not follow counts as changed.
 
 use rustc_hash::FxHashSet as HashSet;
+use swc_atoms::Atom;
 use swc_ecma_ast::{CallExpr, Callee, Expr, MemberProp, Pat, Prop, Stmt};
 use swc_ecma_visit::{Visit, VisitWith};
 
@@ -41,7 +42,7 @@ pub(crate) fn root_ident(e: &Expr) -> Option<&str> {
 }
 
 /// What [`value_roots`] finds: names, each with how the value is tied to its object.
-type Roots = Vec<(String, Tie)>;
+type Roots = Vec<(Atom, Tie)>;
 
 /// How a value is tied to a name's object (see [`value_roots`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,14 +75,14 @@ impl Tie {
 /// (`o` for `o`, `o.a[0]`, `{ k: o }`, `[...o]`, `c ? o : p`, `o.find(f)`): none for a value
 /// made anew that shares nothing (a literal of primitives, a tool's result, `JSON.parse(...)`,
 /// a string, a local function's result).
-pub(crate) fn value_roots(e: &Expr, out: &mut Vec<(String, Tie)>) {
+pub(crate) fn value_roots(e: &Expr, out: &mut Roots) {
     roots_as(e, Tie::Same, out);
 }
 
-fn roots_as(e: &Expr, tie: Tie, out: &mut Vec<(String, Tie)>) {
+fn roots_as(e: &Expr, tie: Tie, out: &mut Roots) {
     match strip(e) {
         Expr::Ident(id) if !matches!(&*id.sym, "undefined" | "NaN" | "Infinity") => {
-            out.push((id.sym.to_string(), tie));
+            out.push((id.sym.clone(), tie));
         }
         Expr::Member(m) => roots_as(&m.obj, Tie::Part.then(tie), out),
         Expr::Array(a) => {
@@ -100,7 +101,7 @@ fn roots_as(e: &Expr, tie: Tie, out: &mut Vec<(String, Tie)>) {
                         roots_as(&s.expr, Tie::Shares.then(tie), out)
                     }
                     swc_ecma_ast::PropOrSpread::Prop(p) => match &**p {
-                        Prop::Shorthand(id) => out.push((id.sym.to_string(), Tie::Holds.then(tie))),
+                        Prop::Shorthand(id) => out.push((id.sym.clone(), Tie::Holds.then(tie))),
                         Prop::KeyValue(kv) => roots_as(&kv.value, Tie::Holds.then(tie), out),
                         _ => {}
                     },
@@ -376,13 +377,13 @@ pub(crate) struct Mutations {
     /// `(a, b, tie)`: `a` took a value tied to `b`'s object (`const alias = o`, `const inner =
     /// o.meta`, `const holder = { o }`, `holder.o = o`, a loop's element, a local function's
     /// parameter): a change under one may be a change under the other.
-    ties: Vec<(String, String, Tie)>,
+    ties: Vec<(Atom, Atom, Tie)>,
     /// Local functions by name: the names each parameter declares, and whether it is a rest
     /// parameter (it takes every argument from there on).
-    functions: rustc_hash::FxHashMap<String, Vec<(Vec<String>, bool)>>,
+    functions: rustc_hash::FxHashMap<Atom, Vec<(Vec<Atom>, bool)>>,
     /// Calls of a plain name with what each argument may hold (see [`value_roots`]): of a
     /// local function, its parameters flow into them; of anything else, they escape.
-    calls: Vec<(String, Vec<Roots>)>,
+    calls: Vec<(Atom, Vec<Roots>)>,
     /// How many loops and functions the visit is in.
     repeat: usize,
 }
@@ -442,28 +443,35 @@ impl Mutations {
     }
 
     /// `name` given the value of `value`.
-    fn alias(&mut self, name: &str, value: &Expr) {
+    fn alias(&mut self, name: &Atom, value: &Expr) {
         let mut roots = Vec::new();
         value_roots(value, &mut roots);
         self.tie(name, roots);
     }
 
-    fn tie(&mut self, name: &str, roots: Vec<(String, Tie)>) {
+    fn tie(&mut self, name: &Atom, roots: Roots) {
         for (root, tie) in roots {
-            self.ties.push((name.to_owned(), root, tie));
+            self.ties.push((name.clone(), root, tie));
+        }
+    }
+
+    /// `name` changed in place (below its top level too with `deep`).
+    fn change(&mut self, name: &str, deep: bool) {
+        if !self.names.contains(name) {
+            self.names.insert(name.to_owned());
+        }
+        if deep && !self.deep.contains(name) {
+            self.deep.insert(name.to_owned());
         }
     }
 
     /// The object `value` is, changed in place (`value.a = 1`, `value.push(x)`): the names it
     /// is or is part of ([`value_roots`]), those it is part of below their top level.
-    fn changes(&mut self, value: &Expr) -> Vec<String> {
+    fn changes(&mut self, value: &Expr) -> Vec<Atom> {
         let mut roots = Vec::new();
         value_roots(value, &mut roots);
         for (root, tie) in &roots {
-            self.names.insert(root.clone());
-            if *tie != Tie::Same {
-                self.deep.insert(root.clone());
-            }
+            self.change(root, *tie != Tie::Same);
         }
         roots.into_iter().map(|(root, _)| root).collect()
     }
@@ -473,8 +481,7 @@ impl Mutations {
         let mut roots = Vec::new();
         value_roots(value, &mut roots);
         for (root, _) in roots {
-            self.names.insert(root.clone());
-            self.deep.insert(root);
+            self.change(&root, true);
         }
     }
 
@@ -498,10 +505,9 @@ impl Mutations {
         let calls = std::mem::take(&mut self.calls);
         for (callee, args) in calls {
             let Some(params) = self.functions.get(&callee).cloned() else {
-                if !SAFE_FUNCTIONS.contains(&callee.as_str()) {
+                if !SAFE_FUNCTIONS.contains(&&*callee) {
                     for (root, _) in args.into_iter().flatten() {
-                        self.names.insert(root.clone());
-                        self.deep.insert(root);
+                        self.change(&root, true);
                     }
                 }
                 continue;
@@ -519,38 +525,74 @@ impl Mutations {
                     // Read through `arguments`, or not at all: out of sight.
                     None => {
                         for (root, _) in roots {
-                            self.names.insert(root.clone());
-                            self.deep.insert(root);
+                            self.change(&root, true);
                         }
                     }
                 }
             }
         }
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for (a, b, tie) in &self.ties {
-                let (a_changed, a_deep) = (self.names.contains(a), self.deep.contains(a));
-                let (b_changed, b_deep) = (self.names.contains(b), self.deep.contains(b));
-                // What each side learns: (changed, deep).
-                let (to_a, to_b) = match tie {
-                    Tie::Same => ((b_changed, b_deep), (a_changed, a_deep)),
-                    // `a` is part of `b`.
-                    Tie::Part => ((b_deep, b_deep), (a_changed, a_changed)),
-                    // `a` holds `b`.
-                    Tie::Holds => ((b_changed, b_changed), (a_deep, a_deep)),
-                    Tie::Shares => ((b_deep, b_deep), (a_deep, a_deep)),
+        self.propagate();
+    }
+
+    /// Spreads changes along the ties until nothing changes: a worklist over the names, each
+    /// learning (changed, deep) from its neighbours (linear in the ties).
+    fn propagate(&mut self) {
+        let ties = std::mem::take(&mut self.ties);
+        // (changed, deep) per name; edges per name: (other, tie, whether it is the tie's `a`).
+        let mut at: rustc_hash::FxHashMap<&str, usize> = Default::default();
+        let mut state: Vec<(bool, bool)> = Vec::new();
+        let mut edges: Vec<Vec<(usize, Tie, bool)>> = Vec::new();
+        let mut key: Vec<&str> = Vec::new();
+        for (a, b, tie) in &ties {
+            let mut ends = [0; 2];
+            for (end, name) in ends.iter_mut().zip([a.as_str(), b.as_str()]) {
+                *end = *at.entry(name).or_insert_with(|| {
+                    key.push(name);
+                    state.push((self.names.contains(name), self.deep.contains(name)));
+                    edges.push(Vec::new());
+                    state.len() - 1
+                });
+            }
+            let [i, j] = ends;
+            edges[i].push((j, *tie, true));
+            edges[j].push((i, *tie, false));
+        }
+        let mut todo: Vec<usize> = (0..state.len())
+            .filter(|&i| state[i].0 || state[i].1)
+            .collect();
+        while let Some(i) = todo.pop() {
+            let (changed, deep) = state[i];
+            for &(j, tie, i_is_a) in &edges[i] {
+                // What the other side learns from this one.
+                let learns = match (tie, i_is_a) {
+                    (Tie::Same, _) => (changed, deep),
+                    // `a` is part of `b`: a change of `a` is a deep change of `b`; a deep
+                    // change of `b` may be one of `a`.
+                    (Tie::Part, true) => (changed, changed),
+                    (Tie::Part, false) => (deep, deep),
+                    // `a` holds `b`: a deep change of `a` may be one of `b`; a change of `b`
+                    // is a deep change of `a`.
+                    (Tie::Holds, true) => (deep, deep),
+                    (Tie::Holds, false) => (changed, changed),
+                    (Tie::Shares, _) => (deep, deep),
                 };
-                for (name, (changed, deep)) in [(a, to_a), (b, to_b)] {
-                    if changed && !self.names.contains(name) {
-                        grew |= self.names.insert(name.clone());
-                    }
-                    if deep && !self.deep.contains(name) {
-                        grew |= self.deep.insert(name.clone());
-                    }
+                let before = state[j];
+                let after = (before.0 || learns.0, before.1 || learns.1);
+                if after != before {
+                    state[j] = after;
+                    todo.push(j);
                 }
             }
         }
+        for (i, name) in key.iter().enumerate() {
+            if state[i].0 {
+                self.names.insert((*name).to_owned());
+            }
+            if state[i].1 {
+                self.deep.insert((*name).to_owned());
+            }
+        }
+        self.ties = ties;
     }
 
     /// The names `pat` declares take `value` or parts of it.
@@ -579,8 +621,14 @@ impl Mutations {
         };
         match strip(callee) {
             Expr::Ident(f) => {
-                let args = call.args.iter().map(|a| roots(&a.expr)).collect();
-                self.calls.push((f.sym.to_string(), args));
+                // What the language's own functions are given stays where it was.
+                if SAFE_FUNCTIONS.contains(&&*f.sym) && !self.functions.contains_key(&f.sym) {
+                    return;
+                }
+                let args: Vec<Roots> = call.args.iter().map(|a| roots(&a.expr)).collect();
+                if args.iter().any(|r| !r.is_empty()) {
+                    self.calls.push((f.sym.clone(), args));
+                }
             }
             Expr::Member(m) => {
                 let method = match &m.prop {
@@ -609,7 +657,7 @@ impl Mutations {
                             // A local function given as the callback: its element parameter.
                             let mut args = vec![Vec::new(); i + 1];
                             roots_as(&m.obj, Tie::Part, &mut args[i]);
-                            self.calls.push((f.sym.to_string(), args));
+                            self.calls.push((f.sym.clone(), args));
                             continue;
                         }
                         _ => {
@@ -638,16 +686,15 @@ impl Mutations {
         }
     }
 
-    fn function(&mut self, name: &str, params: Vec<&Pat>) {
+    fn function(&mut self, name: &Atom, params: Vec<&Pat>) {
         let params = (params.into_iter())
             .map(|p| {
                 let mut names = Vec::new();
                 pattern_names(p, &mut names);
-                let names = names.iter().map(|n| n.to_string()).collect();
                 (names, matches!(p, Pat::Rest(_)))
             })
             .collect();
-        self.functions.insert(name.to_owned(), params);
+        self.functions.insert(name.clone(), params);
     }
 
     fn declare(&mut self, pat: &Pat) {
@@ -876,7 +923,7 @@ impl Visit for Mutations {
                             self.names.insert(root.to_string());
                             // `Object.assign(target, source)`: the target holds the source's
                             // values.
-                            let root = root.to_string();
+                            let root = Atom::from(root);
                             for arg in call.args.iter().skip(1) {
                                 self.alias(&root, &arg.expr);
                             }

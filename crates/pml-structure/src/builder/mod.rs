@@ -315,6 +315,9 @@ pub(crate) struct Builder<'a> {
     hoisted: HashMap<(u32, u32), usize>,
     /// The function nodes (indices) whose bodies are being walked, innermost last.
     functions: Vec<usize>,
+    /// Nodes whose result may be changed in place (ids, see [`Node::changed`]): set in
+    /// `finish`.
+    changed_nodes: FxHashSet<String>,
     /// Local functions (node ids) that change a parameter in place (through an alias of it,
     /// or by passing it to one that does, too).
     param_changers: rustc_hash::FxHashSet<String>,
@@ -384,6 +387,7 @@ impl<'a> Builder<'a> {
             hoisted: HashMap::default(),
             functions: Vec::new(),
             param_changers: Default::default(),
+            changed_nodes: FxHashSet::default(),
             function_params: Default::default(),
             results: Vec::new(),
             guarded: 0,
@@ -471,6 +475,11 @@ impl<'a> Builder<'a> {
         for r in passed {
             self.mark_changed(&r);
             changed.push(path_root(&r).to_owned());
+        }
+        if !self.changed_nodes.is_empty() {
+            for node in &mut self.nodes {
+                node.changed = self.changed_nodes.contains(&node.id);
+            }
         }
         changed.sort_unstable();
         changed.dedup();

@@ -43,8 +43,9 @@ impl<'a> Builder<'a> {
     /// place after it is made (see [`crate::Node::changed`]).
     pub(super) fn mark_changed(&mut self, path: &str) {
         let root = path.split(['.', '[']).next().unwrap_or(path);
-        if let Some(node) = self.nodes.iter_mut().find(|n| n.id == root) {
-            node.changed = true;
+        // Applied to the nodes in `finish` (a search per call was quadratic).
+        if !self.changed_nodes.contains(root) {
+            self.changed_nodes.insert(root.to_owned());
         }
     }
 
