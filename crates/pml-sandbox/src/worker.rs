@@ -334,6 +334,10 @@ const BUFFER: &str = include_str!("worker/buffer.js");
 /// (`worker/node20.js`: a function of the global object).
 const NODE20: &str = include_str!("worker/node20.js");
 
+/// `Date.parse` and `new Date(text)` as V8's, in every context, run after [`NODE20`]
+/// (`worker/date.js`: a function of the global object that replaces `Date`).
+const DATE: &str = include_str!("worker/date.js");
+
 /// The intrinsics of a code task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
 /// `Promise`. Left out: `Eval` (so QuickJS refuses `eval` and every `Function` constructor),
 /// and, as pure code has no use for them and each one costs set-up time in every context, typed
@@ -497,6 +501,8 @@ struct Engine {
     buffer: Vec<u8>,
     /// Bytecode of [`NODE20`].
     node20: Vec<u8>,
+    /// Bytecode of [`DATE`].
+    date: Vec<u8>,
     /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
     intl: Rc<[u8]>,
     /// Bytecode of [`intl::LAZY`], run in every context.
@@ -552,7 +558,7 @@ impl Engine {
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
-        let (reads, to_string, web, buffer, node20) = compiler
+        let (reads, to_string, web, buffer, node20, date) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
                     bytecode::compile_builtin(&ctx, event_loop::READS, "reads")?,
@@ -560,6 +566,7 @@ impl Engine {
                     bytecode::compile_builtin(&ctx, WEB, "web")?,
                     bytecode::compile_builtin(&ctx, BUFFER, "buffer")?,
                     bytecode::compile_builtin(&ctx, NODE20, "node20")?,
+                    bytecode::compile_builtin(&ctx, DATE, "date")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
@@ -576,6 +583,7 @@ impl Engine {
             web,
             buffer,
             node20,
+            date,
             intl: intl.into(),
             intl_lazy,
             intl_cache: Rc::default(),
@@ -642,11 +650,14 @@ impl Engine {
     }
 
     /// Deletes from `ctx` what Node 20 has not, and makes it answer as Node 20 does
-    /// ([`NODE20`]). Returns the function a program's run gives the native that reads the
-    /// culprits of its errors.
+    /// ([`NODE20`], then [`DATE`]). Returns the function a program's run gives the native that
+    /// reads the culprits of its errors.
     fn only_node20<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
         let delete = Function::from_js(ctx, bytecode::run(ctx, &self.node20)?)?;
-        delete.call((ctx.globals(),))
+        let culprits = delete.call((ctx.globals(),))?;
+        let date = Function::from_js(ctx, bytecode::run(ctx, &self.date)?)?;
+        date.call::<_, ()>((ctx.globals(),))?;
+        Ok(culprits)
     }
 
     /// Gives `ctx` `Intl` and the locale methods ([`intl::LAZY`]: made on first use, so a

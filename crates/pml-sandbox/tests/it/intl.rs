@@ -95,6 +95,33 @@ fn dates_are_formatted_as_node_formats_them() {
 }
 
 #[test]
+fn dates_are_parsed_as_node_parses_them() {
+    // Date.parse and new Date(text) over some 7,200 texts, and what `Date` keeps.
+    same_as_node(include_str!("intl/date-parse.js"));
+}
+
+#[test]
+fn code_tasks_parse_dates_as_programs_do() {
+    // Speculation parses a date in a code task: as the program would.
+    let texts = json!([
+        "2024-03-05 10:20:30-05:00",
+        "2024-01-15t10:00:00z",
+        "2024-03-05 10:20+01:00",
+        "2024-03-05T10:20:30 CET",
+        "Tue, 05 Mar 2024 10:20:30 GMT",
+        "3/5/2024 10:20 PM",
+        "-1",
+    ]);
+    let source = "[texts.map((t) => [Date.parse(t), new Date(t).getTime()]), Object.getOwnPropertyNames(Date), \
+                  String(Date), String(Date.parse), Date.length, Date.prototype.constructor === Date, \
+                  new Date(texts[0]) instanceof Date, typeof Date(), new Date(2024, 2, 5, 10).getTime()]";
+    let program = format!("const texts = {texts}; return {source};");
+    let expected = sandbox_returns(shared(), &program);
+    assert_eq!(expected, node_returns(&program));
+    assert_eq!(value(source, &[("texts", texts)]), expected);
+}
+
+#[test]
 fn code_tasks_collate_too() {
     // Pure code evaluated ahead of the program sorts as the program does.
     assert_eq!(
