@@ -89,8 +89,19 @@ impl Values<'_> {
             if bound.iter().any(|(n, _)| n == name) {
                 continue;
             }
-            if let Some(v) = self.name(name) {
-                bound.push((name.clone(), v));
+            match self.name(name) {
+                Some(v) => bound.push((name.clone(), v)),
+                None if program_only(name) => {
+                    return Err(SandboxError::Exception {
+                        task_id: reader.task_id.to_owned(),
+                        tool: reader.tool.to_owned(),
+                        message: format!(
+                            "ReferenceError: {name} is the program's alone: not computed ahead"
+                        ),
+                        stack: None,
+                    });
+                }
+                None => {}
             }
         }
         // `undefined` cannot travel as JSON: such names are parameters left unpassed, and an
@@ -232,4 +243,52 @@ impl Values<'_> {
         }
         self.eval(expression, Vec::new(), reads, sandbox, reader)
     }
+}
+
+/// Globals a program's context has and the side context that computes ahead of it has not
+/// (`console`, timers, the web platform's data functions, `Buffer`, typed arrays, weak
+/// references, `performance`...): code reading one is the program's to compute (there,
+/// `typeof TextEncoder` is `function`; computed ahead it would be `undefined`).
+pub(crate) fn program_only(name: &str) -> bool {
+    matches!(
+        name,
+        "performance"
+            | "structuredClone"
+            | "setTimeout"
+            | "setInterval"
+            | "setImmediate"
+            | "clearTimeout"
+            | "clearInterval"
+            | "clearImmediate"
+            | "console"
+            | "TextEncoder"
+            | "TextDecoder"
+            | "URL"
+            | "URLSearchParams"
+            | "atob"
+            | "btoa"
+            | "crypto"
+            | "Buffer"
+            | "DOMException"
+            | "WeakRef"
+            | "FinalizationRegistry"
+            | "Proxy"
+            | "ArrayBuffer"
+            | "SharedArrayBuffer"
+            | "DataView"
+            | "Int8Array"
+            | "Uint8Array"
+            | "Uint8ClampedArray"
+            | "Int16Array"
+            | "Uint16Array"
+            | "Int32Array"
+            | "Uint32Array"
+            | "Float32Array"
+            | "Float64Array"
+            | "BigInt64Array"
+            | "BigUint64Array"
+            | "eval"
+            | "mcp"
+            | "capabilities"
+    )
 }

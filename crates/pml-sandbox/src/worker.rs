@@ -338,6 +338,32 @@ const NODE20: &str = include_str!("worker/node20.js");
 /// (`worker/date.js`: a function of the global object that replaces `Date`).
 const DATE: &str = include_str!("worker/date.js");
 
+/// In a code task's context, what reads the clock (`Date.now()`, `Date()`, `new Date()`) or
+/// `Math.random()` throws: a code task is computed ahead of the program (speculation), where
+/// the program would read another time or number (a read started with it would carry other
+/// arguments than the program's). `Date` with arguments is the one `worker/date.js` made.
+const AHEAD: &str = r#"(function (globals) {
+  const RealDate = globals.Date;
+  const construct = Reflect.construct;
+  const define = Object.defineProperty;
+  const Ref = ReferenceError;
+  const ahead = (what) => new Ref(`${what} is the program's to read: not computed ahead of it`);
+  const method = (value) => ({ value, writable: true, enumerable: false, configurable: true });
+  const now = { now() { throw ahead("Date.now()"); } }.now;
+  const Replaced = function Date(...values) {
+    if (new.target === undefined || values.length === 0) throw ahead("the current time");
+    return construct(RealDate, values, new.target);
+  };
+  define(Replaced, "length", { value: 7, writable: false, enumerable: false, configurable: true });
+  define(Replaced, "prototype", { value: RealDate.prototype, writable: false, enumerable: false, configurable: false });
+  define(RealDate.prototype, "constructor", method(Replaced));
+  define(Replaced, "now", method(now));
+  define(Replaced, "parse", method(RealDate.parse));
+  define(Replaced, "UTC", method(RealDate.UTC));
+  define(globals, "Date", method(Replaced));
+  define(Math, "random", method({ random() { throw ahead("Math.random()"); } }.random));
+})"#;
+
 /// The intrinsics of a code task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
 /// `Promise`. Left out: `Eval` (so QuickJS refuses `eval` and every `Function` constructor),
 /// and, as pure code has no use for them and each one costs set-up time in every context, typed
@@ -503,6 +529,8 @@ struct Engine {
     node20: Vec<u8>,
     /// Bytecode of [`DATE`].
     date: Vec<u8>,
+    /// Bytecode of [`AHEAD`].
+    ahead: Vec<u8>,
     /// Bytecode of [`intl::INTL`], run in a context when it first uses it.
     intl: Rc<[u8]>,
     /// Bytecode of [`intl::LAZY`], run in every context.
@@ -558,7 +586,7 @@ impl Engine {
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
-        let (reads, to_string, web, buffer, node20, date) = compiler
+        let (reads, to_string, web, buffer, node20, date, ahead) = compiler
             .with(|ctx| {
                 Ok::<_, rquickjs::Error>((
                     bytecode::compile_builtin(&ctx, event_loop::READS, "reads")?,
@@ -567,6 +595,7 @@ impl Engine {
                     bytecode::compile_builtin(&ctx, BUFFER, "buffer")?,
                     bytecode::compile_builtin(&ctx, NODE20, "node20")?,
                     bytecode::compile_builtin(&ctx, DATE, "date")?,
+                    bytecode::compile_builtin(&ctx, AHEAD, "ahead")?,
                 ))
             })
             .map_err(|e| format!("cannot compile the built-in scripts: {e}"))?;
@@ -584,6 +613,7 @@ impl Engine {
             buffer,
             node20,
             date,
+            ahead,
             intl: intl.into(),
             intl_lazy,
             intl_cache: Rc::default(),
@@ -601,6 +631,10 @@ impl Engine {
         let context = fresh_context::<Intrinsics>(&self.runtime, false)?;
         let stringify = context.with(|ctx| {
             self.only_node20(&ctx)
+                .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            bytecode::run(&ctx, &self.ahead)
+                .and_then(|v| Function::from_js(&ctx, v))
+                .and_then(|ahead| ahead.call::<_, ()>((ctx.globals(),)))
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))

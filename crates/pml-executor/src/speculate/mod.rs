@@ -731,8 +731,9 @@ impl Speculation {
                 continue;
             }
             let reads = task.metadata.reads.clone();
-            // Over a result changed in place: only the program's own value of it will do.
-            if reads.iter().any(changed) {
+            // Over a result changed in place: only the program's own value of it will do; so
+            // for what reads a global of the program's context alone.
+            if reads.iter().any(changed) || reads.iter().any(|r| crate::values::program_only(r)) {
                 continue;
             }
             for r in &reads {

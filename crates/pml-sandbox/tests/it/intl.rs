@@ -112,13 +112,33 @@ fn code_tasks_parse_dates_as_programs_do() {
         "3/5/2024 10:20 PM",
         "-1",
     ]);
+    // (`Date()` reads the clock: the program's to read, not a code task's.)
     let source = "[texts.map((t) => [Date.parse(t), new Date(t).getTime()]), Object.getOwnPropertyNames(Date), \
                   String(Date), String(Date.parse), Date.length, Date.prototype.constructor === Date, \
-                  new Date(texts[0]) instanceof Date, typeof Date(), new Date(2024, 2, 5, 10).getTime()]";
+                  new Date(texts[0]) instanceof Date, new Date(2024, 2, 5, 10).getTime()]";
     let program = format!("const texts = {texts}; return {source};");
     let expected = sandbox_returns(shared(), &program);
     assert_eq!(expected, node_returns(&program));
     assert_eq!(value(source, &[("texts", texts)]), expected);
+}
+
+#[test]
+fn code_tasks_do_not_read_the_clock_nor_randomness() {
+    // Computed ahead of the program, the time or a random number would not be the program's:
+    // a read started with it would carry other arguments than the program sends.
+    for code in [
+        "Date.now()",
+        "new Date().getTime()",
+        "Date()",
+        "Math.random()",
+    ] {
+        let message = crate::error(code, &[]);
+        assert!(message.contains("not computed ahead"), "{code}: {message}");
+    }
+    assert_eq!(
+        value("new Date(0).toISOString() + Math.max(1, 2)", &[]),
+        json!("1970-01-01T00:00:00.000Z2")
+    );
 }
 
 #[test]
