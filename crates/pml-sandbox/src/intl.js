@@ -2,11 +2,12 @@
 // and the `toLocaleString` of numbers, BigInts and dates, as Node 20 (V8 + ICU) has them, over
 // the natives of `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`,
 // `formatNumber(value, locale, digits)`, `loadDates()` (the date patterns of `intl_dates.json`),
-// the process's time zone `localZone`, `loadCurrencies()` (`intl_currencies.json`) and
-// `loadRelative()` (`intl_relative.json`). Options
+// the process's time zone `localZone`, `loadTable(name)` (`"currencies"`:
+// `intl_currencies.json`, `"percent"`: `intl_percent.json`) and `loadRelative()`
+// (`intl_relative.json`). Options
 // are read in ECMA-402's order, with V8's messages; what pml cannot answer as Node does throws
 // a RangeError saying so.
-(function (canonical, collate, formatNumber, loadDates, localZone, loadCurrencies, loadRelative) {
+(function (canonical, collate, formatNumber, loadDates, localZone, loadTable, loadRelative) {
   "use strict";
   const O = Object;
   const create = O.create;
@@ -194,7 +195,7 @@
     let money;
     if (style === "currency") {
       if (currency === undefined) throw new TypeErr("Currency code is required with currency style.");
-      if (currencies === undefined) currencies = loadCurrencies();
+      if (currencies === undefined) currencies = loadTable("currencies");
       const data = currencies[locale === "en" ? "en-US" : locale];
       if (data === undefined || !apply(O.prototype.hasOwnProperty, currencies, [locale === "en" ? "en-US" : locale])) {
         throw unsupported("NumberFormat", `currencies in the locale ${locale}`);
@@ -208,6 +209,13 @@
       money = { currency, currencyDisplay, currencySign, symbol, positive: patterns[0], negative: patterns[1], digits: digits === undefined ? 2 : digits };
     }
     if (style === "unit") throw unsupported("NumberFormat", `style: "${style}"`);
+    // Percentages: the locale's patterns and words of `intl_percent.json` (loaded on first use).
+    let percent;
+    if (style === "percent") {
+      if (percents === undefined) percents = loadTable("percent");
+      percent = own(percents, locale);
+      if (percent === undefined) throw unsupported("NumberFormat", `percentages in the locale ${locale}`);
+    }
     const notation = getOption("NumberFormat", options, "notation", "string", ["standard", "scientific", "engineering", "compact"], "standard");
     if (notation !== "standard") throw unsupported("NumberFormat", `notation: "${notation}"`);
     // SetNumberFormatDigitOptions.
@@ -266,7 +274,7 @@
       grouping === false ? 0 : GROUPINGS.indexOf(grouping),
     ];
     return {
-      kind: "NumberFormat", locale, style, money, minimumIntegerDigits, significant,
+      kind: "NumberFormat", locale, style, money, percent, minimumIntegerDigits, significant,
       mnfd, mxfd, mnsd, mxsd, grouping, digits, bound: undefined,
     };
   };
@@ -274,6 +282,7 @@
   // with ICU's no-break space between a currency ending (or starting) with a letter and a digit
   // it touches.
   let currencies;
+  let percents;
   const symbolClass = /[\p{S}\p{Z}]/u;
   const digitClass = /\p{Nd}/u;
   const spaced = (pattern, symbol, digits) => {
@@ -290,7 +299,8 @@
   // `x` (a Number, or the digits of a BigInt or decimal string) formatted by `slot`.
   const formatWith = (slot, x) => {
     const money = slot.money;
-    if (money === undefined) return formatNumber(x, slot.locale, slot.digits);
+    const percent = slot.percent;
+    if (money === undefined && percent === undefined) return formatNumber(x, slot.locale, slot.digits);
     let negative;
     if (typeof x === "number") {
       negative = x < 0 || (x === 0 && 1 / x < 0);
@@ -300,7 +310,11 @@
       if (negative || x[0] === "+") x = apply(sliceString, x, [1]);
     }
     const digits = formatNumber(x, slot.locale, slot.digits);
-    return spaced(negative ? money.negative : money.positive, money.symbol, digits);
+    if (money !== undefined) return spaced(negative ? money.negative : money.positive, money.symbol, digits);
+    // NaN has no sign; the digits of 100 times the absolute value, or the locale's words.
+    const words = digits === "NaN" ? percent.nan : digits === "∞" ? percent.infinity : digits;
+    const pattern = negative && digits !== "NaN" ? percent.negative : percent.positive;
+    return apply(stringReplace, pattern, ["#", () => words]);
   };
   // ToIntlMathematicalValue: a BigInt as its digits, a string holding a decimal literal as
   // that exact decimal (`1.5e3`, `.5`, `-0`), anything else a Number.

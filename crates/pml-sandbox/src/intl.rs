@@ -15,7 +15,8 @@
 //! messages; the natives get them resolved.
 //!
 //! **Covered:** collation with `sensitivity`, `numeric`, `caseFirst`, `ignorePunctuation`
-//! (and the `-u-kn`/`-u-kf` locale extensions); decimal and percent numbers with
+//! (and the `-u-kn`/`-u-kf` locale extensions); decimal numbers, and percentages in the
+//! ~110 locales of [`PERCENT`] (their patterns, minus signs and words for NaN), with
 //! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
 //! `minimumSignificantDigits`/`maximumSignificantDigits` and `useGrouping`, rounded half away
 //! from zero (ECMA-402's `halfExpand`); amounts of money (`style: "currency"`, every ISO
@@ -32,6 +33,7 @@
 //! `formatToParts`) in the same English locales ([`RELATIVE`]).
 //! **Not covered** (a `RangeError` saying so, never a
 //! different answer): currencies in other locales or by name, en-IN's accounting amounts,
+//! percentages in other locales,
 //! `style: "unit"`, `notation` other than `"standard"`,
 //! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, in other
 //! named time zones, with `era` or `dayPeriod`, the names of a local time zone other than UTC,
@@ -291,14 +293,15 @@ fn format_number<'js>(
     value: Value<'js>,
     digits: &Digits,
 ) -> rquickjs::Result<String> {
-    let suffix = if digits.percent { "%" } else { "" };
+    // A percentage's sign, pattern and words are `intl.js`'s (`intl_percent.json`): this
+    // writes the digits of 100 times its (absolute) value.
     let mut decimal = if let Some(n) = value.as_number() {
         if n.is_nan() {
-            return Ok(format!("NaN{suffix}"));
+            return Ok("NaN".to_owned());
         }
         if n.is_infinite() {
             let sign = if n < 0.0 { "-" } else { "" };
-            return Ok(format!("{sign}∞{suffix}"));
+            return Ok(format!("{sign}∞"));
         }
         Decimal::try_from_f64(n, FloatPrecision::RoundTrip)
             .map_err(|e| Exception::throw_range(ctx, &format!("{e:?}")))?
@@ -334,7 +337,7 @@ fn format_number<'js>(
         }
     }
     decimal.absolute.pad_start(digits.min_int);
-    Ok(format!("{}{suffix}", formatter.format_to_string(&decimal)))
+    Ok(formatter.format_to_string(&decimal).to_string())
 }
 
 /// For each locale dates are formatted in, the pattern Node 20's ICU chooses for every
@@ -352,14 +355,23 @@ pub(crate) const CURRENCIES: &str = include_str!("intl_currencies.json");
 /// [`INTL`].
 pub(crate) const RELATIVE: &str = include_str!("intl_relative.json");
 
+/// For each locale percentages are formatted in, the patterns of positive and negative ones
+/// and the words for NaN and infinity as Node 20's ICU has them: written by
+/// `tools/intl-percent.mjs` (which checks them against Node), read by [`INTL`].
+pub(crate) const PERCENT: &str = include_str!("intl_percent.json");
+
 /// The native `loadRelative()` of [`INTL`]: [`RELATIVE`] parsed.
 pub(crate) fn relative<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
     ctx.json_parse(RELATIVE)
 }
 
-/// The native `loadCurrencies()` of [`INTL`]: [`CURRENCIES`] parsed.
-pub(crate) fn currencies<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
-    ctx.json_parse(CURRENCIES)
+/// The native `loadTable(name)` of [`INTL`]: [`CURRENCIES`] (`"currencies"`) or [`PERCENT`]
+/// (`"percent"`) parsed.
+pub(crate) fn table<'js>(ctx: Ctx<'js>, name: String) -> rquickjs::Result<Value<'js>> {
+    match name.as_str() {
+        "percent" => ctx.json_parse(PERCENT),
+        _ => ctx.json_parse(CURRENCIES),
+    }
 }
 
 /// The native `loadDates()` of [`INTL`]: [`DATES`] parsed.

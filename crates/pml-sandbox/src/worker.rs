@@ -704,7 +704,7 @@ impl Engine {
             // Parsed when a context first formats a date (~100 KB of JSON).
             let dates = Function::new(ctx.clone(), intl::dates)?;
             let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
-            let currencies = Function::new(ctx.clone(), intl::currencies)?;
+            let tables = Function::new(ctx.clone(), intl::table)?;
             let relative = Function::new(ctx.clone(), intl::relative)?;
             install.call::<_, ()>((
                 canonical,
@@ -712,7 +712,7 @@ impl Engine {
                 format,
                 dates,
                 intl::local_zone(),
-                currencies,
+                tables,
                 relative,
             ))
         })?;

@@ -255,7 +255,7 @@
       } else {
         next();
         tag = tokenTag;
-          value = tokenValue;
+        value = tokenValue;
         break es5;
       }
       if (skip(MINUS)) {
@@ -271,7 +271,7 @@
           if (peekTag !== NUMBER || peekLength !== 2 || peekValue < 1 || peekValue > 31) {
             next();
             tag = tokenTag;
-              value = tokenValue;
+            value = tokenValue;
             break es5;
           }
           next();

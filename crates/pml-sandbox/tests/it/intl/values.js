@@ -40,6 +40,12 @@ t(() => numbers.map((n) => n.toLocaleString(undefined, { minimumFractionDigits: 
 t(() => numbers.map((n) => n.toLocaleString(undefined, { maximumFractionDigits: 0 })));
 t(() => numbers.map((n) => n.toLocaleString(undefined, { style: "percent" })));
 t(() => numbers.map((n) => n.toLocaleString(undefined, { style: "percent", maximumFractionDigits: 2 })));
+// Percentages in the locales' own patterns (`intl_percent.json`): before or after the number,
+// with or without a no-break space, the locale's minus sign and words for NaN.
+for (const locale of ["en", "en-US", "en-GB", "en-IN", "de", "de-DE", "de-AT", "de-CH", "fr", "fr-FR", "fr-CA", "es-ES", "es-MX", "it-IT", "nl-NL", "pt-BR", "pt-PT", "ja-JP", "zh-CN", "zh-TW", "ko", "ru", "pl", "sv-SE", "da", "fi", "nb", "cs", "tr", "el", "hu", "ro", "uk", "id", "vi", "he", "ca", "sk"]) {
+  t(() => [locale, [0.256, -0.256, 0, -0, 1234.5678, -0.0001, NaN, Infinity, -Infinity].map((n) => n.toLocaleString(locale, { style: "percent" }))]);
+  t(() => [locale, [0.256, -12.3456].map((n) => new Intl.NumberFormat(locale, { style: "percent", minimumFractionDigits: 1, useGrouping: false }).format(n))]);
+}
 t(() => numbers.map((n) => n.toLocaleString(undefined, { useGrouping: false })));
 t(() => numbers.map((n) => n.toLocaleString(undefined, { maximumSignificantDigits: 2 })));
 t(() => numbers.map((n) => n.toLocaleString(undefined, { minimumSignificantDigits: 3 })));
