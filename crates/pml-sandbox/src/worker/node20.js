@@ -936,6 +936,43 @@
   }.toLocaleString;
   define(ArrayProto, "toLocaleString", { value: toLocale, writable: true, configurable: true, enumerable: false });
 
+  // `toLocaleUpperCase`/`toLocaleLowerCase` in Turkish and Azeri, as ICU maps them (QuickJS
+  // ignores the locale): the dotted capital İ and the dotless ı are their own letters, so `i`
+  // is upper-cased to `İ`, `I` lower-cased to `ı`, `İ` to `i` (and `I` before a combining dot
+  // above to `i`, the dot dropped). The locales are read as Node reads them (the first one;
+  // an invalid tag is a RangeError); every other locale maps as the engine does.
+  const nativeUpper = String.prototype.toLocaleUpperCase;
+  const nativeLower = String.prototype.toLocaleLowerCase;
+  const replaceText = String.prototype.replace;
+  const toStr = String;
+  const turkic = (locales) => {
+    if (locales === undefined) return false;
+    const list = globals.Intl.getCanonicalLocales(locales);
+    if (list.length === 0) return false;
+    const tag = list[0];
+    return apply(startsWith, tag, ["tr"]) && (tag.length === 2 || tag[2] === "-")
+      || apply(startsWith, tag, ["az"]) && (tag.length === 2 || tag[2] === "-");
+  };
+  const caseMethods = {
+    toLocaleUpperCase(locales) {
+      if (this === undefined || this === null) throw new TypeErr("String.prototype.toLocaleUpperCase called on null or undefined");
+      const text = toStr(this);
+      if (!turkic(locales)) return apply(nativeUpper, text, []);
+      return apply(nativeUpper, apply(replaceText, text, [/i/g, "\u0130"]), []);
+    },
+    toLocaleLowerCase(locales) {
+      if (this === undefined || this === null) throw new TypeErr("String.prototype.toLocaleLowerCase called on null or undefined");
+      const text = toStr(this);
+      if (!turkic(locales)) return apply(nativeLower, text, []);
+      const mapped = apply(replaceText, text, [/I\u0307|I|\u0130/g, (m) => (m === "I" ? "\u0131" : "i")]);
+      return apply(nativeLower, mapped, []);
+    },
+  };
+  for (const name of ["toLocaleUpperCase", "toLocaleLowerCase"]) {
+    define(caseMethods[name], "length", { value: 0, configurable: true });
+    define(String.prototype, name, { value: caseMethods[name], writable: true, configurable: true, enumerable: false });
+  }
+
   define(globals, "global", { value: globals, writable: true, enumerable: true, configurable: true });
 
   const json = globals.JSON;

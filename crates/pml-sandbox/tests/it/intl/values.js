@@ -65,6 +65,13 @@ t(() => new Intl.NumberFormat("en", { maximumFractionDigits: 200 }));
 t(() => new Intl.NumberFormat("en", { minimumFractionDigits: 5, maximumFractionDigits: 2 }));
 t(() => new Intl.NumberFormat("en", { style: "x" }));
 t(() => new Intl.NumberFormat("en", { minimumIntegerDigits: 0 }));
+// Turkish and Azeri casing (dotted and dotless i), and the locales read as Node reads them.
+for (const locale of ["tr", "az", "tr-TR", "TR", ["tr", "en"], ["en", "tr"], "en", undefined, "de", [], "trx", 5]) {
+  t(() => [locale, "istanbul İZMİR Iı I\u0307x ǆ ß".toLocaleUpperCase(locale), "İSTANBUL IŞIK I\u0307x İ\u0307 ǅ".toLocaleLowerCase(locale)]);
+}
+t(() => "a".toLocaleUpperCase("not a locale!"));
+t(() => String.prototype.toLocaleLowerCase.call(null, "tr"));
+t(() => [String.prototype.toLocaleUpperCase.length, String.prototype.toLocaleLowerCase.name, String.prototype.toLocaleUpperCase.call(12, "tr")]);
 const dates = [new Date(Date.UTC(2024, 0, 2, 15, 4, 5)), new Date(Date.UTC(2024, 10, 22, 0, 0, 7)), new Date(Date.UTC(1999, 11, 31, 12, 30)), new Date(Date.UTC(-5, 0, 1)), new Date(NaN)];
 t(() => dates.map((d) => [d.toLocaleString(), d.toLocaleDateString(), d.toLocaleTimeString()]));
 t(() => dates.map((d) => [d.toLocaleString("en-US", { timeZone: "UTC" }), d.toLocaleDateString("en"), d.toLocaleTimeString(undefined, { timeZone: "utc" })]));
