@@ -30,11 +30,11 @@
 //! inside a loop); no call that is not read-only is running; (6) no read before it failed
 //! ahead that the program has not got past yet; (7) the run's call limit leaves room: the
 //! program's calls so far plus the speculative calls not taken yet count against
-//! `--max-calls`; (8) every call to its server before it in the program (outside local
-//! functions and the loops it is in) has been started ahead, or the program got past it (a
-//! call in a loop: past the loop), so that each server receives its calls in the program's
-//! order, as in Node (speculative calls take their turns in their server's line as they
-//! start).
+//! `--max-calls`; (8) every call to its server before it in the program (outside the loops
+//! it is in; a call of a local function that calls that server, itself or through others,
+//! counts where it is called) has been started ahead, or the program got past it (a call in a
+//! loop: past the loop), so that each server receives its calls in the program's order, as in
+//! Node (speculative calls take their turns in their server's line as they start).
 //!
 //! **Local functions.** Each call of a local function (whose parameters are plain names never
 //! assigned or changed in place) made in the program outside local functions, where that call
@@ -229,20 +229,27 @@ impl Target {
 /// program, outside local functions and outside the loops it is in (see [`Target::before`]):
 /// one in a loop it is not in counts as the loop's end, where the program is past all of its
 /// iterations.
-fn calls_before(structure: &StaticStructure, target: &Target) -> Vec<(String, usize, bool)> {
+fn calls_before(
+    structure: &StaticStructure,
+    target: &Target,
+    servers_of: &HashMap<String, HashSet<String>>,
+) -> Vec<(String, usize, bool)> {
     let own_loops = enclosing_loops(structure, &target.node);
     let mut out = Vec::new();
-    for n in structure
-        .nodes
-        .iter()
-        .filter(|n| n.is_mcp() && n.id != target.node)
-    {
-        let Some(tool) = n.tool.as_deref() else {
+    let reaches = |server: &str| server == target.server || server == pml_structure::DYNAMIC_NAME;
+    for n in structure.nodes.iter().filter(|n| n.id != target.node) {
+        if n.span.start >= target.at || in_function(structure, &n.id) {
             continue;
+        }
+        // A call of a local function that calls the server counts where it is called.
+        let same = match (n.kind, n.tool.as_deref()) {
+            (NodeKind::Call, _) => (n.function.as_ref())
+                .and_then(|f| servers_of.get(f))
+                .is_some_and(|servers| servers.iter().any(|s| reaches(s))),
+            (_, Some(tool)) if n.is_mcp() => reaches(crate::host::split_tool(tool).0),
+            _ => false,
         };
-        let (server, _) = crate::host::split_tool(tool);
-        let same = server == target.server || server == pml_structure::DYNAMIC_NAME;
-        if !same || n.span.start >= target.at || in_function(structure, &n.id) {
+        if !same {
             continue;
         }
         let loops = enclosing_loops(structure, &n.id);
@@ -250,12 +257,60 @@ fn calls_before(structure: &StaticStructure, target: &Target) -> Vec<(String, us
         if loops.iter().any(|l| own_loops.contains(l)) {
             continue;
         }
+        // A local function's calls are not started ahead of its call: the program must have
+        // got past it.
+        let startable = n.kind != NodeKind::Call;
         match loops.last().and_then(|outer| structure.node(outer)) {
             Some(outer) => out.push((n.id.clone(), outer.span.end.saturating_sub(1), false)),
-            None => out.push((n.id.clone(), n.span.start, true)),
+            None => out.push((n.id.clone(), n.span.start, startable)),
         }
     }
     out
+}
+
+/// The servers each local function (by id) calls, itself or through the local functions it
+/// calls.
+fn servers_of_functions(structure: &StaticStructure) -> HashMap<String, HashSet<String>> {
+    // The local function a node is directly in.
+    let function_of = |id: &str| {
+        let mut at = structure.node(id).and_then(|n| n.scope.clone());
+        for _ in 0..structure.nodes.len() {
+            match at? {
+                Scope::Function { id } => return Some(id),
+                scope => at = structure.node(scope.id()).and_then(|n| n.scope.clone()),
+            }
+        }
+        None
+    };
+    let mut servers: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut calls: Vec<(String, String)> = Vec::new();
+    for n in &structure.nodes {
+        let Some(f) = function_of(&n.id) else {
+            continue;
+        };
+        match (n.kind, n.tool.as_deref(), n.function.as_ref()) {
+            (NodeKind::Call, _, Some(callee)) => calls.push((f, callee.clone())),
+            (_, Some(tool), _) if n.is_mcp() => {
+                let server = crate::host::split_tool(tool).0.to_owned();
+                servers.entry(f).or_default().insert(server);
+            }
+            _ => {}
+        }
+    }
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (caller, callee) in &calls {
+            let Some(reached) = servers.get(callee).cloned() else {
+                continue;
+            };
+            let into = servers.entry(caller.clone()).or_default();
+            for server in reached {
+                grew |= into.insert(server);
+            }
+        }
+    }
+    servers
 }
 
 /// A scan's view while it follows calls of local functions: its write epoch, the values known,
@@ -691,8 +746,9 @@ impl Speculation {
             targets.push(target);
         }
         // Each goes to its server after the calls the program sends it first.
+        let servers_of = servers_of_functions(structure);
         for target in targets.iter_mut().filter(|t| t.via.is_none()) {
-            target.before = calls_before(structure, target);
+            target.before = calls_before(structure, target, &servers_of);
         }
         // What reads a result the program changes in place after it is made (`rows.shift()`)
         // cannot be known ahead: the result as made is not what the program reads there.

@@ -297,6 +297,36 @@ return [b.from, c.id, d.id, e.id];
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn reads_started_ahead_wait_for_the_calls_of_local_functions_before_them() {
+    // `tidy()` calls the server X is read from: X goes after it, as in Node.
+    let source = "
+async function tidy(id) {
+  await mcp.fast.b({ from: id });
+}
+const a = await mcp.slow.a({ id: 1 });
+await tidy(a.id);
+const x = await mcp.fast.x({ id: 2 });
+return x.id;
+";
+    let echo = |a: &Value| Ok(a.clone());
+    let host = FakeHost::new()
+        .tool(
+            "slow:a",
+            ToolSpec::compute(echo).read_only().latency_ms(200),
+        )
+        .tool("fast:b", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool("fast:x", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .into_arc();
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!(2));
+    let one = |t: &str| host.calls_to(t).remove(0);
+    let (b, x) = (one("fast:b"), one("fast:x"));
+    assert!(b.start <= x.start, "{b:?} {x:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn results_flow_into_later_arguments() {
     let source = r#"
 const u = await mcp.t.user({ id: args.id });
