@@ -354,6 +354,8 @@ fn fold_object(obj: &ObjectLit, env: &dyn Env, depth: usize) -> Option<JsValue> 
                 _ => return None,
             },
             PropOrSpread::Prop(p) => match &**p {
+                // `__proto__: v` sets the prototype: JavaScript's to compute.
+                Prop::KeyValue(kv) if sets_prototype(&kv.key) => return None,
                 Prop::KeyValue(kv) => {
                     let key = prop_name(&kv.key)?;
                     let value = fold(&kv.value, env)?;
@@ -530,5 +532,15 @@ mod js_order_tests {
         let keys: Vec<String> = in_js_order(map).keys().cloned().collect();
         // As `Object.keys` in Node.
         assert_eq!(keys, ["2", "10", "b", "02", "4294967295", "-1", "a"]);
+    }
+}
+
+/// Whether an object literal's `key: value` sets the object's prototype instead of a property
+/// (`__proto__: v` or `"__proto__": v`, not computed, not shorthand).
+pub(crate) fn sets_prototype(key: &swc_ecma_ast::PropName) -> bool {
+    match key {
+        swc_ecma_ast::PropName::Ident(id) => &*id.sym == "__proto__",
+        swc_ecma_ast::PropName::Str(s) => s.value.as_str() == Some("__proto__"),
+        _ => false,
     }
 }

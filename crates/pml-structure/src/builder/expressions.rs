@@ -1027,7 +1027,9 @@ impl<'a> Builder<'a> {
 
     pub(super) fn call_arguments(&mut self, arg: &ExprOrSpread, out: &mut Arguments) {
         match strip(&arg.expr) {
-            Expr::Object(obj) if arg.spread.is_none() => {
+            // An object whose prototype the literal sets (`__proto__: v`) is JavaScript's to
+            // build: what it inherits is no argument.
+            Expr::Object(obj) if arg.spread.is_none() && !sets_a_prototype(obj) => {
                 out.reserve(obj.props.len());
                 for prop in &obj.props {
                     match prop {
@@ -1201,6 +1203,7 @@ impl<'a> Builder<'a> {
                         return None;
                     };
                     match &**p {
+                        Prop::KeyValue(kv) if fold::sets_prototype(&kv.key) => return None,
                         Prop::KeyValue(kv) => {
                             let key = fold::prop_name(&kv.key)?;
                             properties.insert(key.into(), self.classify(&kv.value, depth + 1));
@@ -1229,4 +1232,14 @@ impl<'a> Builder<'a> {
             _ => None,
         }
     }
+}
+
+/// Whether an object literal sets its prototype (`{ __proto__: base, ... }`).
+fn sets_a_prototype(obj: &swc_ecma_ast::ObjectLit) -> bool {
+    obj.props.iter().any(|p| match p {
+        PropOrSpread::Prop(p) => {
+            matches!(&**p, Prop::KeyValue(kv) if fold::sets_prototype(&kv.key))
+        }
+        PropOrSpread::Spread(_) => false,
+    })
 }

@@ -402,6 +402,43 @@ await mcp.s.after({});
     );
 }
 
+/// `__proto__: v` in an object literal sets its prototype: no property of the arguments (what
+/// it inherits is not sent), so such an object is JavaScript's to build; a computed
+/// `["__proto__"]` or a shorthand is an own property like any other.
+#[test]
+fn object_literals_that_set_their_prototype_are_built_by_javascript() {
+    let s = build_structure(
+        r#"await mcp.s.t({ meta: { __proto__: { inherited: true }, own: 1 }, ["__proto__"]: 2 });
+await mcp.s.u({ "__proto__": { a: 1 }, b: 2 });
+const c = { __proto__: null, d: 3 };
+await mcp.s.v({ c });"#,
+        &BuildOptions::default(),
+    )
+    .structure;
+    let args = |tool: &str| {
+        let node = s
+            .nodes
+            .iter()
+            .find(|n| n.tool.as_deref() == Some(tool))
+            .unwrap();
+        node.arguments.clone().unwrap()
+    };
+    let t = args("s:t");
+    assert!(
+        matches!(t["meta"], ArgumentValue::Reference { .. }),
+        "{:?}",
+        t["meta"]
+    );
+    assert_eq!(t["__proto__"], ArgumentValue::literal(serde_json::json!(2)));
+    let u = args("s:u");
+    assert!(
+        u.0.keys()
+            .all(|k| !matches!(k, pml_structure::Key::Static(k) if k == "__proto__")),
+        "{u:?}"
+    );
+    assert!(!matches!(args("s:v")["c"], ArgumentValue::Literal { .. }));
+}
+
 #[test]
 fn switch_fallthrough_and_default() {
     check(
