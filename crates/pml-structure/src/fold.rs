@@ -516,6 +516,16 @@ pub fn in_js_order(map: serde_json::Map<String, Value>) -> serde_json::Map<Strin
     indices.into_iter().chain(others).collect()
 }
 
+/// Whether an object literal's `key: value` sets the object's prototype instead of a property
+/// (`__proto__: v` or `"__proto__": v`, not computed, not shorthand).
+pub(crate) fn sets_prototype(key: &swc_ecma_ast::PropName) -> bool {
+    match key {
+        swc_ecma_ast::PropName::Ident(id) => &*id.sym == "__proto__",
+        swc_ecma_ast::PropName::Str(s) => s.value.as_str() == Some("__proto__"),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod js_order_tests {
     use super::in_js_order;
@@ -532,15 +542,5 @@ mod js_order_tests {
         let keys: Vec<String> = in_js_order(map).keys().cloned().collect();
         // As `Object.keys` in Node.
         assert_eq!(keys, ["2", "10", "b", "02", "4294967295", "-1", "a"]);
-    }
-}
-
-/// Whether an object literal's `key: value` sets the object's prototype instead of a property
-/// (`__proto__: v` or `"__proto__": v`, not computed, not shorthand).
-pub(crate) fn sets_prototype(key: &swc_ecma_ast::PropName) -> bool {
-    match key {
-        swc_ecma_ast::PropName::Ident(id) => &*id.sym == "__proto__",
-        swc_ecma_ast::PropName::Str(s) => s.value.as_str() == Some("__proto__"),
-        _ => false,
     }
 }
