@@ -230,40 +230,89 @@ impl Target {
 /// one in a loop it is not in counts as the loop's end, where the program is past all of its
 /// iterations.
 fn calls_before(
-    structure: &StaticStructure,
     target: &Target,
-    servers_of: &HashMap<String, HashSet<String>>,
+    own_loops: &[String],
+    candidates: &[Candidate],
 ) -> Vec<(String, usize, bool)> {
-    let own_loops = enclosing_loops(structure, &target.node);
-    let mut out = Vec::new();
     let reaches = |server: &str| server == target.server || server == pml_structure::DYNAMIC_NAME;
-    for n in structure.nodes.iter().filter(|n| n.id != target.node) {
-        if n.span.start >= target.at || in_function(structure, &n.id) {
-            continue;
+    // Only the last one counts: it was started ahead or passed only once those before it were.
+    let last = (candidates.iter())
+        .filter(|c| c.at < target.at && c.id != target.node)
+        .filter(|c| c.servers.iter().any(|s| reaches(s)))
+        // Iterations of a loop they share: in the loop's own order, left as it is.
+        .filter(|c| !c.loops.iter().any(|l| own_loops.contains(l)))
+        .max_by_key(|c| (c.gate, c.at));
+    last.map(|c| vec![(c.id.clone(), c.gate, c.startable)])
+        .unwrap_or_default()
+}
+
+/// A call outside local functions that a read started ahead may have to go after (see
+/// [`Target::before`]): an MCP call, or a call of a local function that calls servers.
+struct Candidate {
+    id: String,
+    at: usize,
+    servers: Vec<String>,
+    loops: Vec<String>,
+    /// Where the program must be past: the call, or the end of the outermost loop it is in.
+    gate: usize,
+    /// Started ahead, it counts as made (an MCP call in no loop).
+    startable: bool,
+}
+
+fn candidates(
+    structure: &StaticStructure,
+    servers_of: &HashMap<String, HashSet<String>>,
+) -> Vec<Candidate> {
+    let by_id: HashMap<&str, &pml_structure::Node> =
+        structure.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+    // The loops a node is in (outermost last), or `None` inside a local function.
+    let around = |n: &pml_structure::Node| -> Option<Vec<String>> {
+        let mut loops = Vec::new();
+        let mut at = n.scope.clone();
+        for _ in 0..structure.nodes.len() {
+            let Some(scope) = at else { break };
+            let id = match scope {
+                Scope::Function { .. } => return None,
+                Scope::Loop { id } => {
+                    loops.push(id.clone());
+                    id
+                }
+                Scope::Decision { id, .. } | Scope::Fork { id } => id,
+            };
+            at = by_id.get(id.as_str()).and_then(|n| n.scope.clone());
         }
-        // A call of a local function that calls the server counts where it is called.
-        let same = match (n.kind, n.tool.as_deref()) {
+        Some(loops)
+    };
+    let mut out = Vec::new();
+    for n in &structure.nodes {
+        let servers: Vec<String> = match (n.kind, n.tool.as_deref()) {
             (NodeKind::Call, _) => (n.function.as_ref())
                 .and_then(|f| servers_of.get(f))
-                .is_some_and(|servers| servers.iter().any(|s| reaches(s))),
-            (_, Some(tool)) if n.is_mcp() => reaches(crate::host::split_tool(tool).0),
-            _ => false,
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default(),
+            (_, Some(tool)) if n.is_mcp() => vec![crate::host::split_tool(tool).0.to_owned()],
+            _ => Vec::new(),
         };
-        if !same {
+        if servers.is_empty() {
             continue;
         }
-        let loops = enclosing_loops(structure, &n.id);
-        // Iterations of a loop they share: in the loop's own order, left as it is.
-        if loops.iter().any(|l| own_loops.contains(l)) {
+        let Some(loops) = around(n) else {
             continue;
-        }
-        // A local function's calls are not started ahead of its call: the program must have
-        // got past it.
-        let startable = n.kind != NodeKind::Call;
-        match loops.last().and_then(|outer| structure.node(outer)) {
-            Some(outer) => out.push((n.id.clone(), outer.span.end.saturating_sub(1), false)),
-            None => out.push((n.id.clone(), n.span.start, startable)),
-        }
+        };
+        let outer = loops.last().and_then(|l| by_id.get(l.as_str()));
+        let (gate, startable) = match outer {
+            Some(outer) => (outer.span.end.saturating_sub(1), false),
+            // A local function's calls are not started ahead of its call.
+            None => (n.span.start, n.kind != NodeKind::Call),
+        };
+        out.push(Candidate {
+            id: n.id.clone(),
+            at: n.span.start,
+            servers,
+            loops,
+            gate,
+            startable,
+        });
     }
     out
 }
@@ -271,13 +320,15 @@ fn calls_before(
 /// The servers each local function (by id) calls, itself or through the local functions it
 /// calls.
 fn servers_of_functions(structure: &StaticStructure) -> HashMap<String, HashSet<String>> {
+    let by_id: HashMap<&str, &pml_structure::Node> =
+        structure.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
     // The local function a node is directly in.
     let function_of = |id: &str| {
-        let mut at = structure.node(id).and_then(|n| n.scope.clone());
+        let mut at = by_id.get(id).and_then(|n| n.scope.clone());
         for _ in 0..structure.nodes.len() {
             match at? {
                 Scope::Function { id } => return Some(id),
-                scope => at = structure.node(scope.id()).and_then(|n| n.scope.clone()),
+                scope => at = by_id.get(scope.id()).and_then(|n| n.scope.clone()),
             }
         }
         None
@@ -747,8 +798,10 @@ impl Speculation {
         }
         // Each goes to its server after the calls the program sends it first.
         let servers_of = servers_of_functions(structure);
+        let candidates = candidates(structure, &servers_of);
         for target in targets.iter_mut().filter(|t| t.via.is_none()) {
-            target.before = calls_before(structure, target, &servers_of);
+            let own_loops = enclosing_loops(structure, &target.node);
+            target.before = calls_before(target, &own_loops, &candidates);
         }
         // What reads a result the program changes in place after it is made (`rows.shift()`)
         // cannot be known ahead: the result as made is not what the program reads there.
