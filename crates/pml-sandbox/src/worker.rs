@@ -341,27 +341,9 @@ const DATE: &str = include_str!("worker/date.js");
 /// In a code task's context, what reads the clock (`Date.now()`, `Date()`, `new Date()`) or
 /// `Math.random()` throws: a code task is computed ahead of the program (speculation), where
 /// the program would read another time or number (a read started with it would carry other
-/// arguments than the program's). `Date` with arguments is the one `worker/date.js` made.
-const AHEAD: &str = r#"(function (globals) {
-  const RealDate = globals.Date;
-  const construct = Reflect.construct;
-  const define = Object.defineProperty;
-  const Ref = ReferenceError;
-  const ahead = (what) => new Ref(`${what} is the program's to read: not computed ahead of it`);
-  const method = (value) => ({ value, writable: true, enumerable: false, configurable: true });
-  const now = { now() { throw ahead("Date.now()"); } }.now;
-  const Replaced = function Date(...values) {
-    if (new.target === undefined || values.length === 0) throw ahead("the current time");
-    return construct(RealDate, values, new.target);
-  };
-  define(Replaced, "length", { value: 7, writable: false, enumerable: false, configurable: true });
-  define(Replaced, "prototype", { value: RealDate.prototype, writable: false, enumerable: false, configurable: false });
-  define(RealDate.prototype, "constructor", method(Replaced));
-  define(Replaced, "now", method(now));
-  define(Replaced, "parse", method(RealDate.parse));
-  define(Replaced, "UTC", method(RealDate.UTC));
-  define(globals, "Date", method(Replaced));
-  define(Math, "random", method({ random() { throw ahead("Math.random()"); } }.random));
+/// arguments than the program's). The reader [`event_loop::READS`] routes those reads to.
+const AHEAD: &str = r#"(function () {
+  throw new ReferenceError("the clock and Math.random() are the program's to read: not computed ahead of it");
 })"#;
 
 /// The intrinsics of a code task's context: the language, `JSON`, `Date`, `RegExp`, `Map`/`Set`,
@@ -632,9 +614,13 @@ impl Engine {
         let stringify = context.with(|ctx| {
             self.only_node20(&ctx)
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
+            // The program's routing of its reads of the clock and randomness (`READS`), to a
+            // reader that refuses them.
             bytecode::run(&ctx, &self.ahead)
-                .and_then(|v| Function::from_js(&ctx, v))
-                .and_then(|ahead| ahead.call::<_, ()>((ctx.globals(),)))
+                .and_then(|refuse| {
+                    let install = Function::from_js(&ctx, bytecode::run(&ctx, &self.reads)?)?;
+                    install.call::<_, ()>((refuse,))
+                })
                 .map_err(|e| failure(&ctx, e, Phase::Run))?;
             bytecode::run(&ctx, &self.stringify)
                 .and_then(|v| Function::from_js(&ctx, v))

@@ -209,21 +209,9 @@ const SHARES_METHODS: &[&str] = &[
 ];
 
 /// Functions of the language that neither keep nor change what they are given, and whose
-/// result shares nothing with it.
+/// result shares nothing with it: the builder's pure ones, and these.
 const SAFE_FUNCTIONS: &[&str] = &[
-    "String",
-    "Number",
-    "Boolean",
-    "BigInt",
     "Symbol",
-    "parseInt",
-    "parseFloat",
-    "isNaN",
-    "isFinite",
-    "encodeURIComponent",
-    "decodeURIComponent",
-    "encodeURI",
-    "decodeURI",
     "escape",
     "unescape",
     "structuredClone",
@@ -236,6 +224,11 @@ const SAFE_FUNCTIONS: &[&str] = &[
     "queueMicrotask",
     "Date",
 ];
+
+/// Whether the global function `name` neither keeps nor changes what it is given.
+fn safe_function(name: &str) -> bool {
+    crate::builder::PURE_FUNCTIONS.contains(&name) || SAFE_FUNCTIONS.contains(&name)
+}
 
 /// Objects of the language whose functions neither keep nor change what they are given
 /// (`console.log(o)`, `JSON.stringify(o)`, `Math.max(...xs)`, `Object.keys(o)`,
@@ -505,7 +498,7 @@ impl Mutations {
         let calls = std::mem::take(&mut self.calls);
         for (callee, args) in calls {
             let Some(params) = self.functions.get(&callee).cloned() else {
-                if !SAFE_FUNCTIONS.contains(&&*callee) {
+                if !safe_function(&callee) {
                     for (root, _) in args.into_iter().flatten() {
                         self.change(&root, true);
                     }
@@ -622,7 +615,7 @@ impl Mutations {
         match strip(callee) {
             Expr::Ident(f) => {
                 // What the language's own functions are given stays where it was.
-                if SAFE_FUNCTIONS.contains(&&*f.sym) && !self.functions.contains_key(&f.sym) {
+                if safe_function(&f.sym) && !self.functions.contains_key(&f.sym) {
                     return;
                 }
                 let args: Vec<Roots> = call.args.iter().map(|a| roots(&a.expr)).collect();

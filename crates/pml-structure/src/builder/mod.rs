@@ -840,7 +840,7 @@ fn alias_member(base: &Binding, key: String) -> Option<Binding> {
 }
 
 /// Global functions that compute a value from their arguments and nothing else.
-const PURE_FUNCTIONS: &[&str] = &[
+pub(crate) const PURE_FUNCTIONS: &[&str] = &[
     "Number",
     "String",
     "Boolean",
