@@ -33,12 +33,36 @@ impl ToolFailure {
     }
 }
 
+/// The program sees the message Node's MCP client (`@modelcontextprotocol/sdk`) rejects with
+/// for the same failure: a tool's own error text, `MCP error <code>: <message>` for a JSON-RPC
+/// error, its time-out and closed-connection errors; pml's fuller account goes to the trace.
 impl From<McpError> for ToolFailure {
     fn from(e: McpError) -> Self {
         let detail = e.to_string();
+        let message = match e {
+            McpError::Tool { message, .. } => message,
+            McpError::Rpc { code, message, .. } => format!("MCP error {code}: {message}"),
+            McpError::Timeout { .. } => "MCP error -32001: Request timed out".to_owned(),
+            McpError::Crashed { .. } | McpError::Protocol { .. } => {
+                "MCP error -32000: Connection closed".to_owned()
+            }
+            McpError::Closed { .. } => "Not connected".to_owned(),
+            _ => return ToolFailure::new(detail),
+        };
+        ToolFailure { message, detail }
+    }
+}
+
+impl ToolFailure {
+    /// A call that failed before its request was on its way: to a server whose connection
+    /// already broke, Node's client rejects with `Not connected`.
+    fn unsent(e: McpError) -> Self {
         match e {
-            McpError::Tool { message, .. } => ToolFailure { message, detail },
-            _ => ToolFailure::new(detail),
+            McpError::Crashed { .. } | McpError::Protocol { .. } => ToolFailure {
+                detail: e.to_string(),
+                message: "Not connected".to_owned(),
+            },
+            e => e.into(),
         }
     }
 }
@@ -72,7 +96,7 @@ impl ToolHost for McpClients {
         Box::pin(async move {
             let sent = self.send(server, tool, arguments).await;
             drop(turn);
-            Ok(sent?.value().await?)
+            Ok(sent.map_err(ToolFailure::unsent)?.value().await?)
         })
     }
 

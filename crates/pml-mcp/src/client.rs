@@ -12,15 +12,12 @@ use rmcp::model::{
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestHandle, RunningService, ServiceError,
 };
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::Transport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
-use tokio::io::DuplexStream;
 use tokio::time::Instant;
 
 use crate::process::{Health, Killer, Process, Signal};
+use crate::wire::{RawResults, Wire};
 use crate::{CallOutcome, McpConfig, McpError, ServerConfig, ToolInfo};
 
 /// Time limits.
@@ -286,6 +283,8 @@ struct Server {
     /// A call was given up before its answer (timed out, or cancelled by dropping it): the
     /// server may be stuck in it, so closing does not wait on it.
     abandoned: AtomicBool,
+    /// `tools/call` results as the server wrote them (see [`crate::wire`]).
+    raw_results: Arc<RawResults>,
 }
 
 /// Marks the server's call abandoned unless the answer came ([`Answered::answered`]).
@@ -325,6 +324,9 @@ impl SentCall {
             deadline,
             timeout,
         } = self;
+        let id = handle.id.clone();
+        // However this ends, its result is no longer waited for.
+        let _forget = ForgetResult(&server.raw_results, &id);
         let cancel = CancelOnDrop(Some((server.peer.clone(), handle.id.clone())));
         let pending = Answered(Some(&server.abandoned));
         let response = tokio::select! {
@@ -335,7 +337,12 @@ impl SentCall {
         };
         pending.answered();
         cancel.answered();
+        let written = server.raw_results.take(&id);
         match response {
+            // The result as the server wrote it (rmcp's typed copy lacks its content).
+            Ok(ServerResult::CallToolResult(_)) if written.is_some() => {
+                Ok(CallOutcome::from_result(written.unwrap_or_default()))
+            }
             Ok(ServerResult::CallToolResult(result)) => serde_json::to_value(&result)
                 .map(CallOutcome::from_result)
                 .map_err(|e| server.protocol(&tool, format!("unreadable result: {e}"))),
@@ -359,54 +366,12 @@ impl SentCall {
     }
 }
 
-/// The server's stdio transport, writing messages in the order rmcp hands them over. rmcp
-/// runs each message's write as a task of its own, and two tasks may take the pipe in
-/// either order: two requests queued one after the other could reach the server swapped.
-/// Here each write waits for the one handed over before it.
-struct InOrder {
-    inner: AsyncRwTransport<RoleClient, DuplexStream, DuplexStream>,
-    /// Ends when the last write handed over has ended (or was dropped).
-    last: Option<tokio::sync::oneshot::Receiver<()>>,
-}
+/// Stops keeping a call's result as written when the call ends, however it ends.
+struct ForgetResult<'a>(&'a RawResults, &'a RequestId);
 
-impl InOrder {
-    fn new((read, write): crate::process::Pipes) -> Self {
-        InOrder {
-            inner: AsyncRwTransport::new_client(read, write),
-            last: None,
-        }
-    }
-}
-
-impl Transport<RoleClient> for InOrder {
-    type Error = std::io::Error;
-
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleClient>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let write = self.inner.send(item);
-        let (done, next) = tokio::sync::oneshot::channel();
-        let previous = self.last.replace(next);
-        async move {
-            if let Some(previous) = previous {
-                // Ended or dropped, either way its turn is over.
-                let _ = previous.await;
-            }
-            let written = write.await;
-            let _ = done.send(());
-            written
-        }
-    }
-
-    fn receive(
-        &mut self,
-    ) -> impl std::future::Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        self.inner.receive()
-    }
-
-    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
+impl Drop for ForgetResult<'_> {
+    fn drop(&mut self) {
+        self.0.take(self.1);
     }
 }
 
@@ -469,12 +434,13 @@ async fn start(
     let deadline = Instant::now() + options.start_timeout;
     let limit = ms(options.start_timeout);
     let tools_changed = Arc::new(AtomicBool::new(false));
+    let raw_results = Arc::new(RawResults::default());
     let handler = Handler {
         tools_changed: tools_changed.clone(),
     };
     let started = tokio::select! {
         biased;
-        r = tokio::time::timeout_at(deadline, handler.serve(InOrder::new(pipes))) => match r {
+        r = tokio::time::timeout_at(deadline, handler.serve(Wire::new(pipes, raw_results.clone()))) => match r {
             Ok(Ok(service)) => Ok(service),
             Ok(Err(e)) => Err(StartFailure::Other(format!("initialize failed: {e}"))),
             Err(_) => Err(StartFailure::Timeout(format!(
@@ -524,6 +490,7 @@ async fn start(
         closing: AtomicBool::new(false),
         abandoned: AtomicBool::new(false),
         clients_closed,
+        raw_results,
     }))
 }
 

@@ -4,7 +4,8 @@
 //! (`{"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}}}}`), and calls
 //! `(server, tool, arguments)` as `mcp.server.tool(arguments)` makes them.
 //! **Output:** [`CallOutcome`]s (the value a program sees, per the value rule of
-//! [`CallOutcome::from_result`], plus the raw `CallToolResult`), [`ToolInfo`]s (schemas and
+//! [`CallOutcome::from_result`], plus the `CallToolResult` as the server wrote it: keys and
+//! numbers untouched by rmcp's typed model, see `wire.rs`), [`ToolInfo`]s (schemas and
 //! annotations for the analysis), or an [`McpError`] naming the server, the tool and the
 //! cause, with the tail of the server's stderr.
 //!
@@ -47,6 +48,7 @@ mod config;
 mod error;
 mod outcome;
 mod process;
+mod wire;
 
 pub use client::{ClientOptions, McpClients, SentCall};
 pub use config::{ConfigError, McpConfig, ServerConfig, DEFAULT_CONFIG_TEMPLATE};

@@ -22,8 +22,10 @@ use crate::ServerConfig;
 
 /// How much of the server's stderr is kept for error messages.
 pub(crate) const STDERR_TAIL_BYTES: usize = 4096;
-/// Longest stdout line accepted (same bound as rmcp's).
-const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Longest stdout line accepted: what Node's MCP client reads (its SDK's
+/// `STDIO_DEFAULT_MAX_BUFFER_SIZE`, 10 MiB); past it, Node's client closes the connection and
+/// the call fails with `Connection closed`, and so does the call here.
+const MAX_LINE_BYTES: usize = 10 * 1024 * 1024;
 
 /// What went wrong with the process, first fault wins per field.
 #[derive(Debug, Clone, Default)]

@@ -284,3 +284,40 @@ async fn lone_surrogates_reach_the_server_and_come_back() {
     })
     .await;
 }
+
+/// A tool's result reaches the program as the server wrote it, as in Node: numbers as
+/// written (rmcp's model read an annotation's `priority` through an `f32`: 0.3 became
+/// 0.30000001192092896), a content item's keys in the server's order.
+#[tokio::test]
+async fn results_are_kept_as_the_server_wrote_them() {
+    within(60, async {
+        let (root, scratch) = (TempDir::new("rw-root"), TempDir::new("rw-scratch"));
+        let mcp = McpClients::new(reference_config(&root, &scratch), ClientOptions::default());
+        let annotated = mcp
+            .call_value(
+                "everything",
+                "get-annotated-message",
+                json!({"messageType": "debug", "includeImage": true}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            serde_json::to_string(&annotated[0]["annotations"]).unwrap(),
+            r#"{"audience":["assistant"],"priority":0.3}"#
+        );
+        let links = mcp
+            .call_value("everything", "get-resource-links", json!({"count": 1}))
+            .await
+            .unwrap();
+        // The server's SDK writes a resource link's keys in its schema's order.
+        let keys: Vec<&str> = links[1]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["name", "uri", "description", "mimeType", "type"]);
+        mcp.shutdown().await;
+    })
+    .await;
+}

@@ -135,6 +135,48 @@ fn a_run_whose_call_timed_out_exits_at_once() {
     );
 }
 
+/// What a program catches is what Node's MCP client rejects with (checked against
+/// `../shared/node-oracle` on the same server): a JSON-RPC error as `MCP error <code>:
+/// <message>`, a server gone mid-call as `Connection closed`, a later call to it as `Not
+/// connected`, a call past its time limit as `Request timed out`; the trace keeps pml's
+/// account (server, tool, cause).
+#[test]
+fn a_program_catches_the_errors_node_gives() {
+    let s = Setup::new("caught");
+    let source = "const out = [];\n\
+        try { await mcp.bad.rpc_error({}); } catch (e) { out.push(e.message); }\n\
+        try { await mcp.bad.hang({}); } catch (e) { out.push(e.message); }\n\
+        try { await mcp.bad.crash({}); } catch (e) { out.push(e.message); }\n\
+        try { await mcp.bad.echo({}); } catch (e) { out.push(e.message); }\n\
+        return out;";
+    let (code, v, stderr) = s.run(source, &["--timeout-ms", "500", "--no-store"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        v["result"],
+        serde_json::json!([
+            "MCP error -32000: internal failure",
+            "MCP error -32001: Request timed out",
+            "MCP error -32000: Connection closed",
+            "Not connected",
+        ])
+    );
+    let errors: Vec<&str> = v["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["error"].as_str())
+        .collect();
+    assert!(
+        errors[0].contains("bad.rpc_error` failed: json-rpc error -32000"),
+        "{errors:?}"
+    );
+    assert!(errors[1].contains("timed out after 500 ms"), "{errors:?}");
+    assert!(
+        errors[2].contains("crashed during tool `crash`"),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn garbage_on_stdout_is_a_protocol_error() {
     let s = Setup::new("garbage");
