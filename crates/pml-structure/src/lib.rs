@@ -223,7 +223,7 @@ pub fn build_typescript(
         let (ret, tree) = walk_parsed(
             &javascript,
             &options,
-            parallel,
+            (parallel, None),
             &js_lines,
             Ok(parsed),
             (0.0, parse_ms),
@@ -422,18 +422,34 @@ fn build_on_this_thread(
     }
     let scan_ms = started.elapsed().as_secs_f64() * 1e3;
     let parse_started = Instant::now();
-    let parsed = parse::parse_in_two(code, options.dialect, &lines, cut);
+    // What each half changes is collected on the thread that parsed it, while the other
+    // half is parsed; joined and spread here, before the walk that needs it.
+    let (parsed, collected) =
+        parse::parse_in_two(code, options.dialect, &lines, cut, mutations::collect);
     let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
-    walk_parsed(code, options, parallel, &lines, parsed, (scan_ms, parse_ms))
+    let mutated = collected.map(|(first, second)| {
+        let mut m = first.then(second);
+        m.close();
+        m
+    });
+    walk_parsed(
+        code,
+        options,
+        (parallel, mutated),
+        &lines,
+        parsed,
+        (scan_ms, parse_ms),
+    )
 }
 
 /// The builder's walk over `parsed`: the syntax tree of `code`, or of a text whose every
 /// token has the position it has in `code` (TypeScript whose types `code` blanks out).
-/// `(scan_ms, parse_ms)`: what came before, for the timings.
+/// `mutated`: what the program changes, when it is known already (else it is computed, on a
+/// second thread with `parallel`). `(scan_ms, parse_ms)`: what came before, for the timings.
 fn walk_parsed(
     code: &str,
     options: &BuildOptions,
-    parallel: bool,
+    (parallel, mutated): (bool, Option<mutations::Mutations>),
     lines: &parse::LineIndex,
     parsed: Result<parse::Parsed, Vec<Diagnostic>>,
     (scan_ms, parse_ms): (f64, f64),
@@ -443,16 +459,19 @@ fn walk_parsed(
     let mut instrumented = None;
     let (mut structure, syntax_tree) = match parsed {
         Ok(parsed) => {
-            // On two threads, the helper finds the names the program mutates, which the walk
-            // needs only at its first foldable constant.
+            // Unless they are known, on two threads, the helper finds the names the program
+            // mutates, which the walk needs only at its first foldable constant.
+            let on_helper = parallel && mutated.is_none();
             let (mutated_tx, mutated_rx) = std::sync::mpsc::sync_channel(1);
             let (((structure, probed), walk), ()) = both(
-                parallel,
+                on_helper,
                 || {
                     timed(|| {
                         let mut b = builder::Builder::new(code, parsed.base, lines);
-                        if parallel {
-                            b.mutated_names_from(mutated_rx);
+                        match mutated {
+                            Some(m) => b.mutated_names(m),
+                            None if on_helper => b.mutated_names_from(mutated_rx),
+                            None => {}
                         }
                         if options.instrument {
                             b.instrument(options.probe_secret);
@@ -464,7 +483,7 @@ fn walk_parsed(
                     })
                 },
                 || {
-                    if parallel {
+                    if on_helper {
                         let _ = mutated_tx.send(mutations::mutated_names(&parsed.body));
                     }
                 },

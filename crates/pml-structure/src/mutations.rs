@@ -494,7 +494,7 @@ impl Mutations {
 
     /// A change under one name is one under the names tied to it; a call passes its arguments
     /// to a local function's parameters, or out of sight.
-    fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         let calls = std::mem::take(&mut self.calls);
         for (callee, args) in calls {
             let Some(params) = self.functions.get(&callee).cloned() else {
@@ -945,12 +945,58 @@ fn mcp_depth(e: &Expr) -> usize {
 
 /// What the program changes in place or assigns again, by name.
 pub(crate) fn mutated_names(stmts: &[Stmt]) -> Mutations {
+    let mut m = collect(stmts);
+    m.close();
+    m
+}
+
+/// What `stmts` change, before the changes are spread along the ties: the program's top-level
+/// statements can be collected in parts (each half of a program where it is parsed) and
+/// [`Mutations::then`]-joined in order, then [`Mutations::close`]d once.
+pub(crate) fn collect(stmts: &[Stmt]) -> Mutations {
     let mut m = Mutations::default();
     for stmt in stmts {
         stmt.visit_with(&mut m);
     }
-    m.close();
     m
+}
+
+impl Mutations {
+    /// These top-level statements' collection followed by `later`'s: what one collection of
+    /// both in order gives.
+    pub(crate) fn then(mut self, later: Mutations) -> Mutations {
+        let Mutations {
+            names,
+            mcp_value,
+            naming_mcp: _,
+            reassigned,
+            declared,
+            redeclared,
+            deep,
+            ties,
+            functions,
+            calls,
+            repeat: _,
+        } = later;
+        self.names.extend(names);
+        self.mcp_value = self.mcp_value.or(mcp_value);
+        for (name, r) in reassigned {
+            self.reassigned
+                .entry(name)
+                .and_modify(|first| first.repeated |= r.repeated)
+                .or_insert(r);
+        }
+        for name in declared {
+            self.declare_name(name);
+        }
+        self.redeclared.extend(redeclared);
+        self.deep.extend(deep);
+        self.ties.extend(ties);
+        // A later declaration of a function replaces an earlier one, as in one collection.
+        self.functions.extend(functions);
+        self.calls.extend(calls);
+        self
+    }
 }
 
 /// `Object.X(target, ...)` that change `target` in place.
@@ -963,3 +1009,56 @@ const OBJECT_CHANGERS: &[&str] = &[
 
 /// `Reflect.X(target, ...)` that change `target` in place.
 const REFLECT_CHANGERS: &[&str] = &["set", "defineProperty", "deleteProperty", "setPrototypeOf"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, Dialect, LineIndex};
+
+    /// Everything a closed collection answers, in an order that compares.
+    fn answers(m: &Mutations) -> String {
+        let sorted = |set: &HashSet<String>| {
+            let mut v: Vec<_> = set.iter().cloned().collect();
+            v.sort();
+            v
+        };
+        let mut reassigned: Vec<_> = m
+            .reassigned
+            .iter()
+            .map(|(k, r)| (k.clone(), r.at, r.repeated))
+            .collect();
+        reassigned.sort();
+        format!(
+            "names {:?}\nmcp {:?}\nreassigned {reassigned:?}\ndeclared {:?}\nredeclared {:?}",
+            sorted(&m.names),
+            m.mcp_value,
+            sorted(&m.declared),
+            sorted(&m.redeclared),
+        )
+    }
+
+    /// Collected in two parts (cut before every top-level statement) and joined, a program
+    /// gives what one collection of it gives: every program in the repository.
+    #[test]
+    fn parts_joined_answer_as_the_whole() {
+        let mut checked = 0;
+        for (name, code) in crate::parse::tests::programs() {
+            let Ok(parsed) = parse(&code, Dialect::TypeScript, &LineIndex::new(&code)) else {
+                continue;
+            };
+            let body = &parsed.body;
+            let whole = answers(&mutated_names(body));
+            for cut in 0..=body.len() {
+                let mut joined = collect(&body[..cut]).then(collect(&body[cut..]));
+                joined.close();
+                assert_eq!(
+                    answers(&joined),
+                    whole,
+                    "{name}, cut before statement {cut}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked} cuts");
+    }
+}

@@ -188,30 +188,34 @@ pub(crate) fn parse(
 
 /// Parse agent code in two halves at once, when it has a place to cut (see [`split_point`]):
 /// each half as its own function body, positions as in the whole text, statements joined in
-/// order. Any error in either half, or no place to cut, means the plain parse of the whole text,
-/// whose diagnostics are the ones reported.
-pub(crate) fn parse_in_two(
+/// order; `then` runs on each half's statements on the thread that parsed it, and its two
+/// answers come back in order. Any error in either half, or no place to cut, means the plain
+/// parse of the whole text, whose diagnostics are the ones reported (and no answers).
+pub(crate) fn parse_in_two<T: Send>(
     code: &str,
     dialect: Dialect,
     lines: &LineIndex,
     cut: Option<usize>,
-) -> Result<Parsed, Vec<Diagnostic>> {
+    then: impl Fn(&[Stmt]) -> T + Sync,
+) -> (Result<Parsed, Vec<Diagnostic>>, Option<(T, T)>) {
     if let Some(cut) = cut.filter(|&c| 0 < c && c < code.len()) {
-        let (first, second) = crate::both(
-            true,
-            || parse_part(code, 0, cut, dialect),
-            || parse_part(code, cut, code.len(), dialect),
-        );
-        if let (Some(mut body), Some(rest)) = (first, second) {
+        let part = |start, end| {
+            let body = parse_part(code, start, end, dialect)?;
+            let answer = then(&body);
+            Some((body, answer))
+        };
+        let (first, second) = crate::both(true, || part(0, cut), || part(cut, code.len()));
+        if let (Some((mut body, a)), Some((rest, b))) = (first, second) {
             PARSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             body.extend(rest);
-            return Ok(Parsed {
+            let parsed = Parsed {
                 body,
                 base: 1 + PREFIX.len() as u32,
-            });
+            };
+            return (Ok(parsed), Some((a, b)));
         }
     }
-    parse(code, dialect, lines)
+    (parse(code, dialect, lines), None)
 }
 
 /// The statements of `code[start..end]` parsed as a function body whose positions are those of
@@ -329,7 +333,7 @@ fn lowercase_first(msg: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Columns count characters, however long the line and wherever it holds non-ASCII ones.
@@ -362,7 +366,7 @@ mod tests {
     }
 
     /// Every agent program in the repository: fixtures and examples.
-    fn programs() -> Vec<(String, String)> {
+    pub(crate) fn programs() -> Vec<(String, String)> {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         let mut out = Vec::new();
         for dir in ["fixtures", "examples"] {
@@ -388,7 +392,14 @@ mod tests {
     }
 
     fn in_two(code: &str, cut: usize) -> Result<Parsed, Vec<Diagnostic>> {
-        parse_in_two(code, Dialect::TypeScript, &LineIndex::new(code), Some(cut))
+        parse_in_two(
+            code,
+            Dialect::TypeScript,
+            &LineIndex::new(code),
+            Some(cut),
+            |_| (),
+        )
+        .0
     }
 
     fn same(a: &Result<Parsed, Vec<Diagnostic>>, b: &Result<Parsed, Vec<Diagnostic>>) -> bool {

@@ -14,6 +14,11 @@ impl<'a> Builder<'a> {
         self.mutated = Mutated::Coming(names);
     }
 
+    /// The names the program changes in place, computed already.
+    pub(crate) fn mutated_names(&mut self, names: mutations::Mutations) {
+        self.mutated = Mutated::Known(Box::new(names));
+    }
+
     pub(super) fn mutations(&mut self) -> Option<&mutations::Mutations> {
         if let Mutated::Coming(rx) = &self.mutated {
             // A sender gone without an answer panicked: that panic ends the build anyway.
