@@ -110,6 +110,9 @@ pub(crate) struct Parsed {
     pub(crate) base: u32,
 }
 
+/// A parse: the body, or the syntax errors.
+pub(crate) type ParseResult = Result<Parsed, Vec<Diagnostic>>;
+
 /// How many program texts this process parsed (each [`parse`] and [`parse_in_two`] once).
 pub(crate) static PARSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -197,7 +200,7 @@ pub(crate) fn parse_in_two<T: Send>(
     lines: &LineIndex,
     cut: Option<usize>,
     then: impl Fn(&[Stmt]) -> T + Sync,
-) -> (Result<Parsed, Vec<Diagnostic>>, Option<(T, T)>) {
+) -> (ParseResult, Option<(T, T)>) {
     if let Some(cut) = cut.filter(|&c| 0 < c && c < code.len()) {
         let part = |start, end| {
             let body = parse_part(code, start, end, dialect)?;
