@@ -84,6 +84,9 @@
     [/^BigInt negative exponent$/, () => "undefined must be positive"],
     [/^BigInt operands are forbidden for >>>$/, () => "BigInts have no unsigned right shift, use >> instead"],
     [/^bigint argument with unary \+$/, () => "Cannot convert a BigInt value to a number"],
+    // QuickJS says so of any right operand that is not a function; V8 says `is not callable`
+    // of an object that is not one (the operand is not known here): the likelier case.
+    [/^invalid 'instanceof' right operand$/, () => "Right-hand side of 'instanceof' is not an object"],
     // In the program's own code (a built-in's is worded by `byBuiltIn`): an operator mixing.
     [/^cannot convert BigInt to number$/, () => "Cannot mix BigInt and other types, use explicit conversions"],
   ];

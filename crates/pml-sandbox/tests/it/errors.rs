@@ -193,6 +193,10 @@ fn engine_errors_say_what_v8_says() {
         ),
         ("1n / 0n", "RangeError: Division by zero"),
         (
+            "({}) instanceof undefined",
+            "TypeError: Right-hand side of 'instanceof' is not an object",
+        ),
+        (
             "+1n",
             "TypeError: Cannot convert a BigInt value to a number",
         ),
