@@ -1002,6 +1002,27 @@
     configurable: true,
     enumerable: false,
   });
+  // --- Date setters given a value that is not a finite number --------------------------------
+  // `d.setUTCDate(NaN)` makes `d` an Invalid Date in V8 (the spec: the new time value is NaN);
+  // QuickJS answers NaN but leaves the date as it was. Each setter runs QuickJS's (which
+  // converts each argument once, in order), then makes the date invalid where QuickJS kept a
+  // valid one but answered NaN.
+  const DateProto = globals.Date.prototype;
+  const getTime = DateProto.getTime;
+  const setTime = DateProto.setTime;
+  for (const name of ["setMilliseconds", "setUTCMilliseconds", "setSeconds", "setUTCSeconds", "setMinutes", "setUTCMinutes", "setHours", "setUTCHours", "setDate", "setUTCDate", "setMonth", "setUTCMonth", "setFullYear", "setUTCFullYear"]) {
+    const native = DateProto[name];
+    const setter = {
+      [name](...values) {
+        const time = apply(native, this, values);
+        if (time !== time && apply(getTime, this, []) === apply(getTime, this, [])) apply(setTime, this, [NaN]);
+        return time;
+      },
+    }[name];
+    define(setter, "length", { value: native.length, configurable: true });
+    define(DateProto, name, { value: setter, writable: true, configurable: true, enumerable: false });
+  }
+
   // For a program's run: where its errors' culprits are read (see `culpritOf`).
   return (read) => {
     culpritOf = read;

@@ -262,3 +262,34 @@ fn built_ins_written_in_javascript_print_as_native() {
         ])
     );
 }
+
+/// A Date setter given a value that is not a finite number makes the date invalid, as in V8
+/// (QuickJS answered NaN and kept the date); an invalid date stays invalid but for the
+/// full-year setters, which start from 1970.
+#[test]
+fn date_setters_given_nan_make_an_invalid_date() {
+    let cases = "(() => { const at = () => new Date(Date.UTC(2024, 0, 15, 10, 30)); \
+        const out = []; \
+        for (const f of [d => d.setUTCDate(NaN), d => d.setUTCHours(5, NaN), d => d.setHours(Infinity), \
+            d => d.setMonth(undefined), d => d.setMinutes(), d => d.setUTCDate(20)]) { \
+            const d = at(); const r = f(d); out.push([r, d.getTime()]); } \
+        const bad = new Date(NaN); out.push([bad.setUTCFullYear(2020), bad.getTime()]); \
+        const bad2 = new Date(NaN); out.push([bad2.setUTCDate(3), bad2.getTime()]); \
+        out.push([Date.prototype.setHours.length, Date.prototype.setHours.name]); \
+        return out; })()";
+    // Node 20's answer (JSON: NaN is null).
+    assert_eq!(
+        value(cases, &[]),
+        json!([
+            [null, null],
+            [null, null],
+            [null, null],
+            [null, null],
+            [null, null],
+            [1705746600000_i64, 1705746600000_i64],
+            [1577836800000_i64, 1577836800000_i64],
+            [null, null],
+            [4, "setHours"]
+        ])
+    );
+}
