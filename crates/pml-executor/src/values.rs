@@ -25,6 +25,9 @@ pub(crate) struct Values<'a> {
     pub joins: &'a IndexMap<String, Vec<String>>,
     /// Constants the reader uses by name.
     pub literals: &'a IndexMap<String, Value>,
+    /// The names the program declares (sorted): code reading one whose value is not known
+    /// here is not computed (`typeof helper` would say `undefined`).
+    pub declared: &'a [String],
 }
 
 /// Who evaluates: for messages (`argument of n3 (fs:read)`).
@@ -91,7 +94,12 @@ impl Values<'_> {
             }
             match self.name(name) {
                 Some(v) => bound.push((name.clone(), v)),
-                None if program_only(name) => {
+                // A function's `arguments` is the program's too: computed here it would be
+                // the wrapper's.
+                None if program_only(name)
+                    || name == "arguments"
+                    || self.declared.binary_search(name).is_ok() =>
+                {
                     return Err(SandboxError::Exception {
                         task_id: reader.task_id.to_owned(),
                         tool: reader.tool.to_owned(),
@@ -105,7 +113,11 @@ impl Values<'_> {
             }
         }
         // `undefined` cannot travel as JSON: such names are parameters left unpassed, and an
-        // `undefined` result comes back as a marker.
+        // `undefined` result comes back as a marker. So does a result JSON would hold as
+        // another value (NaN, an infinity or -0 as `null` or `0`, `undefined` members, a
+        // `Date`, a `Map`, an instance...): code computed ahead from it would compute
+        // something else than the program (`${max}` of `Math.max()` as `null`), so it is not
+        // known ahead.
         let (defined, undefined): (Vec<_>, Vec<_>) =
             bound.into_iter().partition(|(_, v)| v.is_some());
         let arguments: Vec<(String, Value)> = defined
@@ -114,7 +126,7 @@ impl Values<'_> {
             .collect();
         let unbound: Vec<String> = undefined.into_iter().map(|(n, _)| n).collect();
         let code = format!(
-            "(v => v === undefined ? {{ \"$pml:undefined\": true }} : v)((({}) => ({code}))())",
+            "(v => v === undefined ? {{ \"$pml:undefined\": true }} : {EXACT}(v, 0) ? v : {{ \"$pml:inexact\": true }})((({}) => ({code}))())",
             unbound.join(", ")
         );
         let value = sandbox.eval(&CodeTask {
@@ -129,6 +141,13 @@ impl Values<'_> {
             {
                 None
             }
+            Value::Object(ref m)
+                if m.len() == 1 && m.get("$pml:inexact") == Some(&Value::Bool(true)) =>
+            {
+                return Err(SandboxError::Internal(
+                    "a value JSON does not hold exactly is not computed ahead".into(),
+                ))
+            }
             other => Some(other),
         })
     }
@@ -140,6 +159,31 @@ impl Values<'_> {
         sandbox: &Sandbox,
         reader: &Reader<'_>,
     ) -> Result<Option<Value>, SandboxError> {
+        self.argument_as(value, false, sandbox, reader)
+    }
+
+    /// Evaluate what a call passes a local function's parameter: [`Values::argument`], but
+    /// the value the function gets, not its JSON: an `undefined` element or member (which
+    /// JSON would write `null` or leave out) makes it not known ahead.
+    pub(crate) fn parameter(
+        &self,
+        value: &ArgumentValue,
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<Option<Value>, SandboxError> {
+        self.argument_as(value, true, sandbox, reader)
+    }
+
+    /// `exact`: as the value itself (see [`Values::parameter`]), else as its JSON.
+    fn argument_as(
+        &self,
+        value: &ArgumentValue,
+        exact: bool,
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<Option<Value>, SandboxError> {
+        let not_exact =
+            || SandboxError::Internal("an undefined element is not computed ahead".into());
         Ok(match value {
             ArgumentValue::Literal { value, .. } => Some(value.clone()),
             ArgumentValue::Parameter { parameter_name } => {
@@ -153,14 +197,18 @@ impl Values<'_> {
             ArgumentValue::Reference {
                 expression, reads, ..
             } => self.expression(expression, reads, sandbox, reader)?,
-            ArgumentValue::Object { properties } => {
-                Some(Value::Object(self.object(properties, sandbox, reader)?))
-            }
+            ArgumentValue::Object { properties } => Some(Value::Object(
+                self.object_as(properties, exact, sandbox, reader)?,
+            )),
             ArgumentValue::Array { items } => {
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
                     // `undefined` in an array becomes `null` in JSON.
-                    out.push(self.argument(item, sandbox, reader)?.unwrap_or(Value::Null));
+                    match self.argument_as(item, exact, sandbox, reader)? {
+                        Some(v) => out.push(v),
+                        None if exact => return Err(not_exact()),
+                        None => out.push(Value::Null),
+                    }
                 }
                 Some(Value::Array(out))
             }
@@ -175,6 +223,17 @@ impl Values<'_> {
     pub(crate) fn object(
         &self,
         properties: &Arguments,
+        sandbox: &Sandbox,
+        reader: &Reader<'_>,
+    ) -> Result<serde_json::Map<String, Value>, SandboxError> {
+        self.object_as(properties, false, sandbox, reader)
+    }
+
+    /// [`Values::object`]; `exact`: an `undefined` member makes it not known ahead.
+    fn object_as(
+        &self,
+        properties: &Arguments,
+        exact: bool,
         sandbox: &Sandbox,
         reader: &Reader<'_>,
     ) -> Result<serde_json::Map<String, Value>, SandboxError> {
@@ -194,7 +253,7 @@ impl Values<'_> {
                     }
                 }
                 Key::Spread(_) => {
-                    match self.argument(value, sandbox, reader)? {
+                    match self.argument_as(value, exact, sandbox, reader)? {
                         Some(Value::Object(spread)) => {
                             for (k, v) in spread {
                                 // A later entry overrides an earlier one, in the earlier's place.
@@ -217,9 +276,17 @@ impl Values<'_> {
                     continue;
                 }
             };
-            let v = self.argument(value, sandbox, reader)?;
-            if let (Some(name), Some(v)) = (name, v) {
-                out.insert(name, v);
+            let v = self.argument_as(value, exact, sandbox, reader)?;
+            match (name, v) {
+                (Some(name), Some(v)) => {
+                    out.insert(name, v);
+                }
+                (Some(_), None) if exact => {
+                    return Err(SandboxError::Internal(
+                        "an undefined member is not computed ahead".into(),
+                    ))
+                }
+                _ => {}
             }
         }
         Ok(pml_structure::in_js_order(out))
@@ -244,6 +311,26 @@ impl Values<'_> {
         self.eval(expression, Vec::new(), reads, sandbox, reader)
     }
 }
+
+/// A JavaScript function `(v, depth) => boolean`: whether JSON holds `v` exactly (`null`,
+/// booleans, strings, finite numbers but -0, arrays without holes and plain objects of such
+/// values, as own data properties, not too deep).
+const EXACT: &str = "(function exact(v, d) { \
+    if (v === null || typeof v === \"string\" || typeof v === \"boolean\") return true; \
+    if (typeof v === \"number\") return v === v && v !== 1 / 0 && v !== -1 / 0 && !(v === 0 && 1 / v < 0); \
+    if (typeof v !== \"object\" || d > 64) return false; \
+    const p = Object.getPrototypeOf(v); \
+    const array = Array.isArray(v); \
+    if (array ? p !== Array.prototype : p !== Object.prototype && p !== null) return false; \
+    if (Object.getOwnPropertySymbols(v).length > 0) return false; \
+    const keys = Object.getOwnPropertyNames(v); \
+    if (array && keys.length !== v.length + 1) return false; \
+    for (const k of keys) { \
+      if (array && k === \"length\") continue; \
+      const f = Object.getOwnPropertyDescriptor(v, k); \
+      if (!f.enumerable || !(\"value\" in f) || !exact(f.value, d + 1)) return false; \
+    } \
+    return true; })";
 
 /// Globals a program's context has and the side context that computes ahead of it has not
 /// (`console`, timers, the web platform's data functions, `Buffer`, typed arrays, weak

@@ -55,6 +55,21 @@ impl JsValue {
         })
     }
 
+    /// The JSON form when JSON holds the value exactly (no `undefined` inside, no -0), else
+    /// `None`: what code computed from the JSON computes as from the value.
+    pub(crate) fn to_exact_json(&self) -> Option<Value> {
+        fn exact(v: &JsValue) -> bool {
+            match v {
+                JsValue::Undefined => false,
+                JsValue::Num(n) => n.is_finite() && !(*n == 0.0 && n.is_sign_negative()),
+                JsValue::Array(items) => items.iter().all(exact),
+                JsValue::Object(map) => map.values().all(exact),
+                JsValue::Null | JsValue::Bool(_) | JsValue::Str(_) => true,
+            }
+        }
+        exact(self).then(|| self.to_json()).flatten()
+    }
+
     fn truthy(&self) -> bool {
         match self {
             JsValue::Undefined | JsValue::Null => false,

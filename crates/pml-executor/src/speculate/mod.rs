@@ -653,6 +653,8 @@ pub(crate) struct Speculation {
     /// the program itself, as it goes).
     args: Option<Value>,
     literals: IndexMap<String, Value>,
+    /// The names the program declares (sorted): one not known ahead is not computed.
+    declared: Vec<String>,
     /// Probes of the operations whose values the targets read.
     wanted: Vec<u32>,
     /// Probe number -> node id, for those.
@@ -885,6 +887,7 @@ impl Speculation {
             services: services.clone(),
             args: args_known.then(|| args.clone()),
             literals: structure.literal_bindings.clone(),
+            declared: structure.declared.clone(),
             wanted,
             wanted_nodes,
             positions: (structure.nodes.iter())
@@ -976,6 +979,7 @@ impl Speculation {
             results: &values,
             joins: &joins,
             literals: &self.literals,
+            declared: &self.declared,
         };
         for target in &self.targets {
             {
@@ -1041,7 +1045,7 @@ impl Speculation {
                         None => a.clone(),
                         Some(e) => at_element(a, e),
                     });
-                    match value.map(|a| known.argument(&a, &self.services.sandbox, &reader)) {
+                    match value.map(|a| known.parameter(&a, &self.services.sandbox, &reader)) {
                         Some(Ok(Some(v))) => {
                             literals.insert(param.clone(), v);
                         }
@@ -1211,6 +1215,7 @@ impl Speculation {
                     results: entered.results,
                     joins: &joins,
                     literals: &locals,
+                    declared: &self.declared,
                 };
                 // `undefined` (no JSON for it): what reads it is not computed.
                 if let Some(Some(value)) = self.operation(&known, op) {
@@ -1224,6 +1229,7 @@ impl Speculation {
             results: entered.results,
             joins: &joins,
             literals,
+            declared: &self.declared,
         };
         for read in &helper.reads {
             let reader = Reader {
@@ -1270,7 +1276,7 @@ impl Speculation {
                 let mut passed = true;
                 for (i, param) in called.params.iter().enumerate() {
                     let argument = arguments.get(i.to_string().as_str());
-                    match argument.map(|a| known.argument(a, &self.services.sandbox, &reader)) {
+                    match argument.map(|a| known.parameter(a, &self.services.sandbox, &reader)) {
                         Some(Ok(Some(v))) => {
                             inner.insert(param.clone(), v);
                         }
@@ -1361,6 +1367,7 @@ impl Speculation {
                     results: &values,
                     joins: &joins,
                     literals: &self.literals,
+                    declared: &self.declared,
                 };
                 if let Some(value) = self.operation(&known, c) {
                     c.keep(value, &mut values);

@@ -351,6 +351,30 @@ async fn values_the_program_changes_are_not_read_ahead() {
     }
 }
 
+/// Values JSON does not hold exactly are not computed ahead from their JSON: NaN, the
+/// infinities and -0, `undefined` inside an object or an array (a constant, a value computed
+/// ahead, what a call passes a local function), a `Date`, a local function, a function's
+/// `arguments`. Computed from `null` or `0`, a read started ahead was a call the program does
+/// not make (`max null` where the program sends `max -Infinity`).
+#[tokio::test(flavor = "multi_thread")]
+async fn values_json_does_not_hold_are_not_computed_ahead() {
+    let programs = [
+        "const max = Math.max(...[]);\nawait mcp.t.list({});\nreturn (await mcp.t.read({ id: `max ${max}` })).v;",
+        "const sizes = [];\nawait mcp.t.list({});\nconst avg = sizes.reduce((s, x) => s + x, 0) / sizes.length;\nreturn (await mcp.t.read({ id: `avg ${avg}` })).v;",
+        "const o = { a: undefined, b: 1 };\nawait mcp.t.list({});\nreturn (await mcp.t.read({ id: Object.keys(o).length })).v;",
+        "const z = -0;\nawait mcp.t.list({});\nreturn (await mcp.t.read({ id: `${1 / z}` })).v;",
+        "const f = (x) => x * 2;\nawait mcp.t.list({});\nreturn (await mcp.t.read({ id: typeof f })).v;",
+        "const since = new Date(0);\nawait mcp.t.list({});\nreturn (await mcp.t.read({ id: `${since}` })).v;",
+        "async function g(names) {\n  return (await mcp.t.read({ id: `${names[1]}` })).v;\n}\nawait mcp.t.list({});\nreturn await g([1, args.missing]);",
+        "async function g(a, b) {\n  const n = arguments.length === 2 ? b : 7;\n  return (await mcp.t.read({ id: n })).v;\n}\nawait mcp.t.list({});\nreturn await g(1, 2);",
+    ];
+    for source in programs {
+        let (_, fast, _, _) = both(source).await;
+        assert!(fast.ok, "{source}: {:?}", fast.error);
+        assert_eq!(fast.speculation.map_or(0, |s| s.wasted), 0, "{source}");
+    }
+}
+
 /// What is certain is still started ahead: the reads after a decision that cannot end the
 /// path, after a `try` that caught, and after a loop that may return once the program is past
 /// it overlap.

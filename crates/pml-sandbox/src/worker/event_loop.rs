@@ -149,12 +149,17 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   };
 
   // A value as JSON text when it is plain data (arrays, plain objects, strings, finite
-  // numbers, booleans, null; own data properties only), else undefined; read like `show`.
+  // numbers but -0, booleans, null; own data properties only), else undefined; read like
+  // `show`. JSON would hold NaN, the infinities and -0 as other values (`null`, `0`): code
+  // computed ahead from them would compute something else than the program.
   const plainField = (s, d, depth) => d !== undefined && hasOwn(d, "value") && plainWalk(s, d.value, depth + 1);
   const plainWalk = (s, v, depth) => {
     switch (typeof v) {
       case "string": s.out += stringify(v); return s.out.length < 1048576;
-      case "number": s.out += v === v && v !== 1 / 0 && v !== -1 / 0 ? Str(v) : "null"; return true;
+      case "number":
+        if (v !== v || v === 1 / 0 || v === -1 / 0 || (v === 0 && 1 / v < 0)) return false;
+        s.out += Str(v);
+        return true;
       case "boolean": s.out += v ? "true" : "false"; return true;
       case "object": break;
       default: return false;

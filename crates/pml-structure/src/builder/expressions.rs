@@ -716,7 +716,8 @@ impl<'a> Builder<'a> {
             }
             let value = match self.lookup(&name) {
                 Some(Binding::Node(v)) => ArgumentValue::reference(v.clone()),
-                Some(Binding::Literal(v) | Binding::Element(v)) => match v.to_json() {
+                // Code computes with it: as a literal only when JSON holds it exactly.
+                Some(Binding::Literal(v) | Binding::Element(v)) => match v.to_exact_json() {
                     Some(json) => ArgumentValue::literal(json),
                     None => Builder::name_reference(&name),
                 },

@@ -950,7 +950,8 @@ impl<'a> Builder<'a> {
                 // A string, a number... cannot change in place, whatever holds it.
                 let primitive = !matches!(value, JsValue::Array(_) | JsValue::Object(_));
                 if primitive || !self.is_mutated(&id.id.sym) {
-                    if let (None, Some(json)) = (&reassigned, value.to_json()) {
+                    // Code computed ahead reads it as JSON: only when JSON holds it exactly.
+                    if let (None, Some(json)) = (&reassigned, value.to_exact_json()) {
                         self.literal_binding(id.id.sym.as_str(), json);
                     }
                     self.bind(&id.id.sym, Binding::Literal(value));
