@@ -32,9 +32,11 @@
 //! program's calls so far plus the speculative calls not taken yet count against
 //! `--max-calls`; (8) every call to its server before it in the program (outside the loops
 //! it is in; a call of a local function that calls that server, itself or through others,
-//! counts where it is called) has been started ahead, or the program got past it (a call in a
-//! loop: past the loop), so that each server receives its calls in the program's order, as in
-//! Node (speculative calls take their turns in their server's line as they start).
+//! counts where it is called, and counts as started once speculation started every call it
+//! makes) has been started ahead, or the program got past it (a call in a loop: past the
+//! loop), so that each server receives its calls in the program's order, as in Node
+//! (speculative calls take their turns in their server's line as they start). What a call of
+//! a local function starts waits so for every server the function reaches.
 //!
 //! **Local functions.** Each call of a local function (whose parameters are plain names never
 //! assigned or changed in place) made in the program outside local functions, where that call
@@ -48,6 +50,11 @@
 //! the function (`const path = args.root + "/" + name.toLowerCase()`). Computed ahead, the
 //! decisions say whether the call is made. Calls alike (same tool and arguments) are one
 //! another's: never more are started than the program will make beyond those it made itself.
+//! In the function too, each server's order holds: a read is followed only when every call
+//! to its server before it in the body is a read followed before it (none in a `try`, none
+//! through another local function) and none shares its loop; and once one could not be
+//! started at a call (its arguments, decision or loop not known ahead), nothing later to
+//! that server starts there.
 //!
 //! **Values changed in place.** A result the program changes in place after it is made
 //! (`rows.shift()`, `cfg.dir = ...`, a helper that changes its parameter:
@@ -130,6 +137,10 @@ enum Launch {
 /// A local function whose parameters are plain names: what it does directly in its body (or
 /// in a `for ... of` loop there) that speculation can follow, once its parameters are known.
 struct Helper {
+    /// Following it starts every call to a server it makes, through the local functions it
+    /// calls too (all reads followed, no recursion): a call of it followed to the end counts
+    /// as made, in its servers' order.
+    complete: bool,
     params: Vec<String>,
     /// Its read-only calls on no path of its own that could skip them.
     reads: Vec<HelperRead>,
@@ -208,10 +219,12 @@ struct Target {
     /// For a call inside a local function: the call of the function it is made for (the
     /// site the rest describes).
     via: Option<Via>,
-    /// The calls to its server before it in the program, outside its loops and local
-    /// functions: `(node, offset, startable)`. It goes to the server after them, as in Node:
-    /// each must have been started ahead (`startable`: not in a loop) or the program must
-    /// have got past the offset (the call, or the end of the loop it is in).
+    /// The last call before it in the program to its server (to each server its local
+    /// function reaches, for a call of one), outside its loops and local functions: `(node,
+    /// offset, startable)`. It goes to the server after them, as in Node: each must have been
+    /// started ahead (`startable`: not in a loop; a call of a local function, followed to its
+    /// end) or the program must have got past the offset (the call, or the end of the loop
+    /// it is in).
     before: Vec<(String, usize, bool)>,
 }
 
@@ -231,19 +244,26 @@ impl Target {
 /// iterations.
 fn calls_before(
     target: &Target,
+    servers: &[&str],
     own_loops: &[String],
     candidates: &[Candidate],
 ) -> Vec<(String, usize, bool)> {
-    let reaches = |server: &str| server == target.server || server == pml_structure::DYNAMIC_NAME;
-    // Only the last one counts: it was started ahead or passed only once those before it were.
-    let last = (candidates.iter())
-        .filter(|c| c.at < target.at && c.id != target.node)
-        .filter(|c| c.servers.iter().any(|s| reaches(s)))
-        // Iterations of a loop they share: in the loop's own order, left as it is.
-        .filter(|c| !c.loops.iter().any(|l| own_loops.contains(l)))
-        .max_by_key(|c| (c.gate, c.at));
-    last.map(|c| vec![(c.id.clone(), c.gate, c.startable)])
-        .unwrap_or_default()
+    let mut out: Vec<(String, usize, bool)> = Vec::new();
+    for server in servers {
+        let reaches = |s: &str| s == *server || s == pml_structure::DYNAMIC_NAME;
+        // Only the last one counts: it was started ahead or passed only once those before it
+        // were.
+        let last = (candidates.iter())
+            .filter(|c| c.at < target.at && c.id != target.node)
+            .filter(|c| c.servers.iter().any(|s| reaches(s)))
+            // Iterations of a loop they share: in the loop's own order, left as it is.
+            .filter(|c| !c.loops.iter().any(|l| own_loops.contains(l)))
+            .max_by_key(|c| (c.gate, c.at));
+        if let Some(c) = last.filter(|c| !out.iter().any(|(id, ..)| *id == c.id)) {
+            out.push((c.id.clone(), c.gate, c.startable));
+        }
+    }
+    out
 }
 
 /// A call outside local functions that a read started ahead may have to go after (see
@@ -262,6 +282,7 @@ struct Candidate {
 fn candidates(
     structure: &StaticStructure,
     servers_of: &HashMap<String, HashSet<String>>,
+    helpers: &HashMap<String, Helper>,
 ) -> Vec<Candidate> {
     let by_id: HashMap<&str, &pml_structure::Node> =
         structure.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
@@ -302,8 +323,16 @@ fn candidates(
         let outer = loops.last().and_then(|l| by_id.get(l.as_str()));
         let (gate, startable) = match outer {
             Some(outer) => (outer.span.end.saturating_sub(1), false),
-            // A local function's calls are not started ahead of its call.
-            None => (n.span.start, n.kind != NodeKind::Call),
+            // A call of a local function counts as made once speculation started every call
+            // it makes ([`Helper::complete`], followed to its end).
+            None => {
+                let complete = || {
+                    (n.function.as_ref())
+                        .and_then(|f| helpers.get(f))
+                        .is_some_and(|h| h.complete)
+                };
+                (n.span.start, n.kind != NodeKind::Call || complete())
+            }
         };
         out.push(Candidate {
             id: n.id.clone(),
@@ -608,6 +637,12 @@ struct State {
     via_known: HashSet<(String, Option<usize>)>,
     /// The calls of local functions (paths of calls) followed already.
     expanded: HashSet<String>,
+    /// Calls of local functions (outside loops) whose every call to a server was started
+    /// ahead, in order (see [`Helper::complete`]).
+    followed: HashSet<String>,
+    /// Those of them that could not start every call to some servers: the servers, nothing
+    /// later to which may start (see [`Speculation::enter`]).
+    blocked: HashMap<String, HashSet<String>>,
     /// Targets with nothing left to start (every element of a loop's).
     done: HashSet<String>,
     /// Nodes outside loops and functions the program ended without a throw.
@@ -666,6 +701,8 @@ pub(crate) struct Speculation {
     max_calls: usize,
     /// The local functions speculation can follow into, by id.
     helpers: HashMap<String, Helper>,
+    /// The servers each local function reaches, itself or through others, by id.
+    servers_of: HashMap<String, HashSet<String>>,
     /// Pure operations (or fused tasks) computed in the side context so far.
     computed: std::sync::atomic::AtomicUsize,
 }
@@ -740,6 +777,7 @@ impl Speculation {
             };
             targets.push(site.target(structure, node, server, tool, arguments, None));
         }
+        let servers_of = servers_of_functions(structure);
         let helpers = helpers(
             structure,
             instrumented,
@@ -752,6 +790,7 @@ impl Speculation {
                         .policy
                         .needs_approval(tool, services.facts.destructive(tool))
             },
+            &servers_of,
         );
         // Each call of a local function made in the program outside local functions, where that
         // call is certain: what the function does there, with the call's arguments as its
@@ -798,12 +837,18 @@ impl Speculation {
             }
             targets.push(target);
         }
-        // Each goes to its server after the calls the program sends it first.
-        let servers_of = servers_of_functions(structure);
-        let candidates = candidates(structure, &servers_of);
-        for target in targets.iter_mut().filter(|t| t.via.is_none()) {
+        // Each goes to its server after the calls the program sends it first; what a call of
+        // a local function starts, to each server the function reaches.
+        let candidates = candidates(structure, &servers_of, &helpers);
+        for target in targets.iter_mut() {
             let own_loops = enclosing_loops(structure, &target.node);
-            target.before = calls_before(target, &own_loops, &candidates);
+            let servers: Vec<&str> = match &target.via {
+                None => vec![target.server.as_str()],
+                Some(via) => (servers_of.get(&via.function))
+                    .map(|s| s.iter().map(String::as_str).collect())
+                    .unwrap_or_default(),
+            };
+            target.before = calls_before(target, &servers, &own_loops, &candidates);
         }
         // What reads a result the program changes in place after it is made (`rows.shift()`)
         // cannot be known ahead: the result as made is not what the program reads there.
@@ -896,6 +941,7 @@ impl Speculation {
                 .collect(),
             max_calls,
             helpers,
+            servers_of,
             computed: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
@@ -1014,9 +1060,10 @@ impl Speculation {
                 all_started = false;
                 let Some(via) = &target.via else {
                     let arguments = at_element_all(&target.arguments, element);
+                    // Not known at this element: the later ones would reach the server first.
                     let Ok(arguments) = known.object(&arguments, &self.services.sandbox, &reader)
                     else {
-                        continue;
+                        break;
                     };
                     let call = Call {
                         key,
@@ -1035,7 +1082,7 @@ impl Speculation {
                 // A call of a local function: its parameters hold what the call passes (at
                 // this element).
                 if via.arguments.has_spread() {
-                    continue;
+                    break;
                 }
                 let mut literals = self.literals.clone();
                 let mut passed = true;
@@ -1053,7 +1100,7 @@ impl Speculation {
                     }
                 }
                 if !passed {
-                    continue;
+                    break;
                 }
                 let path = format!("{}@{element:?}", via.call);
                 let entered = Entered {
@@ -1061,8 +1108,17 @@ impl Speculation {
                     results: &values,
                     at: target.at,
                 };
-                if self.enter(&entered, &via.function, &literals, &path, 0) {
+                let mut blocked = HashSet::new();
+                if self.enter(&entered, &via.function, &literals, &path, 0, &mut blocked) {
                     return;
+                }
+                // What it could not start at this element comes before the next ones'.
+                if !blocked.is_empty() {
+                    break;
+                }
+                if element.is_none() && self.helpers.get(&via.function).is_some_and(|h| h.complete)
+                {
+                    self.lock().followed.insert(via.call.clone());
                 }
                 // All it leads to was started (or is not certain).
                 self.lock().started.insert(key);
@@ -1187,6 +1243,11 @@ impl Speculation {
     /// decisions of the body each depends on read only the parameters and take an outcome
     /// leading to it. `true`: the program moved on (stop this scan); else everything was
     /// started, or is not certain.
+    ///
+    /// In each server's order: once a call the body makes to a server (or through a local
+    /// function reaching it) could not be started (its arguments, its decisions or its loop
+    /// not known here), nothing later to that server starts: `blocked` gets the server (and
+    /// keeps it for the caller, whose later calls come after).
     fn enter(
         self: &Arc<Self>,
         entered: &Entered<'_>,
@@ -1194,13 +1255,29 @@ impl Speculation {
         literals: &IndexMap<String, Value>,
         path: &str,
         depth: usize,
+        blocked: &mut HashSet<String>,
     ) -> bool {
+        let reached = |function: &str| -> Vec<String> {
+            (self.servers_of.get(function))
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default()
+        };
         let Some(helper) = self.helpers.get(function) else {
+            blocked.extend(reached(function));
             return false;
         };
-        if depth > MAX_DEPTH || self.lock().expanded.contains(path) {
+        if depth > MAX_DEPTH {
+            blocked.extend(reached(function));
             return false;
         }
+        {
+            let state = self.lock();
+            if state.expanded.contains(path) {
+                blocked.extend(state.blocked.get(path).into_iter().flatten().cloned());
+                return false;
+            }
+        }
+        let before = blocked.clone();
         let joins = IndexMap::new();
         // The pure operations of its body over its parameters, computed for this call: what
         // reads them finds them by node id.
@@ -1232,18 +1309,31 @@ impl Speculation {
             declared: &self.declared,
         };
         for read in &helper.reads {
+            if blocked.contains(&read.server) {
+                continue;
+            }
             let reader = Reader {
                 task_id: &read.node,
                 tool: &read.tool,
             };
-            if !self.leads(&known, &read.conditions, &reader) {
-                continue;
+            match self.decides(&known, &read.conditions, &reader) {
+                Some(true) => {}
+                Some(false) => continue,
+                None => {
+                    blocked.insert(read.server.clone());
+                    continue;
+                }
             }
-            for element in self.elements(&known, &read.each, &reader) {
+            let (elements, all) = self.elements(&known, &read.each, &reader);
+            if !all {
+                blocked.insert(read.server.clone());
+            }
+            for element in elements {
                 let arguments = at_element_all(&read.arguments, element);
                 let Ok(arguments) = known.object(&arguments, &self.services.sandbox, &reader)
                 else {
-                    continue;
+                    blocked.insert(read.server.clone());
+                    break;
                 };
                 let call = Call {
                     key: (format!("{}@{path}", read.node), element),
@@ -1261,16 +1351,26 @@ impl Speculation {
         }
         for nested in &helper.calls {
             let Some(called) = self.helpers.get(&nested.function) else {
+                blocked.extend(reached(&nested.function));
                 continue;
             };
             let reader = Reader {
                 task_id: &nested.call,
                 tool: "",
             };
-            if !self.leads(&known, &nested.conditions, &reader) {
-                continue;
+            match self.decides(&known, &nested.conditions, &reader) {
+                Some(true) => {}
+                Some(false) => continue,
+                None => {
+                    blocked.extend(reached(&nested.function));
+                    continue;
+                }
             }
-            for element in self.elements(&known, &nested.each, &reader) {
+            let (elements, all) = self.elements(&known, &nested.each, &reader);
+            if !all {
+                blocked.extend(reached(&nested.function));
+            }
+            for element in elements {
                 let arguments = at_element_all(&nested.arguments, element);
                 let mut inner = self.literals.clone();
                 let mut passed = true;
@@ -1284,49 +1384,68 @@ impl Speculation {
                     }
                 }
                 if !passed {
-                    continue;
+                    blocked.extend(reached(&nested.function));
+                    break;
                 }
                 let path = format!("{path}/{}@{element:?}", nested.call);
-                if self.enter(entered, &nested.function, &inner, &path, depth + 1) {
+                if self.enter(entered, &nested.function, &inner, &path, depth + 1, blocked) {
                     return true;
                 }
             }
         }
-        self.lock().expanded.insert(path.to_owned());
+        let mut state = self.lock();
+        state.expanded.insert(path.to_owned());
+        let own: HashSet<String> = blocked.difference(&before).cloned().collect();
+        if !own.is_empty() {
+            state.blocked.insert(path.to_owned(), own);
+        }
         false
     }
 
     /// The elements of loop `each` (computed over `known`) a call in it is made for: `[None]`
-    /// outside a loop; none when the iterable is not known to be an array.
-    fn elements(&self, known: &Values<'_>, each: &Each, reader: &Reader<'_>) -> Vec<Option<usize>> {
+    /// outside a loop; none when the iterable is not known to be an array. And whether they
+    /// are all of them (not when the iterable is not known, or past [`PER_LOOP`]).
+    fn elements(
+        &self,
+        known: &Values<'_>,
+        each: &Each,
+        reader: &Reader<'_>,
+    ) -> (Vec<Option<usize>>, bool) {
         let Some((iterable, names)) = each else {
-            return vec![None];
+            return (vec![None], true);
         };
         match known.expression(iterable, names, &self.services.sandbox, reader) {
-            Ok(Some(Value::Array(items))) => (0..items.len().min(PER_LOOP)).map(Some).collect(),
-            _ => Vec::new(),
+            Ok(Some(Value::Array(items))) => (
+                (0..items.len().min(PER_LOOP)).map(Some).collect(),
+                items.len() <= PER_LOOP,
+            ),
+            _ => (Vec::new(), false),
         }
     }
 
     /// Whether every decision of `conditions` (condition, what it reads, the outcomes leading
-    /// on), computed over `known`, takes an outcome leading on.
-    fn leads(
+    /// on), computed over `known`, takes an outcome leading on; `None` when a decision cannot be computed here.
+    fn decides(
         &self,
         known: &Values<'_>,
         conditions: &[(String, Vec<String>, Vec<String>)],
         reader: &Reader<'_>,
-    ) -> bool {
-        conditions.iter().all(|(condition, reads, outcomes)| {
+    ) -> Option<bool> {
+        for (condition, reads, outcomes) in conditions {
             let value = known.expression(condition, reads, &self.services.sandbox, reader);
             let taken = match value {
                 Ok(Some(v)) => truthy(&v),
                 Ok(None) => false,
-                Err(_) => return false,
+                Err(_) => return None,
             };
-            outcomes
+            if !outcomes
                 .iter()
                 .any(|o| o == if taken { "true" } else { "false" })
-        })
+            {
+                return Some(false);
+            }
+        }
+        Some(true)
     }
 
     /// Whether `target` may start now, but for its data: not done, the writes before it
@@ -1339,7 +1458,9 @@ impl Speculation {
             // In its server's order: what the program sends that server before it, first.
             && (target.before.iter()).all(|(node, at, startable)| {
                 state.reached > *at
-                    || (*startable && state.started.contains(&(node.clone(), None)))
+                    || (*startable
+                        && (state.started.contains(&(node.clone(), None))
+                            || state.followed.contains(node)))
             })
             // A read that failed ahead: what follows waits until the program got past it (it
             // caught the failure), if it does.

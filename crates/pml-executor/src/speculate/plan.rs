@@ -135,11 +135,17 @@ pub(super) fn enclosing_loops(structure: &StaticStructure, id: &str) -> Vec<Stri
 
 /// The local functions with plain parameters, what each reads and which others it calls,
 /// directly in its body (`speculable`: a call node that may be started ahead).
+///
+/// A read is followed only where it keeps its server's order, as Node sends them: every call
+/// to its server before it in the body (in a `try`, a branch, a loop) is a read followed too,
+/// started before it, no call of a local function that reaches that server comes before it,
+/// and no other call to that server shares its loop (their iterations would interleave).
 pub(super) fn helpers(
     structure: &StaticStructure,
     instrumented: &pml_structure::Instrumented,
     deps: &ControlDeps<'_>,
     speculable: &dyn Fn(&pml_structure::Node) -> bool,
+    servers_of: &HashMap<String, HashSet<String>>,
 ) -> HashMap<String, Helper> {
     // `??` guards: their outcome is not their condition's truthiness.
     let nullish: HashSet<&str> = (instrumented.probes.iter())
@@ -244,9 +250,23 @@ pub(super) fn helpers(
                 each,
             });
         }
+        let reads = in_server_order(structure, &f.id, reads, servers_of);
+        // Whether following it starts every call its body makes to a server (the local
+        // functions it calls aside: see below).
+        let body = (structure.nodes.iter()).filter(|n| function_of(structure, n) == Some(&f.id));
+        let (mut tool_calls, mut function_calls) = (0, 0);
+        for n in body {
+            if n.is_mcp() {
+                tool_calls += 1;
+            } else if n.kind == NodeKind::Call {
+                function_calls += 1;
+            }
+        }
+        let complete = tool_calls == reads.len() && function_calls == calls.len();
         out.insert(
             f.id.clone(),
             Helper {
+                complete,
                 params,
                 reads,
                 calls,
@@ -254,6 +274,27 @@ pub(super) fn helpers(
                 outside: known.outside,
             },
         );
+    }
+    // And so are the local functions it calls, which calls of itself are not (as if each
+    // call of it were followed: at a recursion, the program's own calls come first).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let incomplete: Vec<String> = (out.iter())
+            .filter(|(id, h)| {
+                h.complete
+                    && h.calls.iter().any(|c| {
+                        c.function == **id || !out.get(&c.function).is_some_and(|h| h.complete)
+                    })
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in incomplete {
+            if let Some(h) = out.get_mut(&id) {
+                h.complete = false;
+                changed = true;
+            }
+        }
     }
     out
 }
@@ -468,6 +509,63 @@ fn function_of<'s>(structure: &'s StaticStructure, n: &pml_structure::Node) -> O
         }
     }
     None
+}
+
+/// The reads of function `f`'s body that keep their server's order when started ahead, in
+/// the order they start (see [`helpers`]).
+fn in_server_order(
+    structure: &StaticStructure,
+    f: &str,
+    reads: Vec<HelperRead>,
+    servers_of: &HashMap<String, HashSet<String>>,
+) -> Vec<HelperRead> {
+    let reaches = |servers: &[&str], server: &str| {
+        servers.contains(&server) || servers.contains(&pml_structure::DYNAMIC_NAME)
+    };
+    // Every call of the body to a server, or of a local function reaching servers: (node,
+    // where, the servers, the loop of the body it is in).
+    let calls: Vec<(&str, usize, Vec<&str>, Option<String>)> = (structure.nodes.iter())
+        .filter(|n| function_of(structure, n) == Some(f))
+        .filter_map(|n| {
+            let servers: Vec<&str> = match (n.kind, n.tool.as_deref()) {
+                (NodeKind::Call, _) => (n.function.as_ref())
+                    .and_then(|callee| servers_of.get(callee))
+                    .map(|s| s.iter().map(String::as_str).collect())?,
+                (_, Some(tool)) if n.is_mcp() => vec![crate::host::split_tool(tool).0],
+                _ => return None,
+            };
+            // The outermost: calls in one loop of the body take turns in each iteration.
+            let own_loop = enclosing_loops(structure, &n.id)
+                .into_iter()
+                .rev()
+                .find(|l| function_of_id(structure, l) == Some(f));
+            Some((n.id.as_str(), n.span.start, servers, own_loop))
+        })
+        .collect();
+    let mut kept: Vec<HelperRead> = Vec::new();
+    for read in reads {
+        let Some(&(_, at, _, ref own_loop)) = calls.iter().find(|c| c.0 == read.node) else {
+            continue;
+        };
+        let keeps_order = calls.iter().all(|(id, other_at, servers, other_loop)| {
+            if *id == read.node || !reaches(servers, &read.server) {
+                return true;
+            }
+            let shares_loop = own_loop.is_some() && other_loop == own_loop;
+            let before = *other_at < at;
+            // Before it, a read followed (and so started) before it; in its loop, none.
+            !shares_loop && (!before || kept.iter().any(|k| k.node == *id))
+        });
+        if keeps_order {
+            kept.push(read);
+        }
+    }
+    kept
+}
+
+/// The local function node `id` is directly in, if any.
+fn function_of_id<'s>(structure: &'s StaticStructure, id: &str) -> Option<&'s str> {
+    structure.node(id).and_then(|n| function_of(structure, n))
 }
 
 /// Whether node `id` is inside a local function, at any depth.
