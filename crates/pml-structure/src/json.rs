@@ -113,6 +113,7 @@ fn node(out: &mut Vec<u8>, n: &Node) {
         throw_exits: _,
         params: _,
         changed: _,
+        escapes_from: _,
         canonical: _,
     } = n;
     out.extend_from_slice(b"{\"id\":");

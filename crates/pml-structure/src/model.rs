@@ -229,6 +229,13 @@ pub struct Node {
     /// made, so nothing may be computed ahead from it. Not part of the JSON (nor the hash).
     #[serde(skip)]
     pub changed: bool,
+    /// Functions whose calls the structure does not all model (a method of an object or a
+    /// class, a callback, a function named as a value: `xs.map(load)`): the offset from which
+    /// the program may call it where no node says (the function's place, the start of a loop
+    /// around it; 0 when it is hoisted or inside another function). Not part of the JSON (nor
+    /// the hash).
+    #[serde(skip)]
+    pub escapes_from: Option<usize>,
     /// The canonical printing of `code` and of `condition` ([`Canonical`]), made by the
     /// builder from the syntax tree: what the hash reads. Not part of the JSON.
     #[serde(skip)]
@@ -517,6 +524,7 @@ impl Node {
             throw_exits: false,
             params: None,
             changed: false,
+            escapes_from: None,
             canonical: None,
         }
     }

@@ -379,6 +379,9 @@ pub(crate) struct Mutations {
     calls: Vec<(Atom, Vec<Roots>)>,
     /// How many loops and functions the visit is in.
     repeat: usize,
+    /// Names read as values anywhere (not only called by name, `f(...)`, nor declared):
+    /// a local function named so may be called where the structure does not see.
+    pub(crate) values: HashSet<Atom>,
 }
 
 /// Where a name is first assigned again, and whether some assignment of it may run more than
@@ -925,8 +928,23 @@ impl Visit for Mutations {
                 }
             }
             self.passes(callee, call);
+            // `f(...)`: `f` is called, not read as a value.
+            if let Expr::Ident(_) = strip(callee) {
+                call.args.visit_with(self);
+                call.type_args.visit_with(self);
+                return;
+            }
         }
         call.visit_children_with(self);
+    }
+
+    fn visit_expr(&mut self, e: &Expr) {
+        if let Expr::Ident(id) = e {
+            if !self.values.contains(&id.sym) {
+                self.values.insert(id.sym.clone());
+            }
+        }
+        e.visit_children_with(self);
     }
 }
 
@@ -977,7 +995,9 @@ impl Mutations {
             functions,
             calls,
             repeat: _,
+            values,
         } = later;
+        self.values.extend(values);
         self.names.extend(names);
         self.mcp_value = self.mcp_value.or(mcp_value);
         for (name, r) in reassigned {
@@ -1028,8 +1048,10 @@ mod tests {
             .map(|(k, r)| (k.clone(), r.at, r.repeated))
             .collect();
         reassigned.sort();
+        let mut values: Vec<String> = m.values.iter().map(|a| a.to_string()).collect();
+        values.sort();
         format!(
-            "names {:?}\nmcp {:?}\nreassigned {reassigned:?}\ndeclared {:?}\nredeclared {:?}",
+            "names {:?}\nmcp {:?}\nreassigned {reassigned:?}\ndeclared {:?}\nredeclared {:?}\nvalues {values:?}",
             sorted(&m.names),
             m.mcp_value,
             sorted(&m.declared),

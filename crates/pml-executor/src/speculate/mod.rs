@@ -38,6 +38,11 @@
 //! (speculative calls take their turns in their server's line as they start). What a call of
 //! a local function starts waits so for every server the function reaches.
 //!
+//! **Functions out of sight.** A function the program may call where the structure does not
+//! say (a method of an object or a class, a callback, a function named as a value:
+//! [`pml_structure::Node::escapes_from`]) may send its servers a call at any time from where
+//! it exists: no read to those servers after that point is started ahead.
+//!
 //! **Local functions.** Each call of a local function (whose parameters are plain names never
 //! assigned or changed in place) made in the program outside local functions, where that call
 //! is certain, is followed with the call's arguments as the parameters: the reads directly in
@@ -840,15 +845,36 @@ impl Speculation {
         // Each goes to its server after the calls the program sends it first; what a call of
         // a local function starts, to each server the function reaches.
         let candidates = candidates(structure, &servers_of, &helpers);
+        let servers_of_target = |target: &Target| -> Vec<String> {
+            match &target.via {
+                None => vec![target.server.clone()],
+                Some(via) => (servers_of.get(&via.function))
+                    .map(|s| s.iter().cloned().collect())
+                    .unwrap_or_default(),
+            }
+        };
         for target in targets.iter_mut() {
             let own_loops = enclosing_loops(structure, &target.node);
-            let servers: Vec<&str> = match &target.via {
-                None => vec![target.server.as_str()],
-                Some(via) => (servers_of.get(&via.function))
-                    .map(|s| s.iter().map(String::as_str).collect())
-                    .unwrap_or_default(),
-            };
+            let servers = servers_of_target(target);
+            let servers: Vec<&str> = servers.iter().map(String::as_str).collect();
             target.before = calls_before(target, &servers, &own_loops, &candidates);
+        }
+        // A function the program may call where the structure does not say (a method, a
+        // callback, one named as a value: `pml_structure::Node::escapes_from`) may send its
+        // servers a call before any of them, from where it exists on: nothing to those servers
+        // is started ahead from there.
+        let escaping: Vec<(usize, &HashSet<String>)> = (structure.nodes.iter())
+            .filter_map(|f| Some((f.escapes_from?, servers_of.get(&f.id)?)))
+            .collect();
+        if !escaping.is_empty() {
+            targets.retain(|t| {
+                let servers = servers_of_target(t);
+                !escaping.iter().any(|(from, reached)| {
+                    t.at >= *from
+                        && (reached.contains(pml_structure::DYNAMIC_NAME)
+                            || servers.iter().any(|s| reached.contains(s)))
+                })
+            });
         }
         // What reads a result the program changes in place after it is made (`rows.shift()`)
         // cannot be known ahead: the result as made is not what the program reads there.

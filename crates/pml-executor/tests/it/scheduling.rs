@@ -457,3 +457,48 @@ async fn reads_in_local_functions_keep_their_servers_order() {
         assert_eq!(order(&plain_host), order(&fast_host), "{source}");
     }
 }
+
+/// A function the program calls where the structure does not say (a method of an object or
+/// a class, a function passed as a callback) sends its server its calls before a later read
+/// of the program, as in Node: no read to that server is started ahead of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_after_methods_and_callbacks_that_call_their_server_wait() {
+    let programs = [
+        "const repo = {\n  async get(id) { return (await mcp.fast.r({ id })).id; },\n};\nawait mcp.slow.a({ id: 0 });\nconst one = await repo.get(1);\nreturn [one, (await mcp.fast.r({ id: 2 })).id];",
+        "class Repo {\n  async get(id) { return (await mcp.fast.r({ id })).id; }\n}\nconst repo = new Repo();\nawait mcp.slow.a({ id: 0 });\nconst one = await repo.get(1);\nreturn [one, (await mcp.fast.r({ id: 2 })).id];",
+        "const load = async (id) => (await mcp.fast.r({ id })).id;\nawait mcp.slow.a({ id: 0 });\nconst all = await Promise.all([1, 3].map(load));\nreturn [all, (await mcp.fast.r({ id: 2 })).id];",
+    ];
+    let echo = |a: &Value| Ok(a.clone());
+    let make = || {
+        FakeHost::new()
+            .tool(
+                "slow:a",
+                ToolSpec::compute(echo).read_only().latency_ms(100),
+            )
+            .tool("fast:r", ToolSpec::compute(echo).read_only().latency_ms(20))
+            .into_arc()
+    };
+    let order = |host: &FakeHost| {
+        let mut calls: Vec<_> = (host.calls().into_iter())
+            .filter(|c| c.tool.starts_with("fast:"))
+            .collect();
+        calls.sort_by_key(|c| c.start);
+        calls
+            .into_iter()
+            .map(|c| c.arguments.to_string())
+            .collect::<Vec<_>>()
+    };
+    for source in programs {
+        let (plain_host, fast_host) = (make(), make());
+        let p = program(source, &plain_host.catalog());
+        let plain_options = ExecuteOptions {
+            speculate: false,
+            ..plain_host.options()
+        };
+        let plain = run(&p, plain_host.clone(), &plain_options).await;
+        let fast = run(&p, fast_host.clone(), &fast_host.options()).await;
+        assert_ok(&plain);
+        assert_eq!(plain.result, fast.result, "{source}");
+        assert_eq!(order(&plain_host), order(&fast_host), "{source}");
+    }
+}

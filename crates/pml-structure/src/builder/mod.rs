@@ -313,6 +313,8 @@ pub(crate) struct Builder<'a> {
     agents: rewrite::AgentNames,
     /// Function declarations hoisted to the start of their block: span (lo, hi) -> node index.
     hoisted: HashMap<(u32, u32), usize>,
+    /// Local functions by id: the names the program binds them to.
+    named_functions: HashMap<String, Vec<String>>,
     /// The function nodes (indices) whose bodies are being walked, innermost last.
     functions: Vec<usize>,
     /// Nodes whose result may be changed in place (ids, see [`Node::changed`]): set in
@@ -385,6 +387,7 @@ impl<'a> Builder<'a> {
             awaited: FxHashSet::default(),
             agents: rewrite::AgentNames::default(),
             hoisted: HashMap::default(),
+            named_functions: HashMap::default(),
             functions: Vec::new(),
             param_changers: Default::default(),
             changed_nodes: FxHashSet::default(),
@@ -413,6 +416,66 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Sets [`crate::Node::escapes_from`] on the functions whose calls the structure does not
+    /// all model: those bound to no name (methods, callbacks) or to one the program reads as
+    /// a value.
+    fn mark_escaping_functions(&mut self) {
+        if self.mutations().is_none() {
+            return;
+        }
+        let Mutated::Known(m) = &self.mutated else {
+            return;
+        };
+        let values = &m.values;
+        let read_as_value = |name: &str| values.contains(&swc_atoms::Atom::from(name));
+        let named = &self.named_functions;
+        let escaping: Vec<usize> = (self.nodes.iter().enumerate())
+            .filter(|(_, n)| n.kind == NodeKind::Function)
+            .filter(|(_, n)| match named.get(&n.id) {
+                Some(names) => names.iter().any(|name| read_as_value(name)),
+                None => true,
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if escaping.is_empty() {
+            return;
+        }
+        let hoisted: rustc_hash::FxHashSet<usize> = self.hoisted.values().copied().collect();
+        let at: HashMap<&str, usize> = (self.nodes.iter().enumerate())
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect();
+        let mut from = Vec::with_capacity(escaping.len());
+        for &i in &escaping {
+            let node = &self.nodes[i];
+            let mut start = if hoisted.contains(&i) {
+                0
+            } else {
+                node.span.start
+            };
+            let mut scope = node.scope.as_ref();
+            for _ in 0..self.nodes.len() {
+                let Some(s) = scope else { break };
+                match s {
+                    Scope::Function { .. } => {
+                        start = 0;
+                        break;
+                    }
+                    Scope::Loop { id } => {
+                        if let Some(&l) = at.get(id.as_str()) {
+                            start = start.min(self.nodes[l].span.start);
+                        }
+                    }
+                    _ => {}
+                }
+                scope = at.get(s.id()).and_then(|&j| self.nodes[j].scope.as_ref());
+            }
+            from.push(start);
+        }
+        for (i, start) in escaping.into_iter().zip(from) {
+            self.nodes[i].escapes_from = Some(start);
+        }
+    }
+
     pub(crate) fn finish_instrumented(mut self) -> (StaticStructure, Option<Instrumented>) {
         let probes = std::mem::take(&mut self.probes);
         let ids: Vec<&str> = self.nodes.iter().map(|n| n.id.as_str()).collect();
@@ -432,6 +495,7 @@ impl<'a> Builder<'a> {
                 self.tools_out_of_sight(span);
             }
         }
+        self.mark_escaping_functions();
         // A function that passes its parameter to one that changes it changes it too.
         loop {
             let mut grew: Vec<String> = Vec::new();
@@ -560,6 +624,13 @@ impl<'a> Builder<'a> {
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
+        if let Binding::Function(id) = &binding {
+            // Called by this name: calls the structure models (unless it is read as a value).
+            self.named_functions
+                .entry(id.clone())
+                .or_default()
+                .push(name.to_owned());
+        }
         let depth = self.env_scopes.len();
         let Some(scope) = self.env_scopes.last_mut() else {
             return;
