@@ -27,6 +27,7 @@ for (const [name, scale] of Object.entries(unary)) {
   group(name, f, many(400, () => [low + random() * width]).concat(special.map((x) => [x])));
 }
 group("atan2", Math.atan2, many(400, () => [random() * 40 - 20, random() * 40 - 20]).concat(special.flatMap((x) => special.slice(0, 14).map((y) => [x, y]))));
+group("cbrt", Math.cbrt, many(400, () => [random() * 2000 - 1000]).concat(many(200, () => [10 ** (random() * 600 - 300)]), special.map((x) => [x])));
 group("hypot", Math.hypot, many(400, () => [random() * 200 - 100, random() * 200 - 100]));
 group("hypot 3", Math.hypot, many(200, () => [random() * 10, random() * 1e3, random() * 1e-3]));
 group("hypot special", Math.hypot, [[], [-0], [3, 4], [NaN, Infinity], [NaN, 1], [1e200, 1e200], [1e-200, 1e-200], [5e-324, 5e-324], ["3", { valueOf: () => 4 }]]);
