@@ -186,12 +186,13 @@ pub extern "C" fn cbrt(x: f64) -> f64 {
     // (1023 - 1023/3 - 0.03306235651) * 2^20, and the same less 54/3 for subnormals.
     const B1: u32 = 715_094_163;
     const B2: u32 = 696_219_795;
-    // |1/cbrt(x) - p(x)| < 2^-23.5.
-    const P0: f64 = 1.875_951_824_271_770_1;
-    const P1: f64 = -1.884_979_795_433_771_7;
-    const P2: f64 = 1.621_429_720_105_354_5;
-    const P3: f64 = -0.758_397_934_778_766;
-    const P4: f64 = 0.145_996_192_886_612_45;
+    // |1/cbrt(x) - p(x)| < 2^-23.5 (1.87595182427177009643, -1.88497979543377169875,
+    // 1.621429720105354466140, -0.758397934778766047437, 0.145996192886612446982).
+    let p0 = f64::from_bits(0x3ffe_03e6_0f61_e692);
+    let p1 = f64::from_bits(0xbffe_28e0_92f0_2420);
+    let p2 = f64::from_bits(0x3ff9_f160_4a49_d6c2);
+    let p3 = f64::from_bits(0xbfe8_44cb_bee7_51d9);
+    let p4 = f64::from_bits(0x3fc2_b000_d4e4_edd7);
     let mut bits = x.to_bits();
     let mut hx = (bits >> 32) as u32 & 0x7fff_ffff;
     if hx >= 0x7ff0_0000 {
@@ -215,7 +216,7 @@ pub extern "C" fn cbrt(x: f64) -> f64 {
     let mut t = f64::from_bits(bits);
     // To 23 bits, with a polynomial of r = t^3 / x.
     let r = (t * t) * (t / x);
-    t *= (P0 + r * (P1 + r * P2)) + ((r * r) * r) * (P3 + r * P4);
+    t *= (p0 + r * (p1 + r * p2)) + ((r * r) * r) * (p3 + r * p4);
     // Rounded away from zero to 21 bits: t * t is then exact.
     t = f64::from_bits((t.to_bits() + 0x8000_0000) & 0xffff_ffff_c000_0000);
     // One Newton step to 53 bits.
