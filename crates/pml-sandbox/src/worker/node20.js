@@ -1002,6 +1002,59 @@
     configurable: true,
     enumerable: false,
   });
+  // --- Promise.any's rejection as V8's ------------------------------------------------------
+  // When every promise rejects, QuickJS's AggregateError has no message; V8's says `All
+  // promises were rejected`. The spec's steps (PerformPromiseAny), in its order: the same
+  // `then` calls on the same promises, so the same jobs in the same turns as the engine's.
+  const PromiseCtor = globals.Promise;
+  const AggregateErr = globals.AggregateError;
+  define(PromiseCtor, "any", {
+    value: {
+      any(iterable) {
+        "use strict";
+        const C = this;
+        let resolve;
+        let reject;
+        // NewPromiseCapability(C): a TypeError here is thrown, not a rejection.
+        const promise = new C((res, rej) => {
+          if (resolve !== undefined || reject !== undefined) throw new TypeErr("Promise executor has already been invoked with non-undefined arguments");
+          resolve = res;
+          reject = rej;
+        });
+        if (typeof resolve !== "function" || typeof reject !== "function") throw new TypeErr("Promise resolve or reject function is not callable");
+        try {
+          const promiseResolve = C.resolve;
+          if (typeof promiseResolve !== "function") throw new TypeErr("Promise resolve or reject function is not callable");
+          const errors = [];
+          let remaining = 1;
+          let index = 0;
+          for (const next of iterable) {
+            const at = index++;
+            errors[at] = undefined;
+            const nextPromise = apply(promiseResolve, C, [next]);
+            let called = false;
+            const rejectElement = (x) => {
+              if (called) return undefined;
+              called = true;
+              errors[at] = x;
+              if (--remaining === 0) reject(new AggregateErr(errors, "All promises were rejected"));
+              return undefined;
+            };
+            remaining++;
+            nextPromise.then(resolve, rejectElement);
+          }
+          if (--remaining === 0) reject(new AggregateErr(errors, "All promises were rejected"));
+        } catch (e) {
+          reject(e);
+        }
+        return promise;
+      },
+    }.any,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+
   // --- Date setters given a value that is not a finite number --------------------------------
   // `d.setUTCDate(NaN)` makes `d` an Invalid Date in V8 (the spec: the new time value is NaN);
   // QuickJS answers NaN but leaves the date as it was. Each setter runs QuickJS's (which

@@ -227,3 +227,29 @@ return out;",
         ])
     );
 }
+
+/// `Promise.any` as Node's: the message of its AggregateError when all reject, its errors in
+/// order, and the turns its answers take among other jobs (the order of a log written as
+/// promises settle).
+#[test]
+fn promise_any_answers_as_node() {
+    same_as_node(
+        r#"const log = [];
+const tick = (name) => Promise.resolve().then(() => log.push(name));
+const out = [];
+tick("a");
+const first = Promise.any([Promise.reject(1), Promise.resolve(2).then((v) => { log.push("b"); return v; }), 3]);
+tick("c");
+out.push(await first);
+try { await Promise.any([Promise.reject(new Error("x")), Promise.reject(new Error("y"))]); } catch (e) {
+  out.push([e.name, e.message, String(e), e.errors.map((x) => x.message), Object.keys(e)]);
+}
+try { await Promise.any([]); } catch (e) { out.push([e.message, e.errors.length]); }
+try { await Promise.any(5); } catch (e) { out.push([e.name, e.message.length > 0]); }
+const thenable = { then(ok) { log.push("thenable"); ok(7); } };
+out.push(await Promise.any([thenable]));
+out.push(Promise.any.length, Promise.any.name, new AggregateError([1]).message);
+out.push(log);
+return out;"#,
+    );
+}
