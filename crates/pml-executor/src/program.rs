@@ -75,6 +75,7 @@ impl pml_sandbox::OriginalText for NodeMap {
             Fault::NotAFunction => Culprit::Callee,
             Fault::NotAConstructor => Culprit::Constructor,
             Fault::NotIterable { nullish } => Culprit::Iterable { nullish },
+            Fault::NotAnObject => Culprit::Parameter,
         };
         let mut known = self.culprits.lock().unwrap_or_else(|p| p.into_inner());
         // One parse per place: a loop failing at one call asks again and again.

@@ -99,6 +99,9 @@ pub enum Fault {
     /// An iteration (`for ... of`, a spread) over a value that is not iterable; `nullish`: it
     /// is `undefined` or `null`.
     NotIterable { nullish: bool },
+    /// Nothing to convert to an object where the program's code is (an object pattern given
+    /// `undefined` or `null`).
+    NotAnObject,
 }
 
 impl fmt::Debug for dyn OriginalText {

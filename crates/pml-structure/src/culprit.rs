@@ -32,6 +32,10 @@ pub enum Culprit {
     /// An iteration (`for ... of`, a spread) over a value that is not iterable; `nullish` when
     /// the value is `undefined` or `null` (V8 words those otherwise in a call's spread).
     Iterable { nullish: bool },
+    /// `cannot convert to object` in the program's own code where a function's parameter is an
+    /// object pattern: the function was given `undefined` (or `null`, which the engine's
+    /// message does not tell: `undefined` is said, by far the likelier).
+    Parameter,
 }
 
 /// V8's message for the error `culprit` thrown at byte `offset` of `code` (a program's
@@ -51,6 +55,9 @@ pub fn culprit_message(
     let lines = LineIndex::new(code);
     let parsed = parse(code, Dialect::JavaScript, &lines).ok()?;
     let at = parsed.base + offset as u32;
+    if culprit == Culprit::Parameter {
+        return parameter_message(&parsed.body, at);
+    }
     let mut touched = Touched::default();
     parsed
         .body
@@ -72,6 +79,7 @@ pub fn culprit_message(
         Culprit::Callee | Culprit::Constructor if finder.calls == 1 => finder.call?,
         Culprit::Callee | Culprit::Constructor => return None,
         Culprit::Iterable { .. } => finder.best?.1,
+        Culprit::Parameter => return None,
     };
     Some(match &found {
         Found::Call(callee) => format!("{} is not a function", print(callee)),
@@ -98,6 +106,105 @@ pub fn culprit_message(
             _ => "Spread syntax requires ...iterable[Symbol.iterator] to be a function".to_owned(),
         },
     })
+}
+
+/// V8's message for a function given `undefined` for its object-pattern parameter, where the
+/// engine's place `at` is the function (its start, or its parameters) or a call passing it
+/// (`rows.map(({ id }) => id)`, the engine's place being the call's): by the pattern's first
+/// property, as V8 words a parameter's (`of 'undefined'`).
+fn parameter_message(body: &[swc_ecma_ast::Stmt], at: u32) -> Option<String> {
+    let mut finder = Parameters {
+        at,
+        own: None,
+        passed: None,
+    };
+    body.iter().for_each(|stmt| stmt.visit_with(&mut finder));
+    let pattern = finder.own.or(finder.passed)?;
+    let words = match pattern.props.first() {
+        Some(ObjectPatProp::KeyValue(kv)) => match (property_key(&kv.key), &*kv.value) {
+            (Some(key), Pat::Assign(a)) if matches!(&*a.left, Pat::Ident(_)) => {
+                format!("Cannot read properties of undefined (reading '{key}')")
+            }
+            (Some(key), _) => {
+                format!("Cannot destructure property '{key}' of 'undefined' as it is undefined.")
+            }
+            (None, _) => "Cannot destructure 'undefined' as it is undefined.".to_owned(),
+        },
+        Some(ObjectPatProp::Assign(a)) => {
+            let key = &a.key.id.sym;
+            match a.value {
+                Some(_) => format!("Cannot read properties of undefined (reading '{key}')"),
+                None => format!(
+                    "Cannot destructure property '{key}' of 'undefined' as it is undefined."
+                ),
+            }
+        }
+        Some(ObjectPatProp::Rest(_)) | None => {
+            "Cannot destructure 'undefined' as it is undefined.".to_owned()
+        }
+    };
+    Some(words)
+}
+
+/// Finds the object-pattern parameter of the function at the engine's place (innermost), or
+/// of a function passed by a call there.
+struct Parameters {
+    at: u32,
+    own: Option<ObjectPat>,
+    passed: Option<ObjectPat>,
+}
+
+/// The first parameter of `params` that is an object pattern (with a default or not).
+fn object_param<'p>(params: impl IntoIterator<Item = &'p Pat>) -> Option<&'p ObjectPat> {
+    params.into_iter().find_map(|p| match p {
+        Pat::Object(o) => Some(o),
+        Pat::Assign(a) => match &*a.left {
+            Pat::Object(o) => Some(o),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+impl Parameters {
+    /// A function spanning `span` whose parameters end where its body starts.
+    fn function(&mut self, span: swc_common::Span, body_start: u32, pattern: Option<&ObjectPat>) {
+        if span.lo.0 <= self.at && self.at < body_start.max(span.lo.0 + 1) {
+            if let Some(p) = pattern {
+                self.own = Some(p.clone());
+            }
+        }
+    }
+}
+
+impl Visit for Parameters {
+    fn visit_arrow_expr(&mut self, f: &swc_ecma_ast::ArrowExpr) {
+        self.function(f.span, f.body.span().lo.0, object_param(&f.params));
+        f.visit_children_with(self);
+    }
+
+    fn visit_function(&mut self, f: &swc_ecma_ast::Function) {
+        let body_start = f.body.as_ref().map_or(f.span.hi.0, |b| b.span.lo.0);
+        self.function(f.span, body_start, object_param(f.params.iter().map(|p| &p.pat)));
+        f.visit_children_with(self);
+    }
+
+    fn visit_call_expr(&mut self, call: &CallExpr) {
+        // The engine's place is the call's, or its callee's last name (`map` of `rows.map`).
+        let callee_end = match &call.callee {
+            Callee::Expr(e) => e.span().hi.0,
+            _ => call.span.lo.0,
+        };
+        if call.span.lo.0 <= self.at && self.at <= callee_end && self.passed.is_none() {
+            let passed = call.args.iter().find_map(|a| match strip(&a.expr) {
+                Expr::Arrow(f) => object_param(&f.params),
+                Expr::Fn(f) => object_param(f.function.params.iter().map(|p| &p.pat)),
+                _ => None,
+            });
+            self.passed = passed.cloned();
+        }
+        call.visit_children_with(self);
+    }
 }
 
 enum Found {

@@ -1492,6 +1492,7 @@ fn run_with<'js>(
                     0 => crate::Fault::NotAFunction,
                     1 => crate::Fault::NotAConstructor,
                     2 => crate::Fault::NotIterable { nullish: true },
+                    4 => crate::Fault::NotAnObject,
                     _ => crate::Fault::NotIterable { nullish: false },
                 };
                 match (file, line, column) {

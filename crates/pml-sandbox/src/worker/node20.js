@@ -102,7 +102,8 @@
   // Messages V8 words after the program's text at the place of the error (`o.list.map is
   // not a function`, `data.files is not iterable`): the native `culpritOf(kind, file, line,
   // column)` a program's run sets reads it there (`culprit.rs` of pml-structure); kinds: 0 not
-  // a function, 1 not a constructor, 2 not iterable (undefined or null), 3 not iterable.
+  // a function, 1 not a constructor, 2 not iterable (undefined or null), 3 not iterable, 4
+  // nothing to convert to an object (a parameter's object pattern).
   let culpritOf;
   const iteratorOfNothing = /^cannot read property 'Symbol\.iterator' of (undefined|null)$/;
   const culprit = (message, first) => {
@@ -111,6 +112,7 @@
     if (message === "not a function") kind = 0;
     else if (message === "not a constructor") kind = 1;
     else if (message === "value is not iterable") kind = 3;
+    else if (message === "cannot convert to object" || message === "Cannot convert undefined or null to object") kind = 4;
     else {
       nothing = apply(exec, iteratorOfNothing, [message]);
       if (nothing !== null) kind = 2;
