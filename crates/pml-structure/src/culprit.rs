@@ -185,7 +185,11 @@ impl Visit for Parameters {
 
     fn visit_function(&mut self, f: &swc_ecma_ast::Function) {
         let body_start = f.body.as_ref().map_or(f.span.hi.0, |b| b.span.lo.0);
-        self.function(f.span, body_start, object_param(f.params.iter().map(|p| &p.pat)));
+        self.function(
+            f.span,
+            body_start,
+            object_param(f.params.iter().map(|p| &p.pat)),
+        );
         f.visit_children_with(self);
     }
 

@@ -402,36 +402,28 @@ return read.length;
     }
 }
 
-/// What a call of a local function starts ahead keeps its server's order, as Node sends it:
-/// after the calls to that server before the call (in a branch, a loop, a `try` the program
-/// decides on as it goes), and, inside the function, after its calls before it (in a `try`)
-/// and in the order of each iteration of its loops.
-#[tokio::test(flavor = "multi_thread")]
-async fn reads_in_local_functions_keep_their_servers_order() {
-    let programs = [
-        "async function load(id) { return (await mcp.fast.r({ id })).id; }\nif (args.v ?? true) await mcp.fast.r({ id: 1 });\nreturn await load(2);",
-        "async function load(id) {\n  try { await mcp.fast.missing({ id: 1 }); } catch {}\n  return (await mcp.fast.r({ id })).id;\n}\nreturn await load(2);",
-        "async function load(id) { return (await mcp.fast.r({ id })).id; }\nconst l = await mcp.slow.a({ ids: [1, 2] });\nfor (const i of l.ids) await mcp.fast.r({ id: i });\nreturn await load(3);",
-        "async function pair(ids) {\n  for (const id of ids) {\n    await mcp.fast.r({ id });\n    await mcp.fast.r({ id: id + 10 });\n  }\n  return ids.length;\n}\nreturn await pair([1, 2]);",
-        "let i = 0;\nwhile (i < 2) { await mcp.fast.r({ id: i }); i++; }\nasync function load(id) { return (await mcp.fast.r({ id })).id; }\nreturn await load(5);",
-        "async function load(id) { return (await mcp.fast.r({ id })).id; }\ntry { await mcp.fast.missing({ id: 0 }); } catch {}\nreturn [await load(1), await load(2)];",
-    ];
+/// A host for the order tests: `slow:a` (100 ms), `fast:r` (20 ms), both echoing their
+/// arguments, and `fast:missing`, which fails: all read-only.
+fn order_host() -> std::sync::Arc<FakeHost> {
     let echo = |a: &Value| Ok(a.clone());
-    let make = || {
-        FakeHost::new()
-            .tool(
-                "slow:a",
-                ToolSpec::compute(echo).read_only().latency_ms(100),
-            )
-            .tool("fast:r", ToolSpec::compute(echo).read_only().latency_ms(20))
-            .tool(
-                "fast:missing",
-                ToolSpec::new(Behavior::Fail(pml_executor::ToolFailure::new("missing")))
-                    .read_only()
-                    .latency_ms(20),
-            )
-            .into_arc()
-    };
+    FakeHost::new()
+        .tool(
+            "slow:a",
+            ToolSpec::compute(echo).read_only().latency_ms(100),
+        )
+        .tool("fast:r", ToolSpec::compute(echo).read_only().latency_ms(20))
+        .tool(
+            "fast:missing",
+            ToolSpec::new(Behavior::Fail(pml_executor::ToolFailure::new("missing")))
+                .read_only()
+                .latency_ms(20),
+        )
+        .into_arc()
+}
+
+/// Runs each program with and without speculation: the same result, and server `fast`
+/// receives the same calls in the same order.
+async fn fast_receives_what_it_receives_without_speculation(programs: &[&str]) {
     // The calls to `fast`, in the order the server received them.
     let order = |host: &FakeHost| {
         let mut calls: Vec<_> = (host.calls().into_iter())
@@ -444,7 +436,7 @@ async fn reads_in_local_functions_keep_their_servers_order() {
             .collect::<Vec<_>>()
     };
     for source in programs {
-        let (plain_host, fast_host) = (make(), make());
+        let (plain_host, fast_host) = (order_host(), order_host());
         let p = program(source, &plain_host.catalog());
         let plain_options = ExecuteOptions {
             speculate: false,
@@ -458,47 +450,32 @@ async fn reads_in_local_functions_keep_their_servers_order() {
     }
 }
 
+/// What a call of a local function starts ahead keeps its server's order, as Node sends it:
+/// after the calls to that server before the call (in a branch, a loop, a `try` the program
+/// decides on as it goes), and, inside the function, after its calls before it (in a `try`)
+/// and in the order of each iteration of its loops.
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_in_local_functions_keep_their_servers_order() {
+    fast_receives_what_it_receives_without_speculation(&[
+        "async function load(id) { return (await mcp.fast.r({ id })).id; }\nif (args.v ?? true) await mcp.fast.r({ id: 1 });\nreturn await load(2);",
+        "async function load(id) {\n  try { await mcp.fast.missing({ id: 1 }); } catch {}\n  return (await mcp.fast.r({ id })).id;\n}\nreturn await load(2);",
+        "async function load(id) { return (await mcp.fast.r({ id })).id; }\nconst l = await mcp.slow.a({ ids: [1, 2] });\nfor (const i of l.ids) await mcp.fast.r({ id: i });\nreturn await load(3);",
+        "async function pair(ids) {\n  for (const id of ids) {\n    await mcp.fast.r({ id });\n    await mcp.fast.r({ id: id + 10 });\n  }\n  return ids.length;\n}\nreturn await pair([1, 2]);",
+        "let i = 0;\nwhile (i < 2) { await mcp.fast.r({ id: i }); i++; }\nasync function load(id) { return (await mcp.fast.r({ id })).id; }\nreturn await load(5);",
+        "async function load(id) { return (await mcp.fast.r({ id })).id; }\ntry { await mcp.fast.missing({ id: 0 }); } catch {}\nreturn [await load(1), await load(2)];",
+    ])
+    .await;
+}
+
 /// A function the program calls where the structure does not say (a method of an object or
 /// a class, a function passed as a callback) sends its server its calls before a later read
 /// of the program, as in Node: no read to that server is started ahead of it.
 #[tokio::test(flavor = "multi_thread")]
 async fn reads_after_methods_and_callbacks_that_call_their_server_wait() {
-    let programs = [
+    fast_receives_what_it_receives_without_speculation(&[
         "const repo = {\n  async get(id) { return (await mcp.fast.r({ id })).id; },\n};\nawait mcp.slow.a({ id: 0 });\nconst one = await repo.get(1);\nreturn [one, (await mcp.fast.r({ id: 2 })).id];",
         "class Repo {\n  async get(id) { return (await mcp.fast.r({ id })).id; }\n}\nconst repo = new Repo();\nawait mcp.slow.a({ id: 0 });\nconst one = await repo.get(1);\nreturn [one, (await mcp.fast.r({ id: 2 })).id];",
         "const load = async (id) => (await mcp.fast.r({ id })).id;\nawait mcp.slow.a({ id: 0 });\nconst all = await Promise.all([1, 3].map(load));\nreturn [all, (await mcp.fast.r({ id: 2 })).id];",
-    ];
-    let echo = |a: &Value| Ok(a.clone());
-    let make = || {
-        FakeHost::new()
-            .tool(
-                "slow:a",
-                ToolSpec::compute(echo).read_only().latency_ms(100),
-            )
-            .tool("fast:r", ToolSpec::compute(echo).read_only().latency_ms(20))
-            .into_arc()
-    };
-    let order = |host: &FakeHost| {
-        let mut calls: Vec<_> = (host.calls().into_iter())
-            .filter(|c| c.tool.starts_with("fast:"))
-            .collect();
-        calls.sort_by_key(|c| c.start);
-        calls
-            .into_iter()
-            .map(|c| c.arguments.to_string())
-            .collect::<Vec<_>>()
-    };
-    for source in programs {
-        let (plain_host, fast_host) = (make(), make());
-        let p = program(source, &plain_host.catalog());
-        let plain_options = ExecuteOptions {
-            speculate: false,
-            ..plain_host.options()
-        };
-        let plain = run(&p, plain_host.clone(), &plain_options).await;
-        let fast = run(&p, fast_host.clone(), &fast_host.options()).await;
-        assert_ok(&plain);
-        assert_eq!(plain.result, fast.result, "{source}");
-        assert_eq!(order(&plain_host), order(&fast_host), "{source}");
-    }
+    ])
+    .await;
 }
