@@ -152,12 +152,17 @@ pub(super) fn helpers(
         .filter(|p| p.kind == ProbeKind::Nullish)
         .flat_map(|p| p.nodes.iter().map(String::as_str))
         .collect();
+    let places = Places::of(structure);
     let mut out = HashMap::new();
     for f in structure
         .nodes
         .iter()
         .filter(|n| n.kind == NodeKind::Function)
     {
+        let body = places
+            .body
+            .get(f.id.as_str())
+            .map_or(&[][..], Vec::as_slice);
         let Some(params) = f.params.clone() else {
             continue;
         };
@@ -170,11 +175,7 @@ pub(super) fn helpers(
         };
         // A node of this body after a `try` of it whose handler may end the path: not certain.
         let after_exit = |n: &pml_structure::Node| {
-            (structure.nodes.iter()).any(|m| {
-                m.throw_exits
-                    && m.span.start < n.span.start
-                    && function_of(structure, m).is_some_and(|id| id == f.id)
-            })
+            (body.iter()).any(|m| m.throw_exits && m.span.start < n.span.start)
         };
         // What a node there depends on: decisions of this body over what the parameters hold
         // and what is known ahead of a call (`None`: something else).
@@ -250,10 +251,9 @@ pub(super) fn helpers(
                 each,
             });
         }
-        let reads = in_server_order(structure, &f.id, reads, servers_of);
+        let reads = in_server_order(body, &places, reads, servers_of);
         // Whether following it starts every call its body makes to a server (the local
         // functions it calls aside: see below).
-        let body = (structure.nodes.iter()).filter(|n| function_of(structure, n) == Some(&f.id));
         let (mut tool_calls, mut function_calls) = (0, 0);
         for n in body {
             if n.is_mcp() {
@@ -499,23 +499,55 @@ pub(super) fn in_fork(structure: &StaticStructure, id: &str) -> bool {
     false
 }
 
-/// The innermost local function node `n` is in, if any.
-fn function_of<'s>(structure: &'s StaticStructure, n: &pml_structure::Node) -> Option<&'s str> {
-    let mut at = n.scope.clone();
-    for _ in 0..structure.nodes.len() {
-        match at? {
-            Scope::Function { id } => return structure.node(&id).map(|f| f.id.as_str()),
-            scope => at = structure.node(scope.id()).and_then(|n| n.scope.clone()),
-        }
-    }
-    None
+/// Where each node is, from one walk over the scopes (a walk per node and question would
+/// search the nodes by id at each step: quadratic, and per local function).
+struct Places<'s> {
+    /// Local function id -> the nodes directly in its body.
+    body: HashMap<&'s str, Vec<&'s pml_structure::Node>>,
+    /// Node id -> the outermost loop around it in the function it is directly in.
+    outer_loop: HashMap<&'s str, &'s str>,
 }
 
-/// The reads of function `f`'s body that keep their server's order when started ahead, in
-/// the order they start (see [`helpers`]).
+impl<'s> Places<'s> {
+    fn of(structure: &'s StaticStructure) -> Self {
+        let by_id: HashMap<&str, &pml_structure::Node> =
+            structure.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let mut places = Places {
+            body: HashMap::new(),
+            outer_loop: HashMap::new(),
+        };
+        for n in &structure.nodes {
+            let mut outer = None;
+            let mut at = n.scope.as_ref();
+            // Scopes only point outwards: a chain ends.
+            for _ in 0..structure.nodes.len() {
+                match at {
+                    None => break,
+                    Some(Scope::Function { id }) => {
+                        places.body.entry(id.as_str()).or_default().push(n);
+                        if let Some(l) = outer {
+                            places.outer_loop.insert(n.id.as_str(), l);
+                        }
+                        break;
+                    }
+                    Some(scope) => {
+                        if let Scope::Loop { id } = scope {
+                            outer = Some(id.as_str());
+                        }
+                        at = by_id.get(scope.id()).and_then(|m| m.scope.as_ref());
+                    }
+                }
+            }
+        }
+        places
+    }
+}
+
+/// The reads of a function's body (its nodes: `body`) that keep their server's order when
+/// started ahead, in the order they start (see [`helpers`]).
 fn in_server_order(
-    structure: &StaticStructure,
-    f: &str,
+    body: &[&pml_structure::Node],
+    places: &Places<'_>,
     reads: Vec<HelperRead>,
     servers_of: &HashMap<String, HashSet<String>>,
 ) -> Vec<HelperRead> {
@@ -524,8 +556,7 @@ fn in_server_order(
     };
     // Every call of the body to a server, or of a local function reaching servers: (node,
     // where, the servers, the loop of the body it is in).
-    let calls: Vec<(&str, usize, Vec<&str>, Option<String>)> = (structure.nodes.iter())
-        .filter(|n| function_of(structure, n) == Some(f))
+    let calls: Vec<(&str, usize, Vec<&str>, Option<&str>)> = (body.iter())
         .filter_map(|n| {
             let servers: Vec<&str> = match (n.kind, n.tool.as_deref()) {
                 (NodeKind::Call, _) => (n.function.as_ref())
@@ -535,10 +566,7 @@ fn in_server_order(
                 _ => return None,
             };
             // The outermost: calls in one loop of the body take turns in each iteration.
-            let own_loop = enclosing_loops(structure, &n.id)
-                .into_iter()
-                .rev()
-                .find(|l| function_of_id(structure, l) == Some(f));
+            let own_loop = places.outer_loop.get(n.id.as_str()).copied();
             Some((n.id.as_str(), n.span.start, servers, own_loop))
         })
         .collect();
@@ -561,11 +589,6 @@ fn in_server_order(
         }
     }
     kept
-}
-
-/// The local function node `id` is directly in, if any.
-fn function_of_id<'s>(structure: &'s StaticStructure, id: &str) -> Option<&'s str> {
-    structure.node(id).and_then(|n| function_of(structure, n))
 }
 
 /// Whether node `id` is inside a local function, at any depth.
