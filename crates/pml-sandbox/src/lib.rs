@@ -78,7 +78,11 @@
 //!
 //! **Output:** the program's return value as JSON (as for code tasks; `undefined` is `null`),
 //! or a [`SandboxError`] naming the program (`program agent.js threw: Error: ...`): an uncaught
-//! throw or rejection is [`SandboxError::Exception`] with the stack.
+//! throw or rejection is [`SandboxError::Exception`] with the stack. So is, as in Node 20
+//! (`--unhandled-rejections=throw`), any promise still rejected with no handler once a turn's
+//! jobs have run (an unawaited call or local function that fails): the run ends there, with the
+//! error, or Node's `UnhandledPromiseRejection` words for a reason that is not one; probes that
+//! watch a promise settle do not count as its handler.
 //!
 //! **How, on the worker:** the program is compiled as `(async function () {SOURCE\n})`, the
 //! prefix on the first source line so that line N of the source is line N in stack traces and

@@ -523,6 +523,8 @@ struct Engine {
     cache: HashMap<String, Rc<[u8]>>,
     runtime: Runtime,
     clock: Rc<TaskClock>,
+    /// The program's promises rejected with no handler (the runtime's rejection tracker).
+    unhandled: event_loop::Unhandled,
 }
 
 impl Engine {
@@ -544,6 +546,13 @@ impl Engine {
         .map_err(|e| format!("cannot create a quickjs runtime: {e}"))?;
         runtime.set_memory_limit(limits.memory);
         runtime.set_max_stack_size(limits.stack);
+        let unhandled = event_loop::Unhandled::default();
+        let tracked = unhandled.clone();
+        runtime.set_host_promise_rejection_tracker(Some(Box::new(
+            move |ctx, promise, reason, handled| {
+                event_loop::track_rejection(&tracked, ctx, promise, reason, handled)
+            },
+        )));
         let c = clock.clone();
         // QuickJS calls this every 10,000 interpreter ticks (backward jumps and calls); a builtin
         // that runs long without calling back into JavaScript is only stopped when it returns
@@ -602,6 +611,7 @@ impl Engine {
             cache: HashMap::new(),
             runtime,
             clock,
+            unhandled,
         })
     }
 
@@ -663,6 +673,7 @@ impl Engine {
                 stringify,
                 is_buffer,
                 culprits,
+                &self.unhandled,
             )
         })?;
         self.program = Some(ReadyProgram { ready, context });
@@ -878,6 +889,7 @@ impl Engine {
                 to_string_script: &self.to_string,
                 link,
                 clock: self.clock.clone(),
+                unhandled: self.unhandled.clone(),
             };
             event_loop::run_in(&ctx, program, ready)
         });

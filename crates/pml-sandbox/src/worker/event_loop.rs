@@ -285,10 +285,12 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   let invocations = 0;
   // Calls `resolved` or `rejected` when promise `p` settles; false if that cannot be known
   // (a program that made its promises' species throw).
+  // (`util.observe`: attached as `then` attaches it, but the program's rejection stays its
+  // own to handle, or to leave unhandled.)
+  const observe = util.observe;
   const settles = (p, resolved, rejected) => {
     try {
-      apply(then, p, [resolved, rejected]);
-      return true;
+      return observe(p, then, resolved, rejected);
     } catch (e) {
       return false;
     }
@@ -1130,10 +1132,177 @@ pub(crate) struct Program<'a> {
     pub link: &'a Link,
     /// The worker's clock: armed, counting from when the caller sent the program.
     pub clock: Rc<TaskClock>,
+    /// Where the runtime's rejection tracker notes the promises rejected with no handler.
+    pub unhandled: Unhandled,
 }
 
 /// The run a ready context's natives serve: set while its program runs.
 type Current = Rc<RefCell<Option<Rc<Calls>>>>;
+
+/// The promises rejected while no handler was attached to them, in the order they were, with
+/// their reasons; a promise leaves when a handler is attached after all (what Node keeps for
+/// its `unhandledRejection`). Only programs are watched.
+#[derive(Default)]
+pub(crate) struct Rejections {
+    /// `None` outside a program's run.
+    watching: Option<Vec<(Persistent<Value<'static>>, Persistent<Value<'static>>)>>,
+    /// While a probe attaches its own reaction to a program's promise: that handler is pml's,
+    /// not the program's, and takes no rejection back.
+    probing: bool,
+}
+
+pub(crate) type Unhandled = Rc<RefCell<Rejections>>;
+
+/// The runtime's host rejection tracker: QuickJS calls it with `handled == false` when a
+/// promise with no handler is rejected, and with `handled == true` when such a promise gets
+/// its first handler.
+pub(crate) fn track_rejection<'js>(
+    unhandled: &Unhandled,
+    ctx: Ctx<'js>,
+    promise: Value<'js>,
+    reason: Value<'js>,
+    handled: bool,
+) {
+    let Ok(mut rejections) = unhandled.try_borrow_mut() else {
+        return;
+    };
+    if handled && rejections.probing {
+        return;
+    }
+    let Some(list) = rejections.watching.as_mut() else {
+        return;
+    };
+    if handled {
+        list.retain(|(p, _)| p.clone().restore(&ctx).is_ok_and(|p| p != promise));
+    } else {
+        list.push((
+            Persistent::save(&ctx, promise),
+            Persistent::save(&ctx, reason),
+        ));
+    }
+}
+
+/// The native `observe(p, then, resolved, rejected)` of [`SETUP`]'s probes: `then.call(p,
+/// resolved, rejected)` (the trace hears when a local function's promise settles) without
+/// making `p` handled in the program's eyes, so that a rejection the program leaves alone
+/// still ends its run as in Node.
+fn observe<'js>(
+    unhandled: &Unhandled,
+    p: Value<'js>,
+    then: Function<'js>,
+    resolved: Value<'js>,
+    rejected: Value<'js>,
+) -> rquickjs::Result<bool> {
+    unhandled.borrow_mut().probing = true;
+    let attached = then.call::<_, Value>((rquickjs::function::This(p.clone()), resolved, rejected));
+    unhandled.borrow_mut().probing = false;
+    attached?;
+    unmark_handled(&p);
+    Ok(true)
+}
+
+/// The head of QuickJS's `JSPromiseData` (`quickjs.c` of rquickjs-sys 0.14, not in its
+/// headers): the promise's state, its two reaction lists, and whether a handler was ever
+/// attached (`bool`, one byte).
+#[repr(C)]
+struct PromiseData {
+    state: std::ffi::c_int,
+    reactions: [[*mut std::ffi::c_void; 2]; 2],
+    is_handled: u8,
+}
+
+/// Clears the "handled" flag `then` just set on promise `p`. QuickJS has no call for it; the
+/// flag is written only when the state read through [`PromiseData`] is the one rquickjs reports
+/// and the flag is set, as it must be right after `then`: a layout that differs is left alone
+/// (rejections are then missed, never invented; `tests/it/program.rs` would fail).
+fn unmark_handled(p: &Value<'_>) {
+    let Some(promise) = p.as_promise() else {
+        return;
+    };
+    let state = match promise.state() {
+        PromiseState::Pending => 0,
+        PromiseState::Resolved => 1,
+        PromiseState::Rejected => 2,
+    };
+    let raw = p.as_raw();
+    // SAFETY: `raw` is a live promise object (held by `p`); its opaque pointer is its
+    // `JSPromiseData`, whose first fields `PromiseData` mirrors; only the flag byte is written.
+    unsafe {
+        let class = rquickjs::qjs::JS_GetClassID(raw);
+        let data = rquickjs::qjs::JS_GetOpaque(raw, class).cast::<PromiseData>();
+        if data.is_null() || (*data).state != state || (*data).is_handled != 1 {
+            return;
+        }
+        (*data).is_handled = 0;
+    }
+}
+
+/// The reason of the first promise still rejected with no handler, if any.
+fn first_unhandled<'js>(ctx: &Ctx<'js>, unhandled: &Unhandled) -> Option<Value<'js>> {
+    let first = unhandled.borrow_mut().watching.as_mut()?.drain(..).next()?;
+    first.1.restore(ctx).ok()
+}
+
+/// What ends a run whose promise was rejected with no handler, as Node 20 ends it (its
+/// default `--unhandled-rejections=throw`): an error is thrown as it is; any other reason is
+/// said in an `UnhandledPromiseRejection` error.
+fn unhandled_rejection<'js>(ctx: &Ctx<'js>, reason: Value<'js>) -> Failure {
+    if reason.as_object().is_some_and(|o| o.is_error()) {
+        return super::classify(ctx, reason);
+    }
+    let said = said_without_side_effects(ctx, &reason);
+    Failure::Threw {
+        message: format!(
+            "UnhandledPromiseRejection: This error originated either by throwing inside of an \
+             async function without a catch block, or by rejecting a promise which was not \
+             handled with .catch(). The promise rejected with the reason \"{said}\"."
+        ),
+        stack: None,
+    }
+}
+
+/// `reason` as V8's `NoSideEffectsToString` says it in that message: a primitive as
+/// `String()` writes it, `Symbol(description)`, `[object Array]`, and `#<Name>` for another
+/// object (its constructor's name).
+fn said_without_side_effects<'js>(ctx: &Ctx<'js>, reason: &Value<'js>) -> String {
+    use rquickjs::convert::Coerced;
+    if let Some(symbol) = reason.as_symbol() {
+        let description = symbol
+            .description()
+            .ok()
+            .and_then(|d| d.as_string().and_then(|s| s.to_string().ok()))
+            .unwrap_or_default();
+        return format!("Symbol({description})");
+    }
+    if let Some(object) = reason.as_object() {
+        if reason.is_array() {
+            return "[object Array]".to_owned();
+        }
+        if reason.is_function() {
+            if let Ok(Coerced(text)) = reason.get::<Coerced<String>>() {
+                return text;
+            }
+            ctx.catch();
+            return "function".to_owned();
+        }
+        let name = object
+            .get::<_, rquickjs::Object>("constructor")
+            .and_then(|c| c.get::<_, String>("name"))
+            .ok()
+            .filter(|n| !n.is_empty());
+        if name.is_none() {
+            ctx.catch();
+        }
+        return format!("#<{}>", name.as_deref().unwrap_or("Object"));
+    }
+    match reason.get::<Coerced<String>>() {
+        Ok(Coerced(text)) => text,
+        Err(_) => {
+            ctx.catch();
+            String::new()
+        }
+    }
+}
 
 /// A program context made ready before its program comes ([`ready`]): the handles its run
 /// binds. Dropped before its context.
@@ -1169,6 +1338,7 @@ pub(crate) fn ready<'js>(
     stringify: Function<'js>,
     is_buffer: Function<'js>,
     culprits: Function<'js>,
+    unhandled: &Unhandled,
 ) -> Result<Ready, Failure> {
     let run = |e| failure(ctx, e, Phase::Run);
     let current: Current = Rc::new(RefCell::new(None));
@@ -1257,6 +1427,19 @@ pub(crate) fn ready<'js>(
     };
     let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy()).map_err(run)?;
     let is_promise = Function::new(ctx.clone(), |v: Value<'js>| v.is_promise()).map_err(run)?;
+    let observe = {
+        let unhandled = unhandled.clone();
+        Function::new(
+            ctx.clone(),
+            move |p: Value<'js>,
+                  then: Function<'js>,
+                  resolved: Value<'js>,
+                  rejected: Value<'js>| {
+                observe(&unhandled, p, then, resolved, rejected)
+            },
+        )
+        .map_err(run)?
+    };
     let util: Value = {
         let proxy_target = Function::new(ctx.clone(), |v: Value<'js>, handler: bool| {
             let proxy = v.into_proxy()?;
@@ -1309,6 +1492,7 @@ pub(crate) fn ready<'js>(
     util_object.set("begin", begin).map_err(run)?;
     util_object.set("schedule", schedule).map_err(run)?;
     util_object.set("unschedule", unschedule).map_err(run)?;
+    util_object.set("observe", observe).map_err(run)?;
     let made: Array = bytecode::run(ctx, setup)
         .and_then(|v| Function::from_js(ctx, v))
         .and_then(|setup| {
@@ -1385,8 +1569,11 @@ pub(crate) fn run_in<'js>(
     });
     *ready.current.borrow_mut() = Some(calls.clone());
     let current = ready.current.clone();
+    let unhandled = program.unhandled.clone();
+    unhandled.borrow_mut().watching = Some(Vec::new());
     let mut iterations = None;
     let outcome = run_with(ctx, program, ready, &calls, &mut iterations);
+    unhandled.borrow_mut().watching = None;
     // What the run reported last: the loop counts, the operations that never ended, and for a
     // run that stopped, the loop body it entered last.
     let summary = iterations.and_then(|f: Function| f.call::<_, Array>(()).ok());
@@ -1451,6 +1638,7 @@ fn run_with<'js>(
         to_string_script,
         link,
         clock,
+        unhandled,
     } = program;
     let run = |e| failure(ctx, e, Phase::Run);
     let restore =
@@ -1540,6 +1728,16 @@ fn run_with<'js>(
         while ctx.execute_pending_job() {
             if clock.over() || clock.interrupted.get() {
                 return Err(Failure::Interrupted);
+            }
+        }
+        // As Node does once the jobs of a turn have run: a promise rejected with no handler by
+        // then ends the run, even when the program's own promise settled in the same turn, if
+        // anything is left to do before the process exits: closing the connections to the
+        // servers it called takes turns (when it called none, Node exits in this one).
+        if let Some(reason) = first_unhandled(ctx, &unhandled) {
+            let exits_now = calls.last.get() == 0 && settled(ctx, &promise).is_some();
+            if !exits_now {
+                return Err(unhandled_rejection(ctx, reason));
             }
         }
         if calls.caller_gone.get() {

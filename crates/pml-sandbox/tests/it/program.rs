@@ -283,6 +283,71 @@ return settled.map((s) => s.status === 'fulfilled' ? s.value : ['rejected', s.re
     );
 }
 
+/// Node 20 ends a program whose promise is rejected with no handler once the turn's jobs have
+/// run (`--unhandled-rejections=throw`, its default): a call the program did not await, a
+/// `Promise.reject` left alone. A handler attached within the turn takes it back.
+#[test]
+fn a_rejection_no_handler_takes_ends_the_run_as_in_node() {
+    let answer = |call: &HostCall| match call.tool.as_str() {
+        "bad" => Err("nope".to_owned()),
+        _ => Ok(json!("fine")),
+    };
+    let run = |source: &str| run_answering(shared(), source, &Value::Null, answer);
+
+    // An unawaited call that fails: the program does not get to its next call.
+    let (result, calls) = run(
+        "mcp.x.bad();\nawait new Promise((r) => setTimeout(r, 5));\nawait mcp.x.good();\nreturn 1;",
+    );
+    let error = result.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "program agent.js threw: Error: nope",
+        "{error:?}"
+    );
+    assert_eq!(calls.len(), 1, "{calls:?}");
+
+    // Rejected with something that is not an error: Node's own words.
+    let (result, _) = run("Promise.reject('plain');\nawait mcp.x.good();\nreturn 1;");
+    assert_eq!(
+        result.unwrap_err().to_string(),
+        "program agent.js threw: UnhandledPromiseRejection: This error originated either by \
+         throwing inside of an async function without a catch block, or by rejecting a promise \
+         which was not handled with .catch(). The promise rejected with the reason \"plain\"."
+    );
+    for (reason, said) in [
+        ("({ a: 1 })", "#<Object>"),
+        ("[1, 2]", "[object Array]"),
+        ("Symbol('s')", "Symbol(s)"),
+        ("undefined", "undefined"),
+        ("new Map()", "#<Map>"),
+    ] {
+        let (result, _) = run(&format!(
+            "Promise.reject({reason});\nawait mcp.x.good();\nreturn 1;"
+        ));
+        let message = result.unwrap_err().to_string();
+        assert!(
+            message.ends_with(&format!("the reason \"{said}\".")),
+            "{reason}: {message}"
+        );
+    }
+
+    // Handled within the turn, or awaited in time: nothing ends the run.
+    let (result, _) = run("const p = Promise.reject(new Error('late'));\nawait null;\np.catch(() => {});\nreturn await mcp.x.good();");
+    assert_eq!(result.unwrap(), json!("fine"));
+    let (result, _) =
+        run("const p = mcp.x.bad();\ntry { await p; } catch (e) { return e.message; }");
+    assert_eq!(result.unwrap(), json!("nope"));
+    // Handled a turn too late: Node has ended already.
+    let (result, _) = run("const p = Promise.reject(new Error('too late'));\nawait mcp.x.good();\np.catch(() => {});\nreturn 1;");
+    assert_eq!(
+        result.unwrap_err().to_string(),
+        "program agent.js threw: Error: too late"
+    );
+    // Rejected in the turn the program ends, with no server to hang up on: Node exits first.
+    let (result, _) = run("Promise.reject(new Error('last'));\nreturn 2;");
+    assert_eq!(result.unwrap(), json!(2));
+}
+
 #[test]
 fn probing_mcp_makes_no_calls() {
     let source = "

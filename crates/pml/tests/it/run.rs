@@ -742,6 +742,51 @@ return (await mcp.memory.read_graph({})).entities.map(e => e.name);"#,
     );
 }
 
+/// A promise the program leaves rejected with no handler ends the run once the turn's jobs
+/// have run, as Node 20 ends it, also when it is a local function's (whose settling the
+/// instrumented program's probes watch without handling it).
+#[test]
+fn rejections_no_handler_takes_end_the_run_as_in_node() {
+    let p = TempProgram::new(
+        "unhandled",
+        "unhandled.ts",
+        r#"async function check(x: unknown) { if (!x) throw new Error("no x"); return x; }
+async function later(x: unknown) { await null; if (!x) throw new Error("later: no x"); return x; }
+const out = [await check(1), await later(2)];
+try { await later(0); } catch (e) { out.push(e.message); }
+const p = later(0);
+await null;
+await null;
+try { await p; } catch (e) { out.push(e.message); }
+if (args.drop === "now") check(0);
+if (args.drop === "later") later(0);
+await new Promise((resolve) => setTimeout(resolve, 0));
+const listed = await mcp.filesystem.list_directory({ path: args.root });
+return [out, typeof listed.content];
+"#,
+    );
+    let run = |drop: &str| {
+        let args = json!({ "drop": drop }).to_string();
+        let (code, stdout, stderr) = pml(&["run", p.path(), "--no-store", "--args", &args]);
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stderr}"));
+        (code, v)
+    };
+    let (code, v) = run("");
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        v["result"],
+        json!([[1, 2, "later: no x", "later: no x"], "string"])
+    );
+    for (drop, message) in [("now", "Error: no x"), ("later", "Error: later: no x")] {
+        let (code, v) = run(drop);
+        assert_eq!(code, 1, "{v}");
+        let error = v["error"].as_str().unwrap();
+        assert!(error.contains(message), "{drop}: {error}");
+        // The run ended before the program's next call.
+        assert_eq!(v["executedPath"], json!([]), "{drop}: {v}");
+    }
+}
+
 #[test]
 fn exceptions_say_where_they_were_thrown() {
     let p = TempProgram::new(
