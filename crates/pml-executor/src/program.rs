@@ -129,6 +129,7 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
             values: &wanted,
             reads: reads.as_ref(),
             originals: Some(&originals),
+            abort: Some(&shared2.abort),
         };
         let mut on_call = |call: HostCall, answers: Answers| {
             // Interrupted: no new call starts.
@@ -164,12 +165,6 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 answers.answer(call.id, Err("the run made too many tool calls".to_owned()));
                 answers.abort();
                 return;
-            }
-            {
-                let mut keeper = shared2.keeper.lock().unwrap_or_else(|p| p.into_inner());
-                if keeper.is_none() {
-                    *keeper = Some(answers.clone());
-                }
             }
             let (cx, map, shared) = (cx2.clone(), map2.clone(), shared2.clone());
             let nested = call.capability;
@@ -211,12 +206,10 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
         outcome = &mut blocking => outcome,
         () = interrupted(cx.interrupt.clone()) => {
             shared.limit(crate::INTERRUPTED.to_owned());
-            // The program ends the next time it waits for an answer; the calls in flight get
-            // a short grace, then are cancelled (dropping a call sends the server
-            // `notifications/cancelled`).
-            if let Some(answers) = shared.keeper.lock().unwrap_or_else(|p| p.into_inner()).take() {
-                answers.abort();
-            }
+            // The program ends, waiting or running (within its engine's next interrupt check);
+            // the calls in flight get a short grace, then are cancelled (dropping a call sends
+            // the server `notifications/cancelled`).
+            shared.abort.abort();
             let mut running: Vec<_> =
                 std::mem::take(&mut *shared.running.lock().unwrap_or_else(|p| p.into_inner()));
             // Each handle leaves the list once it has ended (an ended one is not awaited again).
@@ -245,24 +238,14 @@ pub(crate) async fn run(program: &Program, args: &Value, cx: Services, limits: L
                 "the run stopped: it ran longer than {} ms, its wall-clock limit (--run-timeout-ms raises it)",
                 limits.wall.as_millis()
             ));
-            // The program ends the next time it waits for an answer (its JavaScript is bounded
-            // by the sandbox's time limit); calls in flight are given up.
-            if let Some(answers) = shared.keeper.lock().unwrap_or_else(|p| p.into_inner()).take() {
-                answers.abort();
-            }
+            // The program ends, waiting or running; calls in flight are given up.
+            shared.abort.abort();
             for (handle, _) in shared.running.lock().unwrap_or_else(|p| p.into_inner()).iter() {
                 handle.abort();
             }
             blocking.await
         }
     };
-    drop(
-        shared
-            .keeper
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take(),
-    );
     let limited = shared
         .limited
         .lock()
@@ -370,8 +353,8 @@ struct Shared {
     console: Mutex<Vec<ConsoleLine>>,
     /// The calls in flight, each with whether it is a capability's (a nested run).
     running: Mutex<Vec<(tokio::task::JoinHandle<()>, bool)>>,
-    /// A handle to end the run with (wall-clock limit).
-    keeper: Mutex<Option<Answers>>,
+    /// Ends the run whatever it is doing (an interrupt, the wall-clock limit, a forged report).
+    abort: pml_sandbox::Abort,
     /// Why a limit ended the run.
     limited: Mutex<Option<String>>,
     /// The innermost operation that never ended (where the program was when it stopped).
@@ -393,15 +376,13 @@ impl Shared {
     }
 
     /// The instrumentation reported something no probe reports (`why`): its trace cannot be
-    /// trusted, so the run ends (the next time the program waits, at the latest when it ends).
+    /// trusted, so the run ends (at once, whatever the program is doing).
     fn invalid(&self, why: &str) {
         self.forged.store(true, Ordering::Release);
         self.limit(format!(
             "the run stopped: its instrumentation reported {why}; nothing it reported is kept"
         ));
-        if let Some(answers) = self.keeper.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            answers.abort();
-        }
+        self.abort.abort();
     }
 }
 

@@ -155,7 +155,7 @@
 //!     values: &[],
 //!     reads: None,
 //!     originals: None,
-//! };
+//!, abort: None };
 //! let result = sandbox.run_program(&task, &mut on_call);
 //! assert_eq!(result.unwrap(), json!(["/tmp/a.txt", "/tmp/b.txt"]));
 //!
@@ -224,11 +224,11 @@ use std::time::{Duration, Instant};
 
 pub use error::SandboxError;
 use error::Subject;
-use program::{AnswerLine, Event};
 pub use program::{
-    Answers, ConsoleLevel, Fault, HostAnswer, HostCall, OriginalText, ProgramTask, Reads, Report,
-    Reported, Unrepeatable,
+    Abort, Answers, ConsoleLevel, Fault, HostAnswer, HostCall, OriginalText, ProgramTask, Reads,
+    Report, Reported, Unrepeatable,
 };
+use program::{AnswerLine, Event};
 use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker, CREDIT_NOTICE};
 
 /// The longest iteration vector a probe report may hold: as deep as programs may nest
@@ -473,6 +473,9 @@ impl Sandbox {
         let (events_tx, events) = mpsc::channel();
         let (inbox_tx, inbox) = mpsc::channel();
         let line = Arc::new(AnswerLine::new(inbox_tx));
+        if let Some(abort) = task.abort {
+            abort.attach(&line);
+        }
         let (worker, number) = self.start(Job::Program {
             number: 0,
             sent: Instant::now(),

@@ -7,9 +7,9 @@
 //! through [`Answers`], straight into the worker's inbox ([`Inbound`]).
 
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::worker::Outcome;
@@ -72,6 +72,9 @@ pub struct ProgramTask<'a> {
     /// the program (its text as written, without the probes). `None`: such functions show as
     /// native code (never the probes, nor the probe object's name).
     pub originals: Option<&'a Arc<dyn OriginalText>>,
+    /// Ends the run from outside when aborted (an interrupt, a wall-clock limit), whatever the
+    /// program is doing. `None`: only [`Answers::abort`] ends it, when the program next waits.
+    pub abort: Option<&'a Abort>,
 }
 
 /// The program as written, for the text of one of its functions in the instrumented source.
@@ -273,7 +276,60 @@ impl Answers {
     /// [`SandboxError::Aborted`](crate::SandboxError::Aborted) the next time it waits for an
     /// answer. Does nothing once the run has ended.
     pub fn abort(&self) {
-        let _ = self.line.inbox.send(Inbound::Abort);
+        self.line.abort();
+    }
+}
+
+/// Ends a program's run from outside whatever the program is doing: waiting for answers or for
+/// a timer, or running its own JavaScript (the engine stops it at its next interrupt check,
+/// every 10,000 ticks). Made before the run ([`ProgramTask::abort`]), so a run can be ended
+/// before it makes any call; once aborted, the run fails with
+/// [`SandboxError::Aborted`](crate::SandboxError::Aborted), at its start if it had not started.
+#[derive(Clone, Default)]
+pub struct Abort(Arc<AbortState>);
+
+#[derive(Default)]
+struct AbortState {
+    requested: AtomicBool,
+    /// The run's line, once it started.
+    line: Mutex<Option<Arc<AnswerLine>>>,
+}
+
+impl Abort {
+    pub fn new() -> Abort {
+        Abort::default()
+    }
+
+    /// Ends the run (see [`Abort`]). Does nothing once the run has ended.
+    pub fn abort(&self) {
+        self.0.requested.store(true, Ordering::Release);
+        let line = self.0.line.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(line) = line.as_ref() {
+            line.abort();
+        }
+    }
+
+    /// Whether [`Abort::abort`] was called.
+    pub fn requested(&self) -> bool {
+        self.0.requested.load(Ordering::Acquire)
+    }
+
+    /// The run on `line` starts: an abort reaches it from now on (or at once, if it came
+    /// before).
+    pub(crate) fn attach(&self, line: &Arc<AnswerLine>) {
+        let mut attached = self.0.line.lock().unwrap_or_else(PoisonError::into_inner);
+        *attached = Some(line.clone());
+        if self.requested() {
+            line.abort();
+        }
+    }
+}
+
+impl fmt::Debug for Abort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Abort")
+            .field("requested", &self.requested())
+            .finish()
     }
 }
 
@@ -309,6 +365,9 @@ pub(crate) struct AnswerLine {
     /// before the call leaves), so when this is 0, no answer can come any more but those
     /// already in the inbox.
     handles: AtomicUsize,
+    /// Set when the host ends the run: the worker's interrupt handler reads it, so that a
+    /// program running its own JavaScript stops too.
+    aborted: AtomicBool,
 }
 
 impl AnswerLine {
@@ -316,7 +375,19 @@ impl AnswerLine {
         AnswerLine {
             inbox,
             handles: AtomicUsize::new(0),
+            aborted: AtomicBool::new(false),
         }
+    }
+
+    /// Ends the run: it stops running JavaScript at the engine's next interrupt check, and a
+    /// wait for answers or timers ends at once.
+    pub(crate) fn abort(&self) {
+        self.aborted.store(true, Ordering::Release);
+        let _ = self.inbox.send(Inbound::Abort);
+    }
+
+    pub(crate) fn aborted(&self) -> bool {
+        self.aborted.load(Ordering::Acquire)
     }
 
     pub(crate) fn handles(&self) -> usize {

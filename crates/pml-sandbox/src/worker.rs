@@ -9,7 +9,7 @@
 
 mod event_loop;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -187,6 +187,10 @@ struct TaskClock {
     deadline: Cell<Option<Instant>>,
     /// Set when the interrupt handler stopped the task.
     interrupted: Cell<bool>,
+    /// The running program's line, whose abort the interrupt handler hears; and set when the
+    /// handler stopped the program for it.
+    line: RefCell<Option<Arc<crate::program::AnswerLine>>>,
+    aborted: Cell<bool>,
     /// Set by the calling thread (its own timer): the number of the job whose time is up.
     expired: Arc<AtomicU64>,
     /// Bytes the runtime holds (usable sizes, as QuickJS counts them, without its per-block
@@ -534,6 +538,8 @@ impl Engine {
             running: Cell::new(0),
             deadline: Cell::new(None),
             interrupted: Cell::new(false),
+            line: RefCell::new(None),
+            aborted: Cell::new(false),
             expired,
             used: Cell::new(0),
             limit: limits.memory,
@@ -557,12 +563,19 @@ impl Engine {
         // QuickJS calls this every 10,000 interpreter ticks (backward jumps and calls); a builtin
         // that runs long without calling back into JavaScript is only stopped when it returns
         // (or, once the caller has expired the task, when an allocation fails).
-        runtime.set_interrupt_handler(Some(Box::new(move || match c.deadline.get() {
-            Some(deadline) if Instant::now() >= deadline => {
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            if c.line.borrow().as_ref().is_some_and(|line| line.aborted()) {
+                c.aborted.set(true);
                 c.interrupted.set(true);
-                true
+                return true;
             }
-            _ => false,
+            match c.deadline.get() {
+                Some(deadline) if Instant::now() >= deadline => {
+                    c.interrupted.set(true);
+                    true
+                }
+                _ => false,
+            }
         })));
         let compiler = Context::custom::<(intrinsic::Eval, intrinsic::RegExpCompiler)>(&runtime)
             .map_err(|e| format!("cannot create a quickjs context: {e}"))?;
@@ -768,9 +781,15 @@ impl Engine {
     ) -> Outcome {
         self.clock.deadline.set(deadline);
         self.clock.interrupted.set(false);
+        self.clock.aborted.set(false);
         self.clock.near_limit.set(false);
         self.clock.running.set(number);
         let outcome = job(self);
+        if self.clock.aborted.get() {
+            self.clock.running.set(0);
+            self.clock.deadline.set(None);
+            return Err(Failure::Aborted);
+        }
         let expired = self.clock.interrupted.get()
             || self.clock.expired.load(Ordering::Relaxed) == number
             || self.clock.over();
@@ -836,9 +855,12 @@ impl Engine {
         limits: Limits,
     ) -> Outcome {
         // Counted from when the caller sent the job, as its watchdog counts.
-        self.clocked(number, sent.checked_add(limits.time), |worker| {
+        *self.clock.line.borrow_mut() = Some(link.line.clone());
+        let outcome = self.clocked(number, sent.checked_add(limits.time), |worker| {
             worker.program_timed(request, link)
-        })
+        });
+        *self.clock.line.borrow_mut() = None;
+        outcome
     }
 
     fn program_timed(&mut self, request: &ProgramRequest, link: &Link) -> Result<String, Failure> {

@@ -272,6 +272,62 @@ async fn a_run_ends_at_its_wall_clock_limit() {
     still_works(&host, &sandbox).await;
 }
 
+/// An interrupt (a cancelled `execute`) and the wall-clock limit end a run at once, whatever
+/// the program does: waiting for a timer before its first call, or running its own
+/// JavaScript (under a code time limit far longer than the test).
+#[tokio::test(flavor = "multi_thread")]
+async fn interrupts_and_the_wall_clock_stop_timers_and_busy_code_at_once() {
+    let host = host();
+    let sandbox = Arc::new(
+        Sandbox::new(SandboxOptions {
+            time_limit: Duration::from_secs(30),
+            ..limits()
+        })
+        .unwrap(),
+    );
+    let sources = [
+        "await new Promise((r) => setTimeout(r, 30000));\nawait mcp.kv.put({ key: \"after\", value: 1 });",
+        "while (true) {}",
+        "await mcp.t.ro({});\nwhile (true) {}",
+        "while (true) await new Promise((r) => setTimeout(r, 20));",
+    ];
+    for source in sources {
+        let p = program(source, &host.catalog());
+        // Interrupted 300 ms in.
+        let (interrupt, interrupted) = tokio::sync::watch::channel(false);
+        let options = ExecuteOptions {
+            interrupt: Some(interrupted),
+            ..host.options()
+        };
+        let started = Instant::now();
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            interrupt.send_replace(true);
+        };
+        let (report, ()) = tokio::join!(go(&p, &host, &sandbox, &options), stop);
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "{source}: {took:?}");
+        assert_eq!(
+            report.error.map(|e| e.message).as_deref(),
+            Some(pml_executor::INTERRUPTED),
+            "{source}"
+        );
+        // Its wall clock: 300 ms.
+        let options = ExecuteOptions {
+            run_timeout: Duration::from_millis(300),
+            ..host.options()
+        };
+        let started = Instant::now();
+        let report = go(&p, &host, &sandbox, &options).await;
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "{source}: {took:?}");
+        let error = report.error.unwrap().message;
+        assert!(error.contains("longer than 300 ms"), "{source}: {error}");
+    }
+    assert_eq!(host.stored("after"), None);
+    still_works(&host, &sandbox).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_limit_names_the_operation_it_stopped_in() {
     let host = host();

@@ -18,6 +18,7 @@ fn printed(source: &str) -> (Value, String) {
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let mut out = String::new();
     let result = shared().run_observed(

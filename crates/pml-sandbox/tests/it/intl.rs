@@ -45,6 +45,7 @@ pub(crate) fn sandbox_returns(sandbox: &Sandbox, source: &str) -> Value {
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     sandbox
         .run_program(&task, &mut |call, answers| {

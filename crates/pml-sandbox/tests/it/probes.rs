@@ -19,6 +19,7 @@ fn probed(source: &str) -> (Result<Value, SandboxError>, Vec<HostCall>, Vec<Repo
         values: &[1, 3],
         reads: None,
         originals: None,
+        abort: None,
     };
     let result = shared().run_observed(
         &task,
@@ -265,6 +266,7 @@ fn the_host_can_abort_a_run_that_waits() {
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let mut made = 0;
     let result = shared().run_program(&task, &mut |call, answers| {

@@ -30,6 +30,7 @@ fn run_answering(
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         answers.answer(call.id, answer(&call));
@@ -60,6 +61,7 @@ fn run_hosted<T: Send + 'static>(
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let result = sandbox.run_program(&task, &mut |call, answers| {
         // A host that has returned answers nothing: the run fails when the handle is dropped.
@@ -639,6 +641,7 @@ fn stray_answers_are_ignored() {
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let result = shared().run_program(&task, &mut |call, answers| {
         answers.answer(99, Ok(json!("unknown id")));
@@ -669,6 +672,7 @@ fn dropping_every_answer_handle_fails_the_run() {
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let error = shared()
         .run_program(&task, &mut |_call, answers| drop(answers))
@@ -957,6 +961,7 @@ fn turning_answers_into_values_does_not_count() {
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let start = Instant::now();
     // Answered at once, from the caller's thread: the answers are there before the worker
@@ -1041,6 +1046,7 @@ fn a_panicking_on_call_frees_the_worker() {
         values: &[],
         reads: None,
         originals: None,
+        abort: None,
     };
     let unwound = panic::catch_unwind(AssertUnwindSafe(|| {
         sandbox.run_program(&task, &mut |_, _| panic!("the host failed"))
@@ -1111,6 +1117,7 @@ fn run_reading(source: &str, reads: &std::sync::Arc<dyn pml_sandbox::Reads>) -> 
         values: &[],
         reads: Some(reads),
         originals: None,
+        abort: None,
     };
     shared().run_program(&task, &mut |_, _| {}).unwrap()
 }
