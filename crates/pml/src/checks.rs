@@ -251,22 +251,34 @@ fn misfits(node: &Node, schema: &Value, what: &str) -> Vec<String> {
     let Some(given) = &node.arguments else {
         return Vec::new();
     };
+    let mut known = Known::default();
+    let instance = known.object(given, "");
+    misfits_of(&instance, &known, schema, what)
+}
+
+/// What does not fit `schema` in `args`, arguments known whole (`run_capability`'s, a
+/// capability tool's), said as for a call in a program: `the argument `mesage` is not one the
+/// capability takes; did you mean `message`?`.
+pub fn value_misfits(args: &Value, schema: &Value, what: &str) -> Vec<String> {
+    misfits_of(args, &Known::default(), schema, what)
+}
+
+/// [`misfits`] of the arguments `instance`, where `known` says which parts are computed.
+fn misfits_of(instance: &Value, known: &Known, schema: &Value, what: &str) -> Vec<String> {
     // A schema the validator cannot read says nothing about the call.
     let Some(validator) = validator(schema) else {
         return Vec::new();
     };
-    let mut known = Known::default();
-    let instance = known.object(given, "");
     // (where, which kind of problem, what is said): said by place, then missing properties,
     // unknown ones, wrong types, the rest.
     let mut out: Vec<(String, u8, String)> = Vec::new();
-    for error in validator.iter_errors(&instance) {
+    for error in validator.iter_errors(instance) {
         let path = error.instance_path().as_str();
         if known.unknown_at_or_under(path) {
             continue;
         }
         let above_unknown = known.unknown_under(path);
-        let place = place(&instance, path);
+        let place = place(instance, path);
         let message = match error.kind() {
             jsonschema::error::ValidationErrorKind::Required { property } => {
                 if known.open.iter().any(|o| o == path) {
@@ -339,7 +351,7 @@ fn misfits(node: &Node, schema: &Value, what: &str) -> Vec<String> {
     }
     // In the order the program writes the arguments.
     let mut order = std::collections::HashMap::new();
-    preorder(&instance, String::new(), &mut order);
+    preorder(instance, String::new(), &mut order);
     let at = |path: &str| order.get(path).copied().unwrap_or(usize::MAX);
     out.sort_by_key(|(path, rank, _)| (at(path), *rank));
     let mut said: Vec<String> = out.into_iter().map(|(_, _, m)| m).collect();

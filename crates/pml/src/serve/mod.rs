@@ -780,6 +780,16 @@ impl Gateway {
         // Its literals are parameters whose saved values are the defaults.
         let mut args = stored.parameters.as_object().cloned().unwrap_or_default();
         args.extend(given);
+        let args = Value::Object(args);
+        // As `capabilities.NAME(args)` in a program is checked: a misspelt parameter would
+        // otherwise run the saved default in silence (a write to the saved path).
+        let misfits = crate::checks::value_misfits(&args, &stored.parameter_schema, "capability");
+        if !misfits.is_empty() {
+            return failure(&format!(
+                "capability `{name}`: {}; nothing ran",
+                misfits.join("; ")
+            ));
+        }
         let source = ProgramSource {
             place: format!("capability {name}"),
             file: None,
@@ -790,7 +800,7 @@ impl Gateway {
             program_hash: Some(stored.code_hash.clone()),
             resume: None,
         };
-        let ran = self.run(source, Value::Object(args), how, context).await;
+        let ran = self.run(source, args, how, context).await;
         self.answer(ran).await
     }
 

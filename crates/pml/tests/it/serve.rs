@@ -409,6 +409,17 @@ return JSON.parse(users.content).length;"#;
     );
     let ran = client.call("run_capability", json!({"name": "user_count"}));
     assert_eq!(ran["structuredContent"]["result"], json!(2), "{ran}");
+    // Arguments the capability does not take are refused, as in a program, and nothing runs
+    // (not a run with the saved defaults).
+    let refused = client.call(
+        "run_capability",
+        json!({"name": "user_count", "args": {"rooot": "/elsewhere"}}),
+    );
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"],
+        json!("capability `user_count`: the argument `rooot` is not one the capability takes; did you mean `root`?; nothing ran"),
+    );
     let (out, failed) = client.execute(
         "const n = await capabilities.count_users({}); return n * 10;",
         json!({}),
