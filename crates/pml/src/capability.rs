@@ -260,7 +260,7 @@ fn visit<'a>(
                         line,
                         column,
                         format!(
-                            "capabilities.{name}: there is no capability named `{name}` in the store (`pml capabilities list` shows them)"
+                            "capabilities.{name}: there is no capability named `{name}` in the store (`pml capabilities list`, or the gateway's search_capabilities, shows them)"
                         ),
                     ))
                 }

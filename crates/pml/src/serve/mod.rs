@@ -621,6 +621,10 @@ impl Gateway {
                 }
                 structured(out)
             }
+            // Said in this tool's terms, not the command line's (`--replace`).
+            Err(pml_store::StoreError::NameTaken { name, code_hash }) => failure(&format!(
+                "`{name}` already names capability {code_hash} (pass \"replace\": true to move the name)"
+            )),
             Err(e) => failure(&e.to_string()),
         }
     }

@@ -231,9 +231,12 @@ async fn authorize(
     let Some(token) = token else {
         return next.run(request).await;
     };
+    // `Bearer <token>`, the scheme in any case (RFC 9110 section 11.1).
     let given = (request.headers().get(axum::http::header::AUTHORIZATION))
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|v| v.trim_start().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
         .unwrap_or("");
     if constant_time_eq(given.as_bytes(), token.as_bytes()) {
         return next.run(request).await;

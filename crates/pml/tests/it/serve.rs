@@ -745,6 +745,20 @@ fn streamable_http_with_a_token_and_origin_checks() {
         initialize,
     );
     assert!(fine.contains(" 200 "), "{fine}");
+    // The scheme's case is not the token's.
+    for header in [
+        "Authorization: bearer s3cret",
+        "Authorization: BEARER s3cret",
+    ] {
+        let told = gateway.post(&[header], initialize);
+        assert!(told.contains(" 200 "), "{header}: {told}");
+    }
+    assert!(
+        gateway
+            .post(&["Authorization: Bearer S3CRET"], initialize)
+            .contains(" 401 "),
+        "the token's case"
+    );
 
     // The TypeScript SDK over HTTP: two clients, one set of servers.
     let mut first = Client::http(&gateway.url, Some("s3cret"), dir.path());
