@@ -444,16 +444,8 @@ impl Gateway {
         // A result past the limit is not copied: the start of its text (as Node writes it)
         // is shown instead.
         let text = js_text(report.result.to_string());
-        let shown = match text.len() > RESULT_LIMIT {
-            false => None,
-            true => {
-                let mut cut = RESULT_LIMIT;
-                while !text.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                Some(cut)
-            }
-        };
+        let shown = cut_at(&text, RESULT_LIMIT);
+        let rest = output.run_id.as_ref().map(|id| format!("pml://runs/{id}"));
         let mut out = json!({
             "ok": report.ok,
             "result": match shown {
@@ -470,23 +462,53 @@ impl Gateway {
             out["resultTruncated"] = json!({
                 "bytes": text.len(),
                 "shown": cut,
-                "rest": output.run_id.as_ref().map(|id| format!("pml://runs/{id}")),
+                "rest": rest,
             });
         }
         if let Some(error) = &report.error {
-            out["error"] = json!(error.message);
+            // An error's message can be the program's own, of any length: cut as a result is.
+            out["error"] = match cut_at(&error.message, RESULT_LIMIT) {
+                None => json!(error.message),
+                Some(cut) => json!(format!(
+                    "{}... ({} bytes in all{})",
+                    &error.message[..cut],
+                    error.message.len(),
+                    rest.as_deref()
+                        .map(|r| format!(": {r}"))
+                        .unwrap_or_default()
+                )),
+            };
             if let Some(tool) = &error.tool {
                 out["errorTool"] = json!(tool);
             }
         }
         if !report.console.is_empty() {
-            // One line per call: its text, after `[warn] ` or `[error] ` for those levels.
-            let lines: Vec<String> = (report.console.iter())
-                .map(|line| match line.level {
+            // One line per call: its text, after `[warn] ` or `[error] ` for those levels; as
+            // many as fit in the limit of a result, the rest counted (all kept in the run).
+            let mut lines: Vec<String> = Vec::new();
+            let mut bytes = 0;
+            for line in &report.console {
+                let text = match line.level {
                     "warn" | "error" => format!("[{}] {}", line.level, line.text),
                     _ => line.text.clone(),
-                })
-                .collect();
+                };
+                if bytes + text.len() > RESULT_LIMIT {
+                    let left = report.console.len() - lines.len();
+                    out["consoleTruncated"] = json!({
+                        "lines": report.console.len(),
+                        "shown": lines.len(),
+                        "rest": rest,
+                    });
+                    lines.push(format!(
+                        "[pml] {left} more console line{} not shown ({RESULT_LIMIT} bytes at most){}",
+                        if left == 1 { "" } else { "s" },
+                        rest.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
+                    ));
+                    break;
+                }
+                bytes += text.len();
+                lines.push(text);
+            }
             out["console"] = json!(lines);
         }
         if !output.warnings.is_empty() {
@@ -1118,6 +1140,19 @@ fn progress_observer(
         }
     });
     Some((observer, forwarder))
+}
+
+/// Where to cut `text` to show at most `limit` bytes of it (a character boundary), or `None`
+/// when it fits.
+fn cut_at(text: &str, limit: usize) -> Option<usize> {
+    if text.len() <= limit {
+        return None;
+    }
+    let mut cut = limit;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some(cut)
 }
 
 /// The tool a capability is offered as (`--capabilities-as-tools`): `cap_` and its name,

@@ -382,6 +382,35 @@ fn agent_scenario(client: &mut Client) {
         .contains("read_text_file(args: {"));
     assert_eq!(described["unknown"], json!(["nowhere:nothing"]));
 
+    // What a program says past 64 KiB is cut in the answer, kept whole in the run.
+    let (out, failed) = client.execute(
+        "for (let i = 0; i < 20000; i++) console.log(`line ${i}`);\nreturn 'x'.repeat(100000);",
+        json!({}),
+    );
+    assert!(!failed, "{out}");
+    assert_eq!(out["resultTruncated"]["bytes"], json!(100_002));
+    assert_eq!(out["consoleTruncated"]["lines"], json!(20_000));
+    let shown = out["consoleTruncated"]["shown"].as_u64().unwrap() as usize;
+    let console = out["console"].as_array().unwrap();
+    assert_eq!(console.len(), shown + 1);
+    assert_eq!(console[shown - 1], json!(format!("line {}", shown - 1)));
+    assert!(
+        console[shown].as_str().unwrap().starts_with(&format!(
+            "[pml] {} more console lines not shown",
+            20_000 - shown
+        )),
+        "{}",
+        console[shown]
+    );
+    let (out, failed) = client.execute("throw new Error('e'.repeat(200000));", json!({}));
+    assert!(failed);
+    let error = out["error"].as_str().unwrap();
+    assert!(
+        error.len() < 70_000 && error.contains("bytes in all: pml://runs/"),
+        "{}",
+        &error[error.len() - 100..]
+    );
+
     // Capabilities: saved once by meaning, found, run, and called from a program.
     let code = r#"const file = await mcp.filesystem.read_text_file({ path: args.root + "/users.json" });
 return JSON.parse(file.content).length;"#;
