@@ -135,7 +135,7 @@ pub async fn serve_http(
         config = config.disable_allowed_hosts();
     }
     config = config
-        .with_allowed_origins(origins)
+        .with_allowed_origins(origins.clone())
         .enforce_origin_validation();
     let service_gateway = gateway.clone();
     let service = StreamableHttpService::new(
@@ -150,7 +150,10 @@ pub async fn serve_http(
             let token = token.clone();
             async move { authorize(token.as_deref(), request, next).await }
         }))
-        .layer(axum::middleware::map_response(js_json_body));
+        .layer(axum::middleware::map_response(js_json_body))
+        // Outermost: a browser's preflight carries no token, and its answers (a 401 too)
+        // need the headers to be read.
+        .layer(cors(origins));
     let listener = tokio::net::TcpListener::bind(options.address)
         .await
         .map_err(|e| ServeError::Transport(format!("cannot listen on {}: {e}", options.address)))?;
@@ -168,6 +171,56 @@ pub async fn serve_http(
     stopping.cancel();
     gateway.shutdown().await;
     served.map_err(|e| ServeError::Transport(e.to_string()))
+}
+
+/// What lets a page of an allowed origin use the gateway from a browser: its preflight
+/// (`OPTIONS`) answered, and the CORS headers on every answer to it, with the MCP headers
+/// (`Mcp-Session-Id`...) it must send and read. Other origins get none (and rmcp refuses
+/// their requests).
+fn cors(origins: Vec<String>) -> tower_http::cors::CorsLayer {
+    use axum::http::{header, HeaderName, Method};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let mcp = [
+        HeaderName::from_static("mcp-session-id"),
+        HeaderName::from_static("mcp-protocol-version"),
+        HeaderName::from_static("last-event-id"),
+    ];
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::predicate(move |origin, _| {
+            origin
+                .to_str()
+                .is_ok_and(|origin| origin_allowed(origin, &origins))
+        }))
+        .allow_methods([Method::GET, Method::POST, Method::DELETE])
+        .allow_headers(
+            [header::AUTHORIZATION, header::CONTENT_TYPE, header::ACCEPT]
+                .into_iter()
+                .chain(mcp.clone())
+                .collect::<Vec<_>>(),
+        )
+        .expose_headers(mcp)
+        .max_age(std::time::Duration::from_secs(600))
+}
+
+/// Whether `origin` (`scheme://host[:port]`) is one of `allowed`, where a pattern ending in
+/// `:*` takes any port (or none) of its scheme and host.
+fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
+    let origin = origin.trim_end_matches('/');
+    allowed.iter().any(|pattern| {
+        let pattern = pattern.trim_end_matches('/');
+        match pattern.strip_suffix(":*") {
+            Some(base) => {
+                origin.eq_ignore_ascii_case(base)
+                    || origin
+                        .get(..base.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(base))
+                        && origin[base.len()..].strip_prefix(':').is_some_and(|port| {
+                            !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+                        })
+            }
+            None => origin.eq_ignore_ascii_case(pattern),
+        }
+    })
 }
 
 /// What rmcp answers over HTTP (a JSON body, or the `data:` lines of an event stream), as
@@ -255,4 +308,31 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin_allowed;
+
+    #[test]
+    fn origins_match_exactly_or_on_any_port() {
+        let allowed = [
+            "https://app.example.com".to_owned(),
+            "http://localhost:*".to_owned(),
+        ];
+        for (origin, fits) in [
+            ("https://app.example.com", true),
+            ("https://APP.example.com", true),
+            ("https://app.example.com:8443", false),
+            ("http://app.example.com", false),
+            ("https://app.example.com.evil.net", false),
+            ("http://localhost", true),
+            ("http://localhost:3000", true),
+            ("http://localhost:3000x", false),
+            ("http://localhost.evil.net", false),
+            ("http://localhost:", false),
+        ] {
+            assert_eq!(origin_allowed(origin, &allowed), fits, "{origin}");
+        }
+    }
 }

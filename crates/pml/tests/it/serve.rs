@@ -688,6 +688,12 @@ impl HttpGateway {
 
     /// The status line of a raw POST of `body` with `headers` to the endpoint.
     fn post(&self, headers: &[&str], body: &str) -> String {
+        let head = self.request("POST", headers, body);
+        head.lines().next().unwrap_or("").to_owned()
+    }
+
+    /// The head (status line and headers, lowercase) of a raw `method` request.
+    fn request(&self, method: &str, headers: &[&str], body: &str) -> String {
         use std::io::Read;
         let address = self
             .url
@@ -695,7 +701,7 @@ impl HttpGateway {
             .trim_end_matches("/mcp");
         let mut stream = std::net::TcpStream::connect(address).unwrap();
         let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            "{method} /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
             body.len()
         );
         for header in headers {
@@ -707,7 +713,8 @@ impl HttpGateway {
         stream.write_all(request.as_bytes()).unwrap();
         let mut answer = String::new();
         let _ = stream.read_to_string(&mut answer);
-        answer.lines().next().unwrap_or("").to_owned()
+        let head = answer.split("\r\n\r\n").next().unwrap_or("");
+        head.to_lowercase()
     }
 
     /// SIGTERM, and its exit status.
@@ -749,7 +756,17 @@ fn streamable_http_with_a_token_and_origin_checks() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a bearer token"));
 
     let dir = folder();
-    let gateway = HttpGateway::start(dir.path(), &["--http", "127.0.0.1:0", "--token", "s3cret"]);
+    let gateway = HttpGateway::start(
+        dir.path(),
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--token",
+            "s3cret",
+            "--allow-origin",
+            "https://app.example.com",
+        ],
+    );
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
     assert!(gateway.post(&[], initialize).contains(" 401 "), "no token");
     assert!(
@@ -774,6 +791,49 @@ fn streamable_http_with_a_token_and_origin_checks() {
         initialize,
     );
     assert!(fine.contains(" 200 "), "{fine}");
+    // A page of an allowed origin can use it from a browser: its preflight (which carries no
+    // token) is answered, and the answers say it may read them and the session's id.
+    let preflight = gateway.request(
+        "OPTIONS",
+        &[
+            "Origin: https://app.example.com",
+            "Access-Control-Request-Method: POST",
+            "Access-Control-Request-Headers: authorization, content-type, mcp-protocol-version",
+        ],
+        "",
+    );
+    assert!(
+        preflight.starts_with("http/1.1 200")
+            && preflight.contains("access-control-allow-origin: https://app.example.com")
+            && preflight.contains("mcp-protocol-version"),
+        "{preflight}"
+    );
+    let foreign = gateway.request(
+        "OPTIONS",
+        &[
+            "Origin: http://evil.example",
+            "Access-Control-Request-Method: POST",
+        ],
+        "",
+    );
+    assert!(
+        !foreign.contains("access-control-allow-origin"),
+        "{foreign}"
+    );
+    let answered = gateway.request(
+        "POST",
+        &[
+            "Authorization: Bearer s3cret",
+            "Origin: https://app.example.com",
+        ],
+        initialize,
+    );
+    assert!(
+        answered.starts_with("http/1.1 200")
+            && answered.contains("access-control-allow-origin: https://app.example.com")
+            && answered.contains("access-control-expose-headers: mcp-session-id"),
+        "{answered}"
+    );
     // The scheme's case is not the token's.
     for header in [
         "Authorization: bearer s3cret",
