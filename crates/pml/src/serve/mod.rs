@@ -1402,6 +1402,49 @@ impl ServerHandler for Gateway {
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
+    /// rmcp hands here a request whose params do not fit its method (`tools/call` with
+    /// `arguments` that are no object, no `name`; `resources/read` with no `uri`) as well as
+    /// methods it does not know: the first are invalid params (-32602), saying why, the others
+    /// not found (-32601).
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        let rmcp::model::CustomRequest { method, params, .. } = request;
+        let params = params.unwrap_or(Value::Null);
+        let why = match method.as_str() {
+            "tools/call" => serde_json::from_value::<CallToolRequestParams>(params).err(),
+            "resources/read" => serde_json::from_value::<ReadResourceRequestParams>(params).err(),
+            "initialize"
+            | "ping"
+            | "tools/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "prompts/list"
+            | "prompts/get"
+            | "completion/complete"
+            | "logging/setLevel" => None,
+            _ => {
+                return Err(ErrorData::new(
+                    rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                    method,
+                    None,
+                ));
+            }
+        };
+        let why = why.map_or_else(
+            || "they do not fit the method".to_owned(),
+            |e| e.to_string(),
+        );
+        Err(ErrorData::invalid_params(
+            format!("{method}: invalid params: {why}"),
+            None,
+        ))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,

@@ -1229,3 +1229,54 @@ fn progress_comes_before_the_answer() {
     drop(stdin);
     let _ = gateway.wait();
 }
+
+/// Requests whose params do not fit their method get JSON-RPC's invalid params (-32602) saying
+/// why, a method no one knows method not found (-32601), as a raw client sees them on stdio.
+#[test]
+fn malformed_requests_get_json_rpc_codes() {
+    let dir = folder();
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["serve", "--no-store", "--root"])
+        .arg(dir.path())
+        .env("PML_MCP_SERVERS", SERVERS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = gateway.stdin.take().unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute","arguments":"return 1"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/nonsense","params":{}}"#,
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut answers = std::collections::BTreeMap::new();
+    for line in BufReader::new(gateway.stdout.take().unwrap()).lines() {
+        let answer: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if let Some(id) = answer["id"].as_u64().filter(|&id| id > 1) {
+            answers.insert(id, answer["error"].clone());
+        }
+        if answers.len() == 4 {
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = gateway.kill();
+    let _ = gateway.wait();
+    let code = |id: u64| answers[&id]["code"].as_i64();
+    assert_eq!(
+        [code(2), code(3), code(4), code(5)],
+        [Some(-32602), Some(-32602), Some(-32602), Some(-32601)],
+        "{answers:?}"
+    );
+    assert_eq!(
+        answers[&3]["message"],
+        json!("tools/call: invalid params: missing field `name`")
+    );
+}
