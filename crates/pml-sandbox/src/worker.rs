@@ -884,7 +884,10 @@ impl Engine {
                             .and_then(|s| s.lines().next())
                             .map(str::trim);
                         Failure::Syntax(match at.and_then(|at| at.strip_prefix("at ")) {
-                            Some(place) => format!("{message} ({place})"),
+                            Some(place) => match redeclared(&message, place, &source) {
+                                Some((message, place)) => format!("{message} ({place})"),
+                                None => format!("{message} ({place})"),
+                            },
                             None => message,
                         })
                     }
@@ -1133,6 +1136,39 @@ fn failure(ctx: &Ctx<'_>, error: rquickjs::Error, phase: Phase) -> Failure {
         rquickjs::Error::Allocation => Failure::OutOfMemory,
         other => Failure::Internal(other.to_string()),
     }
+}
+
+/// V8's words for QuickJS's `invalid redefinition of ...` syntax errors at `place`
+/// (`name:line:column` in `script`, the token after the name declared again):
+/// `SyntaxError: Identifier 'x' has already been declared`, placed at the name, as Node says it
+/// before anything runs.
+fn redeclared(message: &str, place: &str, script: &str) -> Option<(String, String)> {
+    if !message.starts_with("SyntaxError: invalid redefinition of") {
+        return None;
+    }
+    let mut parts = place.rsplitn(3, ':');
+    let column: usize = parts.next()?.parse().ok()?;
+    let line: usize = parts.next()?.parse().ok()?;
+    let file = parts.next()?;
+    let text = script.split('\n').nth(line.checked_sub(1)?)?;
+    // Columns count characters (QuickJS's, 1-based).
+    let before: String = text.chars().take(column.checked_sub(1)?).collect();
+    let trimmed = before.trim_end();
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| c == '$' || c == '_' || c.is_alphanumeric())
+        .last()
+        .map(|(i, _)| i)?;
+    let name = &trimmed[start..];
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let at = trimmed[..start].chars().count() + 1;
+    Some((
+        format!("SyntaxError: Identifier '{name}' has already been declared"),
+        format!("{file}:{line}:{at}"),
+    ))
 }
 
 /// Sorts a thrown value into out of memory, stack overflow or an ordinary exception.

@@ -575,6 +575,32 @@ fn errors_point_at_source_lines() {
         "{error}"
     );
     assert!(error.to_string().ends_with("(agent.js:2:11)"), "{error}");
+    // A name declared twice: V8's words, at the name.
+    for (source, said) in [
+        (
+            "const a = 1;\nconst a = 2;",
+            "'a' has already been declared (agent.js:2:7)",
+        ),
+        (
+            "const { a, b: { c } } = x;\nlet c = 3;",
+            "'c' has already been declared (agent.js:2:5)",
+        ),
+        (
+            "const f = (x) => {\n  let x = 1;\n};",
+            "'x' has already been declared (agent.js:2:7)",
+        ),
+        (
+            "for (const item of []) {\n  var item = 2;\n}",
+            "'item' has already been declared (agent.js:2:7)",
+        ),
+    ] {
+        let error = run(shared(), source).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("program agent.js does not parse: SyntaxError: Identifier {said}"),
+            "{source}"
+        );
+    }
 
     // A thrown non-error value, uncaught.
     let error = run(shared(), "throw 'plain';").unwrap_err();
