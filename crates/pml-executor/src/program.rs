@@ -785,6 +785,23 @@ impl NodeMap {
                 tool: Some(f.tool.clone()),
             };
         }
+        // A syntax error the engine found (one the parser before it let through: a name
+        // declared twice): where, in the program's own lines and columns.
+        if let SandboxError::Syntax { .. } = &e {
+            let marker = format!(" ({NAME}:");
+            if let Some(cut) = message.rfind(&marker) {
+                let place = message[cut + marker.len()..].trim_end_matches(')');
+                if let Some((line, column)) = place.split_once(':') {
+                    if let (Ok(line), Ok(column)) = (line.parse(), column.parse()) {
+                        let (line, column) = self.place(line, column);
+                        return RunError::internal(format!(
+                            "{} (at {line}:{column})",
+                            &message[..cut]
+                        ));
+                    }
+                }
+            }
+        }
         // Where in the program it was thrown, from the stack's first frame in it.
         let at = match &e {
             SandboxError::Exception {

@@ -787,6 +787,25 @@ return [out, typeof listed.content];
     }
 }
 
+/// A name declared twice stops the program before anything runs, with Node's words, at the
+/// name in the program's own line and column.
+#[test]
+fn a_name_declared_twice_fails_before_anything_runs() {
+    let p = TempProgram::new(
+        "redeclared",
+        "redeclared.ts",
+        "const r = await mcp.filesystem.list_directory({ path: args.root }); const n = r.content.length; let n = 3;\nreturn n;\n",
+    );
+    let (code, stdout, stderr) = pml(&["run", p.path(), "--no-store"]);
+    assert_eq!(code, 1, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["error"],
+        json!("the program does not parse: SyntaxError: Identifier 'n' has already been declared (at 1:101)")
+    );
+    assert_eq!(v["executedPath"], json!([]));
+}
+
 #[test]
 fn exceptions_say_where_they_were_thrown() {
     let p = TempProgram::new(
