@@ -68,9 +68,20 @@ impl pml_sandbox::OriginalText for NodeMap {
         (instrumented.original_text(&self.source, text)).map(str::to_owned)
     }
 
-    fn culprit(&self, fault: Fault, line: usize, column: usize) -> Option<String> {
+    fn culprit(
+        &self,
+        fault: Fault,
+        line: usize,
+        column: usize,
+        operation: Option<(u32, &[u32])>,
+    ) -> Option<String> {
         let (place, probed) = self.probed_place(line, column);
         let offset = self.offset(place)?;
+        // The span of the operation's node: the call at fault when calls nest at the place.
+        let operation = operation
+            .and_then(|(k, it)| self.probe(k, it))
+            .filter(|(kind, _)| *kind == ProbeKind::Operation)
+            .map(|(_, node)| (node.span.start, node.span.end));
         let culprit = match fault {
             Fault::NotAFunction => Culprit::Callee,
             Fault::NotAConstructor => Culprit::Constructor,
@@ -79,9 +90,9 @@ impl pml_sandbox::OriginalText for NodeMap {
         };
         let mut known = self.culprits.lock().unwrap_or_else(|p| p.into_inner());
         // One parse per place: a loop failing at one call asks again and again.
-        (known.entry((fault, offset, probed)))
+        (known.entry((fault, offset, probed, operation)))
             .or_insert_with(|| {
-                pml_structure::culprit_message(&self.source, offset, culprit, probed)
+                pml_structure::culprit_message(&self.source, offset, culprit, probed, operation)
             })
             .clone()
     }
@@ -396,6 +407,10 @@ struct Failed {
 }
 
 /// What the probes and call sites of the instrumented program stand for.
+/// An error's place: its fault, offset in the program, whether in a probe's text, and the
+/// span of the operation under way.
+type CulpritKey = (Fault, usize, bool, Option<(usize, usize)>);
+
 struct NodeMap {
     instrumented: Option<Instrumented>,
     /// The program as written (columns of stack traces are mapped back into it).
@@ -406,7 +421,7 @@ struct NodeMap {
     /// Operation node id -> the task of the physical DAG that fuses it with others (`n2+n3`).
     fused: HashMap<String, String>,
     /// The messages of errors at places of the program (see [`pml_sandbox::OriginalText`]).
-    culprits: Mutex<HashMap<(Fault, usize, bool), Option<String>>>,
+    culprits: Mutex<HashMap<CulpritKey, Option<String>>>,
 }
 
 impl NodeMap {

@@ -86,8 +86,16 @@ pub trait OriginalText: Send + Sync {
     /// V8's message for error `fault` the program's code threw at (`line`, `column`) of the
     /// source the sandbox ran (1-based: the first line holds the wrapper), naming what the
     /// program's text names there (`o.list.map is not a function`); `None` keeps the engine's.
-    fn culprit(&self, fault: Fault, line: usize, column: usize) -> Option<String> {
-        let _ = (fault, line, column);
+    /// `operation`: the innermost operation under way (its probe and iteration: started, not
+    /// ended) in an instrumented program.
+    fn culprit(
+        &self,
+        fault: Fault,
+        line: usize,
+        column: usize,
+        operation: Option<(u32, &[u32])>,
+    ) -> Option<String> {
+        let _ = (fault, line, column, operation);
         None
     }
 }

@@ -46,11 +46,17 @@ pub enum Culprit {
 /// arguments note none, else in its arguments. `probed`: the place was in the text of a probe
 /// of the instrumented program, which had ended (what it wraps was evaluated): the call at
 /// fault is one around it, starting before it.
+///
+/// `operation`: the byte span in `code` of the `code:*` operation the program was running when
+/// it threw (started, not ended), if one was: with calls inside calls at the place (`out.push(
+/// words.count())`), the one at fault is the call that operation is (its span ends where the
+/// call does).
 pub fn culprit_message(
     code: &str,
     offset: usize,
     culprit: Culprit,
     probed: bool,
+    operation: Option<(usize, usize)>,
 ) -> Option<String> {
     let lines = LineIndex::new(code);
     let parsed = parse(code, Dialect::JavaScript, &lines).ok()?;
@@ -68,16 +74,26 @@ pub fn culprit_message(
         culprit,
         probed,
         best: None,
-        calls: 0,
-        call: None,
+        calls: Vec::new(),
         touched,
     };
     for stmt in &parsed.body {
         stmt.visit_with(&mut finder);
     }
     let found = match culprit {
-        Culprit::Callee | Culprit::Constructor if finder.calls == 1 => finder.call?,
-        Culprit::Callee | Culprit::Constructor => return None,
+        Culprit::Callee | Culprit::Constructor => {
+            let mut calls = finder.calls;
+            if calls.len() > 1 {
+                // The call that is the operation under way, if one is.
+                let (_, end) = operation?;
+                let end = parsed.base + end as u32;
+                calls.retain(|(span, _)| span.hi.0 == end);
+            }
+            match calls.len() {
+                1 => calls.pop()?.1,
+                _ => return None,
+            }
+        }
         Culprit::Iterable { .. } => finder.best?.1,
         Culprit::Parameter => return None,
     };
@@ -625,9 +641,8 @@ struct Finder {
     probed: bool,
     /// (width of the expression, what it is).
     best: Option<(u32, Found)>,
-    /// Calls and `new`s holding the place, and the one of them found.
-    calls: usize,
-    call: Option<Found>,
+    /// Calls and `new`s holding the place: each one's whole span, and its callee.
+    calls: Vec<(swc_common::Span, Found)>,
     /// The global names the program declares, assigns or redefines.
     touched: Touched,
 }
@@ -655,11 +670,11 @@ impl Finder {
             false => whole.lo.0 <= self.at,
         };
         if starts && self.at < whole.hi.0 && !self.cannot_fail(callee, constructing) {
-            self.calls += 1;
-            self.call = Some(match constructing {
+            let found = match constructing {
                 true => Found::New(callee.clone()),
                 false => Found::Call(callee.clone()),
-            });
+            };
+            self.calls.push((whole, found));
         }
     }
 
@@ -710,8 +725,7 @@ impl Finder {
     /// frame, so the calls around the function are not the ones at fault.
     fn enter(&mut self, span: swc_common::Span) {
         if span.lo.0 < self.at && self.at < span.hi.0 {
-            self.calls = 0;
-            self.call = None;
+            self.calls.clear();
         }
     }
 }
@@ -1018,7 +1032,7 @@ mod tests {
     use super::*;
 
     fn at(code: &str, marker: &str, culprit: Culprit) -> Option<String> {
-        culprit_message(code, code.find(marker).unwrap(), culprit, false)
+        culprit_message(code, code.find(marker).unwrap(), culprit, false, None)
     }
 
     #[test]
@@ -1095,7 +1109,8 @@ mod tests {
         );
         // After a probe around an argument (`o.list.map(P.b(k, (v) => v))`): the call around.
         let code = "o.list.map(items.filter((x) => x));";
-        let probed = |marker: &str| culprit_message(code, code.find(marker).unwrap(), callee, true);
+        let probed =
+            |marker: &str| culprit_message(code, code.find(marker).unwrap(), callee, true, None);
         assert_eq!(probed("(x)"), None);
         assert_eq!(
             probed("items").as_deref(),

@@ -1237,10 +1237,24 @@ fn unmark_handled(p: &Value<'_>) {
     }
 }
 
-/// The reason of the first promise still rejected with no handler, if any.
-fn first_unhandled<'js>(ctx: &Ctx<'js>, unhandled: &Unhandled) -> Option<Value<'js>> {
-    let first = unhandled.borrow_mut().watching.as_mut()?.drain(..).next()?;
-    first.1.restore(ctx).ok()
+/// The reason of the first promise still rejected with no handler, if any, but the program's
+/// own (`program`), whose outcome is the run's: its caller awaits it.
+fn first_unhandled<'js>(
+    ctx: &Ctx<'js>,
+    unhandled: &Unhandled,
+    program: &rquickjs::Promise<'js>,
+) -> Option<Value<'js>> {
+    let list = unhandled
+        .borrow_mut()
+        .watching
+        .as_mut()?
+        .drain(..)
+        .collect::<Vec<_>>();
+    let program = program.clone().into_value();
+    list.into_iter()
+        .filter_map(|(promise, reason)| Some((promise.restore(ctx).ok()?, reason)))
+        .find(|(promise, _)| *promise != program)
+        .and_then(|(_, reason)| reason.restore(ctx).ok())
 }
 
 /// What ends a run whose promise was rejected with no handler, as Node 20 ends it (its
@@ -1673,6 +1687,7 @@ fn run_with<'js>(
     if let Some(originals) = originals.clone() {
         // Its errors name what its code names at their place (`o.list.map is not a function`).
         let name = name.to_owned();
+        let under_way = calls.clone();
         let read = Function::new(
             ctx.clone(),
             move |kind: u8, file: Option<String>, line: Option<u32>, column: Option<u32>| {
@@ -1685,7 +1700,10 @@ fn run_with<'js>(
                 };
                 match (file, line, column) {
                     (Some(file), Some(line), Some(column)) if file == name => {
-                        originals.culprit(fault, line as usize, column as usize)
+                        // The operation the program runs (started, not ended), if any.
+                        let started = under_way.started.borrow();
+                        let operation = started.last().map(|(probe, it, _)| (*probe, &it[..]));
+                        originals.culprit(fault, line as usize, column as usize, operation)
                     }
                     _ => None,
                 }
@@ -1734,7 +1752,7 @@ fn run_with<'js>(
         // then ends the run, even when the program's own promise settled in the same turn, if
         // anything is left to do before the process exits: closing the connections to the
         // servers it called takes turns (when it called none, Node exits in this one).
-        if let Some(reason) = first_unhandled(ctx, &unhandled) {
+        if let Some(reason) = first_unhandled(ctx, &unhandled, &promise) {
             let exits_now = calls.last.get() == 0 && settled(ctx, &promise).is_some();
             if !exits_now {
                 return Err(unhandled_rejection(ctx, reason));

@@ -345,6 +345,13 @@ fn a_rejection_no_handler_takes_ends_the_run_as_in_node() {
         result.unwrap_err().to_string(),
         "program agent.js threw: Error: too late"
     );
+    // The program's own promise is its caller's to handle: what it throws after an `await`
+    // is what it threw.
+    let (result, _) = run("await mcp.x.good();\nthrow 'No entity named Alice';");
+    assert_eq!(
+        result.unwrap_err().to_string(),
+        "program agent.js threw: No entity named Alice"
+    );
     // Rejected in the turn the program ends, with no server to hang up on: Node exits first.
     let (result, _) = run("Promise.reject(new Error('last'));\nreturn 2;");
     assert_eq!(result.unwrap(), json!(2));
