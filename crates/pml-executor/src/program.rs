@@ -87,6 +87,7 @@ impl pml_sandbox::OriginalText for NodeMap {
             Fault::NotAConstructor => Culprit::Constructor,
             Fault::NotIterable { nullish } => Culprit::Iterable { nullish },
             Fault::NotAnObject => Culprit::Parameter,
+            Fault::ReadOnly => Culprit::ReadOnly,
         };
         let mut known = self.culprits.lock().unwrap_or_else(|p| p.into_inner());
         // One parse per place: a loop failing at one call asks again and again.

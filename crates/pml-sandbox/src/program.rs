@@ -113,6 +113,9 @@ pub enum Fault {
     /// Nothing to convert to an object where the program's code is (an object pattern given
     /// `undefined` or `null`).
     NotAnObject,
+    /// A write to what cannot be written (`'total' is read-only`): a `const`, or a read-only
+    /// property.
+    ReadOnly,
 }
 
 impl fmt::Debug for dyn OriginalText {

@@ -36,6 +36,11 @@ pub enum Culprit {
     /// object pattern: the function was given `undefined` (or `null`, which the engine's
     /// message does not tell: `undefined` is said, by far the likelier).
     Parameter,
+    /// A write to what is read-only (`'total' is read-only`, QuickJS says of a `const` and of
+    /// a read-only property alike): V8's `Assignment to constant variable.` where the place is
+    /// an assignment or update of a name; a property's words name its object, which is not
+    /// known here (left as the engine has them).
+    ReadOnly,
 }
 
 /// V8's message for the error `culprit` thrown at byte `offset` of `code` (a program's
@@ -63,6 +68,20 @@ pub fn culprit_message(
     let at = parsed.base + offset as u32;
     if culprit == Culprit::Parameter {
         return parameter_message(&parsed.body, at);
+    }
+    if culprit == Culprit::ReadOnly {
+        let mut finder = Writes {
+            at,
+            innermost: None,
+        };
+        parsed
+            .body
+            .iter()
+            .for_each(|stmt| stmt.visit_with(&mut finder));
+        return match finder.innermost? {
+            (_, true) => Some("Assignment to constant variable.".to_owned()),
+            (_, false) => None,
+        };
     }
     let mut touched = Touched::default();
     parsed
@@ -95,7 +114,7 @@ pub fn culprit_message(
             }
         }
         Culprit::Iterable { .. } => finder.best?.1,
-        Culprit::Parameter => return None,
+        Culprit::Parameter | Culprit::ReadOnly => return None,
     };
     Some(match &found {
         Found::Call(callee) => format!("{} is not a function", print(callee)),
@@ -164,6 +183,37 @@ fn parameter_message(body: &[swc_ecma_ast::Stmt], at: u32) -> Option<String> {
 
 /// Finds the object-pattern parameter of the function at the engine's place (innermost), or
 /// of a function passed by a call there.
+/// The innermost assignment or update holding the place: its width, and whether it writes a
+/// name (`total += n`, `seen++`) rather than a property or a pattern.
+struct Writes {
+    at: u32,
+    innermost: Option<(u32, bool)>,
+}
+
+impl Writes {
+    fn write(&mut self, span: swc_common::Span, to_name: bool) {
+        if span.lo.0 <= self.at && self.at < span.hi.0.max(span.lo.0 + 1) {
+            let width = span.hi.0 - span.lo.0;
+            if self.innermost.is_none_or(|(w, _)| width <= w) {
+                self.innermost = Some((width, to_name));
+            }
+        }
+    }
+}
+
+impl Visit for Writes {
+    fn visit_assign_expr(&mut self, a: &swc_ecma_ast::AssignExpr) {
+        let to_name = matches!(a.left, AssignTarget::Simple(SimpleAssignTarget::Ident(_)));
+        self.write(a.span, to_name);
+        a.visit_children_with(self);
+    }
+
+    fn visit_update_expr(&mut self, u: &swc_ecma_ast::UpdateExpr) {
+        self.write(u.span, matches!(strip(&u.arg), Expr::Ident(_)));
+        u.visit_children_with(self);
+    }
+}
+
 struct Parameters {
     at: u32,
     own: Option<ObjectPat>,
@@ -504,9 +554,73 @@ struct Touched {
     /// Names read as values (not as a callee nor as the object of a member).
     escaped: std::collections::HashSet<String>,
     everything: bool,
+    /// Per name: how many times the program binds or assigns it, and how many of those bind
+    /// it to an array literal (`const out = []`). A name always bound to one is an array
+    /// (whatever its scope): its array methods are functions.
+    bound: std::collections::HashMap<String, (u32, u32)>,
 }
 
+/// `Array.prototype`'s methods in Node 20.
+const ARRAY_METHODS: &[&str] = &[
+    "at",
+    "concat",
+    "copyWithin",
+    "entries",
+    "every",
+    "fill",
+    "filter",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "flat",
+    "flatMap",
+    "forEach",
+    "includes",
+    "indexOf",
+    "join",
+    "keys",
+    "lastIndexOf",
+    "map",
+    "pop",
+    "push",
+    "reduce",
+    "reduceRight",
+    "reverse",
+    "shift",
+    "slice",
+    "some",
+    "sort",
+    "splice",
+    "toLocaleString",
+    "toReversed",
+    "toSorted",
+    "toSpliced",
+    "toString",
+    "unshift",
+    "values",
+    "with",
+];
+
 impl Touched {
+    /// `name` is bound or assigned, to an array literal or not.
+    fn bind(&mut self, name: &str, array: bool) {
+        let (all, arrays) = self.bound.entry(name.to_owned()).or_default();
+        *all += 1;
+        *arrays += u32::from(array);
+    }
+
+    /// `name` holds an array wherever the program has it, and no array method was changed.
+    fn is_array(&self, name: &str) -> bool {
+        self.bound
+            .get(name)
+            .is_some_and(|&(all, arrays)| all > 0 && all == arrays)
+            && !self
+                .paths
+                .iter()
+                .any(|p| p.first().is_some_and(|r| r == "Array"))
+    }
+
     /// `e` is assigned to, deleted or redefined.
     fn target(&mut self, e: &Expr) {
         match strip(e) {
@@ -541,15 +655,29 @@ impl Touched {
 impl Visit for Touched {
     fn visit_binding_ident(&mut self, b: &swc_ecma_ast::BindingIdent) {
         self.names.insert(b.id.sym.to_string());
+        self.bind(&b.id.sym, false);
+    }
+
+    fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
+        match (&d.name, d.init.as_deref().map(strip)) {
+            (Pat::Ident(b), Some(Expr::Array(_))) => {
+                self.names.insert(b.id.sym.to_string());
+                self.bind(&b.id.sym, true);
+                d.init.visit_with(self);
+            }
+            _ => d.visit_children_with(self),
+        }
     }
 
     fn visit_fn_decl(&mut self, f: &swc_ecma_ast::FnDecl) {
         self.names.insert(f.ident.sym.to_string());
+        self.bind(&f.ident.sym, false);
         f.visit_children_with(self);
     }
 
     fn visit_class_decl(&mut self, c: &swc_ecma_ast::ClassDecl) {
         self.names.insert(c.ident.sym.to_string());
+        self.bind(&c.ident.sym, false);
         c.visit_children_with(self);
     }
 
@@ -557,6 +685,7 @@ impl Visit for Touched {
         match t {
             SimpleAssignTarget::Ident(i) => {
                 self.names.insert(i.id.sym.to_string());
+                self.bind(&i.id.sym, false);
             }
             SimpleAssignTarget::Member(m) => self.target_member(m),
             _ => {}
@@ -687,6 +816,18 @@ impl Finder {
             return false;
         }
         let path = static_path(callee);
+        // An array method of a name that only ever holds an array (`out.push(words.count())`).
+        if let [root, method] = path.as_slice() {
+            let assigned = (self.touched.paths.iter())
+                .any(|p| p.len() <= 2 && p.iter().zip(&path).all(|(a, b)| a == b));
+            if !constructing
+                && ARRAY_METHODS.contains(method)
+                && self.touched.is_array(root)
+                && !assigned
+            {
+                return true;
+            }
+        }
         let fits = match (self.culprit, path.as_slice()) {
             (_, []) => false,
             (_, [root, ..]) if self.touched.names.contains(*root) => false,
@@ -1036,6 +1177,31 @@ mod tests {
     }
 
     #[test]
+    fn writes_to_a_const_name_are_assignments_to_a_constant() {
+        let read_only = Culprit::ReadOnly;
+        let constant = Some("Assignment to constant variable.".to_owned());
+        assert_eq!(
+            at(
+                "const t = 0;\nfor (const n of xs) t += n;",
+                "t +=",
+                read_only
+            ),
+            constant
+        );
+        assert_eq!(
+            at("const seen = 0;\nseen++;", "seen++", read_only),
+            constant
+        );
+        assert_eq!(at("const s = 0;\nf(s = 2);", "s = 2", read_only), constant);
+        // A property's words name its object, not known here.
+        assert_eq!(
+            at("const o = {};\no.retries = 2;", "o.retries", read_only),
+            None
+        );
+        assert_eq!(at("const a = 1;\n[a] = [2];", "[a]", read_only), None);
+    }
+
+    #[test]
     fn callees_print_as_v8_prints_them() {
         let callee = Culprit::Callee;
         let cases = [
@@ -1132,6 +1298,9 @@ mod tests {
             "await mcp.filesystem.write_file({ content: report.items.map((x) => x) });",
             "await capabilities.summarize({ text: report.items.map((x) => x) });",
             "JSON.parse(JSON.stringify(report.items.map((x) => x)));",
+            // An array method of a name that only ever holds an array.
+            "const out = [];\nout.push(report.items.map((x) => x));",
+            "let rows = [1];\nrows.unshift(report.items.map((x) => x));",
         ];
         for code in named {
             assert_eq!(
@@ -1151,6 +1320,12 @@ mod tests {
             "function f(String) { return String(report.items.map((x) => x)); }",
             "globalThis.String = 1; String(report.items.map((x) => x));",
             "mcp.filesystem.then(report.items.map((x) => x));",
+            // A name that holds something else somewhere, or whose method was changed.
+            "let out = [];\nout = {};\nout.push(report.items.map((x) => x));",
+            "const out = [];\nfunction f(out) { out.push(report.items.map((x) => x)); }",
+            "const out = [];\nout.push = 1;\nout.push(report.items.map((x) => x));",
+            "const out = [];\nArray.prototype.push = 1;\nout.push(report.items.map((x) => x));",
+            "const out = [];\nout.pushAll(report.items.map((x) => x));",
         ];
         for code in unknown {
             assert_eq!(at(code, "map", callee), None, "{code}");

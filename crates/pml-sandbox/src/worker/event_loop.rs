@@ -1696,6 +1696,7 @@ fn run_with<'js>(
                     1 => crate::Fault::NotAConstructor,
                     2 => crate::Fault::NotIterable { nullish: true },
                     4 => crate::Fault::NotAnObject,
+                    5 => crate::Fault::ReadOnly,
                     _ => crate::Fault::NotIterable { nullish: false },
                 };
                 match (file, line, column) {

@@ -103,9 +103,11 @@
   // not a function`, `data.files is not iterable`): the native `culpritOf(kind, file, line,
   // column)` a program's run sets reads it there (`culprit.rs` of pml-structure); kinds: 0 not
   // a function, 1 not a constructor, 2 not iterable (undefined or null), 3 not iterable, 4
-  // nothing to convert to an object (a parameter's object pattern).
+  // nothing to convert to an object (a parameter's object pattern), 5 a write to what is
+  // read-only (a `const`: `Assignment to constant variable.`).
   let culpritOf;
   const iteratorOfNothing = /^cannot read property 'Symbol\.iterator' of (undefined|null)$/;
+  const readOnly = /^'.*' is read-only$/s;
   const culprit = (message, first) => {
     let kind = -1;
     let nothing = null;
@@ -113,6 +115,7 @@
     else if (message === "not a constructor") kind = 1;
     else if (message === "value is not iterable") kind = 3;
     else if (message === "cannot convert to object" || message === "Cannot convert undefined or null to object") kind = 4;
+    else if (apply(exec, readOnly, [message]) !== null) kind = 5;
     else {
       nothing = apply(exec, iteratorOfNothing, [message]);
       if (nothing !== null) kind = 2;
