@@ -102,11 +102,18 @@ pub fn culprit_message(
     let found = match culprit {
         Culprit::Callee | Culprit::Constructor => {
             let mut calls = finder.calls;
+            // A call whose callee's object holds the place did not fail: the engine notes the
+            // callee's own property after its object (`xs.filter(f).map(g)` failing at
+            // `filter` is not `map`'s fault). In a probe's text, places are not that precise.
+            if calls.len() > 1 && !probed {
+                let holds = |s: &swc_common::Span| s.lo.0 <= at && at < s.hi.0;
+                calls.retain(|(_, _, object)| !object.as_ref().is_some_and(holds));
+            }
             if calls.len() > 1 {
                 // The call that is the operation under way, if one is.
                 let (_, end) = operation?;
                 let end = parsed.base + end as u32;
-                calls.retain(|(span, _)| span.hi.0 == end);
+                calls.retain(|(span, ..)| span.hi.0 == end);
             }
             match calls.len() {
                 1 => calls.pop()?.1,
@@ -369,6 +376,55 @@ impl Destructurings {
             Some(ObjectPatProp::Rest(_)) | None => Destructured::Whole { text: text() },
         };
         self.0.push((value.span(), words));
+    }
+}
+
+/// Every object pattern nested in another pattern without a default of its own (`{ data: {
+/// items } }`, `[{ a }]`), anywhere in `body` (declarations, parameters, assignments, loop
+/// heads): where it ends, and what V8 says when its value is `undefined` (`Cannot read
+/// properties of undefined (reading 'items')`, kind 1; a rest first, kind 3, says no property).
+/// A pattern whose first property is computed, or that has none, is left out (V8 names the
+/// outer property there).
+pub(crate) fn nested_destructurings(body: &[swc_ecma_ast::Stmt]) -> Vec<(u32, u8, String)> {
+    let mut found = Nested(Vec::new());
+    body.iter().for_each(|stmt| stmt.visit_with(&mut found));
+    found.0
+}
+
+struct Nested(Vec<(u32, u8, String)>);
+
+impl Nested {
+    fn inner(&mut self, pattern: &Pat) {
+        let Pat::Object(inner) = pattern else {
+            return;
+        };
+        let words = match inner.props.first() {
+            Some(ObjectPatProp::KeyValue(kv)) => property_key(&kv.key).map(|key| (1, key)),
+            Some(ObjectPatProp::Assign(a)) => Some((1, a.key.id.sym.to_string())),
+            Some(ObjectPatProp::Rest(_)) => Some((3, String::new())),
+            None => None,
+        };
+        if let Some((kind, key)) = words {
+            self.0.push((inner.span.hi.0, kind, key));
+        }
+    }
+}
+
+impl Visit for Nested {
+    fn visit_object_pat(&mut self, pattern: &ObjectPat) {
+        for prop in &pattern.props {
+            if let ObjectPatProp::KeyValue(kv) = prop {
+                self.inner(&kv.value);
+            }
+        }
+        pattern.visit_children_with(self);
+    }
+
+    fn visit_array_pat(&mut self, pattern: &swc_ecma_ast::ArrayPat) {
+        for element in pattern.elems.iter().flatten() {
+            self.inner(element);
+        }
+        pattern.visit_children_with(self);
     }
 }
 
@@ -770,8 +826,9 @@ struct Finder {
     probed: bool,
     /// (width of the expression, what it is).
     best: Option<(u32, Found)>,
-    /// Calls and `new`s holding the place: each one's whole span, and its callee.
-    calls: Vec<(swc_common::Span, Found)>,
+    /// Calls and `new`s holding the place: each one's whole span, its callee, and the span of
+    /// the callee's object when it is a member (`xs.filter(f)` of `xs.filter(f).map(g)`).
+    calls: Vec<(swc_common::Span, Found, Option<swc_common::Span>)>,
     /// The global names the program declares, assigns or redefines.
     touched: Touched,
 }
@@ -779,7 +836,11 @@ struct Finder {
 impl Finder {
     /// `e` found (`make` of a copy of it) if it holds the place and is the innermost so far.
     fn consider(&mut self, e: &Expr, make: fn(Expr) -> Found) {
-        let span = e.span();
+        self.consider_in(e.span(), e, make);
+    }
+
+    /// [`Finder::consider`] of `e`, the place being anywhere in `span` (a declaration of it).
+    fn consider_in(&mut self, span: swc_common::Span, e: &Expr, make: fn(Expr) -> Found) {
         if span.lo.0 > self.at || self.at >= span.hi.0.max(span.lo.0 + 1) {
             return;
         }
@@ -803,7 +864,11 @@ impl Finder {
                 true => Found::New(callee.clone()),
                 false => Found::Call(callee.clone()),
             };
-            self.calls.push((whole, found));
+            let object = match strip(callee) {
+                Expr::Member(m) => Some(m.obj.span()),
+                _ => None,
+            };
+            self.calls.push((whole, found, object));
         }
     }
 
@@ -911,6 +976,20 @@ impl Visit for Finder {
         }
         self.spreads(new.args.as_deref().unwrap_or_default(), Found::CallSpread);
         new.visit_children_with(self);
+    }
+
+    fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
+        // `const [first] = rows` of what is no iterable: V8 names a name (`rows is not
+        // iterable`) or a call (`load is not a function or its return value is not iterable`);
+        // of other values it says their type and value, not known here.
+        if let (Culprit::Iterable { .. }, Pat::Array(_), Some(init)) =
+            (self.culprit, &d.name, d.init.as_deref())
+        {
+            if matches!(strip(init), Expr::Ident(_) | Expr::Call(_)) {
+                self.consider_in(d.span, init, Found::ForOf);
+            }
+        }
+        d.visit_children_with(self);
     }
 
     fn visit_for_of_stmt(&mut self, stmt: &ForOfStmt) {
@@ -1174,6 +1253,37 @@ mod tests {
 
     fn at(code: &str, marker: &str, culprit: Culprit) -> Option<String> {
         culprit_message(code, code.find(marker).unwrap(), culprit, false, None)
+    }
+
+    #[test]
+    fn calls_around_the_failing_link_of_a_chain_are_not_at_fault() {
+        let callee = Culprit::Callee;
+        let code = "const r = xs.filter((n) => n > 2).map((n) => n * 2).sort();";
+        assert_eq!(
+            at(code, "filter", callee).as_deref(),
+            Some("xs.filter is not a function")
+        );
+        assert_eq!(
+            at(code, "map", callee).as_deref(),
+            Some("xs.filter(...).map is not a function")
+        );
+        // Inside the arguments, either call may be the one.
+        assert_eq!(at("o.pus(words.count());", "count", callee), None);
+    }
+
+    #[test]
+    fn array_patterns_name_their_value() {
+        let iterable = Culprit::Iterable { nullish: false };
+        assert_eq!(
+            at("const [first] = rows;", "first", iterable).as_deref(),
+            Some("rows is not iterable")
+        );
+        assert_eq!(
+            at("const [a, b] = load(1);", "a,", iterable).as_deref(),
+            Some("load is not a function or its return value is not iterable")
+        );
+        // Of another value V8 says its type and value.
+        assert_eq!(at("const [a] = o.r;", "a]", iterable), None);
     }
 
     #[test]

@@ -24,6 +24,7 @@
 //! | the start of a local function's body | `const Pi = P.i(k, it);` | one call of it; `Pi` numbers the calls |
 //! | the function a call of a local function calls (the callee, a `.then` callback) | `P.h(k, it, f)` | the call starts, and ends (returns, throws, or its promise settles) |
 //! | the value of an object destructuring (`const { a } = v`, `({ a } = v)`), anywhere | `P.o(v, kind, key, text)` | nothing: it throws V8's `TypeError` when `v` is `undefined` or `null` (`Cannot destructure property 'a' of 'v' as it is undefined.`) |
+//! | after an object pattern nested in another, without a default (`{ data: { items } }`), anywhere | ` = P.o(void 0, kind, key, "")` | nothing: the default applies only to `undefined`, and throws V8's `Cannot read properties of undefined (reading 'items')` |
 //!
 //! Each returns its last argument unchanged (`P.s`, `P.h` a function that calls it), so the
 //! program computes what it computed before. `it` is the iteration vector of the innermost loop
@@ -302,6 +303,8 @@ pub(crate) struct Recorder {
     pub(crate) secret: Option<u64>,
     /// The values of object destructurings, and what follows the value in `P.o(`...`)`.
     guards: Vec<((usize, usize), String)>,
+    /// Where nested object patterns end, and the default they get: `P.o(void 0, kind, key)`.
+    nested: Vec<(usize, String)>,
 }
 
 impl Recorder {
@@ -340,6 +343,18 @@ impl Recorder {
             let string = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
             let close = format!(",{kind},{},{})", string(key), string(text));
             self.guards.push((value, close));
+        }
+    }
+
+    /// Gives the object pattern nested in another that ends at `end` (and has no default) the
+    /// default `P.o(void 0, kind, key, "")`: it applies only when the value is `undefined`,
+    /// where the engine would throw, and throws V8's `TypeError` instead (`Cannot read
+    /// properties of undefined (reading 'items')`). A function's `length` does not change: the
+    /// default is inside a parameter's pattern, never the parameter's own.
+    pub(crate) fn guard_nested(&mut self, end: usize, kind: u8, key: &str) {
+        if self.on {
+            let key = serde_json::to_string(key).unwrap_or_else(|_| "\"\"".to_owned());
+            self.nested.push((end, format!("{kind},{key},\"\")")));
         }
     }
 
@@ -472,6 +487,9 @@ impl Recorder {
         }
         for (value, close) in &self.guards {
             edits.wrap_outermost(*value, format!("{namespace}.o("), close);
+        }
+        for (end, words) in &self.nested {
+            edits.point(*end, format!(" = {namespace}.o(void 0,{words}"));
         }
         let (source, insertions) = edits.apply(program);
         Some(Instrumented {

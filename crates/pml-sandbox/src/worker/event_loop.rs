@@ -382,7 +382,8 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       const what = v === null ? "null" : "undefined";
       throw new TypeErr(kind === 0
         ? `Cannot destructure property '${key}' of '${text}' as it is ${what}.`
-        : kind === 1 ? `Cannot read properties of ${what} (reading '${key}')` : `Cannot destructure '${text}' as it is ${what}.`);
+        : kind === 1 ? `Cannot read properties of ${what} (reading '${key}')`
+        : kind === 3 ? `Cannot read properties of ${what}` : `Cannot destructure '${text}' as it is ${what}.`);
     },
     j: (k, it, p) => {
       if (isPromise(p)) settles(p, () => { record(6, k, it, 1); }, () => { record(6, k, it, 0); });

@@ -413,6 +413,13 @@ impl<'a> Builder<'a> {
                 let value = self.offsets(span);
                 self.probes.guard(value, &words);
             }
+            for (end, kind, key) in crate::culprit::nested_destructurings(body) {
+                let (end, _) = self.offsets(swc_common::Span::new(
+                    swc_common::BytePos(end),
+                    swc_common::BytePos(end),
+                ));
+                self.probes.guard_nested(end, kind, &key);
+            }
         }
     }
 

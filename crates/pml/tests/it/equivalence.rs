@@ -14,6 +14,14 @@ use pml_mcp::{ToolAnnotations, ToolInfo};
 use pml_sandbox::{Sandbox, SandboxOptions};
 use serde_json::{json, Value};
 
+/// The engine's words that the probes of an instrumented program may refine (after the
+/// error's name and `: `).
+const REFINED: &[&str] = &[
+    ": not a function",
+    ": Cannot convert undefined or null to object",
+    ": value is not iterable",
+];
+
 /// Answers every call from its tool and arguments alone. Tools named like reads are
 /// annotated read-only, so speculation is exercised. Keeps what it received (speculative calls
 /// included): what a logging proxy in front of a server would see.
@@ -214,7 +222,15 @@ fn every_fixture_gives_the_same_outcome_with_or_without_speculation() {
                     }
                 };
                 let (a, b) = (cause(other), cause(&in_sandbox));
-                let same = a == b || (b.is_empty() && a.is_empty());
+                // The probes know more than the engine at some places: where the program as
+                // written gets the engine's generic words, the instrumented one may get V8's
+                // own (`Cannot read properties of undefined (reading 'items')` for a nested
+                // pattern), of the same kind of error.
+                let refined = REFINED.iter().any(|generic| {
+                    b.strip_suffix(generic)
+                        .is_some_and(|kind| !kind.is_empty() && a.starts_with(kind))
+                });
+                let same = a == b || refined || (b.is_empty() && a.is_empty());
                 assert!(
                     same,
                     "{f}: {name}: {:?} / {:?}",

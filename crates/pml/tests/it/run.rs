@@ -806,6 +806,42 @@ fn a_name_declared_twice_fails_before_anything_runs() {
     assert_eq!(v["executedPath"], json!([]));
 }
 
+/// A pattern nested in another that meets `undefined` fails with V8's words, in
+/// declarations, parameters and callbacks alike, and a parameter's function keeps its length.
+#[test]
+fn nested_destructurings_say_what_v8_says() {
+    let p = TempProgram::new(
+        "nested",
+        "nested.ts",
+        r#"const r: any = { meta: {} };
+const out: string[] = [];
+try { const { data: { items } } = r; } catch (e) { out.push(e.message); }
+try { const { meta: { a }, data: { ...rest } } = r; } catch (e) { out.push(e.message); }
+const first = ({ user: { name } }: any) => name;
+try { [{}].map(first); } catch (e) { out.push(e.message); }
+try { const [{ id }] = [] as any[]; } catch (e) { out.push(e.message); }
+function f({ data: { items } }: any, more: number) { return items; }
+return [out, f.length, f({ data: { items: 2 } }, 1)];
+"#,
+    );
+    let (code, stdout, stderr) = pml(&["run", p.path(), "--no-store"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["result"],
+        json!([
+            [
+                "Cannot read properties of undefined (reading 'items')",
+                "Cannot read properties of undefined",
+                "Cannot read properties of undefined (reading 'name')",
+                "Cannot read properties of undefined (reading 'id')",
+            ],
+            2,
+            2
+        ])
+    );
+}
+
 #[test]
 fn exceptions_say_where_they_were_thrown() {
     let p = TempProgram::new(
