@@ -304,6 +304,11 @@ pub(crate) enum Destructured {
     /// No property, or the first is computed or a rest: `Cannot destructure 'data.result' as
     /// it is undefined.`
     Whole { text: String },
+    /// An array pattern's value, when it is no iterable: `rows is not iterable` (kind 4, a name
+    /// or an `await`), `load is not a function or its return value is not iterable` (kind 5, a
+    /// call of a name), or said by its value (kind 6: `object is not iterable (cannot read
+    /// property Symbol(Symbol.iterator))`, `number 5 ...`).
+    Iterable { kind: u8, text: String },
 }
 
 impl Destructured {
@@ -313,6 +318,7 @@ impl Destructured {
             Destructured::Property { key, text } => (0, key, text),
             Destructured::Reading { key } => (1, key, ""),
             Destructured::Whole { text } => (2, "", text),
+            Destructured::Iterable { kind, text } => (*kind, "", text),
         }
     }
 }
@@ -439,19 +445,83 @@ fn property_key(key: &PropName) -> Option<String> {
     }
 }
 
+impl Destructurings {
+    /// The value of an array pattern: what V8 says when it is no iterable (a declaration's
+    /// `declared`, an assignment's not: V8 says those by their value).
+    fn note_array(&mut self, value: &Expr, declared: bool) {
+        if makes_an_array(value) {
+            return;
+        }
+        let words = match strip(value) {
+            // Iterable, or worded otherwise by V8 (`{(intermediate value)} is not iterable`).
+            Expr::Array(_) | Expr::Tpl(_) | Expr::Object(_) | Expr::Lit(Lit::Str(_)) => return,
+            Expr::Ident(i) if declared => (4, i.sym.to_string()),
+            Expr::Await(_) if declared => (4, INTERMEDIATE.to_owned()),
+            Expr::Call(CallExpr {
+                callee: Callee::Expr(callee),
+                ..
+            }) if declared && matches!(&**callee, Expr::Ident(_)) => (5, print(callee)),
+            _ => (6, String::new()),
+        };
+        let (kind, text) = words;
+        self.0
+            .push((value.span(), Destructured::Iterable { kind, text }));
+    }
+}
+
+/// Whether `value` is an array whenever it is computed: `await Promise.all(...)`,
+/// `Object.entries(...)`, `line.split(",")`, `xs.map(f)`... (the methods of arrays and strings
+/// that make arrays; a value that is not one of those is no harm here: its pattern is just not
+/// guarded, and the engine's words stay).
+fn makes_an_array(value: &Expr) -> bool {
+    let value = match strip(value) {
+        Expr::Await(a) => strip(&a.arg),
+        v => v,
+    };
+    let Expr::Call(CallExpr {
+        callee: Callee::Expr(callee),
+        ..
+    }) = value
+    else {
+        return false;
+    };
+    match static_path(strip(callee)).as_slice() {
+        ["Promise", "all" | "allSettled"]
+        | ["Object", "entries" | "keys" | "values"]
+        | ["Array", "from" | "of"] => true,
+        _ => match strip(callee) {
+            Expr::Member(m) => matches!(
+                &m.prop,
+                MemberProp::Ident(p) if matches!(
+                    &*p.sym,
+                    "split" | "map" | "filter" | "slice" | "concat" | "flat" | "flatMap"
+                        | "sort" | "toSorted" | "toReversed" | "matchAll"
+                )
+            ),
+            _ => false,
+        },
+    }
+}
+
 impl Visit for Destructurings {
     fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
-        if let (Pat::Object(pattern), Some(value)) = (&d.name, &d.init) {
-            self.note(pattern, value);
+        match (&d.name, &d.init) {
+            (Pat::Object(pattern), Some(value)) => self.note(pattern, value),
+            (Pat::Array(_), Some(value)) => self.note_array(value, true),
+            _ => {}
         }
         d.visit_children_with(self);
     }
 
     fn visit_assign_expr(&mut self, a: &swc_ecma_ast::AssignExpr) {
-        if let (AssignOp::Assign, AssignTarget::Pat(AssignTargetPat::Object(pattern))) =
-            (a.op, &a.left)
-        {
-            self.note(pattern, &a.right);
+        match (a.op, &a.left) {
+            (AssignOp::Assign, AssignTarget::Pat(AssignTargetPat::Object(pattern))) => {
+                self.note(pattern, &a.right)
+            }
+            (AssignOp::Assign, AssignTarget::Pat(AssignTargetPat::Array(_))) => {
+                self.note_array(&a.right, false)
+            }
+            _ => {}
         }
         a.visit_children_with(self);
     }
@@ -1545,6 +1615,13 @@ mod tests {
                 // V8 names the default there.
                 ("o?.p", property("n", "{}")),
                 ("x.q", property("1.5", "x.q")),
+                (
+                    "s",
+                    Destructured::Iterable {
+                        kind: 4,
+                        text: "s".to_owned()
+                    }
+                ),
                 ("u", property("v", "u")),
             ]
         );

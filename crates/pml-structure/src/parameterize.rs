@@ -277,6 +277,8 @@ struct Rewriter<'a> {
     edits: Vec<(usize, usize, String)>,
     /// Inside the arguments of an MCP call.
     in_call: usize,
+    /// Constants the program assigns again where they are not shadowed.
+    written: FxHashSet<Atom>,
 }
 
 impl Rewriter<'_> {
@@ -288,6 +290,13 @@ impl Rewriter<'_> {
 
     fn shadowed(&self, name: &Atom) -> bool {
         self.scopes.iter().any(|s| s.contains(name))
+    }
+
+    /// The program assigns `name` again: a constant made a parameter there is written to.
+    fn write(&mut self, name: &Atom) {
+        if self.constants.contains_key(name) && !self.shadowed(name) {
+            self.written.insert(name.clone());
+        }
     }
 
     fn scoped(&mut self, names: FxHashSet<Atom>, f: impl FnOnce(&mut Self)) {
@@ -356,6 +365,30 @@ fn is_mcp_call(call: &CallExpr) -> bool {
 }
 
 impl Visit for Rewriter<'_> {
+    fn visit_simple_assign_target(&mut self, t: &swc_ecma_ast::SimpleAssignTarget) {
+        if let swc_ecma_ast::SimpleAssignTarget::Ident(id) = t {
+            self.write(&id.id.sym);
+        }
+        t.visit_children_with(self);
+    }
+
+    fn visit_update_expr(&mut self, u: &swc_ecma_ast::UpdateExpr) {
+        if let Expr::Ident(id) = crate::builder::strip(&u.arg) {
+            self.write(&id.sym);
+        }
+        u.visit_children_with(self);
+    }
+
+    fn visit_assign_target_pat(&mut self, p: &swc_ecma_ast::AssignTargetPat) {
+        let pat: Pat = p.clone().into();
+        let mut names = Vec::new();
+        crate::rewrite::pattern_names(&pat, &mut names);
+        for name in names {
+            self.write(&name);
+        }
+        p.visit_children_with(self);
+    }
+
     fn visit_expr(&mut self, e: &Expr) {
         if let Expr::Ident(id) = e {
             if let Some(param) = self.constants.get(&id.sym) {
@@ -607,12 +640,37 @@ fn parameterize_here(code: &str, dialect: Dialect) -> ParameterizeReturn {
 
 /// [`parameterize`] of `code` already parsed (`parsed`, its syntax tree).
 pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> ParameterizeReturn {
-    // Names the program already reads as parameters are never given to another value.
-    let mut allocator = ParameterNames::new();
     let mut read = ArgsRead::default();
     for stmt in &parsed.body {
         stmt.visit_with(&mut read);
     }
+    // A constant the program assigns again (`total += n`, where it is not shadowed) fails there:
+    // it stays a constant, so that the program fails as it did. Found by a first attempt.
+    let mut kept = FxHashSet::default();
+    loop {
+        let (out, parameters, written) = parameterize_keeping(code, parsed, &read, &kept);
+        if written.is_empty() {
+            return ParameterizeReturn {
+                code: out,
+                schema: with_reads(parameters_schema(&parameters), &read),
+                parameters,
+                diagnostics: Vec::new(),
+            };
+        }
+        kept.extend(written);
+    }
+}
+
+/// The rewritten code and the parameters, the top-level constants named in `kept` left as
+/// they are; and the constants made parameters that the program writes to.
+fn parameterize_keeping(
+    code: &str,
+    parsed: &parse::Parsed,
+    read: &ArgsRead,
+    kept: &FxHashSet<Atom>,
+) -> (String, IndexMap<String, Value>, FxHashSet<Atom>) {
+    // Names the program already reads as parameters are never given to another value.
+    let mut allocator = ParameterNames::new();
     for name in &read.names {
         allocator.reserve(name);
     }
@@ -628,6 +686,7 @@ pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> Paramet
         },
         edits: Vec::new(),
         in_call: 0,
+        written: FxHashSet::default(),
     };
     // Top-level constants holding literals (not changed in place, not code): removed.
     let mutated = mutated_names(&parsed.body).names;
@@ -647,7 +706,7 @@ pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> Paramet
             continue;
         };
         let code_like = matches!(&value, Value::String(s) if template::looks_like_code(s));
-        if code_like || mutated.contains(id.id.sym.as_str()) {
+        if code_like || mutated.contains(id.id.sym.as_str()) || kept.contains(&id.id.sym) {
             continue;
         }
         let param = rewriter.names.parameter(id.id.sym.as_str(), &value);
@@ -679,13 +738,7 @@ pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> Paramet
         at = hi;
     }
     out.push_str(&code[at..]);
-    let parameters = rewriter.names.parameters;
-    ParameterizeReturn {
-        code: out,
-        schema: with_reads(parameters_schema(&parameters), &read),
-        parameters,
-        diagnostics: Vec::new(),
-    }
+    (out, rewriter.names.parameters, rewriter.written)
 }
 
 /// `schema` listing also the names the program reads of `args` (any value, not required: the

@@ -66,6 +66,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   const sliceText = String.prototype.slice;
   const repeatText = String.prototype.repeat;
   const Str = String;
+  const iteratorKey = Symbol.iterator;
   const symbolText = Symbol.prototype.toString;
   const time = Date.prototype.getTime;
   const iso = Date.prototype.toISOString;
@@ -378,6 +379,18 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     // The value of an object destructuring: V8's words when there is nothing to destructure
     // (QuickJS says `Cannot convert undefined or null to object`).
     o: (v, kind, key, text) => {
+      if (kind >= 4) {
+        // An array pattern's value: iterable, or V8's words (a proxy is left to the engine:
+        // reading its iterator here would run its trap once more).
+        if (v !== undefined && v !== null && (isProxy(v) || typeof v[iteratorKey] === "function")) return v;
+        if (kind === 4) throw new TypeErr(`${text} is not iterable`);
+        if (kind === 5) throw new TypeErr(`${text} is not a function or its return value is not iterable`);
+        const type = typeof v;
+        const said = v === null ? "object null"
+          : type === "object" || type === "undefined" || type === "function" ? type
+          : type === "symbol" ? `symbol ${Str(v)}` : `${type} ${Str(v)}`;
+        throw new TypeErr(`${said} is not iterable (cannot read property Symbol(Symbol.iterator))`);
+      }
       if (v !== undefined && v !== null) return v;
       const what = v === null ? "null" : "undefined";
       throw new TypeErr(kind === 0

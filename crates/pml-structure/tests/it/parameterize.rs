@@ -222,6 +222,19 @@ fn shadowed_names_are_left_alone() {
 }
 
 #[test]
+fn constants_assigned_again_stay_and_fail_as_they_did() {
+    // `total += n` throws in the program: as a parameter it would not (or read nothing).
+    let out = p("const total = 0;\nfor (const n of [1]) total += n;\nawait mcp.a.b({ total });");
+    assert!(out.code.starts_with("const total = 0;"), "{}", out.code);
+    let out = p("const seen = 0;\nseen++;\nconst [first] = [1];\n[first] = [2];");
+    assert!(out.code.starts_with("const seen = 0;"), "{}", out.code);
+    assert!(out.parameters.is_empty(), "{:?}", out.parameters);
+    // Another name that only looks the same is no write to it.
+    let out = p("const i = 10;\nfor (let i = 0; i < 2; i++) {}\nconst last = i;");
+    assert!(out.code.ends_with("const last = args.i;"), "{}", out.code);
+}
+
+#[test]
 fn constants_changed_in_place_or_holding_code_stay() {
     let out = p("const xs = [1];\nxs.push(2);\nawait mcp.a.b({ xs });");
     assert!(out.code.starts_with("const xs = [1];"), "{}", out.code);
