@@ -190,6 +190,35 @@ fn parameter_message(body: &[swc_ecma_ast::Stmt], at: u32) -> Option<String> {
 
 /// Finds the object-pattern parameter of the function at the engine's place (innermost), or
 /// of a function passed by a call there.
+/// The name an assignment writes, under parentheses and type assertions (`(total as any) +=
+/// n`).
+pub(crate) fn assigned_name(target: &SimpleAssignTarget) -> Option<&swc_ecma_ast::Ident> {
+    match target {
+        SimpleAssignTarget::Ident(b) => Some(&b.id),
+        SimpleAssignTarget::Paren(p) => match strip(&p.expr) {
+            Expr::Ident(i) => Some(i),
+            _ => None,
+        },
+        SimpleAssignTarget::TsAs(t) => match strip(&t.expr) {
+            Expr::Ident(i) => Some(i),
+            _ => None,
+        },
+        SimpleAssignTarget::TsSatisfies(t) => match strip(&t.expr) {
+            Expr::Ident(i) => Some(i),
+            _ => None,
+        },
+        SimpleAssignTarget::TsNonNull(t) => match strip(&t.expr) {
+            Expr::Ident(i) => Some(i),
+            _ => None,
+        },
+        SimpleAssignTarget::TsTypeAssertion(t) => match strip(&t.expr) {
+            Expr::Ident(i) => Some(i),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The innermost assignment or update holding the place: its width, and whether it writes a
 /// name (`total += n`, `seen++`) rather than a property or a pattern.
 struct Writes {
@@ -210,7 +239,10 @@ impl Writes {
 
 impl Visit for Writes {
     fn visit_assign_expr(&mut self, a: &swc_ecma_ast::AssignExpr) {
-        let to_name = matches!(a.left, AssignTarget::Simple(SimpleAssignTarget::Ident(_)));
+        let to_name = match &a.left {
+            AssignTarget::Simple(t) => assigned_name(t).is_some(),
+            AssignTarget::Pat(_) => false,
+        };
         self.write(a.span, to_name);
         a.visit_children_with(self);
     }

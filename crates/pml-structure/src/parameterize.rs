@@ -366,8 +366,8 @@ fn is_mcp_call(call: &CallExpr) -> bool {
 
 impl Visit for Rewriter<'_> {
     fn visit_simple_assign_target(&mut self, t: &swc_ecma_ast::SimpleAssignTarget) {
-        if let swc_ecma_ast::SimpleAssignTarget::Ident(id) = t {
-            self.write(&id.id.sym);
+        if let Some(id) = crate::culprit::assigned_name(t) {
+            self.write(&id.sym);
         }
         t.visit_children_with(self);
     }
