@@ -466,6 +466,34 @@ impl Visit for Nested {
     }
 }
 
+/// Every `key in v` whose key is a string or number literal or a name, anywhere in `body`:
+/// the span of `v` and the key as JavaScript to read it again (a name has no side effect, and
+/// was read just before).
+pub(crate) fn searches(body: &[swc_ecma_ast::Stmt]) -> Vec<(swc_common::Span, String)> {
+    let mut found = Searches(Vec::new());
+    body.iter().for_each(|stmt| stmt.visit_with(&mut found));
+    found.0
+}
+
+struct Searches(Vec<(swc_common::Span, String)>);
+
+impl Visit for Searches {
+    fn visit_bin_expr(&mut self, b: &swc_ecma_ast::BinExpr) {
+        if b.op == BinaryOp::In {
+            let key = match strip(&b.left) {
+                Expr::Lit(Lit::Str(s)) => serde_json::to_string(&s.value.to_string_lossy()).ok(),
+                Expr::Lit(Lit::Num(n)) => Some(crate::fold::number_to_string(n.value)),
+                Expr::Ident(i) if &*i.sym != "undefined" => Some(i.sym.to_string()),
+                _ => None,
+            };
+            if let Some(key) = key {
+                self.0.push((b.right.span(), key));
+            }
+        }
+        b.visit_children_with(self);
+    }
+}
+
 /// A pattern's property name as V8 prints it, unless computed.
 fn property_key(key: &PropName) -> Option<String> {
     match key {

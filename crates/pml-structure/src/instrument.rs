@@ -24,6 +24,7 @@
 //! | the start of a local function's body | `const Pi = P.i(k, it);` | one call of it; `Pi` numbers the calls |
 //! | the function a call of a local function calls (the callee, a `.then` callback) | `P.h(k, it, f)` | the call starts, and ends (returns, throws, or its promise settles) |
 //! | the value of an object destructuring (`const { a } = v`, `({ a } = v)`), anywhere | `P.o(v, kind, key, text)` | nothing: it throws V8's `TypeError` when `v` is `undefined` or `null` (`Cannot destructure property 'a' of 'v' as it is undefined.`) |
+//! | the object of `"key" in v` (a literal key) | `P.k(v, key)` | nothing: it throws V8's `TypeError` when `v` is no object (`Cannot use 'in' operator to search for 'key' in ...`) |
 //! | after an object pattern nested in another, without a default (`{ data: { items } }`), anywhere | ` = P.o(void 0, kind, key, "")` | nothing: the default applies only to `undefined`, and throws V8's `Cannot read properties of undefined (reading 'items')` |
 //!
 //! Each returns its last argument unchanged (`P.s`, `P.h` a function that calls it), so the
@@ -305,6 +306,8 @@ pub(crate) struct Recorder {
     guards: Vec<((usize, usize), String)>,
     /// Where nested object patterns end, and the default they get: `P.o(void 0, kind, key)`.
     nested: Vec<(usize, String)>,
+    /// The objects of `"key" in v`, and the key: `P.k(v, key)`.
+    searched: Vec<((usize, usize), String)>,
 }
 
 impl Recorder {
@@ -355,6 +358,16 @@ impl Recorder {
         if self.on {
             let key = serde_json::to_string(key).unwrap_or_else(|_| "\"\"".to_owned());
             self.nested.push((end, format!("{kind},{key},\"\")")));
+        }
+    }
+
+    /// Guards the object at `object` of `key in object`: `P.k(object, key)` (`key`: the key's
+    /// JavaScript, a literal or a name, read again) throws V8's `TypeError` when it is no object
+    /// (`Cannot use 'in' operator to search for 'content' in Echo: hi`) and is the object
+    /// otherwise.
+    pub(crate) fn guard_in(&mut self, object: (usize, usize), key: &str) {
+        if self.on {
+            self.searched.push((object, format!(",{key})")));
         }
     }
 
@@ -487,6 +500,9 @@ impl Recorder {
         }
         for (value, close) in &self.guards {
             edits.wrap_outermost(*value, format!("{namespace}.o("), close);
+        }
+        for (object, close) in &self.searched {
+            edits.wrap_outermost(*object, format!("{namespace}.k("), close);
         }
         for (end, words) in &self.nested {
             edits.point(*end, format!(" = {namespace}.o(void 0,{words}"));

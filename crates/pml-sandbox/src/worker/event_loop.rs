@@ -398,6 +398,13 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
         : kind === 1 ? `Cannot read properties of ${what} (reading '${key}')`
         : kind === 3 ? `Cannot read properties of ${what}` : `Cannot destructure '${text}' as it is ${what}.`);
     },
+    // The object of `key in v`: V8's `TypeError` when it is no object (QuickJS says `invalid
+    // 'in' operand`), the value otherwise.
+    k: (v, key) => {
+      if ((typeof v === "object" && v !== null) || typeof v === "function") return v;
+      const text = (x) => typeof x === "symbol" ? apply(symbolText, x, []) : Str(x);
+      throw new TypeErr(`Cannot use 'in' operator to search for '${text(key)}' in ${text(v)}`);
+    },
     j: (k, it, p) => {
       if (isPromise(p)) settles(p, () => { record(6, k, it, 1); }, () => { record(6, k, it, 0); });
       return p;

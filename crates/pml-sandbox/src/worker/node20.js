@@ -1007,6 +1007,28 @@
     configurable: true,
     enumerable: false,
   });
+  // --- String.prototype.repeat's RangeError as V8's ------------------------------------------
+  // QuickJS says `invalid repeat count`; V8 says the count (`Invalid count value: -1`). The
+  // count is read again on that path only (its `valueOf` runs twice there).
+  const nativeRepeat = globals.String.prototype.repeat;
+  const RangeErr = globals.RangeError;
+  const repeat = {
+    repeat(count) {
+      try {
+        return apply(nativeRepeat, this, [count]);
+      } catch (e) {
+        const said = e !== null && typeof e === "object" ? describe(e, "message") : undefined;
+        if (protoOf(e) === RangeErr.prototype && said !== undefined && said.value === "invalid repeat count") {
+          // Too long a string is no bad count to V8.
+          const n = +count;
+          throw new RangeErr(n < 0 || n === Infinity ? `Invalid count value: ${n}` : "Invalid string length");
+        }
+        throw e;
+      }
+    },
+  }.repeat;
+  define(globals.String.prototype, "repeat", { value: repeat, writable: true, configurable: true, enumerable: false });
+
   // --- Promise.any's rejection as V8's ------------------------------------------------------
   // When every promise rejects, QuickJS's AggregateError has no message; V8's says `All
   // promises were rejected`. The spec's steps (PerformPromiseAny), in its order: the same

@@ -413,6 +413,10 @@ impl<'a> Builder<'a> {
                 let value = self.offsets(span);
                 self.probes.guard(value, &words);
             }
+            for (span, key) in crate::culprit::searches(body) {
+                let object = self.offsets(span);
+                self.probes.guard_in(object, &key);
+            }
             for (end, kind, key) in crate::culprit::nested_destructurings(body) {
                 let (end, _) = self.offsets(swc_common::Span::new(
                     swc_common::BytePos(end),

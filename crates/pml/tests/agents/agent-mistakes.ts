@@ -48,4 +48,20 @@ try {
   problems.push(`names: ${e.message}`);
 }
 
+// A tool's text searched as an object, a negative indent.
+const echoed = await mcp.everything.echo({ message: "hi" });
+const text = echoed.content?.[0]?.text ?? String(echoed);
+for (const key of ["content", "isError"]) {
+  try {
+    problems.push(`${key}: ${key in text}`);
+  } catch (e) {
+    problems.push(`${key}: ${e.message}`);
+  }
+}
+try {
+  problems.push(`indent: [${" ".repeat(lines.length - 1)}]`);
+} catch (e) {
+  problems.push(`indent: ${e.message}`);
+}
+
 return { problems, lines: lines.length };
