@@ -193,28 +193,17 @@ fn parameter_message(body: &[swc_ecma_ast::Stmt], at: u32) -> Option<String> {
 /// The name an assignment writes, under parentheses and type assertions (`(total as any) +=
 /// n`).
 pub(crate) fn assigned_name(target: &SimpleAssignTarget) -> Option<&swc_ecma_ast::Ident> {
-    match target {
-        SimpleAssignTarget::Ident(b) => Some(&b.id),
-        SimpleAssignTarget::Paren(p) => match strip(&p.expr) {
-            Expr::Ident(i) => Some(i),
-            _ => None,
-        },
-        SimpleAssignTarget::TsAs(t) => match strip(&t.expr) {
-            Expr::Ident(i) => Some(i),
-            _ => None,
-        },
-        SimpleAssignTarget::TsSatisfies(t) => match strip(&t.expr) {
-            Expr::Ident(i) => Some(i),
-            _ => None,
-        },
-        SimpleAssignTarget::TsNonNull(t) => match strip(&t.expr) {
-            Expr::Ident(i) => Some(i),
-            _ => None,
-        },
-        SimpleAssignTarget::TsTypeAssertion(t) => match strip(&t.expr) {
-            Expr::Ident(i) => Some(i),
-            _ => None,
-        },
+    let expr = match target {
+        SimpleAssignTarget::Ident(b) => return Some(&b.id),
+        SimpleAssignTarget::Paren(p) => &p.expr,
+        SimpleAssignTarget::TsAs(t) => &t.expr,
+        SimpleAssignTarget::TsSatisfies(t) => &t.expr,
+        SimpleAssignTarget::TsNonNull(t) => &t.expr,
+        SimpleAssignTarget::TsTypeAssertion(t) => &t.expr,
+        _ => return None,
+    };
+    match strip(expr) {
+        Expr::Ident(i) => Some(i),
         _ => None,
     }
 }
