@@ -155,7 +155,8 @@
 //!     values: &[],
 //!     reads: None,
 //!     originals: None,
-//!, abort: None };
+//!     abort: None,
+//! };
 //! let result = sandbox.run_program(&task, &mut on_call);
 //! assert_eq!(result.unwrap(), json!(["/tmp/a.txt", "/tmp/b.txt"]));
 //!
