@@ -505,6 +505,12 @@ impl Destructurings {
             // Iterable, or worded otherwise by V8 (`{(intermediate value)} is not iterable`).
             Expr::Array(_) | Expr::Tpl(_) | Expr::Object(_) | Expr::Lit(Lit::Str(_)) => return,
             Expr::Ident(i) if declared => (4, i.sym.to_string()),
+            // V8 names a literal as it is written (`5 is not iterable`).
+            Expr::Lit(lit @ (Lit::Num(_) | Lit::Bool(_) | Lit::Null(_))) if declared => {
+                let mut text = String::new();
+                literal(lit, &mut text);
+                (4, text)
+            }
             Expr::Await(_) if declared => (4, INTERMEDIATE.to_owned()),
             Expr::Call(CallExpr {
                 callee: Callee::Expr(callee),

@@ -126,7 +126,8 @@
       if (typeof text === "string") return text;
     }
     // Destructuring, `Promise.all`, `Array.from`...: V8 names the value.
-    if (nothing !== null) return `${nothing[1]} is not iterable (cannot read property Symbol(Symbol.iterator))`;
+    // (V8 says the value's type before `null`, as where it says a value it cannot name.)
+    if (nothing !== null) return `${nothing[1] === "null" ? "object null" : nothing[1]} is not iterable (cannot read property Symbol(Symbol.iterator))`;
     return undefined;
   };
   const reword = (error, sites) => {

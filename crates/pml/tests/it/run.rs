@@ -820,6 +820,8 @@ try { const { meta: { a }, data: { ...rest } } = r; } catch (e) { out.push(e.mes
 const first = ({ user: { name } }: any) => name;
 try { [{}].map(first); } catch (e) { out.push(e.message); }
 try { const [{ id }] = [] as any[]; } catch (e) { out.push(e.message); }
+try { [[1, 2], null].map(([a, b]: any) => a + b); } catch (e) { out.push(e.message); }
+try { const [five] = 5 as any; } catch (e) { out.push(e.message); }
 function f({ data: { items } }: any, more: number) { return items; }
 return [out, f.length, f({ data: { items: 2 } }, 1)];
 "#,
@@ -835,6 +837,8 @@ return [out, f.length, f({ data: { items: 2 } }, 1)];
                 "Cannot read properties of undefined",
                 "Cannot read properties of undefined (reading 'name')",
                 "Cannot read properties of undefined (reading 'id')",
+                "object null is not iterable (cannot read property Symbol(Symbol.iterator))",
+                "5 is not iterable",
             ],
             2,
             2
