@@ -188,8 +188,6 @@ fn parameter_message(body: &[swc_ecma_ast::Stmt], at: u32) -> Option<String> {
     Some(words)
 }
 
-/// Finds the object-pattern parameter of the function at the engine's place (innermost), or
-/// of a function passed by a call there.
 /// The name an assignment writes, under parentheses and type assertions (`(total as any) +=
 /// n`).
 pub(crate) fn assigned_name(target: &SimpleAssignTarget) -> Option<&swc_ecma_ast::Ident> {
@@ -242,6 +240,8 @@ impl Visit for Writes {
     }
 }
 
+/// Finds the object-pattern parameter of the function at the engine's place (innermost), or
+/// of a function passed by a call there.
 struct Parameters {
     at: u32,
     own: Option<ObjectPat>,
@@ -344,19 +344,36 @@ impl Destructured {
     }
 }
 
-/// Every destructuring of a value the program computes with an object pattern, anywhere in
-/// `body` (`const { a } = v`, `({ a } = v)`): the value's span and what V8 says when it is
-/// `undefined` or `null`. (A parameter's, a loop head's and a `catch`'s patterns have no value
-/// written there: the engine's words stay.)
-pub(crate) fn destructurings(body: &[swc_ecma_ast::Stmt]) -> Vec<(swc_common::Span, Destructured)> {
-    let mut found = Destructurings(Vec::new());
-    body.iter().for_each(|stmt| stmt.visit_with(&mut found));
-    found.0
+/// What instrumenting a program guards so that its errors say V8's words, found in one walk
+/// of its body ([`guards`]; the probes `P.o` and `P.k` of `instrument.rs`).
+#[derive(Default)]
+pub(crate) struct Guards {
+    /// Every destructuring of a value the program computes, anywhere (`const { a } = v`,
+    /// `({ a } = v)`, `const [first] = rows`): the value's span and what V8 says when it is
+    /// `undefined` or `null` (an object pattern's) or no iterable (an array pattern's). (A
+    /// parameter's, a loop head's and a `catch`'s patterns have no value written there.)
+    pub(crate) values: Vec<(swc_common::Span, Destructured)>,
+    /// Every object pattern nested in another without a default of its own (`{ data: { items }
+    /// }`, `[{ a }]`), anywhere (declarations, parameters, assignments, loop heads): where it
+    /// ends, and what V8 says when its value is `undefined` (`Cannot read properties of
+    /// undefined (reading 'items')`, kind 1; a rest first, kind 3, says no property). A pattern
+    /// whose first property is computed, or that has none, is left out (V8 names the outer
+    /// property there).
+    pub(crate) nested: Vec<(u32, u8, String)>,
+    /// Every `key in v` whose key is a string or number literal or a name: the span of `v` and
+    /// the key as JavaScript to read it again (a name has no side effect, and was read just
+    /// before).
+    pub(crate) searches: Vec<(swc_common::Span, String)>,
 }
 
-struct Destructurings(Vec<(swc_common::Span, Destructured)>);
+/// The [`Guards`] of `body`.
+pub(crate) fn guards(body: &[swc_ecma_ast::Stmt]) -> Guards {
+    let mut found = Guards::default();
+    body.iter().for_each(|stmt| stmt.visit_with(&mut found));
+    found
+}
 
-impl Destructurings {
+impl Guards {
     fn note(&mut self, pattern: &ObjectPat, value: &Expr) {
         // What is written as an object, a function or a literal other than `null` is neither
         // `undefined` nor `null`.
@@ -402,25 +419,13 @@ impl Destructurings {
             }
             Some(ObjectPatProp::Rest(_)) | None => Destructured::Whole { text: text() },
         };
-        self.0.push((value.span(), words));
+        self.values.push((value.span(), words));
     }
 }
 
-/// Every object pattern nested in another pattern without a default of its own (`{ data: {
-/// items } }`, `[{ a }]`), anywhere in `body` (declarations, parameters, assignments, loop
-/// heads): where it ends, and what V8 says when its value is `undefined` (`Cannot read
-/// properties of undefined (reading 'items')`, kind 1; a rest first, kind 3, says no property).
-/// A pattern whose first property is computed, or that has none, is left out (V8 names the
-/// outer property there).
-pub(crate) fn nested_destructurings(body: &[swc_ecma_ast::Stmt]) -> Vec<(u32, u8, String)> {
-    let mut found = Nested(Vec::new());
-    body.iter().for_each(|stmt| stmt.visit_with(&mut found));
-    found.0
-}
-
-struct Nested(Vec<(u32, u8, String)>);
-
-impl Nested {
+impl Guards {
+    /// A pattern nested in another: guarded when it is an object pattern (see
+    /// [`Guards::nested`]).
     fn inner(&mut self, pattern: &Pat) {
         let Pat::Object(inner) = pattern else {
             return;
@@ -432,54 +437,8 @@ impl Nested {
             None => None,
         };
         if let Some((kind, key)) = words {
-            self.0.push((inner.span.hi.0, kind, key));
+            self.nested.push((inner.span.hi.0, kind, key));
         }
-    }
-}
-
-impl Visit for Nested {
-    fn visit_object_pat(&mut self, pattern: &ObjectPat) {
-        for prop in &pattern.props {
-            if let ObjectPatProp::KeyValue(kv) = prop {
-                self.inner(&kv.value);
-            }
-        }
-        pattern.visit_children_with(self);
-    }
-
-    fn visit_array_pat(&mut self, pattern: &swc_ecma_ast::ArrayPat) {
-        for element in pattern.elems.iter().flatten() {
-            self.inner(element);
-        }
-        pattern.visit_children_with(self);
-    }
-}
-
-/// Every `key in v` whose key is a string or number literal or a name, anywhere in `body`:
-/// the span of `v` and the key as JavaScript to read it again (a name has no side effect, and
-/// was read just before).
-pub(crate) fn searches(body: &[swc_ecma_ast::Stmt]) -> Vec<(swc_common::Span, String)> {
-    let mut found = Searches(Vec::new());
-    body.iter().for_each(|stmt| stmt.visit_with(&mut found));
-    found.0
-}
-
-struct Searches(Vec<(swc_common::Span, String)>);
-
-impl Visit for Searches {
-    fn visit_bin_expr(&mut self, b: &swc_ecma_ast::BinExpr) {
-        if b.op == BinaryOp::In {
-            let key = match strip(&b.left) {
-                Expr::Lit(Lit::Str(s)) => serde_json::to_string(&s.value.to_string_lossy()).ok(),
-                Expr::Lit(Lit::Num(n)) => Some(crate::fold::number_to_string(n.value)),
-                Expr::Ident(i) if &*i.sym != "undefined" => Some(i.sym.to_string()),
-                _ => None,
-            };
-            if let Some(key) = key {
-                self.0.push((b.right.span(), key));
-            }
-        }
-        b.visit_children_with(self);
     }
 }
 
@@ -494,7 +453,7 @@ fn property_key(key: &PropName) -> Option<String> {
     }
 }
 
-impl Destructurings {
+impl Guards {
     /// The value of an array pattern: what V8 says when it is no iterable (a declaration's
     /// `declared`, an assignment's not: V8 says those by their value).
     fn note_array(&mut self, value: &Expr, declared: bool) {
@@ -519,7 +478,7 @@ impl Destructurings {
             _ => (6, String::new()),
         };
         let (kind, text) = words;
-        self.0
+        self.values
             .push((value.span(), Destructured::Iterable { kind, text }));
     }
 }
@@ -558,7 +517,38 @@ fn makes_an_array(value: &Expr) -> bool {
     }
 }
 
-impl Visit for Destructurings {
+impl Visit for Guards {
+    fn visit_object_pat(&mut self, pattern: &ObjectPat) {
+        for prop in &pattern.props {
+            if let ObjectPatProp::KeyValue(kv) = prop {
+                self.inner(&kv.value);
+            }
+        }
+        pattern.visit_children_with(self);
+    }
+
+    fn visit_array_pat(&mut self, pattern: &swc_ecma_ast::ArrayPat) {
+        for element in pattern.elems.iter().flatten() {
+            self.inner(element);
+        }
+        pattern.visit_children_with(self);
+    }
+
+    fn visit_bin_expr(&mut self, b: &swc_ecma_ast::BinExpr) {
+        if b.op == BinaryOp::In {
+            let key = match strip(&b.left) {
+                Expr::Lit(Lit::Str(s)) => serde_json::to_string(&s.value.to_string_lossy()).ok(),
+                Expr::Lit(Lit::Num(n)) => Some(crate::fold::number_to_string(n.value)),
+                Expr::Ident(i) if &*i.sym != "undefined" => Some(i.sym.to_string()),
+                _ => None,
+            };
+            if let Some(key) = key {
+                self.searches.push((b.right.span(), key));
+            }
+        }
+        b.visit_children_with(self);
+    }
+
     fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
         match (&d.name, &d.init) {
             (Pat::Object(pattern), Some(value)) => self.note(pattern, value),
@@ -1636,7 +1626,8 @@ mod tests {
                     const { lit } = { lit: 1 }, [r] = s, { t } = `t`;\n\
                     function w({ u }) { const { v } = u; for (const { z } of v) {} }";
         let parsed = parse(code, Dialect::JavaScript, &LineIndex::new(code)).unwrap();
-        let found: Vec<(&str, Destructured)> = destructurings(&parsed.body)
+        let found: Vec<(&str, Destructured)> = guards(&parsed.body)
+            .values
             .into_iter()
             .map(|(span, words)| {
                 let (lo, hi) = (

@@ -646,9 +646,11 @@ pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> Paramet
     }
     // A constant the program assigns again (`total += n`, where it is not shadowed) fails there:
     // it stays a constant, so that the program fails as it did. Found by a first attempt.
+    let mutated = mutated_names(&parsed.body).names;
     let mut kept = FxHashSet::default();
     loop {
-        let (out, parameters, written) = parameterize_keeping(code, parsed, &read, &kept);
+        let (out, parameters, written) =
+            parameterize_keeping(code, parsed, (&read, &mutated), &kept);
         if written.is_empty() {
             return ParameterizeReturn {
                 code: out,
@@ -661,12 +663,13 @@ pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> Paramet
     }
 }
 
-/// The rewritten code and the parameters, the top-level constants named in `kept` left as
-/// they are; and the constants made parameters that the program writes to.
+/// The rewritten code and the parameters, the top-level constants named in `kept` (or changed
+/// in place: `mutated`) left as they are; and the constants made parameters that the program
+/// writes to.
 fn parameterize_keeping(
     code: &str,
     parsed: &parse::Parsed,
-    read: &ArgsRead,
+    (read, mutated): (&ArgsRead, &FxHashSet<String>),
     kept: &FxHashSet<Atom>,
 ) -> (String, IndexMap<String, Value>, FxHashSet<Atom>) {
     // Names the program already reads as parameters are never given to another value.
@@ -689,7 +692,6 @@ fn parameterize_keeping(
         written: FxHashSet::default(),
     };
     // Top-level constants holding literals (not changed in place, not code): removed.
-    let mutated = mutated_names(&parsed.body).names;
     let mut removed: Vec<(usize, usize)> = Vec::new();
     for stmt in &parsed.body {
         let Stmt::Decl(Decl::Var(var)) = stmt else {

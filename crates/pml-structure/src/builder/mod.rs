@@ -409,15 +409,17 @@ impl<'a> Builder<'a> {
     /// (see [`Recorder::guard`]).
     pub(crate) fn guard_destructurings(&mut self, body: &[Stmt]) {
         if self.probes.on() {
-            for (span, words) in crate::culprit::destructurings(body) {
+            // One walk finds them all.
+            let guards = crate::culprit::guards(body);
+            for (span, words) in guards.values {
                 let value = self.offsets(span);
                 self.probes.guard(value, &words);
             }
-            for (span, key) in crate::culprit::searches(body) {
+            for (span, key) in guards.searches {
                 let object = self.offsets(span);
                 self.probes.guard_in(object, &key);
             }
-            for (end, kind, key) in crate::culprit::nested_destructurings(body) {
+            for (end, kind, key) in guards.nested {
                 let (end, _) = self.offsets(swc_common::Span::new(
                     swc_common::BytePos(end),
                     swc_common::BytePos(end),
