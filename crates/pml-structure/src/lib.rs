@@ -118,12 +118,13 @@ pub struct Timings {
     pub parse_ms: f64,
     /// Everything else pml does around it: the pre-parse safety scan (nesting, operator count),
     /// the line index, the walk that builds the structure, schemas. Wall clock: on inputs of
-    /// 64 KiB or more part of the scan and the mutated-names pass run on a second thread,
-    /// alongside the rest of the scan and the walk.
+    /// 64 KiB or more part of the scan runs on a second thread, and each half's mutated names
+    /// are collected by the thread that parsed it (in `parse_ms`).
     pub structure_ms: f64,
     /// Part of `structure_ms`: the safety scan (and line index) before the parse.
     pub scan_ms: f64,
-    /// The builder's walk over the syntax tree (on this thread).
+    /// The builder's walk over the syntax tree (on this thread), with the join of the halves'
+    /// mutated names it starts with.
     pub walk_ms: f64,
 }
 
@@ -427,15 +428,10 @@ fn build_on_this_thread(
     let (parsed, collected) =
         parse::parse_in_two(code, options.dialect, &lines, cut, mutations::collect);
     let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
-    let mutated = collected.map(|(first, second)| {
-        let mut m = first.then(second);
-        m.close();
-        m
-    });
     walk_parsed(
         code,
         options,
-        (parallel, mutated),
+        (parallel, collected),
         &lines,
         parsed,
         (scan_ms, parse_ms),
@@ -444,12 +440,13 @@ fn build_on_this_thread(
 
 /// The builder's walk over `parsed`: the syntax tree of `code`, or of a text whose every
 /// token has the position it has in `code` (TypeScript whose types `code` blanks out).
-/// `mutated`: what the program changes, when it is known already (else it is computed, on a
-/// second thread with `parallel`). `(scan_ms, parse_ms)`: what came before, for the timings.
+/// `collected`: what each half of the program changes, when the halves were collected as they
+/// were parsed (joined here, in the walk's time; else it is computed, on a second thread with
+/// `parallel`). `(scan_ms, parse_ms)`: what came before, for the timings.
 fn walk_parsed(
     code: &str,
     options: &BuildOptions,
-    (parallel, mutated): (bool, Option<mutations::Mutations>),
+    (parallel, collected): (bool, Option<(mutations::Mutations, mutations::Mutations)>),
     lines: &parse::LineIndex,
     parsed: Result<parse::Parsed, Vec<Diagnostic>>,
     (scan_ms, parse_ms): (f64, f64),
@@ -461,13 +458,18 @@ fn walk_parsed(
         Ok(parsed) => {
             // Unless they are known, on two threads, the helper finds the names the program
             // mutates, which the walk needs only at its first foldable constant.
-            let on_helper = parallel && mutated.is_none();
+            let on_helper = parallel && collected.is_none();
             let (mutated_tx, mutated_rx) = std::sync::mpsc::sync_channel(1);
             let (((structure, probed), walk), ()) = both(
                 on_helper,
                 || {
                     timed(|| {
                         let mut b = builder::Builder::new(code, parsed.base, lines);
+                        let mutated = collected.map(|(first, second)| {
+                            let mut m = first.then(second);
+                            m.close();
+                            m
+                        });
                         match mutated {
                             Some(m) => b.mutated_names(m),
                             None if on_helper => b.mutated_names_from(mutated_rx),

@@ -13,7 +13,70 @@ mod store_cli;
 
 // The builder allocates many small objects; mimalloc halves the time glibc malloc takes.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: Mimalloc = Mimalloc;
+
+/// mimalloc as the global allocator, asked for plain blocks where their alignment suffices.
+///
+/// The `mimalloc` crate's allocator asks for every block with `mi_malloc_aligned`, even for the
+/// word alignment every mimalloc block has. In mimalloc v3 that call takes its fast path only
+/// when the size's free list happens to have a block, and otherwise over-allocates (`size +
+/// align - 1`, from the next size class) unless the size is a power of two: a 24-, 40- or
+/// 56-byte block (most of the builder's) never gets a page of its own size and every such
+/// allocation takes the slow path. Every block mimalloc hands out is at least word aligned (its
+/// size classes are multiples of a word, its free lists are stored in the blocks), so for
+/// alignments up to a word `mi_malloc` is asked instead; larger ones keep the aligned calls.
+struct Mimalloc;
+
+/// The alignment of every block `mi_malloc` returns: a word.
+const WORD: usize = std::mem::size_of::<usize>();
+
+// SAFETY: every block comes from mimalloc with at least the layout's alignment (a word
+// suffices below `WORD`, the aligned calls otherwise) and goes back to it through `mi_free`,
+// which takes blocks from either call.
+unsafe impl std::alloc::GlobalAlloc for Mimalloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: plain mimalloc calls; the caller's layout has a non-zero size.
+        unsafe {
+            if layout.align() <= WORD {
+                libmimalloc_sys::mi_malloc(layout.size()).cast()
+            } else {
+                libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: as `alloc`.
+        unsafe {
+            if layout.align() <= WORD {
+                libmimalloc_sys::mi_zalloc(layout.size()).cast()
+            } else {
+                libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+        // SAFETY: `ptr` came from this allocator, hence from mimalloc.
+        unsafe { libmimalloc_sys::mi_free(ptr.cast()) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from this allocator with `layout`; mimalloc keeps the alignment
+        // it is asked for (a word, always).
+        unsafe {
+            if layout.align() <= WORD {
+                libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
+            } else {
+                libmimalloc_sys::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()
+            }
+        }
+    }
+}
 
 /// mimalloc's `mi_option_purge_delay` (its v3 `mimalloc.h`: the 16th option; the crate's
 /// bindings name v2's options only).
