@@ -52,6 +52,47 @@ pub(crate) fn bracket_pass(code: &str, dialect: Dialect) -> Brackets {
     )
 }
 
+/// The bracket pass over a part of a text that is scanned in parts (each half on its own
+/// thread, see `build_in_two` in lib.rs). `after`: parts come before this one, whose top level
+/// may have held a `<` already (assumed so: the part's verdict then over-counts, never
+/// under-counts). `checked`: whether the whole text has bracket rules at all (as
+/// [`bracket_pass`] decides for the whole; a part does not skip the pass on its own length).
+pub(crate) fn bracket_part(part: &str, dialect: Dialect, after: bool, checked: bool) -> PartScan {
+    if !checked {
+        return PartScan {
+            brackets: Brackets {
+                too_deep: None,
+                angles_too_deep: None,
+            },
+            closed: true,
+        };
+    }
+    let angles = (dialect == Dialect::TypeScript).then_some(MAX_ANGLE_NESTING);
+    let (brackets, closed) = brackets_from(part.as_bytes(), MAX_NESTING, angles, after);
+    PartScan { brackets, closed }
+}
+
+/// Whether the bracket rules apply to `code` at all (see [`bracket_pass`]).
+pub(crate) fn has_bracket_rules(code: &str, dialect: Dialect) -> bool {
+    code.len() > MAX_NESTING || dialect == Dialect::TypeScript
+}
+
+/// What [`bracket_part`] found in a part.
+#[derive(Debug)]
+pub(crate) struct PartScan {
+    brackets: Brackets,
+    /// Every bracket the part opens it closes (extra closers aside): the pass of the next part,
+    /// started afresh, goes on exactly as one pass over both would.
+    pub(crate) closed: bool,
+}
+
+impl PartScan {
+    /// No rule broken in the part (scanned on its own).
+    pub(crate) fn passed(&self) -> bool {
+        self.brackets.too_deep.is_none() && self.brackets.angles_too_deep.is_none()
+    }
+}
+
 /// The operator rule, when the text can break it: where the count passes the limit.
 pub(crate) fn operator_pass(code: &str) -> Option<usize> {
     match code.len() > MAX_OPERATORS {
@@ -116,12 +157,22 @@ static BRACKET_CLASS: [u8; 256] = {
 /// One pass over all bytes (brackets in strings count too: a cheap over-approximation). Stops at
 /// the first nesting past `max_depth`; `<` nesting is tracked only with `max_angle`.
 fn brackets(code: &[u8], max_depth: usize, max_angle: Option<usize>) -> Brackets {
+    brackets_from(code, max_depth, max_angle, false).0
+}
+
+/// [`brackets`], the top level holding a `<` already with `top_level`; and whether the pass
+/// ended with no bracket open (not known, `false`, when it stopped early).
+fn brackets_from(
+    code: &[u8],
+    max_depth: usize,
+    max_angle: Option<usize>,
+    mut top_level: bool,
+) -> (Brackets, bool) {
     // Per open bracket: does its level contain a `<`? And how many of those are open.
     let mut frames: Vec<bool> = Vec::new();
-    let mut top_level = false;
-    let mut flagged = 0usize;
-    let mut angles_too_deep = None;
     let track_angles = max_angle.is_some();
+    let mut flagged = usize::from(top_level && track_angles);
+    let mut angles_too_deep = None;
     let max_angle = max_angle.unwrap_or(usize::MAX);
     for (i, &b) in code.iter().enumerate() {
         match BRACKET_CLASS[b as usize] {
@@ -129,10 +180,11 @@ fn brackets(code: &[u8], max_depth: usize, max_angle: Option<usize>) -> Brackets
             OPEN => {
                 frames.push(false);
                 if frames.len() > max_depth {
-                    return Brackets {
+                    let brackets = Brackets {
                         too_deep: Some((frames.len(), i)),
                         angles_too_deep,
                     };
+                    return (brackets, false);
                 }
             }
             CLOSE if frames.pop() == Some(true) => flagged -= 1,
@@ -150,10 +202,11 @@ fn brackets(code: &[u8], max_depth: usize, max_angle: Option<usize>) -> Brackets
             _ => {}
         }
     }
-    Brackets {
+    let brackets = Brackets {
         too_deep: None,
         angles_too_deep,
-    }
+    };
+    (brackets, frames.is_empty())
 }
 
 const OP: u8 = 1;
@@ -490,6 +543,27 @@ mod tests {
                 prop_assert_eq!(fast.angles_too_deep, angle_nesting_over(&code, angles));
             }
             prop_assert_eq!(operators_over(&code, ops), operators_over_simple(&code, ops));
+        }
+
+        /// Scanned in two parts at any byte, the text passes only if it passes as a whole, when
+        /// the first part closes its brackets (what `build_in_two` trusts), and the first
+        /// part's verdict is the whole's for its own bytes; the second part refuses
+        /// whatever the whole refuses there.
+        #[test]
+        fn parts_that_pass_make_a_whole_that_passes(code in source(), cut in 0usize..400, depth in 1usize..6, angles in 1usize..4) {
+            let cut = cut.min(code.len());
+            let (first, second) = code.split_at(cut);
+            let whole = brackets(&code, depth, Some(angles));
+            let (a, closed) = brackets_from(first, depth, Some(angles), false);
+            let (b, _) = brackets_from(second, depth, Some(angles), true);
+            let passed = |x: &Brackets| x.too_deep.is_none() && x.angles_too_deep.is_none();
+            if passed(&a) && closed && passed(&b) {
+                prop_assert!(passed(&whole), "{:?}", String::from_utf8_lossy(&code));
+            }
+            // A prefix scanned alone stops where the whole stops, if it stops inside it.
+            if let Some((_, at)) = whole.too_deep.filter(|&(_, at)| at < cut) {
+                prop_assert_eq!(a.too_deep.map(|(_, at)| at), Some(at));
+            }
         }
     }
 

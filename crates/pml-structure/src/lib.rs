@@ -394,44 +394,117 @@ fn build_on_this_thread(
     parallel: bool,
 ) -> (BuildReturn, Option<parse::Parsed>) {
     let started = Instant::now();
-    // The safety scan's two passes run on two threads for large inputs; the line index and the
-    // search for a place to cut the parse in two go beside the operator pass (the lighter one,
-    // which most programs skip).
-    let (brackets, (lines, operators, cut)) = both(
+    if parallel {
+        let from = code.len() * CUT_AT_PERCENT / 100;
+        if let Some(cut) = parse::guess_cut(code, from) {
+            return build_in_two(code, options, cut);
+        }
+    }
+    // The safety scan's two passes run on two threads for large inputs; the line index goes
+    // beside the operator pass (the lighter one, which most programs skip).
+    let (brackets, (lines, operators)) = both(
         parallel,
         || guard::bracket_pass(code, options.dialect),
-        || {
-            let cut = if parallel {
-                parse::split_point(code)
-            } else {
-                None
-            };
-            (parse::LineIndex::new(code), guard::operator_pass(code), cut)
-        },
+        || (parse::LineIndex::new(code), guard::operator_pass(code)),
     );
-    let refused = guard::refusal(brackets, operators);
-    if let Some((offset, message)) = refused {
-        let ret = BuildReturn {
-            structure: StaticStructure {
-                diagnostics: vec![diagnostics::refused(code, &lines, offset, message)],
-                ..Default::default()
-            },
-            timings: Timings::default(),
-            instrumented: None,
-        };
-        return (ret, None);
+    if let Some(refused) = guard::refusal(brackets, operators) {
+        return (refusal(code, &lines, refused), None);
     }
     let scan_ms = started.elapsed().as_secs_f64() * 1e3;
-    let parse_started = Instant::now();
-    // What each half changes is collected on the thread that parsed it, while the other
-    // half is parsed; joined and spread here, before the walk that needs it.
-    let (parsed, collected) =
-        parse::parse_in_two(code, options.dialect, &lines, cut, mutations::collect);
-    let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
+    let (parsed, parse_ms) = timed(|| parse::parse(code, options.dialect, &lines));
     walk_parsed(
         code,
         options,
-        (parallel, collected),
+        (parallel, None),
+        &lines,
+        parsed,
+        (scan_ms, parse_ms),
+    )
+}
+
+/// Where [`build_in_two`] looks for a place to cut, in percent of the text: past the middle,
+/// as the second thread also builds the line index.
+const CUT_AT_PERCENT: usize = 52;
+
+/// What a build refused to parse, as its structure.
+fn refusal(
+    code: &str,
+    lines: &parse::LineIndex,
+    (offset, message): (usize, String),
+) -> BuildReturn {
+    BuildReturn {
+        structure: StaticStructure {
+            diagnostics: vec![diagnostics::refused(code, lines, offset, message)],
+            ..Default::default()
+        },
+        timings: Timings::default(),
+        instrumented: None,
+    }
+}
+
+/// A large text cut in two at `cut` ([`parse::guess_cut`]): each half is scanned, parsed and
+/// its mutations collected on a thread of its own, the second thread also building the line
+/// index and counting operators over the whole text (a pass most texts skip). The halves'
+/// scans give the whole text's verdict when nothing is refused and the first half closes every
+/// bracket it opens; otherwise the whole text is scanned again, as one thread does. A half is
+/// parsed only when its own scan passes (what its parser can reach is in it); when either
+/// half is not parsed or does not parse, the whole text is, and its diagnostics are the ones
+/// reported.
+fn build_in_two(
+    code: &str,
+    options: &BuildOptions,
+    cut: usize,
+) -> (BuildReturn, Option<parse::Parsed>) {
+    let started = Instant::now();
+    let dialect = options.dialect;
+    let checked = guard::has_bracket_rules(code, dialect);
+    let part = |start: usize, end: usize| {
+        let body = parse::parse_part(code, start, end, dialect)?;
+        let collected = mutations::collect(&body);
+        Some((body, collected))
+    };
+    let ((first_scan, scanned, first), (operators, second_scan, lines, second)) = both(
+        true,
+        || {
+            let scan = guard::bracket_part(&code[..cut], dialect, false, checked);
+            // What the operator rule guards is within reach of this half's parser only if
+            // the half could break it alone.
+            let operators = guard::operator_pass(&code[..cut]);
+            let scanned = started.elapsed().as_secs_f64() * 1e3;
+            let parsed = (scan.passed() && operators.is_none())
+                .then(|| part(0, cut))
+                .flatten();
+            (scan, scanned, parsed)
+        },
+        || {
+            let operators = guard::operator_pass(code);
+            let scan = guard::bracket_part(&code[cut..], dialect, true, checked);
+            let lines = parse::LineIndex::new(code);
+            let parsed = (scan.passed() && operators.is_none())
+                .then(|| part(cut, code.len()))
+                .flatten();
+            (operators, scan, lines, parsed)
+        },
+    );
+    let mut scan_ms = scanned;
+    let exact = first_scan.passed() && first_scan.closed && second_scan.passed();
+    if !exact || operators.is_some() {
+        let (refused, rescan_ms) =
+            timed(|| guard::refusal(guard::bracket_pass(code, dialect), operators));
+        scan_ms += rescan_ms;
+        if let Some(refused) = refused {
+            return (refusal(code, &lines, refused), None);
+        }
+    }
+    let (parsed, collected) = match (first, second) {
+        (Some((first, a)), Some((second, b))) => (Ok(parse::joined(first, second)), Some((a, b))),
+        _ => (parse::parse(code, dialect, &lines), None),
+    };
+    let parse_ms = started.elapsed().as_secs_f64() * 1e3 - scan_ms;
+    walk_parsed(
+        code,
+        options,
+        (true, collected),
         &lines,
         parsed,
         (scan_ms, parse_ms),
@@ -612,6 +685,70 @@ mod tests {
         }
         code.push_str("return s399;\n");
         code
+    }
+
+    /// Texts cut in two whose scan or parse goes wrong somewhere: refused or failing as one
+    /// thread refuses or fails them, wherever the fault is and whatever the first half leaves
+    /// open.
+    #[test]
+    fn two_threads_refuse_and_fail_what_one_does() {
+        let filler = |n: usize| "const a = [1, 2, 3].map((x) => x + 1);\n".repeat(n);
+        let deep = |n: usize| format!("const d = {}1{};\n", "(".repeat(n), ")".repeat(n));
+        let over = guard::MAX_NESTING + 1;
+        let half = guard::MAX_NESTING / 2 + 10;
+        let angles = format!("const t = {}a{};\n", "(<T>".repeat(9), ")".repeat(9));
+        let cases = [
+            // Too deep in the second half, in the first.
+            format!("{}{}{}", filler(2000), filler(2000), deep(over)),
+            format!("{}{}{}", deep(over), filler(2000), filler(4000)),
+            // Strings that open brackets in the first half and nesting in the second that
+            // passes alone, not with them.
+            format!(
+                "{}const s = \"{}\";\n{}{}",
+                filler(10),
+                "(".repeat(half),
+                filler(4000),
+                deep(half)
+            ),
+            // The same that passes.
+            format!(
+                "{}const s = \"{}\";\n{}{}",
+                filler(10),
+                "(".repeat(10),
+                filler(4000),
+                deep(half)
+            ),
+            // `<` nesting in either half (TypeScript).
+            format!("{}{}{}", filler(3000), filler(3000), angles),
+            format!("{}{}{}", angles, filler(3000), filler(3000)),
+            // Syntax errors in either half.
+            format!("{}const x = (;\n{}", filler(3000), filler(1000)),
+            format!("{}{}const y = ];\n", filler(3000), filler(3000)),
+        ];
+        for (i, code) in cases.iter().enumerate() {
+            assert!(
+                code.len() >= PARALLEL_FROM_BYTES,
+                "case {i}: {} bytes",
+                code.len()
+            );
+            for dialect in [Dialect::TypeScript, Dialect::JavaScript] {
+                let options = BuildOptions {
+                    dialect,
+                    ..BuildOptions::default()
+                };
+                let one = on_big_stack(|| build_on_this_thread(code, &options, false).0).unwrap();
+                let two = on_big_stack(|| build_on_this_thread(code, &options, true).0).unwrap();
+                assert_eq!(
+                    one.structure.diagnostics, two.structure.diagnostics,
+                    "case {i} ({dialect:?})"
+                );
+                assert_eq!(
+                    one.structure.nodes.len(),
+                    two.structure.nodes.len(),
+                    "case {i}"
+                );
+            }
+        }
     }
 
     #[test]

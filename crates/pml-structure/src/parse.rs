@@ -43,12 +43,23 @@ const CHECKPOINT: usize = 256;
 
 impl LineIndex {
     pub(crate) fn new(text: &str) -> Self {
-        let mut line_starts = vec![0];
-        let mut ascii = Vec::new();
+        let bytes = text.as_bytes();
+        let mut line_starts = Vec::with_capacity(bytes.len() / 40 + 1);
+        line_starts.push(0);
+        line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        // Most programs are ASCII throughout: one check for the whole text.
+        if bytes.is_ascii() {
+            return LineIndex {
+                ascii: vec![true; line_starts.len()],
+                line_starts,
+                checkpoints: Vec::new(),
+            };
+        }
+        let mut ascii = Vec::with_capacity(line_starts.len());
         let mut checkpoints = Vec::new();
-        let mut start = 0;
-        let mut line = |start: usize, end: usize, ascii: &mut Vec<bool>| {
-            let is_ascii = text.as_bytes()[start..end].is_ascii();
+        for (i, &start) in line_starts.iter().enumerate() {
+            let end = line_starts.get(i + 1).map_or(bytes.len(), |next| next - 1);
+            let is_ascii = bytes[start..end].is_ascii();
             ascii.push(is_ascii);
             if !is_ascii {
                 let (mut at, mut chars) = (start, 0);
@@ -62,14 +73,7 @@ impl LineIndex {
                     checkpoints.push((at, chars));
                 }
             }
-        };
-        // `match_indices` with a char searches with memchr: ~1 instruction per byte.
-        for (i, _) in text.match_indices('\n') {
-            line(start, i, &mut ascii);
-            start = i + 1;
-            line_starts.push(start);
         }
-        line(start, text.len(), &mut ascii);
         LineIndex {
             line_starts,
             ascii,
@@ -110,10 +114,7 @@ pub(crate) struct Parsed {
     pub(crate) base: u32,
 }
 
-/// A parse: the body, or the syntax errors.
-pub(crate) type ParseResult = Result<Parsed, Vec<Diagnostic>>;
-
-/// How many program texts this process parsed (each [`parse`] and [`parse_in_two`] once).
+/// How many program texts this process parsed (each [`parse`] and [`joined`] once).
 pub(crate) static PARSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Parse agent code. On any syntax error, returns the diagnostics and no body.
@@ -189,41 +190,24 @@ pub(crate) fn parse(
     }
 }
 
-/// Parse agent code in two halves at once, when it has a place to cut (see [`split_point`]):
-/// each half as its own function body, positions as in the whole text, statements joined in
-/// order; `then` runs on each half's statements on the thread that parsed it, and its two
-/// answers come back in order. Any error in either half, or no place to cut, means the plain
-/// parse of the whole text, whose diagnostics are the ones reported (and no answers).
-pub(crate) fn parse_in_two<T: Send>(
-    code: &str,
-    dialect: Dialect,
-    lines: &LineIndex,
-    cut: Option<usize>,
-    then: impl Fn(&[Stmt]) -> T + Sync,
-) -> (ParseResult, Option<(T, T)>) {
-    if let Some(cut) = cut.filter(|&c| 0 < c && c < code.len()) {
-        let part = |start, end| {
-            let body = parse_part(code, start, end, dialect)?;
-            let answer = then(&body);
-            Some((body, answer))
-        };
-        let (first, second) = crate::both(true, || part(0, cut), || part(cut, code.len()));
-        if let (Some((mut body, a)), Some((rest, b))) = (first, second) {
-            PARSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            body.extend(rest);
-            let parsed = Parsed {
-                body,
-                base: 1 + PREFIX.len() as u32,
-            };
-            return (Ok(parsed), Some((a, b)));
-        }
+/// The two halves' statements (each parsed by [`parse_part`]) as the parse of the whole text.
+pub(crate) fn joined(mut first: Vec<Stmt>, second: Vec<Stmt>) -> Parsed {
+    PARSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    first.extend(second);
+    Parsed {
+        body: first,
+        base: 1 + PREFIX.len() as u32,
     }
-    (parse(code, dialect, lines), None)
 }
 
 /// The statements of `code[start..end]` parsed as a function body whose positions are those of
 /// the whole text; `None` on any syntax error.
-fn parse_part(code: &str, start: usize, end: usize, dialect: Dialect) -> Option<Vec<Stmt>> {
+pub(crate) fn parse_part(
+    code: &str,
+    start: usize,
+    end: usize,
+    dialect: Dialect,
+) -> Option<Vec<Stmt>> {
     let part = code.get(start..end)?;
     let mut wrapped = String::with_capacity(PREFIX.len() + part.len() + SUFFIX.len());
     wrapped.push_str(PREFIX);
@@ -245,64 +229,43 @@ fn parse_part(code: &str, start: usize, end: usize, dialect: Dialect) -> Option<
     unwrap_body(script)
 }
 
-/// Where the text may be cut in two for [`parse_in_two`]: just after the first `;` that ends a
-/// line at the top level (outside brackets, strings, comments and templates) in the second
-/// half of the text. After an explicit `;` a top-level statement always ends, so both parts
-/// are statement lists of their own. The scan does not know regular-expression literals; a cut
-/// it misplaces leaves a part with an open bracket, string, template or comment, which fails to
-/// parse and sends the caller back to the whole text. No cut in code that mentions
-/// `use strict` (a directive at the top would cover only the first part).
-pub(crate) fn split_point(code: &str) -> Option<usize> {
-    use crate::guard::{comment_end, string_end, template_text, TemplateEnd};
+/// Where the text may be cut in two, to parse its halves at once ([`parse_part`]): just after
+/// the first `;` past `from` that ends a line whose next line (blank lines aside) starts in its
+/// first column with a letter, `_`, `$` or a comment: a top-level statement, as formatted code
+/// writes them. A guess, found without reading what comes before: cut anywhere after a `;`
+/// that ends a line, a part that is not a statement list of its own (a cut inside a block,
+/// parentheses, a template, a comment) fails to parse (see the tests), and the caller parses
+/// the whole text instead. No cut in code that mentions `use strict` (a directive at the top
+/// would cover only the first part).
+pub(crate) fn guess_cut(code: &str, from: usize) -> Option<usize> {
     if code.contains("use strict") {
         return None;
     }
     let b = code.as_bytes();
-    let half = b.len() / 2;
-    let mut depth = 0usize;
-    // Open template interpolations: the depth at which `}` resumes template text.
-    let mut templates: Vec<usize> = Vec::new();
-    let mut i = 0;
-    // Template text from `i`: on to its `${` (one level deeper) or past its closing backtick.
-    let template = |i: usize, depth: usize, templates: &mut Vec<usize>| match template_text(b, i) {
-        TemplateEnd::Interpolation(at) => {
-            templates.push(depth);
-            at + 1
+    let mut at = from;
+    while let Some(found) = b.get(at..)?.iter().position(|&c| c == b';') {
+        let semicolon = at + found;
+        at = semicolon + 1;
+        let mut next = semicolon + 1;
+        if b.get(next) == Some(&b'\r') {
+            next += 1;
         }
-        TemplateEnd::Closed(at) => at + 1,
-    };
-    while i < b.len() {
-        match b[i] {
-            b'\'' | b'"' => i = string_end(b, i),
-            b'`' => {
-                i = template(i + 1, depth, &mut templates);
-                continue;
-            }
-            b'/' => {
-                if let Some(end) = comment_end(b, i) {
-                    i = end;
-                }
-            }
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' => depth = depth.checked_sub(1)?,
-            b'}' if templates.last() == Some(&depth) => {
-                templates.pop();
-                i = template(i + 1, depth, &mut templates);
-                continue;
-            }
-            b'}' => depth = depth.checked_sub(1)?,
-            b';' if depth == 0 && templates.is_empty() && i >= half => {
-                let mut j = i + 1;
-                if b.get(j) == Some(&b'\r') {
-                    j += 1;
-                }
-                if b.get(j) == Some(&b'\n') && j + 1 < b.len() {
-                    return Some(j + 1);
-                }
-            }
-            _ => {}
+        if b.get(next) != Some(&b'\n') {
+            continue;
         }
-        i += 1;
+        let cut = next + 1;
+        // The next line that is not blank.
+        let mut line = cut;
+        while matches!(b.get(line), Some(b'\n' | b'\r')) {
+            line += 1;
+        }
+        match b.get(line) {
+            Some(c) if c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'/') => {
+                return Some(cut)
+            }
+            None => return None,
+            Some(_) => {}
+        }
     }
     None
 }
@@ -394,15 +357,14 @@ pub(crate) mod tests {
         parse(code, Dialect::TypeScript, &LineIndex::new(code))
     }
 
+    /// The halves' parse at `cut`, when both halves parse; else the whole text's.
     fn in_two(code: &str, cut: usize) -> Result<Parsed, Vec<Diagnostic>> {
-        parse_in_two(
-            code,
-            Dialect::TypeScript,
-            &LineIndex::new(code),
-            Some(cut),
-            |_| (),
-        )
-        .0
+        let first = parse_part(code, 0, cut, Dialect::TypeScript);
+        let second = parse_part(code, cut, code.len(), Dialect::TypeScript);
+        match (first, second) {
+            (Some(first), Some(second)) => Ok(joined(first, second)),
+            _ => whole(code),
+        }
     }
 
     fn same(a: &Result<Parsed, Vec<Diagnostic>>, b: &Result<Parsed, Vec<Diagnostic>>) -> bool {
@@ -442,27 +404,35 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_cut_is_a_top_level_line_ending_semicolon_in_the_second_half() {
-        // Past the middle, only the last `;` ends a line at the top level: the others are in a
-        // template (and its interpolation), a block, a string that holds a `}`, comments.
-        let first_half = format!("const pad = {};\n", "1 + ".repeat(10) + "1");
-        // (Top-level statements there end in `; ` + newline: not a cut.)
-        let second_half = "const a = `x;\n${b;\n}`; \nif (c) {\n  d();\n}\nconst e = '}'; \n// f;\n/* g;\n*/h();\ni();\n";
-        let code = format!("{first_half}{second_half}");
-        assert!(first_half.len() > code.len() / 2 - 60 && first_half.len() < code.len() / 2);
-        let cut = split_point(&code).unwrap();
-        assert_eq!(&code[cut..], "i();\n");
-
-        // Nothing at the top level past the middle: no cut.
-        assert_eq!(
-            split_point("const a = 1;\nif (b) {\n  c();\n  d();\n  e();\n}\n"),
-            None
-        );
+    fn the_cut_is_guessed_where_a_line_starts_a_statement_in_its_first_column() {
+        // Past `from`: `;` ending lines inside a template, a block, a string, before a
+        // closer or an indented line are passed over; the first followed by a line that
+        // starts in the first column is the cut (blank lines between are skipped).
+        let code =
+            "const a = `x;\n  ${b;\n}`; \nif (c) {\n  d();\n}\nconst e = '}'; \n  f();\n\n\ng();\n";
+        let cut = guess_cut(code, 0).unwrap();
+        assert_eq!(&code[cut..], "\n\ng();\n");
+        assert_eq!(guess_cut(code, cut), None);
+        // CRLF line ends.
+        let crlf = "a();\r\n  b();\r\nc();\r\n";
+        assert_eq!(&crlf[guess_cut(crlf, 0).unwrap()..], "c();\r\n");
+        // Nothing starts a line in the first column: no cut.
+        assert_eq!(guess_cut("if (b) {\n  c();\n  d();\n  e();\n}\n", 0), None);
         // A directive would cover the first part only.
         let strict = "\"use strict\";\nconst a = 1;\nconst b = 2;\nconst c = 3;\n";
-        assert_eq!(split_point(strict), None);
-        // Unbalanced closers: no cut (the whole parse reports them).
-        assert_eq!(split_point("a();\n}\nb();\nc();\nd();\n"), None);
+        assert_eq!(guess_cut(strict, 0), None);
+        // Every guess of every program is a cut after which both halves parse as the whole
+        // does, or one half fails (the caller parses the whole).
+        for (file, code) in programs() {
+            let mut from = 0;
+            while let Some(cut) = guess_cut(&code, from) {
+                assert!(
+                    same(&in_two(&code, cut), &whole(&code)),
+                    "{file}: cut at {cut}"
+                );
+                from = cut;
+            }
+        }
     }
 
     #[test]
