@@ -28,6 +28,11 @@ pub(crate) struct Values<'a> {
     /// The names the program declares (sorted): code reading one whose value is not known
     /// here is not computed (`typeof helper` would say `undefined`).
     pub declared: &'a [String],
+    /// Whether code may be evaluated here at all: not when the program changes its globals
+    /// (`Math.round = ...`, `globalThis.base = ...`, `String.prototype.trim = ...`), which the
+    /// side context evaluating ahead of it does not have: only names and literals are known
+    /// then.
+    pub evaluates: bool,
 }
 
 /// Who evaluates: for messages (`argument of n3 (fs:read)`).
@@ -87,6 +92,14 @@ impl Values<'_> {
         sandbox: &Sandbox,
         reader: &Reader<'_>,
     ) -> Result<Option<Value>, SandboxError> {
+        if !self.evaluates {
+            return Err(SandboxError::Exception {
+                task_id: reader.task_id.to_owned(),
+                tool: reader.tool.to_owned(),
+                message: "the program changes its globals: not computed ahead".into(),
+                stack: None,
+            });
+        }
         let mut bound = given;
         for name in reads {
             if bound.iter().any(|(n, _)| n == name) {

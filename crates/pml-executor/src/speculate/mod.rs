@@ -695,6 +695,9 @@ pub(crate) struct Speculation {
     literals: IndexMap<String, Value>,
     /// The names the program declares (sorted): one not known ahead is not computed.
     declared: Vec<String>,
+    /// Whether the side context computes what the program's would (see
+    /// [`crate::values::Values::evaluates`]).
+    evaluates: bool,
     /// Probes of the operations whose values the targets read.
     wanted: Vec<u32>,
     /// Probe number -> node id, for those.
@@ -959,6 +962,7 @@ impl Speculation {
             args: args_known.then(|| args.clone()),
             literals: structure.literal_bindings.clone(),
             declared: structure.declared.clone(),
+            evaluates: !changes_globals(structure),
             wanted,
             wanted_nodes,
             positions: (structure.nodes.iter())
@@ -1052,6 +1056,7 @@ impl Speculation {
             joins: &joins,
             literals: &self.literals,
             declared: &self.declared,
+            evaluates: self.evaluates,
         };
         for target in &self.targets {
             {
@@ -1319,6 +1324,7 @@ impl Speculation {
                     joins: &joins,
                     literals: &locals,
                     declared: &self.declared,
+                    evaluates: self.evaluates,
                 };
                 // `undefined` (no JSON for it): what reads it is not computed.
                 if let Some(Some(value)) = self.operation(&known, op) {
@@ -1333,6 +1339,7 @@ impl Speculation {
             joins: &joins,
             literals,
             declared: &self.declared,
+            evaluates: self.evaluates,
         };
         for read in &helper.reads {
             if blocked.contains(&read.server) {
@@ -1515,6 +1522,7 @@ impl Speculation {
                     joins: &joins,
                     literals: &self.literals,
                     declared: &self.declared,
+                    evaluates: self.evaluates,
                 };
                 if let Some(value) = self.operation(&known, c) {
                     c.keep(value, &mut values);
@@ -1721,4 +1729,14 @@ impl Speculation {
         report.computed = self.computed.load(std::sync::atomic::Ordering::Relaxed);
         report
     }
+}
+
+/// Whether the program changes, in place or by assignment, a name it does not declare: a
+/// global of its context (`Math.round = ...`, `globalThis.base = ...`, `String.prototype.x =
+/// ...`, `Object.assign(Math, ...)`, through another name too: `const M = Math; M.max = ...`).
+/// Code computed ahead of it, in a side context with the globals as they were, could then
+/// compute something else.
+fn changes_globals(structure: &StaticStructure) -> bool {
+    (structure.changed.iter())
+        .any(|name| name != "args" && structure.declared.binary_search(name).is_err())
 }

@@ -479,3 +479,31 @@ async fn reads_after_methods_and_callbacks_that_call_their_server_wait() {
     ])
     .await;
 }
+
+/// A program that changes its globals (a built-in's method, a property of `globalThis`, a
+/// prototype, through another name too) computes its arguments with them: nothing computed
+/// ahead of it, in a context with the globals as they were, reaches the server (it sent
+/// `fast:r {"id":"v1"}` where the program sends `"v42"`).
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_of_a_program_that_changes_its_globals_are_not_computed_ahead() {
+    fast_receives_what_it_receives_without_speculation(&[
+        "Math.round = (x) => 42;\nawait mcp.slow.a({ id: 0 });\nreturn (await mcp.fast.r({ id: \"v\" + Math.round(1.2) })).id;",
+        "const M = Math;\nM.max = () => 7;\nawait mcp.slow.a({ id: 0 });\nreturn (await mcp.fast.r({ id: \"m\" + Math.max(1, 2) })).id;",
+        "(globalThis as any).B = \"y\";\nawait mcp.slow.a({ id: 0 });\nreturn (await mcp.fast.r({ id: \"\" + (globalThis as any).B })).id;",
+        "String.prototype.trim = function () { return \"t\"; };\nawait mcp.slow.a({ id: 0 });\nreturn (await mcp.fast.r({ id: \" a \".trim() })).id;",
+        "Object.assign(Math, { floor: () => 0 });\nawait mcp.slow.a({ id: 0 });\nconst n = Math.floor(args.x ?? 3.5);\nreturn (await mcp.fast.r({ id: n })).id;",
+    ])
+    .await;
+}
+
+/// A generator's call runs none of its body: its reads are made as what consumes it asks, so
+/// none is started ahead (the second `yield`'s read was, though the program asks once).
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_in_generators_wait_for_what_consumes_them() {
+    fast_receives_what_it_receives_without_speculation(&[
+        "async function* g() {\n  yield (await mcp.fast.r({ id: 1 })).id;\n  yield (await mcp.fast.r({ id: 2 })).id;\n}\nconst it = g();\nreturn (await it.next()).value;",
+        "async function* g(ids) {\n  for (const id of ids) yield (await mcp.fast.r({ id })).id;\n}\nconst out = [];\nfor await (const v of g([1, 2, 3])) { out.push(v); break; }\nreturn out;",
+        "const g = async function* () {\n  yield (await mcp.fast.r({ id: 1 })).id;\n  yield (await mcp.fast.r({ id: 2 })).id;\n};\nawait mcp.slow.a({ id: 0 });\nconst it = g();\nconst first = (await it.next()).value;\nreturn [first, (await mcp.fast.r({ id: 3 })).id];",
+    ])
+    .await;
+}

@@ -339,10 +339,15 @@ impl<'a> Builder<'a> {
                 _ => None,
             })
             .collect();
+        // A generator's call runs none of its body: nothing in it follows from the call.
+        if f.generator {
+            self.generators.insert(index);
+        }
         let params = params.filter(|names| {
-            self.mutations().is_some_and(|m| {
-                (names.iter()).all(|n| !m.names.contains(n) && !m.reassigned.contains_key(n))
-            })
+            !f.generator
+                && self.mutations().is_some_and(|m| {
+                    (names.iter()).all(|n| !m.names.contains(n) && !m.reassigned.contains_key(n))
+                })
         });
         self.nodes[index].params = params;
         let start = self.callback_start(f);

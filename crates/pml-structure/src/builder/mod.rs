@@ -315,6 +315,9 @@ pub(crate) struct Builder<'a> {
     hoisted: HashMap<(u32, u32), usize>,
     /// Local functions by id: the names the program binds them to.
     named_functions: HashMap<String, Vec<String>>,
+    /// The generator functions' nodes (by index): their bodies run when their iterators are
+    /// consumed, where the structure does not say.
+    generators: rustc_hash::FxHashSet<usize>,
     /// The function nodes (indices) whose bodies are being walked, innermost last.
     functions: Vec<usize>,
     /// Nodes whose result may be changed in place (ids, see [`Node::changed`]): set in
@@ -388,6 +391,7 @@ impl<'a> Builder<'a> {
             agents: rewrite::AgentNames::default(),
             hoisted: HashMap::default(),
             named_functions: HashMap::default(),
+            generators: Default::default(),
             functions: Vec::new(),
             param_changers: Default::default(),
             changed_nodes: FxHashSet::default(),
@@ -431,7 +435,7 @@ impl<'a> Builder<'a> {
 
     /// Sets [`crate::Node::escapes_from`] on the functions whose calls the structure does not
     /// all model: those bound to no name (methods, callbacks) or to one the program reads as
-    /// a value.
+    /// a value, and generators (their bodies run as their iterators are consumed).
     fn mark_escaping_functions(&mut self) {
         if self.mutations().is_none() {
             return;
@@ -442,9 +446,11 @@ impl<'a> Builder<'a> {
         let values = &m.values;
         let read_as_value = |name: &str| values.contains(&swc_atoms::Atom::from(name));
         let named = &self.named_functions;
+        let generators = &self.generators;
         let escaping: Vec<usize> = (self.nodes.iter().enumerate())
             .filter(|(_, n)| n.kind == NodeKind::Function)
-            .filter(|(_, n)| match named.get(&n.id) {
+            .filter(|(i, n)| match named.get(&n.id) {
+                _ if generators.contains(i) => true,
                 Some(names) => names.iter().any(|name| read_as_value(name)),
                 None => true,
             })
@@ -1206,11 +1212,15 @@ pub(crate) struct ArrowOrFn<'e> {
     body: CallbackBody<'e>,
     /// The span of the body: an expression, or a block (`{ ... }`).
     body_span: SwcSpan,
+    /// A generator (`function*`): a call makes an iterator, and the body runs as far as what
+    /// consumes it asks, when it asks.
+    generator: bool,
 }
 
 /// A function declaration's parameters and body.
 fn function_of(f: &swc_ecma_ast::Function) -> ArrowOrFn<'_> {
     ArrowOrFn {
+        generator: f.is_generator,
         body_span: f.body.as_ref().map_or(f.span, |b| b.span),
         params: f.params.iter().map(|p| &p.pat).collect(),
         body: CallbackBody::Block(f.body.as_ref().map(|b| b.stmts.as_slice()).unwrap_or(&[])),
@@ -1220,6 +1230,7 @@ fn function_of(f: &swc_ecma_ast::Function) -> ArrowOrFn<'_> {
 fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
     match strip(e) {
         Expr::Arrow(ArrowExpr { params, body, .. }) => Some(ArrowOrFn {
+            generator: false,
             body_span: body.span(),
             params: params.iter().collect(),
             body: match &**body {

@@ -431,6 +431,7 @@ impl<'a> Builder<'a> {
                         })
                         .collect();
                     let parts = ArrowOrFn {
+                        generator: false,
                         params,
                         body: CallbackBody::Block(&body.stmts),
                         body_span: body.span,
@@ -468,6 +469,7 @@ impl<'a> Builder<'a> {
                 }
                 ClassMember::StaticBlock(b) => {
                     let parts = ArrowOrFn {
+                        generator: false,
                         params: Vec::new(),
                         body: CallbackBody::Block(&b.body.stmts),
                         body_span: b.body.span,
