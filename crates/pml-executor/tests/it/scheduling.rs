@@ -507,3 +507,25 @@ async fn reads_in_generators_wait_for_what_consumes_them() {
     ])
     .await;
 }
+
+/// A callback of `Promise.all(literal.map(...))` that calls itself by its name runs more
+/// times than the list has elements: the run goes on and traces them (it stopped, the trace
+/// dropped as forged: a report for an element the unrolled fork has no node for).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fork_callback_that_calls_itself_runs_as_written() {
+    fast_receives_what_it_receives_without_speculation(&[
+        "const seen = [];\nawait Promise.all([1, 2].map(async function go(id) {\n  seen.push((await mcp.fast.r({ id })).id);\n  if (id === 1) await go(3);\n}));\nreturn seen.sort();",
+    ])
+    .await;
+    let host = order_host();
+    let p = program(
+        "await Promise.all([1, 2].map(async function go(id) {\n  await mcp.fast.r({ id });\n  if (id === 1) await go(3);\n}));\nreturn 'done';",
+        &host.catalog(),
+    );
+    let out = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&out);
+    let traced = (out.trace.iter())
+        .filter(|e| e.event == "tool_end" && e.task_id.is_some())
+        .count();
+    assert_eq!(traced, 3, "{:?}", out.trace);
+}

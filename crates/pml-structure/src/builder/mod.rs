@@ -1215,12 +1215,16 @@ pub(crate) struct ArrowOrFn<'e> {
     /// A generator (`function*`): a call makes an iterator, and the body runs as far as what
     /// consumes it asks, when it asks.
     generator: bool,
+    /// A named function expression that reads its own name (`async function walk(d) { ...
+    /// await walk(child) }`): it may run more times than what it is passed to calls it.
+    calls_itself: bool,
 }
 
 /// A function declaration's parameters and body.
 fn function_of(f: &swc_ecma_ast::Function) -> ArrowOrFn<'_> {
     ArrowOrFn {
         generator: f.is_generator,
+        calls_itself: false,
         body_span: f.body.as_ref().map_or(f.span, |b| b.span),
         params: f.params.iter().map(|p| &p.pat).collect(),
         body: CallbackBody::Block(f.body.as_ref().map(|b| b.stmts.as_slice()).unwrap_or(&[])),
@@ -1231,6 +1235,7 @@ fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
     match strip(e) {
         Expr::Arrow(ArrowExpr { params, body, .. }) => Some(ArrowOrFn {
             generator: false,
+            calls_itself: false,
             body_span: body.span(),
             params: params.iter().collect(),
             body: match &**body {
@@ -1238,7 +1243,11 @@ fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
                 ArrowFunctionBody::FunctionBody(b) => CallbackBody::Block(&b.stmts),
             },
         }),
-        Expr::Fn(f) => Some(function_of(&f.function)),
+        Expr::Fn(f) => Some(ArrowOrFn {
+            calls_itself: (f.ident.as_ref())
+                .is_some_and(|name| free_variables(&*f.function).contains(&name.sym.to_string())),
+            ..function_of(&f.function)
+        }),
         _ => None,
     }
 }

@@ -432,6 +432,7 @@ impl<'a> Builder<'a> {
                         .collect();
                     let parts = ArrowOrFn {
                         generator: false,
+                        calls_itself: false,
                         params,
                         body: CallbackBody::Block(&body.stmts),
                         body_span: body.span,
@@ -470,6 +471,7 @@ impl<'a> Builder<'a> {
                 ClassMember::StaticBlock(b) => {
                     let parts = ArrowOrFn {
                         generator: false,
+                        calls_itself: false,
                         params: Vec::new(),
                         body: CallbackBody::Block(&b.body.stmts),
                         body_span: b.body.span,
@@ -630,6 +632,8 @@ impl<'a> Builder<'a> {
         // No handler: a throw leaves the statement (what follows does not run).
         let mut handler_exits = t.handler.is_none();
         if let Some(handler) = &t.handler {
+            let open = self.offsets(handler.body.span).0;
+            self.probes.catching(first..block_end, open);
             self.frontier = abrupt.clone();
             self.live = true;
             self.push_env();
