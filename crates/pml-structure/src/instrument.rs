@@ -23,6 +23,7 @@
 //! | `Promise` of `Promise.all`, the whole call | `P.f(k, it, Promise)`, `P.j(k, it, call)` | fork, join (when it settles) |
 //! | the start of a local function's body | `const Pi = P.i(k, it);` | one call of it; `Pi` numbers the calls |
 //! | the function a call of a local function calls (the callee, a `.then` callback) | `P.h(k, it, f)` | the call starts, and ends (returns, throws, or its promise settles) |
+//! | the start of a `catch` handler whose `try` block has operations | `P.t([k, ...], it);` | those operations that started in this run of the block and never ended threw (`P.b` without `P.e`) |
 //! | the value of an object destructuring (`const { a } = v`, `({ a } = v)`), anywhere | `P.o(v, kind, key, text)` | nothing: it throws V8's `TypeError` when `v` is `undefined` or `null` (`Cannot destructure property 'a' of 'v' as it is undefined.`) |
 //! | the object of `"key" in v` (a literal key) | `P.k(v, key)` | nothing: it throws V8's `TypeError` when `v` is no object (`Cannot use 'in' operator to search for 'key' in ...`) |
 //! | after an object pattern nested in another, without a default (`{ data: { items } }`), anywhere | ` = P.o(void 0, kind, key, "")` | nothing: the default applies only to `undefined`, and throws V8's `Cannot read properties of undefined (reading 'items')` |
@@ -308,6 +309,17 @@ pub(crate) struct Recorder {
     nested: Vec<(usize, String)>,
     /// The objects of `"key" in v`, and the key: `P.k(v, key)`.
     searched: Vec<((usize, usize), String)>,
+    /// The `try` statements with a handler: see [`Catch`].
+    catches: Vec<Catch>,
+}
+
+/// A `try` statement with a handler: the nodes its block made (by index), where the handler's
+/// block opens, and the iteration variable in scope there.
+#[derive(Debug, Clone)]
+struct Catch {
+    nodes: std::ops::Range<usize>,
+    open: usize,
+    iteration: Option<usize>,
 }
 
 impl Recorder {
@@ -391,6 +403,18 @@ impl Recorder {
         self.handlers = self.handlers.saturating_sub(1);
     }
 
+    /// A `try` whose block made nodes `nodes` has a handler whose block opens at `open`: its
+    /// start reports the block's operations that threw (`P.t`).
+    pub(crate) fn catching(&mut self, nodes: std::ops::Range<usize>, open: usize) {
+        if self.on && !nodes.is_empty() {
+            self.catches.push(Catch {
+                nodes,
+                open,
+                iteration: self.bodies.last().copied(),
+            });
+        }
+    }
+
     /// The program races promises.
     pub(crate) fn observe_timing(&mut self) {
         self.observes_timing = true;
@@ -399,6 +423,7 @@ impl Recorder {
     /// Forgets the probes of nodes `nodes..` (rolled back).
     pub(crate) fn rollback(&mut self, nodes: usize) {
         self.recorded.retain(|r| r.node < nodes);
+        self.catches.retain(|c| c.nodes.end <= nodes);
     }
 
     /// The instrumented program, or `None` when instrumentation is off. `ids` are the node ids
@@ -412,8 +437,17 @@ impl Recorder {
         let mut probes: Vec<Probe> = Vec::new();
         let mut sites: Vec<(ProbeKind, Site, Option<usize>)> = Vec::new();
         let mut seen: HashMap<(ProbeKind, Site), usize> = HashMap::new();
+        // The operations' probes (numbers), by node index: what a handler reports.
+        let mut operations: Vec<(usize, usize)> = Vec::new();
         for r in self.recorded {
             let Some(id) = ids.get(r.node) else { continue };
+            if r.kind == ProbeKind::Operation {
+                let k = seen
+                    .get(&(r.kind, r.site.clone()))
+                    .map_or(sites.len(), |&i| i)
+                    + 1;
+                operations.push((r.node, k));
+            }
             match seen.get(&(r.kind, r.site.clone())) {
                 // A loop body entered again for the next unrolled element is the same node.
                 Some(&i) if probes[i].nodes.last().map(String::as_str) == Some(*id) => {}
@@ -497,6 +531,26 @@ impl Recorder {
                     edits.wrap(*function, format!("{ns}.h({k},{it},"), ")")
                 }
             }
+        }
+        for catch in &self.catches {
+            let mut ks: Vec<usize> = (operations.iter())
+                .filter(|(node, _)| catch.nodes.contains(node))
+                .map(|&(_, k)| k)
+                .collect();
+            if ks.is_empty() {
+                continue;
+            }
+            ks.sort_unstable();
+            ks.dedup();
+            let ks: Vec<String> = ks.iter().map(usize::to_string).collect();
+            let it = match catch.iteration {
+                Some(key) => format!("{namespace}i{key}"),
+                None => "0".to_owned(),
+            };
+            edits.point(
+                catch.open + 1,
+                format!("{namespace}.t([{}],{it});", ks.join(",")),
+            );
         }
         for (value, close) in &self.guards {
             edits.wrap_outermost(*value, format!("{namespace}.o("), close);

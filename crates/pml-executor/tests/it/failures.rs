@@ -196,6 +196,64 @@ return n;
     assert!(!report.executed_path.iter().any(|t| t == "t:use"));
 }
 
+/// An operation that throws into a `catch` of the program ends, failed, where it threw:
+/// before what follows starts (in the program, in a loop, in a local function called from
+/// another operation's callback, whose own operation goes on), not as an operation the
+/// program left unfinished at the end of the run.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_operation_that_throws_into_a_catch_ends_where_it_threw() {
+    let source = r#"
+let a = null;
+try { a = JSON.parse(args.bad); } catch { a = "caught"; }
+const out = [];
+for (const s of ["1", "{"]) {
+  try { const v = JSON.parse(s); out.push(v); } catch (e) { out.push(null); }
+}
+function parse(s) {
+  try { return JSON.parse(s); } catch { return null; }
+}
+const parsed = ["2", "}"].map((s) => parse(s));
+await mcp.t.read({ a, out, parsed });
+return [a, out, parsed];
+"#;
+    let host = host().into_arc();
+    let p = program(source, &host.catalog());
+    let options = ExecuteOptions {
+        args: json!({ "bad": "not json" }),
+        ..host.options()
+    };
+    let report = run(&p, host.clone(), &options).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!(["caught", [1, null], [2, null]]));
+    let parses: Vec<_> = (report.trace.iter())
+        .filter(|e| e.event == "tool_end" && e.tool == "code:JSON.parse")
+        .collect();
+    // The program's, the loop's twice, the function's twice: two succeed, three threw.
+    assert_eq!(parses.len(), 5, "{:#?}", report.trace);
+    let failed = parses.iter().filter(|e| e.success == Some(false)).count();
+    assert_eq!(failed, 3, "{:#?}", parses);
+    for e in &parses {
+        assert_ne!(
+            e.error.as_deref(),
+            Some("did not finish: the program stopped"),
+            "{e:?}"
+        );
+    }
+    // Each ended before the call started; the `map` around the function's ended once, well.
+    let call = (report.trace.iter())
+        .position(|e| e.event == "tool_start" && e.tool == "t:read")
+        .unwrap();
+    let last_parse = (report.trace.iter())
+        .rposition(|e| e.event == "tool_end" && e.tool == "code:JSON.parse")
+        .unwrap();
+    assert!(last_parse < call, "{:#?}", report.trace);
+    let maps: Vec<_> = (report.trace.iter())
+        .filter(|e| e.event == "tool_end" && e.tool == "code:map")
+        .collect();
+    assert_eq!(maps.len(), 1, "{maps:?}");
+    assert_eq!(maps[0].success, Some(true), "{maps:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn try_catch_in_sandbox_mode_lets_the_program_go_on() {
     let source = r#"

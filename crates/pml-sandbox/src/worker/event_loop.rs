@@ -315,6 +315,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       }
     },
     b: (k, it, v) => { record(1, k, it); return v; },
+    t: (ks, it) => { for (let i = 0; i < ks.length; i++) record(11, ks[i], it); },
     e: (k, it, v) => {
       record(2, k, it);
       record(3, k, it, show(v, 200));
@@ -916,7 +917,9 @@ impl Calls {
     /// The native `record(code, probe, iteration, extra)` behind the probes and `console`
     /// (codes: 1 operation start, 2 end, 3 the ended operation's preview, 4 decision outcome,
     /// 5 fork, 6 join, 7 console output with the level as `probe`, 9 a call of a local function
-    /// starts (its token as `extra`), 10 it ended (the token as `probe`, success as `extra`)).
+    /// starts (its token as `extra`), 10 it ended (the token as `probe`, success as `extra`),
+    /// 11 a `catch` handler starts whose `try` block has operation `probe`, in the body run
+    /// `iteration` (those started there that never ended threw)).
     /// `at`: when the probe reported.
     fn record(&self, code: u8, probe: u32, iteration: Vec<u32>, extra: Option<Extra>, at: Instant) {
         let what = match (code, extra) {
@@ -949,6 +952,10 @@ impl Calls {
                     ok: true,
                     preview: None,
                 }
+            }
+            (11, _) => {
+                self.caught(probe, &iteration, at);
+                return;
             }
             (3, Some(Extra::Text(text))) => {
                 let mut reports = self.reports.borrow_mut();
@@ -1037,6 +1044,25 @@ impl Calls {
                 return;
             };
             self.threw(top, at);
+        }
+    }
+
+    /// A handler of a `try` whose block has operation `probe` starts, in the body run
+    /// `iteration` (the iteration vector around the `try`): the runs of that operation started
+    /// there (their vectors begin with it) that never ended threw. None of them can still be
+    /// running: an operation starts and ends in one synchronous stretch, and one around the
+    /// handler (a local function called in its callback) started before its block.
+    fn caught(&self, probe: u32, iteration: &[u32], at: Instant) {
+        let threw: Vec<Started> = {
+            let mut started = self.started.borrow_mut();
+            let (threw, open) = std::mem::take(&mut *started)
+                .into_iter()
+                .partition(|(p, it, _)| *p == probe && it.starts_with(iteration));
+            *started = open;
+            threw
+        };
+        for s in threw {
+            self.threw(s, at);
         }
     }
 
