@@ -407,6 +407,22 @@ struct Failed {
     js: String,
 }
 
+/// Whether `call` is one node `n` makes: the same server and tool (either computed at run time
+/// in the structure, `?`) for a tool call, a capability call for a capability's node.
+fn node_makes(n: &pml_structure::Node, call: &HostCall) -> bool {
+    match (n.tool.as_deref(), call.capability) {
+        (Some(tool), false) => {
+            let (server, tool) = tool.split_once(':').unwrap_or((tool, ""));
+            let matches = |static_name: &str, actual: &str| {
+                static_name == pml_structure::DYNAMIC_NAME || static_name == actual
+            };
+            matches(server, &call.server) && matches(tool, &call.tool)
+        }
+        (None, true) => n.kind == NodeKind::Capability,
+        _ => false,
+    }
+}
+
 /// What the probes and call sites of the instrumented program stand for.
 /// An error's place: its fault, offset in the program, whether in a probe's text, and the
 /// span of the operation under way.
@@ -463,7 +479,12 @@ impl NodeMap {
     fn site(&self, call: &HostCall) -> (Option<String>, Option<(usize, usize)>) {
         let node = match call.site {
             0 => None,
-            site => self.probe(site, &call.iteration).map(|(_, n)| n.id.clone()),
+            // A site names the call it wraps only if that call is its node's: a function the
+            // program put where the node's tool was (`mcp = { fs: { read: () => real.db.drop() } }`)
+            // makes its own calls under the site, which are not the node's.
+            site => (self.probe(site, &call.iteration))
+                .filter(|(_, n)| node_makes(n, call))
+                .map(|(_, n)| n.id.clone()),
         };
         let at = match (&node, &call.stack) {
             (None, Some(stack)) => self.location(stack),

@@ -52,8 +52,9 @@
 //!
 //! **Input:** a [`ProgramTask`]: agent code, the body of an async function (top-level `await`
 //! and `return`; plain strict-mode JavaScript, no modules), its name (for messages and stack
-//! traces) and `args`. It runs whole, on the same workers, with the globals `args` (a JSON
-//! value), timers as Node's (`setTimeout`, `setInterval`, `setImmediate` and their `clear*`:
+//! traces) and `args`. It runs whole, on the same workers, with `mcp`, `args` (a JSON value)
+//! and `capabilities` as the parameters of the function it runs in (as in Node, not globals:
+//! `globalThis.mcp = ...` changes no call), and the globals: timers as Node's (`setTimeout`, `setInterval`, `setImmediate` and their `clear*`:
 //! callbacks run in order of when they are due, then of when they were set, each followed by
 //! the jobs it queued; waiting for one is not the program's time), the web platform's data
 //! functions as Node's (`atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`,
@@ -84,7 +85,8 @@
 //! error, or Node's `UnhandledPromiseRejection` words for a reason that is not one; probes that
 //! watch a promise settle do not count as its handler.
 //!
-//! **How, on the worker:** the program is compiled as `(async function () {SOURCE\n})`, the
+//! **How, on the worker:** the program is compiled as `(function (P, mcp, args, capabilities)
+//! { return async function () {SOURCE\n}})` (`P` the probe object of an instrumented program), the
 //! prefix on the first source line so that line N of the source is line N in stack traces and
 //! syntax errors, and loaded into a fresh context with the whole language (`Proxy`, typed
 //! arrays, `WeakRef`, `eval`; not `Atomics`/`SharedArrayBuffer`). `mcp` and its server
@@ -183,8 +185,8 @@
 //!   `queueMicrotask`; no typed arrays, `Atomics`, `Proxy`, `WeakRef` or `performance`.
 //!   Programs get the whole language QuickJS has, `eval` and the function constructors
 //!   included (as in Node: what they build has no more reach than the program), but not
-//!   `Atomics`/`SharedArrayBuffer` (nothing may block the worker); and `args`, `console`,
-//!   `mcp`. Programs, and code tasks whose code names them, get `Intl.Collator`,
+//!   `Atomics`/`SharedArrayBuffer` (nothing may block the worker); `console`, and the
+//!   parameters `mcp`, `args` and `capabilities`. Programs, and code tasks whose code names them, get `Intl.Collator`,
 //!   `Intl.NumberFormat`, `localeCompare` and the `toLocale*String` of numbers, BigInts and
 //!   dates answering as Node's ICU does for its default locale, en-US (`intl.rs`: ICU4X with
 //!   compiled CLDR data; made on first use).
@@ -236,11 +238,15 @@ use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker, CREDIT
 /// (`pml_structure`'s `MAX_NESTING`).
 pub const MAX_ITERATION_DEPTH: usize = 100_000;
 
-/// How many columns the wrapper a program is compiled in (`(function (P) { return async function () {`) adds
-/// before the program's first line: a column on line 1 of a stack trace minus this is the
-/// program's own. `probes` as in [`ProgramTask::probes`].
+/// How many columns the wrapper a program is compiled in (`(function (P, mcp, args,
+/// capabilities) { return async function () {`) adds before the program's first line: a
+/// column on line 1 of a stack trace minus this is the program's own. `probes` as in
+/// [`ProgramTask::probes`].
 pub fn first_line_shift(probes: Option<&str>) -> usize {
-    worker::WRAPPER_OPEN.len() + probes.map_or(0, str::len) + worker::WRAPPER_PARAMETERS_END.len()
+    worker::WRAPPER_OPEN.len()
+        + probes.map_or(0, |p| p.len() + ", ".len())
+        + worker::PROGRAM_PARAMETERS.len()
+        + worker::WRAPPER_PARAMETERS_END.len()
 }
 
 /// Limits and pool size of a [`Sandbox`].

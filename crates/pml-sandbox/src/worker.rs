@@ -465,13 +465,18 @@ const STRINGIFY: &str = r#"(function () {
 /// Compiled wrappers kept per worker; the cache is emptied when full.
 const CACHE_ENTRIES: usize = 256;
 
-/// A program is compiled as `WRAPPER_OPEN + probes + WRAPPER_PARAMETERS_END + source +
-/// WRAPPER_CLOSE`, the wrapper all on the source's first line: an outer function whose only
-/// parameter is the probe object, returning the program's async function. The probe object is
-/// a binding of the outer function's scope, never an argument of the program's own function
-/// (its `arguments` is empty), nor a global: only its name reaches it, and that name is a
-/// secret of the run.
+/// A program is compiled as `WRAPPER_OPEN + probes + ", " + PROGRAM_PARAMETERS +
+/// WRAPPER_PARAMETERS_END + source + WRAPPER_CLOSE` (no probes: `WRAPPER_OPEN +
+/// PROGRAM_PARAMETERS + ...`), the wrapper all on the source's first line: an outer function
+/// whose parameters are the probe object and what the program names `mcp`, `args` and
+/// `capabilities`, returning the program's async function. The probe object is a binding of
+/// the outer function's scope, never an argument of the program's own function (its
+/// `arguments` is empty), nor a global: only its name reaches it, and that name is a secret of
+/// the run. `mcp`, `args` and `capabilities` are no globals either, as in Node, where they are
+/// the parameters of the function the program runs as: a program that sets
+/// `globalThis.mcp` changes no call it makes.
 pub(crate) const WRAPPER_OPEN: &str = "(function (";
+pub(crate) const PROGRAM_PARAMETERS: &str = "mcp, args, capabilities";
 pub(crate) const WRAPPER_PARAMETERS_END: &str = ") { return async function () {";
 pub(crate) const WRAPPER_CLOSE: &str = "\n}})";
 
@@ -870,7 +875,9 @@ impl Engine {
         source.push_str(WRAPPER_OPEN);
         if let Some(probes) = &request.probes {
             source.push_str(probes);
+            source.push_str(", ");
         }
+        source.push_str(PROGRAM_PARAMETERS);
         source.push_str(WRAPPER_PARAMETERS_END);
         source.push_str(&request.source);
         source.push_str(WRAPPER_CLOSE);

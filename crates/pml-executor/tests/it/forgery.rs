@@ -248,3 +248,56 @@ async fn reports_no_probe_makes_end_the_run_and_leave_no_trace() {
         assert!(report.trace.is_empty(), "{forged}: {:?}", report.trace);
     }
 }
+
+/// A program cannot have one tool's call traced as another's: a function it puts where a
+/// node's tool was (replacing `mcp`, a parameter of the function it runs in, not a global:
+/// setting `globalThis.mcp` changes nothing) makes its calls under the node's site, and they
+/// are not that node's.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_is_traced_under_its_own_node_only() {
+    let host = FakeHost::new()
+        .tool("t:check", ToolSpec::new(Behavior::Echo).read_only())
+        .tool("t:other", ToolSpec::new(Behavior::Echo).read_only())
+        .into_arc();
+    let source = r#"
+(globalThis as any).mcp = { t: { check: async () => "replaced" } };
+const first = await mcp.t.check({ n: 1 });
+const real: any = [mcp][0];
+mcp = { t: { check: (a) => real.t.other(a) } };
+const second = await mcp.t.check({ n: 2 });
+return [first.args.n, second.args.n];
+"#;
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!([1, 2]));
+    let starts: Vec<(Option<&str>, &str)> = (report.trace.iter())
+        .filter(|e| e.event == "tool_start")
+        .map(|e| (e.task_id.as_deref(), e.tool.as_ref()))
+        .collect();
+    // The first under its node; the second is `t:other`'s, under no node of `t:check`.
+    assert_eq!(
+        starts,
+        [(Some("n1"), "t:check"), (None, "t:other")],
+        "{:#?}",
+        report.trace
+    );
+}
+
+/// `new` of a tool's function throws as in Node (its function is no constructor) and makes
+/// no call: the site's wrapper of a call is no constructor either (it made the call).
+#[tokio::test(flavor = "multi_thread")]
+async fn new_of_a_tool_makes_no_call() {
+    let host = FakeHost::new()
+        .tool("t:check", ToolSpec::new(Behavior::Echo))
+        .into_arc();
+    let source = "let r;\ntry { r = await new (mcp.t.check as any)({ n: 1 }); } catch (e) { r = e.constructor.name + ': ' + e.message; }\nreturn r;";
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    assert_eq!(
+        report.result,
+        json!("TypeError: mcp.t.check is not a constructor")
+    );
+    assert!(host.calls_to("t:check").is_empty());
+}

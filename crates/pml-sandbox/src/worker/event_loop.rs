@@ -59,6 +59,17 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   const isArray = Array.isArray;
   const apply = Reflect.apply;
   const setProto = Object.setPrototypeOf;
+  // Whether `f` is a constructor, touching nothing of it: a proxy of it is one exactly when it
+  // is, and this one's trap makes the object.
+  const constructTrap = freeze({ __proto__: null, construct: () => ({}) });
+  const constructs = (f) => {
+    try {
+      new (new Px(f, constructTrap))();
+      return true;
+    } catch (e) {
+      return false;
+    }
+  };
   // Arrays the probes fill: no prototype, so no setter a program puts on `Array.prototype`
   // sees (or changes) what they hold.
   const list = () => setProto([], null);
@@ -304,15 +315,23 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   };
   const probes = freeze({
     __proto__: null,
-    s: (k, it, f) => typeof f !== "function" ? f : function (...a) {
-      site = k;
-      siteIteration = it;
-      try {
-        return apply(f, this, a);
-      } finally {
-        site = 0;
-        siteIteration = 0;
-      }
+    // The call at site `k`: `f` called with what it was called with, `this` included. A
+    // method, so not a constructor, when `f` is none (a tool's function): `new` of it throws
+    // as the tool's own would, and makes no call.
+    s: (k, it, f) => {
+      if (typeof f !== "function") return f;
+      const call = (self, a) => {
+        site = k;
+        siteIteration = it;
+        try {
+          return apply(f, self, a);
+        } finally {
+          site = 0;
+          siteIteration = 0;
+        }
+      };
+      if (!constructs(f)) return ({ f(...a) { return call(this, a); } }).f;
+      return function (...a) { return call(this, a); };
     },
     b: (k, it, v) => { record(1, k, it); return v; },
     t: (ks, it) => { for (let i = 0; i < ks.length; i++) record(11, ks[i], it); },
@@ -555,7 +574,9 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     for (let i = 0; i < rows.length; i++) out += render(rows[i]) + "\n";
     return out + line("└", "┴", "┘");
   };
-  const console = freeze({
+  // Its methods are the program's to replace, as Node's are (`console.log = ...` changes what
+  // the program's own calls print); nothing of pml calls them.
+  const console = {
     log: log(0), info: log(1), warn: log(2), error: log(3), debug: log(4), dirxml: log(0),
     table: (data, properties) => {
       if (data === null || typeof data !== "object") return write(0, format([data]));
@@ -622,7 +643,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       indent += "  ";
     },
     groupEnd: () => { indent = apply(sliceText, indent, [0, indent.length - 2]); },
-  });
+  };
 
   // Timers as Node's: `setTimeout(callback, delay, ...args)` calls `callback(...args)` once,
   // after `delay` ms (not a number in 1..2^31-1: 1 ms), `setInterval` every `delay` ms,
@@ -1372,6 +1393,10 @@ pub(crate) struct Ready {
     stringify: Persistent<Function<'static>>,
     settle: Persistent<Function<'static>>,
     probe_object: Persistent<Value<'static>>,
+    /// What the program names `mcp` and `capabilities`: parameters of its wrapper (as `args`),
+    /// not globals, as in Node where they are the parameters of the function it runs as.
+    mcp: Persistent<Value<'static>>,
+    capabilities: Persistent<Value<'static>>,
     iterations: Persistent<Function<'static>>,
     want: Persistent<Function<'static>>,
     /// `fire(id)`: runs timer `id`'s callback (see [`SETUP`]).
@@ -1573,13 +1598,7 @@ pub(crate) fn ready<'js>(
     globals.remove("Atomics").map_err(run)?;
     globals.remove("SharedArrayBuffer").map_err(run)?;
     globals
-        .set("mcp", made.get::<Value>(0).map_err(run)?)
-        .map_err(run)?;
-    globals
         .set("console", made.get::<Value>(3).map_err(run)?)
-        .map_err(run)?;
-    globals
-        .set("capabilities", made.get::<Value>(5).map_err(run)?)
         .map_err(run)?;
     let timers: rquickjs::Object = made.get(7).map_err(run)?;
     for name in [
@@ -1598,6 +1617,8 @@ pub(crate) fn ready<'js>(
         stringify: Persistent::save(ctx, stringify),
         settle: Persistent::save(ctx, made.get::<Function>(1).map_err(run)?),
         probe_object: Persistent::save(ctx, made.get::<Value>(2).map_err(run)?),
+        mcp: Persistent::save(ctx, made.get::<Value>(0).map_err(run)?),
+        capabilities: Persistent::save(ctx, made.get::<Value>(5).map_err(run)?),
         iterations: Persistent::save(ctx, made.get::<Function>(4).map_err(run)?),
         want: Persistent::save(ctx, made.get::<Function>(6).map_err(run)?),
         fire: Persistent::save(ctx, made.get::<Function>(8).map_err(run)?),
@@ -1708,14 +1729,14 @@ fn run_with<'js>(
     let settle = ready.settle.restore(ctx).map_err(restore)?;
     let fire = ready.fire.restore(ctx).map_err(restore)?;
     let probe_object = ready.probe_object.restore(ctx).map_err(restore)?;
+    let mcp = ready.mcp.restore(ctx).map_err(restore)?;
+    let capabilities = ready.capabilities.restore(ctx).map_err(restore)?;
     *iterations = Some(ready.iterations.restore(ctx).map_err(restore)?);
     let want = ready.want.restore(ctx).map_err(restore)?;
     want.call::<_, ()>((values.to_vec(),)).map_err(run)?;
-    let globals = ctx.globals();
     let args: Value = ctx
         .json_parse(pml_jstext::to_js_json(args).as_bytes())
         .map_err(run)?;
-    globals.set("args", args).map_err(run)?;
     if let Some(reads) = reads {
         let read = Function::new(ctx.clone(), move |what: u8, live: f64| {
             let what = match what {
@@ -1779,10 +1800,12 @@ fn run_with<'js>(
     let outer = bytecode::run(ctx, wrapper)
         .and_then(|v| Function::from_js(ctx, v))
         .map_err(run)?;
+    // The wrapper's parameters: the probe object (instrumented programs), then what
+    // `crate::worker::PROGRAM_PARAMETERS` names.
     let program: Function = if probes.is_some() {
-        outer.call((probe_object,))
+        outer.call((probe_object, mcp, args, capabilities))
     } else {
-        outer.call(())
+        outer.call((mcp, args, capabilities))
     }
     .map_err(run)?;
     let result: Value = program.call(()).map_err(run)?;

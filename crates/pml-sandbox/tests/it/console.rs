@@ -89,10 +89,21 @@ fn errors_print_as_node_prints_them_but_for_the_frames() {
     );
     assert_eq!(
         ours,
-        "RangeError: bad range\n    at <anonymous> (agent.js:1:56) {\n  code: 'E_X'\n}\n\
+        "RangeError: bad range\n    at <anonymous> (agent.js:1:79) {\n  code: 'E_X'\n}\n\
          {\n  inner: TypeError: t\n      at <anonymous> (agent.js:4:26)\n} [\n  Error\n      at <anonymous> (agent.js:4:49)\n]\n\
          Custom: x\n    at <anonymous> (agent.js:5:31)\n"
     );
+}
+
+/// The console's methods are the program's to replace, as in Node: its own calls then print
+/// what it says (nothing), and putting the method back prints again.
+#[test]
+fn the_program_may_replace_the_consoles_methods() {
+    let source = "const lines = [];\nconst log = console.log;\nconsole.log = (...a) => { lines.push(a.join(' ')); };\nconsole.log('kept', 1);\nconsole.log = log;\nconsole.log('printed');\nconsole.error = undefined;\nreturn lines;";
+    let (result, ours) = printed(source);
+    assert_eq!(result, json!(["kept 1"]));
+    assert_eq!(ours, "printed\n");
+    assert_eq!(node_prints(&source.replace("return lines;", "")), ours);
 }
 
 #[test]

@@ -776,22 +776,31 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
                 "btoa",
                 "structuredClone",
                 "performance",
-                "mcp",
                 "console",
-                "capabilities",
                 "setTimeout",
                 "setInterval",
                 "setImmediate",
                 "clearTimeout",
                 "clearInterval",
-                "clearImmediate",
-                "args"
+                "clearImmediate"
             ]
         ])
     );
+    // `mcp`, `args` and `capabilities` are the parameters of the function the program runs
+    // in, as in Node: no globals, and a global of the name changes nothing the program names.
+    assert_eq!(
+        run(
+            shared(),
+            "const before = [typeof globalThis.mcp, typeof globalThis.args, typeof globalThis.capabilities];\n\
+             globalThis.mcp = 1; globalThis.args = 2;\n\
+             return [before, typeof mcp, typeof args, typeof capabilities, typeof mcp.fs.read];"
+        )
+        .unwrap(),
+        json!([["undefined", "undefined", "undefined"], "object", "object", "object", "function"])
+    );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
     // code task has it only when its code names it), `console`, timers, the web platform's
-    // data functions, `performance`, Node's `Buffer`, `args` and `mcp`.
+    // data functions, `performance` and Node's `Buffer`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -826,17 +835,14 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "Uint8Array",
             "Uint8ClampedArray",
             "WeakRef",
-            "args",
             "atob",
             "btoa",
-            "capabilities",
             "clearImmediate",
             "clearInterval",
             "clearTimeout",
             "console",
             "crypto",
             "eval",
-            "mcp",
             "performance",
             "setImmediate",
             "setInterval",
