@@ -379,6 +379,9 @@ pub(crate) struct Mutations {
     calls: Vec<(Atom, Vec<Roots>)>,
     /// How many loops and functions the visit is in.
     repeat: usize,
+    /// Where the program calls a tool by `mcp`'s own name (`mcp.s.t(...)`): `(lo, hi)` of each
+    /// call. The builder's structure has a node for each, or says it has not.
+    pub(crate) tool_calls: Vec<(u32, u32)>,
     /// Names read as values anywhere (not only called by name, `f(...)`, nor declared):
     /// a local function named so may be called where the structure does not see.
     pub(crate) values: HashSet<Atom>,
@@ -887,6 +890,7 @@ impl Visit for Mutations {
         if let Callee::Expr(callee) = &call.callee {
             if mcp_depth(callee) >= 2 {
                 // `mcp.s.t(...)`, `mcp.s[t](...)`: a call of a tool, not a value.
+                self.tool_calls.push((call.span.lo.0, call.span.hi.0));
                 self.naming_mcp += 1;
                 callee.visit_with(self);
                 self.naming_mcp -= 1;
@@ -996,8 +1000,10 @@ impl Mutations {
             calls,
             repeat: _,
             values,
+            tool_calls,
         } = later;
         self.values.extend(values);
+        self.tool_calls.extend(tool_calls);
         self.names.extend(names);
         self.mcp_value = self.mcp_value.or(mcp_value);
         for (name, r) in reassigned {

@@ -529,3 +529,16 @@ async fn a_fork_callback_that_calls_itself_runs_as_written() {
         .count();
     assert_eq!(traced, 3, "{:?}", out.trace);
 }
+
+/// A call the structure has no node for (in a computed key, a `for` initializer, a pattern's
+/// default) runs as written: no read is started ahead of it (the later read reached the
+/// server first).
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_wait_for_calls_the_structure_does_not_model() {
+    fast_receives_what_it_receives_without_speculation(&[
+        "await mcp.slow.a({ id: 0 });\nconst o = { [(await mcp.fast.r({ id: \"k\" })).id]: 1 };\nconst v = await mcp.fast.r({ id: \"v\" });\nreturn [o, v.id];",
+        "await mcp.slow.a({ id: 0 });\nconst out = [];\nfor (let i = 0, f = await mcp.fast.r({ id: \"f\" }); i < 1; i++) out.push(f.id);\nreturn [out, (await mcp.fast.r({ id: \"v\" })).id];",
+        "await mcp.slow.a({ id: 0 });\nconst [a, b = (await mcp.fast.r({ id: \"d\" })).id] = [1];\nreturn [a, b, (await mcp.fast.r({ id: \"v\" })).id];",
+    ])
+    .await;
+}

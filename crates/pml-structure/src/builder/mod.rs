@@ -318,6 +318,8 @@ pub(crate) struct Builder<'a> {
     /// The generator functions' nodes (by index): their bodies run when their iterators are
     /// consumed, where the structure does not say.
     generators: rustc_hash::FxHashSet<usize>,
+    /// Statements the walk did not reach (`(lo, hi)` of each run of them): no path runs them.
+    unreached: Vec<(u32, u32)>,
     /// The function nodes (indices) whose bodies are being walked, innermost last.
     functions: Vec<usize>,
     /// Nodes whose result may be changed in place (ids, see [`Node::changed`]): set in
@@ -392,6 +394,7 @@ impl<'a> Builder<'a> {
             hoisted: HashMap::default(),
             named_functions: HashMap::default(),
             generators: Default::default(),
+            unreached: Vec::new(),
             functions: Vec::new(),
             param_changers: Default::default(),
             changed_nodes: FxHashSet::default(),
@@ -542,6 +545,40 @@ impl<'a> Builder<'a> {
                 break;
             }
             self.param_changers.extend(grew);
+        }
+        // Calls of tools the walk made no node for (in a computed key, a `for` initializer, a
+        // pattern's default): they run as written, traced under no node, and speculation must
+        // not start reads around them (the servers would receive calls out of the program's
+        // order).
+        let tool_calls = (self.mutations()).map_or_else(Vec::new, |m| m.tool_calls.clone());
+        if !tool_calls.is_empty() {
+            let made: rustc_hash::FxHashSet<(usize, usize)> = (self.nodes.iter())
+                .filter(|n| n.tool.is_some())
+                .map(|n| (n.span.start, n.span.end))
+                .collect();
+            let within = |(lo, hi): (u32, u32), (from, to): (u32, u32)| from <= lo && hi <= to;
+            for (lo, hi) in tool_calls {
+                let span = SwcSpan::new(swc_common::BytePos(lo), swc_common::BytePos(hi));
+                let at = self.offsets(span);
+                // Never made; or said already (a class's field, a computed name).
+                let unreached = self.unreached.iter().any(|&r| within((lo, hi), r));
+                let told = (self.diagnostics.iter()).any(|d| {
+                    matches!(
+                        d.code.as_str(),
+                        diagnostics::UNANALYSED_CODE | diagnostics::DYNAMIC_CALL
+                    ) && (d.span.as_ref()).is_some_and(|s| s.start <= at.0 && at.1 <= s.end)
+                });
+                if !made.contains(&at) && !unreached && !told {
+                    self.warn(
+                        diagnostics::UNANALYSED_CODE,
+                        format!(
+                            "`{}` is called where the structure does not model calls (a computed key, a `for` initializer, a pattern's default...): it runs as written, traced under no node, and nothing is read ahead of the program",
+                            self.text(span)
+                        ),
+                        span,
+                    );
+                }
+            }
         }
         // What a call passes to a local function that changes its parameter in place.
         let passed: Vec<String> = (self.nodes.iter())

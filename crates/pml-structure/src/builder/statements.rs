@@ -98,8 +98,9 @@ impl<'a> Builder<'a> {
             self.mutated = Mutated::Known(Box::new(mutations::mutated_names(stmts)));
         }
         self.hoist(stmts);
-        for stmt in stmts {
+        for (i, stmt) in stmts.iter().enumerate() {
             if !self.live {
+                self.unreached(&stmts[i..]);
                 break;
             }
             match stmt {
@@ -123,14 +124,23 @@ impl<'a> Builder<'a> {
 
     pub(crate) fn stmts(&mut self, stmts: &[Stmt]) {
         self.hoist(stmts);
-        for stmt in stmts {
+        for (i, stmt) in stmts.iter().enumerate() {
             if !self.live {
                 // Unreachable code after return/throw/break/continue.
+                self.unreached(&stmts[i..]);
                 break;
             }
             self.stmt(stmt);
         }
         self.unreached_functions(stmts);
+    }
+
+    /// Statements no path reaches (after a `return`, `throw`, `break` or `continue`): not
+    /// walked; the calls in them are never made.
+    fn unreached(&mut self, rest: &[Stmt]) {
+        if let (Some(first), Some(last)) = (rest.first(), rest.last()) {
+            self.unreached.push((first.span().lo.0, last.span().hi.0));
+        }
     }
 
     /// The bodies of the function declarations of `stmts` that the walk did not reach (after a

@@ -885,6 +885,27 @@ return await new Cfg().get();"#,
 }
 
 #[test]
+fn tool_calls_the_walk_does_not_model_are_said() {
+    // Calls in a computed key, a `for` initializer, a pattern's default have no node: said, so
+    // nothing is read ahead of the program. One after a `return` is never made: not said.
+    check(
+        r#"const o = { [await mcp.db.read({ k: 1 })]: 1 };
+for (let i = 0, f = await mcp.db.read({ k: 2 }); i < 1; i++) {}
+const [a = await mcp.db.read({ k: 3 })] = [];
+return o;
+await mcp.db.read({ k: 4 });"#,
+        expect![[r#"
+            l1 if(i < 1)
+            edges: 
+            Warning 1:7 `o`: pml does not model an `await` of something that is not a tool call; where the program uses it, the structure refers to it by name [unmodelled-declaration]
+            Warning 1:20 `mcp.db.read({ k: 1 })` is called where the structure does not model calls (a computed key, a `for` initializer, a pattern's default...): it runs as written, traced under no node, and nothing is read ahead of the program [unanalysed-code]
+            Warning 2:27 `mcp.db.read({ k: 2 })` is called where the structure does not model calls (a computed key, a `for` initializer, a pattern's default...): it runs as written, traced under no node, and nothing is read ahead of the program [unanalysed-code]
+            Warning 3:18 `mcp.db.read({ k: 3 })` is called where the structure does not model calls (a computed key, a `for` initializer, a pattern's default...): it runs as written, traced under no node, and nothing is read ahead of the program [unanalysed-code]
+        "#]],
+    );
+}
+
+#[test]
 fn the_programs_own_brackets_are_escaped_beside_the_element_mark() {
     // `[*]` in a rewritten text is only ever the mark of a loop's element: the program's own
     // (a string, a template, a regular expression, a key) are written `[\*]`, the same value.
