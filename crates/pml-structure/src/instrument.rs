@@ -18,7 +18,7 @@
 //! | an `if`/ternary/`&&`/`\|\|` test | `P.d(k, it, test)` | the outcome (truthiness) |
 //! | a `??` guard's left side | `P.n(k, it, left)` | the outcome (`== null`) |
 //! | the right side of `&&=`/`\|\|=`/`??=`, the first argument or key after `?.` (what decides cannot be wrapped) | `(P.d(k, it, outcome), (e))`, `(P.n(k, it, null or 0), (e))` | the outcome that leads there, as it starts (nothing when it is skipped) |
-//! | a switch's discriminant, case tests, default | `P.w(k, it, v)`, `P.c(k, i, t)`, `P.x(k)` | the case taken |
+//! | a switch's discriminant, case tests, default | `P.w(k, it, v)`, `P.c(k, it, i, t)`, `P.x(k, it)` | the case taken (by body run: two runs may wait in case tests at once) |
 //! | the start of a loop body or a fork's callback | `const Pi = P.i(k, it);` | one iteration; `Pi` is the iteration vector of what runs inside |
 //! | `Promise` of `Promise.all`, the whole call | `P.f(k, it, Promise)`, `P.j(k, it, call)` | fork, join (when it settles) |
 //! | the start of a local function's body | `const Pi = P.i(k, it);` | one call of it; `Pi` numbers the calls |
@@ -505,12 +505,12 @@ impl Recorder {
                 } => {
                     edits.wrap(*discriminant, format!("{ns}.w({k},{it},"), ")");
                     for (index, case) in cases.iter().enumerate() {
-                        edits.wrap(*case, format!("{ns}.c({k},{index},"), ")");
+                        edits.wrap(*case, format!("{ns}.c({k},{it},{index},"), ")");
                     }
                     match default {
-                        Some(at) => edits.point(*at, format!("{ns}.x({k});")),
+                        Some(at) => edits.point(*at, format!("{ns}.x({k},{it});")),
                         // `;` first: the last case may end in a statement without one (ASI).
-                        None => edits.point(*close, format!("; default: {ns}.x({k});")),
+                        None => edits.point(*close, format!("; default: {ns}.x({k},{it});")),
                     }
                 }
                 Site::Body(body) => {

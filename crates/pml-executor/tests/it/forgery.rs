@@ -301,3 +301,40 @@ async fn new_of_a_tool_makes_no_call() {
     );
     assert!(host.calls_to("t:check").is_empty());
 }
+
+/// Two runs of one switch waiting in a case test at once (the elements of a fork) each trace
+/// the case they take, under their own iteration (one took the other's case, one none).
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_runs_of_a_switch_trace_their_own_cases() {
+    let source = r#"
+const id = async (v) => v;
+return await Promise.all(args.vs.map(async (v) => {
+  switch (v) {
+    case await id(v === 1 ? 2 : 3): return (await mcp.t.check({ c: 0, v })).args.c;
+    case 1: return (await mcp.t.check({ c: 1, v })).args.c;
+    case 2: return (await mcp.t.check({ c: 2, v })).args.c;
+  }
+}));
+"#;
+    let report = ran(source, json!({ "vs": [1, 2] })).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!([1, 2]));
+    let mut taken: Vec<(Vec<u32>, String)> = (report.trace.iter())
+        .filter(|e| e.event == "decision")
+        .map(|e| {
+            (
+                e.iteration.clone(),
+                e.outcome.as_deref().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    taken.sort();
+    let outcomes: Vec<&str> = taken.iter().map(|(_, o)| o.as_str()).collect();
+    assert_eq!(taken.len(), 2, "{taken:?}");
+    assert_eq!(
+        (taken[0].0.clone(), taken[1].0.clone()),
+        (vec![0], vec![1]),
+        "{taken:?}"
+    );
+    assert_ne!(outcomes[0], outcomes[1], "{taken:?}");
+}

@@ -307,6 +307,12 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       return false;
     }
   };
+  // Probe `k` in the body run `it`, as a key.
+  const runKey = (k, it) => {
+    let key = "" + k;
+    if (it !== 0) for (let i = 0; i < it.length; i++) key += "," + it[i];
+    return key;
+  };
   const extend = (it, n) => {
     const out = list();
     if (it !== 0) for (let i = 0; i < it.length; i++) out[i] = it[i];
@@ -346,20 +352,23 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     },
     d: (k, it, v) => { record(4, k, it, v ? 1 : 0); return v; },
     n: (k, it, v) => { record(4, k, it, v == null ? 1 : 0); return v; },
-    w: (k, it, v) => { switches[k] = { v, it }; return v; },
-    c: (k, i, t) => {
-      const open = switches[k];
+    // A switch under way, by probe and body run: two runs of one switch (iterations of a
+    // loop, calls of a function, elements of a fork) may wait in their case tests at once.
+    w: (k, it, v) => { switches[runKey(k, it)] = { v }; return v; },
+    c: (k, it, i, t) => {
+      const key = runKey(k, it);
+      const open = switches[key];
       if (open !== undefined && t === open.v) {
-        switches[k] = undefined;
-        record(4, k, open.it, i);
+        switches[key] = undefined;
+        record(4, k, it, i);
       }
       return t;
     },
-    x: (k) => {
-      const open = switches[k];
-      if (open !== undefined) {
-        switches[k] = undefined;
-        record(4, k, open.it, -1);
+    x: (k, it) => {
+      const key = runKey(k, it);
+      if (switches[key] !== undefined) {
+        switches[key] = undefined;
+        record(4, k, it, -1);
       }
     },
     i: (k, it) => {

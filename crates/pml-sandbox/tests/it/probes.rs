@@ -144,8 +144,8 @@ fn decisions_and_switches_report_the_outcome_taken() {
 let r = '';
 if (P.d(1,0,v === 'b')) r += 'yes';
 const z = P.n(2,0,null) ?? 'dflt';
-switch (P.w(3,0,v)) { case P.c(3,0,'a'): r += 'A'; break; case P.c(3,1,'b'): r += 'B'; default: P.x(3); r += 'D'; }
-switch (P.w(4,0,42)) { case P.c(4,0,1): r += '1'; default: P.x(4);}
+switch (P.w(3,0,v)) { case P.c(3,0,0,'a'): r += 'A'; break; case P.c(3,0,1,'b'): r += 'B'; default: P.x(3,0); r += 'D'; }
+switch (P.w(4,0,42)) { case P.c(4,0,0,1): r += '1'; default: P.x(4,0);}
 return [r, z];";
     let (result, _, reports) = probed(source);
     assert_eq!(result.unwrap(), json!(["yesBD", "dflt"]));
