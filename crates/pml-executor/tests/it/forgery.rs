@@ -338,3 +338,33 @@ return await Promise.all(args.vs.map(async (v) => {
     );
     assert_ne!(outcomes[0], outcomes[1], "{taken:?}");
 }
+
+/// What pml does for a call or a timer reads nothing the program can replace: a call is made
+/// with `Promise.resolve` replaced, timers fire with `Map.prototype.get` replaced, and
+/// `clearTimeout` reads no timer's `Symbol.toPrimitive` (Node's reads none either).
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_and_timers_read_nothing_the_program_replaced() {
+    let source = r#"
+const resolve = Promise.resolve;
+Promise.resolve = function () { throw new Error("no resolve"); };
+let r;
+try { r = (await mcp.t.check({ n: 1 })).args.n; } catch (e) { r = "ERR " + e.message; }
+Promise.resolve = resolve;
+const get = Map.prototype.get;
+Map.prototype.get = function () { return undefined; };
+let fired = false;
+setTimeout(() => { fired = true; }, 1);
+await new Promise((done) => setTimeout(done, 20));
+Map.prototype.get = get;
+let read = 0;
+const t = setTimeout(() => {}, 5);
+const proto = Object.getPrototypeOf(t);
+const primitive = proto[Symbol.toPrimitive];
+proto[Symbol.toPrimitive] = function () { read++; return primitive.call(this); };
+clearTimeout(t);
+return [r, fired, read];
+"#;
+    let report = ran(source, json!({})).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!([1, true, 0]));
+}

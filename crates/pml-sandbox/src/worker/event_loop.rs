@@ -74,6 +74,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   // sees (or changes) what they hold.
   const list = () => setProto([], null);
   const then = P.prototype.then;
+  const promiseResolve = P.resolve;
   const sliceText = String.prototype.slice;
   const repeatText = String.prototype.repeat;
   const Str = String;
@@ -228,7 +229,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
         // the `await` that gets its connection): what the program changes in the arguments
         // before it next waits (`base.message = x` in a `map` that calls with `base`) is
         // what the server receives.
-        apply(then, P.resolve(), [() => {
+        apply(then, apply(promiseResolve, P, []), [() => {
           let id;
           try {
             // As Node's MCP SDK sends `arguments: a || {}`: through `JSON.stringify`, whose
@@ -662,7 +663,8 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   // `util.unschedule(id)`) and calls `fire(id)` then; the callbacks live here.
   const schedule = util.schedule;
   const unschedule = util.unschedule;
-  const timerTable = new Map();
+  // By id; no prototype, and nothing the program can replace (a `Map`'s methods are its).
+  const timerTable = create(null);
   let lastTimer = 0;
   const TIMEOUT_MAX = 2147483647;
   const received = (v) => {
@@ -680,6 +682,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     e.code = "ERR_INVALID_ARG_TYPE";
     return e;
   };
+  let timerId;
   class Timer {
     #id;
     #kind;
@@ -688,36 +691,41 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     unref() { return this; }
     hasRef() { return true; }
     refresh() {
-      const t = timerTable.get(this.#id);
+      const t = timerTable[this.#id];
       if (t && this.#kind !== "Immediate") { unschedule(this.#id); schedule(this.#id, t.delay); }
       return this;
     }
     close() { clear(this.#id); return this; }
     [Symbol.toPrimitive]() { return this.#id; }
+    // A timer's id, as `clearTimeout` reads it: not through what the program can replace.
+    static { timerId = (t) => #id in t ? t.#id : undefined; }
   }
   const idOf = (t) => {
-    if (t instanceof Timer) return t[Symbol.toPrimitive]();
-    if (typeof t === "number" || typeof t === "string") return Number(t);
+    if (t !== null && typeof t === "object") return timerId(t);
+    if (typeof t === "number" || typeof t === "string") return +t;
     return undefined;
   };
   const clear = (t) => {
     const id = idOf(t);
-    if (id !== undefined && timerTable.delete(id)) unschedule(id);
+    if (id !== undefined && timerTable[id] !== undefined) {
+      delete timerTable[id];
+      unschedule(id);
+    }
   };
   const add = (callback, delay, args, repeat, kind) => {
     if (typeof callback !== "function") throw callbackError(callback);
     delay = kind === "Immediate" ? 0 : +delay;
     if (kind !== "Immediate" && !(delay >= 1 && delay <= TIMEOUT_MAX)) delay = 1;
     const id = ++lastTimer;
-    timerTable.set(id, { callback, args, repeat, delay });
+    timerTable[id] = { callback, args, repeat, delay };
     schedule(id, delay);
     return new Timer(id, kind);
   };
   const fire = (id) => {
-    const t = timerTable.get(id);
+    const t = timerTable[id];
     if (!t) return;
     if (t.repeat) schedule(id, t.delay);
-    else timerTable.delete(id);
+    else delete timerTable[id];
     apply(t.callback, undefined, t.args);
   };
   const timerGlobals = {
