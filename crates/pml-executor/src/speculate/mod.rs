@@ -41,7 +41,8 @@
 //! **Functions out of sight.** A function the program may call where the structure does not
 //! say (a method of an object or a class, a callback, a function named as a value:
 //! [`pml_structure::Node::escapes_from`]) may send its servers a call at any time from where
-//! it exists: no read to those servers after that point is started ahead.
+//! it exists: no read to those servers after that point is started ahead. So is a generator
+//! (its call runs none of its body; the body runs as far as what consumes it asks).
 //!
 //! **Local functions.** Each call of a local function (whose parameters are plain names never
 //! assigned or changed in place) made in the program outside local functions, where that call
@@ -68,7 +69,10 @@
 //! program's parameters when it changes them (`args.root = ...`, or passes `args` to a local
 //! function that changes its parameter: [`pml_structure::StaticStructure::changed`]): nothing
 //! is computed ahead from `args` then. Constants changed in place, also under another name
-//! (`const alias = o; alias.x = 1`) or by `Object.defineProperty`, are not constants.
+//! (`const alias = o; alias.x = 1`) or by `Object.defineProperty`, are not constants. A
+//! program that changes a name it does not declare (a global: `Math.round = ...`,
+//! `globalThis.base = ...`, `String.prototype.x = ...`) gets nothing computed by the side
+//! context, which has the globals as they were: only names and literals are known ahead.
 //!
 //! **Taking.** When the program makes a read-only call, it takes a speculative call with the
 //! same tool and the same arguments (canonical JSON) if the program has made no call that is
