@@ -59,10 +59,15 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   const isArray = Array.isArray;
   const apply = Reflect.apply;
   const setProto = Object.setPrototypeOf;
+  // The tools' functions (arrows: no constructors), known without asking.
+  const tools = new WeakSet();
+  const weakAdd = WeakSet.prototype.add;
+  const weakHas = WeakSet.prototype.has;
   // Whether `f` is a constructor, touching nothing of it: a proxy of it is one exactly when it
   // is, and this one's trap makes the object.
   const constructTrap = freeze({ __proto__: null, construct: () => ({}) });
   const constructs = (f) => {
+    if (apply(weakHas, tools, [f])) return false;
     try {
       new (new Px(f, constructTrap))();
       return true;
@@ -251,6 +256,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
         }]);
       });
     };
+    apply(weakAdd, tools, [invoke]);
     return invoke;
   };
 
