@@ -382,10 +382,10 @@ pub fn program_parses() -> usize {
     parse::PARSES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Inputs at least this long use a second core: the line index, the operator pass and the
-/// search for a cut run beside the bracket pass; the two halves of the text are parsed at once;
-/// the mutated-names pass walks the syntax tree while the builder does. Below it, starting a thread
-/// (~50 us) would cost more than it saves.
+/// Inputs at least this long use a second core: cut in two where a statement likely starts,
+/// each half is scanned, parsed and its mutations collected on a thread of its own
+/// ([`build_in_two`]); without a place to cut, the scan's passes run beside each other. Below
+/// it, starting a thread (~50 us) would cost more than it saves.
 const PARALLEL_FROM_BYTES: usize = 64 * 1024;
 
 fn build_on_this_thread(
