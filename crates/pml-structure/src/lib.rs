@@ -751,6 +751,46 @@ mod tests {
         }
     }
 
+    /// Every program of the repository, one after the other (as they are: the first `return`
+    /// leaves the rest unreached; and each under an `if` of its own, all walked, where cuts fall
+    /// inside blocks and the whole text is parsed instead), with Windows line ends too: two
+    /// threads build what one builds, byte for byte.
+    #[test]
+    fn two_threads_build_what_one_builds_for_every_program() {
+        // Those that parse (some are syntax errors on purpose), each ended by a `;`.
+        let programs: Vec<String> = (crate::parse::tests::programs().into_iter())
+            .map(|(_, code)| code)
+            .filter(|code| check_syntax(code, Dialect::TypeScript).0.is_empty())
+            .collect();
+        let plain: String = programs.iter().map(|code| format!("{code}\n;\n")).collect();
+        let guarded: String = (programs.iter().enumerate())
+            .map(|(i, code)| format!("if (args.p{i}) {{\n{code}\n}}\n"))
+            .collect();
+        let crlf = guarded.replace('\n', "\r\n");
+        for (name, code) in [("plain", &plain), ("guarded", &guarded), ("crlf", &crlf)] {
+            assert!(
+                code.len() >= PARALLEL_FROM_BYTES,
+                "{name}: {} bytes",
+                code.len()
+            );
+            let options = BuildOptions::default();
+            let one = on_big_stack(|| build_on_this_thread(code, &options, false).0).unwrap();
+            let two = on_big_stack(|| build_on_this_thread(code, &options, true).0).unwrap();
+            if name != "plain" {
+                assert!(
+                    one.structure.nodes.len() > 500,
+                    "{name}: {}",
+                    one.structure.nodes.len()
+                );
+            }
+            assert_eq!(
+                serde_json::to_string(&one.structure).unwrap(),
+                serde_json::to_string(&two.structure).unwrap(),
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn two_threads_build_what_one_builds() {
         let code = large_program();
