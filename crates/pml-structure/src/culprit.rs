@@ -364,6 +364,10 @@ pub(crate) struct Guards {
     /// the key as JavaScript to read it again (a name has no side effect, and was read just
     /// before).
     pub(crate) searches: Vec<(swc_common::Span, String)>,
+    /// Every value spread into an object literal (`{ ...v }`) that is not written as an object
+    /// or an array: one that is a string has its characters copied, as in V8 (QuickJS copies
+    /// nothing from a primitive).
+    pub(crate) spreads: Vec<swc_common::Span>,
 }
 
 /// The [`Guards`] of `body`.
@@ -518,6 +522,17 @@ fn makes_an_array(value: &Expr) -> bool {
 }
 
 impl Visit for Guards {
+    fn visit_object_lit(&mut self, object: &swc_ecma_ast::ObjectLit) {
+        for prop in &object.props {
+            if let swc_ecma_ast::PropOrSpread::Spread(spread) = prop {
+                if !matches!(strip(&spread.expr), Expr::Object(_) | Expr::Array(_)) {
+                    self.spreads.push(spread.expr.span());
+                }
+            }
+        }
+        object.visit_children_with(self);
+    }
+
     fn visit_object_pat(&mut self, pattern: &ObjectPat) {
         for prop in &pattern.props {
             if let ObjectPatProp::KeyValue(kv) = prop {

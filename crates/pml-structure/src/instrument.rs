@@ -25,6 +25,7 @@
 //! | the function a call of a local function calls (the callee, a `.then` callback) | `P.h(k, it, f)` | the call starts, and ends (returns, throws, or its promise settles) |
 //! | the start of a `catch` handler whose `try` block has operations | `P.t([k, ...], it);` | those operations that started in this run of the block and never ended threw (`P.b` without `P.e`) |
 //! | the value of an object destructuring (`const { a } = v`, `({ a } = v)`), anywhere | `P.o(v, kind, key, text)` | nothing: it throws V8's `TypeError` when `v` is `undefined` or `null` (`Cannot destructure property 'a' of 'v' as it is undefined.`) |
+//! | a value spread into an object literal, not written as an object or an array | `P.p(v)` | nothing: a string becomes its `String` object, whose characters the spread copies as V8 does (QuickJS copies nothing from a primitive) |
 //! | the object of `"key" in v` (a literal key) | `P.k(v, key)` | nothing: it throws V8's `TypeError` when `v` is no object (`Cannot use 'in' operator to search for 'key' in ...`) |
 //! | after an object pattern nested in another, without a default (`{ data: { items } }`), anywhere | ` = P.o(void 0, kind, key, "")` | nothing: the default applies only to `undefined`, and throws V8's `Cannot read properties of undefined (reading 'items')` |
 //!
@@ -309,6 +310,8 @@ pub(crate) struct Recorder {
     nested: Vec<(usize, String)>,
     /// The objects of `"key" in v`, and the key: `P.k(v, key)`.
     searched: Vec<((usize, usize), String)>,
+    /// The values spread into object literals: `P.p(v)`.
+    spread: Vec<(usize, usize)>,
     /// The `try` statements with a handler: see [`Catch`].
     catches: Vec<Catch>,
 }
@@ -401,6 +404,15 @@ impl Recorder {
 
     pub(crate) fn leave_handler(&mut self) {
         self.handlers = self.handlers.saturating_sub(1);
+    }
+
+    /// The value at `value` is spread into an object literal (`{ ...v }`): `P.p(v)` is a string
+    /// as an object (its characters copied, as V8 copies them; QuickJS copies nothing from a
+    /// primitive), anything else itself.
+    pub(crate) fn spread(&mut self, value: (usize, usize)) {
+        if self.on {
+            self.spread.push(value);
+        }
     }
 
     /// A `try` whose block made nodes `nodes` has a handler whose block opens at `open`: its
@@ -557,6 +569,9 @@ impl Recorder {
         }
         for (object, close) in &self.searched {
             edits.wrap_outermost(*object, format!("{namespace}.k("), close);
+        }
+        for value in &self.spread {
+            edits.wrap_outermost(*value, format!("{namespace}.p("), ")");
         }
         for (end, words) in &self.nested {
             edits.point(*end, format!(" = {namespace}.o(void 0,{words}"));

@@ -368,3 +368,16 @@ return [r, fired, read];
     assert_ok(&report);
     assert_eq!(report.result, json!([1, true, 0]));
 }
+
+/// A string spread into an object literal gives its characters, as in V8 (QuickJS alone copies
+/// nothing from a primitive); other values as they are.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_string_spread_into_an_object_copies_its_characters() {
+    let source = "const s = args.s;\nconst o = { ...s, n: 1 };\nreturn [o, { ...`${s}!` }, { ...[7] }, { ...5 }, { ...null }, { ...{ a: 1 } }];";
+    let report = ran(source, json!({ "s": "hi" })).await;
+    assert_ok(&report);
+    assert_eq!(
+        report.result,
+        json!([{ "0": "h", "1": "i", "n": 1 }, { "0": "h", "1": "i", "2": "!" }, { "0": 7 }, {}, {}, { "a": 1 }])
+    );
+}

@@ -80,6 +80,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   const list = () => setProto([], null);
   const then = P.prototype.then;
   const promiseResolve = P.resolve;
+  const ToObject = Object;
   const sliceText = String.prototype.slice;
   const repeatText = String.prototype.repeat;
   const Str = String;
@@ -348,6 +349,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     },
     b: (k, it, v) => { record(1, k, it); return v; },
     t: (ks, it) => { for (let i = 0; i < ks.length; i++) record(11, ks[i], it); },
+    p: (v) => typeof v === "string" ? ToObject(v) : v,
     e: (k, it, v) => {
       record(2, k, it);
       record(3, k, it, show(v, 200));

@@ -426,6 +426,10 @@ impl<'a> Builder<'a> {
                 let object = self.offsets(span);
                 self.probes.guard_in(object, &key);
             }
+            for span in guards.spreads {
+                let value = self.offsets(span);
+                self.probes.spread(value);
+            }
             for (end, kind, key) in guards.nested {
                 let (end, _) = self.offsets(swc_common::Span::new(
                     swc_common::BytePos(end),
