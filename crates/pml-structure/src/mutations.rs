@@ -30,6 +30,10 @@ pub(crate) const MUTATING_METHODS: &[&str] = &[
     "add",
     "delete",
     "clear",
+    // A regular expression's `lastIndex` (`/g`, `/y`): what its next `exec` finds depends on
+    // the last (a literal copied elsewhere would start again at 0).
+    "exec",
+    "test",
 ];
 
 /// The identifier an expression's value is rooted at (`x` for `x.a[0].b`).

@@ -542,3 +542,15 @@ async fn reads_wait_for_calls_the_structure_does_not_model() {
     ])
     .await;
 }
+
+/// A regular expression's `exec` and `test` change its `lastIndex`: a constant holding one is
+/// no constant, and what reads it is the program's to compute (`alpha0` was sent ahead where
+/// the program sends `beta10`).
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_over_a_regular_expressions_state_are_not_computed_ahead() {
+    fast_receives_what_it_receives_without_speculation(&[
+        "const re = /\\w+/g;\nconst s = \"alpha beta gamma\";\nre.exec(s);\nawait mcp.slow.a({ id: 0 });\nreturn (await mcp.fast.r({ id: re.exec(s)[0] + re.lastIndex })).id;",
+        "const re = /a/g;\nconst first = re.test(\"aa\");\nawait mcp.slow.a({ id: 0 });\nreturn (await mcp.fast.r({ id: String(re.test(\"aa\")) + re.lastIndex })).id;",
+    ])
+    .await;
+}
