@@ -388,8 +388,7 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
         entry = top[k];
         if (entry === undefined) top[k] = entry = [k, 0, 0];
       } else {
-        let key = "" + k;
-        for (let i = 0; i < it.length; i++) key += "," + it[i];
+        const key = runKey(k, it);
         entry = counts[key];
         if (entry === undefined) counts[key] = entry = [k, it, 0];
       }

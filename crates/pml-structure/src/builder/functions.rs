@@ -77,7 +77,7 @@ impl<'a> Builder<'a> {
                 let recv = self.expr(&m.obj, Position::Nested);
                 match fold::fold(&m.obj, self) {
                     // (A callback that calls itself runs more times than there are elements.)
-                    Some(JsValue::Array(items)) if !cb.calls_itself => {
+                    Some(JsValue::Array(items)) if !cb.calls_itself() => {
                         // Unroll: one task per element, the parameter bound to the element.
                         for (index, item) in items.into_iter().enumerate() {
                             let value = run_branch(self, &mut |b| {

@@ -1256,16 +1256,26 @@ pub(crate) struct ArrowOrFn<'e> {
     /// A generator (`function*`): a call makes an iterator, and the body runs as far as what
     /// consumes it asks, when it asks.
     generator: bool,
-    /// A named function expression that reads its own name (`async function walk(d) { ...
-    /// await walk(child) }`): it may run more times than what it is passed to calls it.
-    calls_itself: bool,
+    /// A named function expression's name and function: one that reads its own name
+    /// (`async function walk(d) { ... await walk(child) }`) may run more times than what it is
+    /// passed to calls it ([`ArrowOrFn::calls_itself`]).
+    named: Option<(&'e swc_ecma_ast::Ident, &'e swc_ecma_ast::Function)>,
+}
+
+impl ArrowOrFn<'_> {
+    /// Whether it reads its own name (a named function expression that calls itself). Asked
+    /// only where it matters (a callback unrolled over a literal list).
+    fn calls_itself(&self) -> bool {
+        self.named
+            .is_some_and(|(name, f)| free_variables(f).contains(&name.sym.to_string()))
+    }
 }
 
 /// A function declaration's parameters and body.
 fn function_of(f: &swc_ecma_ast::Function) -> ArrowOrFn<'_> {
     ArrowOrFn {
         generator: f.is_generator,
-        calls_itself: false,
+        named: None,
         body_span: f.body.as_ref().map_or(f.span, |b| b.span),
         params: f.params.iter().map(|p| &p.pat).collect(),
         body: CallbackBody::Block(f.body.as_ref().map(|b| b.stmts.as_slice()).unwrap_or(&[])),
@@ -1276,7 +1286,7 @@ fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
     match strip(e) {
         Expr::Arrow(ArrowExpr { params, body, .. }) => Some(ArrowOrFn {
             generator: false,
-            calls_itself: false,
+            named: None,
             body_span: body.span(),
             params: params.iter().collect(),
             body: match &**body {
@@ -1285,8 +1295,7 @@ fn callback(e: &Expr) -> Option<ArrowOrFn<'_>> {
             },
         }),
         Expr::Fn(f) => Some(ArrowOrFn {
-            calls_itself: (f.ident.as_ref())
-                .is_some_and(|name| free_variables(&*f.function).contains(&name.sym.to_string())),
+            named: f.ident.as_ref().map(|name| (name, &*f.function)),
             ..function_of(&f.function)
         }),
         _ => None,

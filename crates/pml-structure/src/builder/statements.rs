@@ -442,7 +442,7 @@ impl<'a> Builder<'a> {
                         .collect();
                     let parts = ArrowOrFn {
                         generator: false,
-                        calls_itself: false,
+                        named: None,
                         params,
                         body: CallbackBody::Block(&body.stmts),
                         body_span: body.span,
@@ -481,7 +481,7 @@ impl<'a> Builder<'a> {
                 ClassMember::StaticBlock(b) => {
                     let parts = ArrowOrFn {
                         generator: false,
-                        calls_itself: false,
+                        named: None,
                         params: Vec::new(),
                         body: CallbackBody::Block(&b.body.stmts),
                         body_span: b.body.span,
