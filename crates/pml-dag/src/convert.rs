@@ -408,7 +408,7 @@ fn effect_of(task: &Task, node: &Node, index: &Index<'_>, options: &DagOptions) 
 /// list it computes) are ordinary code; the task still depends on everything before it.
 fn undeclared(s: &StaticStructure, unresolved: &[String]) -> Vec<String> {
     (unresolved.iter())
-        .filter(|n| *n != Leaves::MARK && s.declared.binary_search(n).is_err())
+        .filter(|n| *n != Leaves::MARK && !s.declared.contains(n.as_str()))
         .cloned()
         .collect()
 }

@@ -25,9 +25,9 @@ pub(crate) struct Values<'a> {
     pub joins: &'a IndexMap<String, Vec<String>>,
     /// Constants the reader uses by name.
     pub literals: &'a IndexMap<String, Value>,
-    /// The names the program declares (sorted): code reading one whose value is not known
-    /// here is not computed (`typeof helper` would say `undefined`).
-    pub declared: &'a [String],
+    /// The names the program declares: code reading one whose value is not known here is
+    /// not computed (`typeof helper` would say `undefined`).
+    pub declared: &'a pml_structure::Names,
     /// Whether code may be evaluated here at all: not when the program changes its globals
     /// (`Math.round = ...`, `globalThis.base = ...`, `String.prototype.trim = ...`), which the
     /// side context evaluating ahead of it does not have: only names and literals are known
@@ -111,7 +111,7 @@ impl Values<'_> {
                 // the wrapper's.
                 None if program_only(name)
                     || name == "arguments"
-                    || self.declared.binary_search(name).is_ok() =>
+                    || self.declared.contains(name.as_str()) =>
                 {
                     return Err(SandboxError::Exception {
                         task_id: reader.task_id.to_owned(),

@@ -700,8 +700,8 @@ mod tests {
                 result,
                 result_span: None,
                 diagnostics: diagnostics.clone(),
-                declared: vec!["rows".into()],
-                changed: vec!["rows".into()],
+                declared: ["rows".to_owned()].into_iter().collect(),
+                changed: ["rows".to_owned()].into_iter().collect(),
             });
         }
         same_as_serde(&StaticStructure::default());

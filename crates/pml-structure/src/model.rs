@@ -30,19 +30,23 @@ pub struct StaticStructure {
     pub result_span: Option<Span>,
     pub diagnostics: Vec<Diagnostic>,
     /// Every name the program declares (`const`/`let`/`var`, parameters, `catch` bindings,
-    /// function and class declarations), at any depth, sorted. A name a task reads that no node
+    /// function and class declarations), at any depth. A name a task reads that no node
     /// or constant provides but that the program declares (an accumulator changed in place, a
     /// loop variable) is ordinary code. Not part of the JSON (nor the hash).
     #[serde(skip)]
-    pub declared: Vec<String>,
-    /// Every name the program may change after it holds its value, sorted: assigned again,
+    pub declared: Names,
+    /// Every name the program may change after it holds its value: assigned again,
     /// changed in place (`args.root = ...`, `o.push(x)`, through another name holding the
     /// same object, `Object.defineProperty(o, ...)`), or passed to a local function that
     /// changes its parameter. By name, at any depth: `args` here means the program's
     /// parameters cannot be read ahead of it. Not part of the JSON (nor the hash).
     #[serde(skip)]
-    pub changed: Vec<String>,
+    pub changed: Names,
 }
+
+/// A set of the program's names (asked whether it holds one, never listed in an order that
+/// shows: a hash set, moved from the walk's own collection rather than copied and sorted).
+pub type Names = rustc_hash::FxHashSet<String>;
 
 impl StaticStructure {
     /// The node with this id.

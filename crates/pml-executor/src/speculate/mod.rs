@@ -697,8 +697,8 @@ pub(crate) struct Speculation {
     /// the program itself, as it goes).
     args: Option<Value>,
     literals: IndexMap<String, Value>,
-    /// The names the program declares (sorted): one not known ahead is not computed.
-    declared: Vec<String>,
+    /// The names the program declares: one not known ahead is not computed.
+    declared: pml_structure::Names,
     /// Whether the side context computes what the program's would (see
     /// [`crate::values::Values::evaluates`]).
     evaluates: bool,
@@ -889,7 +889,7 @@ impl Speculation {
         targets.retain(|t| !t.reads.iter().any(changed));
         // The same for the program's parameters, when it changes them: what reads them is
         // known only to the program (no use trying to compute it at every scan).
-        let args_known = !structure.changed.iter().any(|n| n == "args");
+        let args_known = !structure.changed.contains("args");
         if !args_known {
             let reads_args = |a: &Arguments| a.0.values().any(|v| v.reads_parameters());
             targets.retain(|t| {
@@ -1741,6 +1741,5 @@ impl Speculation {
 /// Code computed ahead of it, in a side context with the globals as they were, could then
 /// compute something else.
 fn changes_globals(structure: &StaticStructure) -> bool {
-    (structure.changed.iter())
-        .any(|name| name != "args" && structure.declared.binary_search(name).is_err())
+    (structure.changed.iter()).any(|name| name != "args" && !structure.declared.contains(name))
 }

@@ -593,24 +593,25 @@ impl<'a> Builder<'a> {
             .flat_map(|c| c.arguments.iter().flat_map(|a| a.values()))
             .flat_map(|a| a.reads().into_iter().map(str::to_owned))
             .collect();
-        let mut changed: Vec<String> = (self.mutations().into_iter())
-            .flat_map(|m| m.names.iter().chain(m.reassigned.keys()).cloned())
-            .collect();
-        for r in passed {
-            self.mark_changed(&r);
-            changed.push(path_root(&r).to_owned());
+        for r in &passed {
+            self.mark_changed(r);
         }
         if !self.changed_nodes.is_empty() {
             for node in &mut self.nodes {
                 node.changed = self.changed_nodes.contains(&node.id);
             }
         }
-        changed.sort_unstable();
-        changed.dedup();
-        let mut declared: Vec<String> = (self.mutations().into_iter())
-            .flat_map(|m| m.declared.iter().cloned())
-            .collect();
-        declared.sort_unstable();
+        // The collection's own sets, moved: the walk asks nothing of it any more.
+        let (mut changed, declared) = match std::mem::replace(&mut self.mutated, Mutated::Unknown) {
+            Mutated::Known(m) => {
+                let m = *m;
+                let mut changed = m.names;
+                changed.extend(m.reassigned.into_keys());
+                (changed, m.declared)
+            }
+            Mutated::Unknown | Mutated::Coming(_) => Default::default(),
+        };
+        changed.extend(passed.iter().map(|r| path_root(r).to_owned()));
         StaticStructure {
             declared,
             changed,
