@@ -644,14 +644,25 @@ impl Edits {
         let mut out = String::with_capacity(program.len() + extra);
         let mut insertions: Vec<(usize, usize)> = Vec::new();
         let mut copied = 0;
+        // A word inserted against a word (`return(x)` wrapped: `return __pml.e(...)`) is kept
+        // apart from it by a space, or the two would read as one name.
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
         for (at, _, text) in &self.items {
             let at = (*at).clamp(copied, program.len());
             out.push_str(&program[copied..at]);
             copied = at;
+            let before = out.len();
+            if word(out.chars().next_back()) && word(text.chars().next()) {
+                out.push(' ');
+            }
             out.push_str(text);
+            if word(text.chars().next_back()) && word(program[at..].chars().next()) {
+                out.push(' ');
+            }
+            let added = out.len() - before;
             match insertions.last_mut() {
-                Some((last, len)) if *last == at => *len += text.len(),
-                _ => insertions.push((at, text.len())),
+                Some((last, len)) if *last == at => *len += added,
+                _ => insertions.push((at, added)),
             }
         }
         out.push_str(&program[copied..]);
@@ -685,6 +696,19 @@ mod tests {
         // Inside inserted text: where it was inserted.
         assert_eq!(inst.original_column(program, 1, 12), 11);
         assert_eq!(inst.original_column(program, 2, 8), 8);
+    }
+
+    /// What is inserted against a word is kept apart from it: `return(x)` wrapped is not
+    /// `returnP.e(...)`.
+    #[test]
+    fn insertions_against_words_stay_apart() {
+        let program = "return(a)in b";
+        let mut edits = Edits::default();
+        edits.wrap((0, 13), "P.e(1,0,".to_owned(), ")");
+        edits.wrap((6, 9), "P.e(2,0,".to_owned(), ")");
+        edits.point(9, "x".to_owned());
+        let (source, _) = edits.apply(program);
+        assert_eq!(source, "P.e(1,0,return P.e(2,0,(a))x in b)");
     }
 
     #[test]

@@ -654,3 +654,20 @@ async fn sandbox_mode_waits_for_calls_still_running() {
         assert_eq!(calls, made, "{source}");
     }
 }
+
+/// Code written without spaces (`return(...)`, `typeof(...)`) runs as written: what the
+/// instrumentation wraps there stays apart from the keyword (`return(x).split()` made
+/// `return__pml.e(...)`, a name that is not defined).
+#[tokio::test(flavor = "multi_thread")]
+async fn code_written_without_spaces_runs_as_written() {
+    let source = r#"async function f(){return(await mcp.t.read({v:"a b"})).args.v.split(" ")}
+const a = await f();
+const n = typeof(a);
+if(a.length>1){return(a.concat([n])).join("-")}
+return(a)"#;
+    let host = host().into_arc();
+    let p = program(source, &host.catalog());
+    let report = run(&p, host.clone(), &host.options()).await;
+    assert_ok(&report);
+    assert_eq!(report.result, json!("a-b-object"));
+}
