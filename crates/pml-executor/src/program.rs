@@ -637,7 +637,7 @@ impl NodeMap {
             | Reported::LastLoop { probe, iteration } => {
                 (*probe, iteration, &[K::Loop, K::ForkCallback, K::Function])
             }
-            Reported::Console { .. } => return Ok(()),
+            Reported::Console { .. } | Reported::Unreported { .. } => return Ok(()),
             Reported::Invalid { why } => return Err(why.clone()),
         };
         self.check_probe(probe, iteration, kinds)
@@ -785,6 +785,8 @@ impl NodeMap {
                 }
             }
             Reported::Invalid { .. } => {}
+            // Two events each (a start and an end), past a trace that is full.
+            Reported::Unreported { operations } => tracer.not_kept(2 * operations),
             Reported::Console { level, text } => {
                 let kept = shared
                     .console_bytes

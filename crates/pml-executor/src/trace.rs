@@ -17,6 +17,9 @@ pub const PREVIEW_CHARS: usize = 200;
 /// (`droppedEvents`); the executed path still gets every MCP and capability call.
 pub const MAX_EVENTS: usize = 250_000;
 
+// A program's operations stop being reported only once they filled the trace (two events each).
+const _: () = assert!(2 * pml_sandbox::REPORTED_OPERATIONS as usize >= MAX_EVENTS);
+
 /// Collects events and the executed path; shared by the tasks of one run.
 pub(crate) struct Tracer {
     started: Instant,
@@ -265,6 +268,12 @@ impl Tracer {
     pub(crate) fn push(&self, event: TraceEvent<'static>) {
         self.observe(&event);
         (self.inner.lock().unwrap_or_else(|p| p.into_inner())).push(event);
+    }
+
+    /// Counts `n` events as not kept: those of the operations the program ran without
+    /// reporting them ([`pml_sandbox::REPORTED_OPERATIONS`]), past a full trace.
+    pub(crate) fn not_kept(&self, n: u64) {
+        (self.inner.lock().unwrap_or_else(|p| p.into_inner())).dropped += n;
     }
 
     /// Forgets the events and the executed path so far (what an instrumentation that cannot be

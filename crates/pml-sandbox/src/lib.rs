@@ -238,6 +238,13 @@ use worker::{Failure, Job, Limits, Link, ProgramRequest, Request, Worker, CREDIT
 /// (`pml_structure`'s `MAX_NESTING`).
 pub const MAX_ITERATION_DEPTH: usize = 100_000;
 
+/// How many operations a program reports at most (a start and an end each, see
+/// [`Reported::Operation`]): past it they run unreported, and the run reports how many
+/// ([`Reported::Unreported`]). A host that keeps at most twice this many trace events has kept
+/// all it can by then; the probes of a long loop then cost little (a loop of millions of
+/// operations runs ~3x faster).
+pub const REPORTED_OPERATIONS: u32 = 125_000;
+
 /// How many columns the wrapper a program is compiled in (`(function (P, mcp, args,
 /// capabilities) { return async function () {`) adds before the program's first line: a
 /// column on line 1 of a stack trace minus this is the program's own. `probes` as in

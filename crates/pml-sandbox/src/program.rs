@@ -221,6 +221,9 @@ pub enum Reported {
     },
     /// `console.<level>(...)`: the arguments formatted and joined by spaces.
     Console { level: ConsoleLevel, text: String },
+    /// At the end: how many operations ran past the first [`crate::REPORTED_OPERATIONS`],
+    /// unreported (neither start, end nor value).
+    Unreported { operations: u64 },
     /// Something reached the reporting functions that no probe reports (an iteration vector
     /// that is not one, too deep...): the instrumentation cannot be trusted any more.
     Invalid { why: String },

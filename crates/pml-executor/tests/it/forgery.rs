@@ -381,3 +381,40 @@ async fn a_string_spread_into_an_object_copies_its_characters() {
         json!([{ "0": "h", "1": "i", "n": 1 }, { "0": "h", "1": "i", "2": "!" }, { "0": 7 }, {}, {}, { "a": 1 }])
     );
 }
+
+/// Past the operations the trace can keep, the program's operations run unreported (cheaply)
+/// and are counted: the trace keeps what it kept before, and the events not kept are counted
+/// exactly as if each had been reported.
+#[tokio::test(flavor = "multi_thread")]
+async fn operations_past_a_full_trace_are_counted_not_reported() {
+    let host = FakeHost::new().into_arc();
+    let events = |report: &RunReport| report.trace.len() as u64 + report.dropped_events;
+    let run_n = |n: u32| {
+        let host = host.clone();
+        async move {
+            let p = program(
+                &format!("let s = 0;\nfor (let i = 0; i < {n}; i++) s += i % 7;\nreturn s;"),
+                &host.catalog(),
+            );
+            let sandbox = SandboxOptions {
+                time_limit: Duration::from_secs(60),
+                ..sandbox_options()
+            };
+            let options = host.options();
+            run_with(&p, host, Arc::new(AutoApprove), sandbox, &options).await
+        }
+    };
+    let small = run_n(10).await;
+    assert_ok(&small);
+    // Two events per operation, and the loop's own.
+    let own = events(&small) - 2 * 10;
+    let n = pml_sandbox::REPORTED_OPERATIONS + 5_000;
+    let large = run_n(n).await;
+    assert_ok(&large);
+    assert_eq!(large.trace.len(), MAX_EVENTS);
+    assert_eq!(events(&large), 2 * u64::from(n) + own);
+    let ends = (large.trace.iter())
+        .filter(|e| e.event == "tool_end" && e.tool == "code:modulo")
+        .count();
+    assert_eq!(ends, MAX_EVENTS / 2);
+}

@@ -211,9 +211,18 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     return plainWalk(s, value, 0) ? s.out : undefined;
   };
   const wants = create(null);
-  // The run gives the probes whose values it wants when it starts.
-  const want = (wanted) => {
+  // How many more operations are reported (start and end; the run sets it when it starts:
+  // `REPORTED_OPERATIONS`); past it they run unreported, counted (`skipped`): a host whose
+  // trace is full by then loses nothing it keeps. `unreported`: those under way (their
+  // `e` reports nothing either).
+  let reportsLeft = 0;
+  let unreported = 0;
+  let skipped = 0;
+  // The run gives the probes whose values it wants when it starts, and how many operations
+  // are reported.
+  const want = (wanted, reported) => {
     for (let i = 0; i < wanted.length; i++) wants[wanted[i]] = true;
+    reportsLeft = reported;
   };
 
   // The site of the call being made (set by a call site's wrapper just before the call).
@@ -347,10 +356,23 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
       if (!constructs(f)) return ({ f(...a) { return call(this, a); } }).f;
       return function (...a) { return call(this, a); };
     },
-    b: (k, it, v) => { record(1, k, it); return v; },
+    b: (k, it, v) => {
+      if (reportsLeft > 0) {
+        reportsLeft--;
+        record(1, k, it);
+      } else {
+        unreported++;
+        skipped++;
+      }
+      return v;
+    },
     t: (ks, it) => { for (let i = 0; i < ks.length; i++) record(11, ks[i], it); },
     p: (v) => typeof v === "string" ? ToObject(v) : v,
     e: (k, it, v) => {
+      if (unreported > 0) {
+        unreported--;
+        return v;
+      }
       record(2, k, it);
       record(3, k, it, show(v, 200));
       if (wants[k] === true) {
@@ -448,14 +470,14 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     },
   });
   // At the end: [[probe, iteration, count] per loop body and iteration vector around it,
-  // the loop body entered last].
+  // the loop body entered last, how many operations ran unreported].
   const iterations = () => {
     const out = list();
     for (let i = 0; i < loops.length; i++) {
       const loop = loops[i];
       out[i] = [loop[0], loop[1], loop[2]];
     }
-    return [out, lastLoop === 0 ? 0 : [lastLoop, lastLoopAround]];
+    return [out, lastLoop === 0 ? 0 : [lastLoop, lastLoopAround], skipped];
   };
 
   // Node's console (`console.Console` over a stream): each call writes one `util.format`ted
@@ -1697,6 +1719,17 @@ pub(crate) fn run_in<'js>(
                 }
             }
         }
+        // Counted by a number the program cannot reach; at most one per operation run.
+        if let Ok(operations) = summary.get::<f64>(2) {
+            if operations >= 1.0 {
+                calls.push(Report {
+                    at,
+                    what: Reported::Unreported {
+                        operations: operations as u64,
+                    },
+                });
+            }
+        }
         let counts = summary.get::<Array>(0).ok();
         for entry in counts.iter().flat_map(|c| c.iter::<Array>()).flatten() {
             let (Ok(probe), Ok(iteration), Ok(count)) = (
@@ -1757,7 +1790,8 @@ fn run_with<'js>(
     let capabilities = ready.capabilities.restore(ctx).map_err(restore)?;
     *iterations = Some(ready.iterations.restore(ctx).map_err(restore)?);
     let want = ready.want.restore(ctx).map_err(restore)?;
-    want.call::<_, ()>((values.to_vec(),)).map_err(run)?;
+    want.call::<_, ()>((values.to_vec(), crate::REPORTED_OPERATIONS))
+        .map_err(run)?;
     let args: Value = ctx
         .json_parse(pml_jstext::to_js_json(args).as_bytes())
         .map_err(run)?;
