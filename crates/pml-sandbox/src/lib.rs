@@ -59,7 +59,8 @@
 //! the jobs it queued; waiting for one is not the program's time), the web platform's data
 //! functions as Node's (`atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`,
 //! `URL` and `URLSearchParams` over the URL Standard's parser, `crypto.getRandomValues` and
-//! `crypto.randomUUID` drawing from `Math.random`, `performance.now()` over the program's
+//! `crypto.randomUUID` drawing from `Math.random`, `crypto.subtle.digest` (SHA-1, SHA-2),
+//! `performance.now()` over the program's
 //! clock, `DOMException`: `worker/web.js`), Node's
 //! `Buffer` (`worker/buffer.js`: `from`/`toString` in every encoding Node knows, `byteLength`,
 //! `concat`, `compare`, search, the number reads, `toJSON`), `console` (its output is reported, never printed: each call one text, formatted as

@@ -69,7 +69,37 @@ pub(crate) fn natives<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     let natives = Object::new(ctx.clone())?;
     natives.set("parse", Function::new(ctx.clone(), parse)?)?;
     natives.set("set", Function::new(ctx.clone(), set)?)?;
+    natives.set("digest", Function::new(ctx.clone(), digest_native)?)?;
     Ok(natives)
+}
+
+/// `digest(name, bytes)` behind `crypto.subtle.digest`: the digest of `bytes` (a
+/// `Uint8Array`) by `name` (`SHA-1`, `SHA-256`, `SHA-384`, `SHA-512`, as the web script names
+/// them) as an `ArrayBuffer`; `undefined` for another name.
+fn digest_native<'js>(
+    ctx: Ctx<'js>,
+    name: String,
+    bytes: rquickjs::TypedArray<'js, u8>,
+) -> rquickjs::Result<Option<rquickjs::ArrayBuffer<'js>>> {
+    // SAFETY: no JavaScript runs while the slice lives (the digest is computed here, before
+    // this function returns), so nothing can write into, detach or move its buffer.
+    let out = digest(&name, unsafe { bytes.as_bytes() }.unwrap_or(&[]));
+    match out {
+        Some(out) => rquickjs::ArrayBuffer::new(ctx, out).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The digest of `data` by `name` (see [`digest_native`]).
+fn digest(name: &str, data: &[u8]) -> Option<Vec<u8>> {
+    use sha2::Digest;
+    Some(match name {
+        "SHA-1" => sha1::Sha1::digest(data).to_vec(),
+        "SHA-256" => sha2::Sha256::digest(data).to_vec(),
+        "SHA-384" => sha2::Sha384::digest(data).to_vec(),
+        "SHA-512" => sha2::Sha512::digest(data).to_vec(),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

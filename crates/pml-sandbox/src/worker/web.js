@@ -1,10 +1,12 @@
 // The web platform's data functions that Node 20 has as globals and QuickJS has not, as Node's
 // behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `URL`,
-// `URLSearchParams`, `crypto`'s random values, `performance.now()` and the `DOMException` they throw. Pure computation over the program's
+// `URLSearchParams`, `crypto`'s random values and `crypto.subtle.digest`, `performance.now()` and
+// the `DOMException` they throw. Pure computation over the program's
 // values, nothing reaching outside. Run once in a program's context before the program: it
 // takes the built-ins it uses then, so a program that replaces them changes nothing here.
 // `urlNative` is `{ parse(input, base?), set(href, component, value) }` (`src/url.rs`: the
-// URL Standard's parser and setters), each giving a URL's components or `null`.
+// URL Standard's parser and setters), each giving a URL's components or `null`, and
+// `digest(name, bytes)`, a SHA digest as an `ArrayBuffer`.
 (function (globals, urlNative) {
   const TypeErr = TypeError;
   const RangeErr = RangeError;
@@ -554,9 +556,51 @@
   }
   define(URL.prototype, Symbol.toStringTag, { value: "URL", configurable: true });
 
+  // --- crypto.subtle's digests ---------------------------------------------------------------
+  // `crypto.subtle.digest(algorithm, data)`: SHA-1 and the SHA-2 digests (computed natively),
+  // each error a rejection in Node's words. The other methods of WebCrypto are not here.
+  const DIGESTS = { __proto__: null, "sha-1": "SHA-1", "sha-256": "SHA-256", "sha-384": "SHA-384", "sha-512": "SHA-512" };
+  const digestNative = urlNative.digest;
+  const toLower = String.prototype.toLowerCase;
+  const coded = (e, code) => {
+    define(e, "code", { value: code, writable: true, configurable: true, enumerable: true });
+    return e;
+  };
+  class SubtleCrypto {
+    constructor(key) {
+      if (key !== SUBTLE) throw new TypeErr("Illegal constructor");
+    }
+    async digest(algorithm, data) {
+      if (arguments.length < 2) {
+        throw coded(new TypeErr(`Failed to execute 'digest' on 'SubtleCrypto': 2 arguments required, but only ${arguments.length} present.`), "ERR_MISSING_ARGS");
+      }
+      let bytes;
+      if (isView(data)) bytes = new U8(data.buffer, data.byteOffset, data.byteLength);
+      else if (data instanceof AB) bytes = new U8(data);
+      else {
+        throw coded(new TypeErr("Failed to execute 'digest' on 'SubtleCrypto': 2nd argument is not instance of ArrayBuffer, Buffer, TypedArray, or DataView."), "ERR_INVALID_ARG_TYPE");
+      }
+      let name = algorithm;
+      if (typeof algorithm === "object" && algorithm !== null) {
+        name = algorithm.name;
+        if (name === undefined) {
+          throw coded(new TypeErr("Failed to normalize algorithm: passed algorithm can not be converted to 'Algorithm' because 'name' is required in 'Algorithm'."), "ERR_MISSING_OPTION");
+        }
+      }
+      const known = DIGESTS[apply(toLower, `${name}`, [])];
+      if (known === undefined) throw new DOMException("Unrecognized algorithm name", "NotSupportedError");
+      // The data as it is now: what the program changes in it later is not digested.
+      return digestNative(known, new U8(bytes));
+    }
+  }
+  const SUBTLE = {};
+  define(SubtleCrypto.prototype, Symbol.toStringTag, { value: "SubtleCrypto", configurable: true });
+  define(SubtleCrypto.prototype, "digest", { enumerable: true });
+  const subtle = new SubtleCrypto(SUBTLE);
+
   // --- crypto's random values --------------------------------------------------------------
   // Drawn from the run's `Math.random`, read when called: a resumed run's journal answers them
-  // as it answers the program's own draws. (`crypto.subtle` is not here.)
+  // as it answers the program's own draws.
   const mathObject = Math;
   const floor = Math.floor;
   const INTEGER_ARRAYS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array];
@@ -590,6 +634,7 @@
   };
 
   define(crypto, Symbol.toStringTag, { value: "Crypto", configurable: true });
+  define(crypto, "subtle", { value: subtle, enumerable: true, configurable: true });
 
   // `performance.now()` and `performance.timeOrigin` (High Resolution Time) over the program's
   // own clock (`Date.now()` at the time of the call: a resumed run reads it again from its
@@ -613,6 +658,7 @@
   };
   for (const [name, value] of [
     ["crypto", crypto],
+    ["SubtleCrypto", SubtleCrypto],
     ["URL", URL],
     ["URLSearchParams", URLSearchParams],
     ["DOMException", DOMException],

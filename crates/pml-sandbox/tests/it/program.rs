@@ -1397,6 +1397,43 @@ return out;"#;
     );
 }
 
+/// `crypto.subtle.digest` as Node 20's: the SHA digests, and every error a rejection in
+/// Node's words (expected values are Node's output for the same lines).
+#[test]
+fn digests_are_nodes() {
+    let source = r#"const enc = new TextEncoder().encode("hello");
+const hex = (ab) => Array.from(new Uint8Array(ab)).map((b) => b.toString(16).padStart(2, "0")).join("");
+const out = [];
+const t = async (f) => { try { const r = await f(); out.push(r instanceof ArrayBuffer ? hex(r) : String(r)); } catch (e) { out.push(`${e.name} ${e.code} ${e.message}`); } };
+await t(() => crypto.subtle.digest("SHA-256", enc));
+await t(() => crypto.subtle.digest("sha-1", enc.buffer));
+await t(() => crypto.subtle.digest({ name: "SHA-512" }, new DataView(enc.buffer)));
+await t(() => crypto.subtle.digest("SHA-384", new Uint16Array([1, 2])));
+await t(() => crypto.subtle.digest("MD5", enc));
+await t(() => crypto.subtle.digest("SHA-256", "hello"));
+await t(() => crypto.subtle.digest("SHA-256"));
+await t(() => crypto.subtle.digest({}, enc));
+// What the program changes in the data after the call is not digested.
+await t(() => { const d = new Uint8Array([1]); const p = crypto.subtle.digest("SHA-1", d); d[0] = 2; return p; });
+out.push([typeof SubtleCrypto, Object.prototype.toString.call(crypto.subtle), crypto.subtle.digest.length].join(" "));
+return out;"#;
+    assert_eq!(
+        run(shared(), source).unwrap(),
+        json!([
+            "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+            "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d",
+            "9b71d224bd62f3785d96d46ad3ea3d73319bfbc2890caadae2dff72519673ca72323c3d99ba5c11d7c7acc6e14b8c5da0c4663475c2e5c3adef46f73bcdec043",
+            "1a79449813d9323eac3cd5e1d4c989f99fd9d8c799adb2dc3c9ebf53e1533b92092aafc92aacb3454c058245c417e115",
+            "NotSupportedError 9 Unrecognized algorithm name",
+            "TypeError ERR_INVALID_ARG_TYPE Failed to execute 'digest' on 'SubtleCrypto': 2nd argument is not instance of ArrayBuffer, Buffer, TypedArray, or DataView.",
+            "TypeError ERR_MISSING_ARGS Failed to execute 'digest' on 'SubtleCrypto': 2 arguments required, but only 1 present.",
+            "TypeError ERR_MISSING_OPTION Failed to normalize algorithm: passed algorithm can not be converted to 'Algorithm' because 'name' is required in 'Algorithm'.",
+            "bf8b4530d8d246dd74ac53a13471bba17941dff7",
+            "function [object SubtleCrypto] 2",
+        ])
+    );
+}
+
 /// `URL` and `URLSearchParams` as Node 20's (the URL Standard's parser; expected values are
 /// Node's output for the same lines).
 #[test]
