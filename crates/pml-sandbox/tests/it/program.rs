@@ -826,6 +826,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "Int8Array",
             "Intl",
             "Proxy",
+            "SubtleCrypto",
             "TextDecoder",
             "TextEncoder",
             "URL",
