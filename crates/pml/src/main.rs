@@ -969,10 +969,15 @@ fn emit_structure(structure: &pml::StaticStructure, pretty: bool) {
     // Written in 64 KiB blocks through a copy of the descriptor, not the line-buffered
     // `Stdout`, which looks for the last newline in every block it is given (~1.5M
     // instructions on a 1.4 MB structure).
-    let Ok(fd) = std::os::fd::AsFd::as_fd(&stdout).try_clone_to_owned() else {
+    #[cfg(unix)]
+    let Ok(mut out) = std::os::fd::AsFd::as_fd(&stdout)
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+    else {
         return emit(structure, false);
     };
-    let mut out = std::fs::File::from(fd);
+    #[cfg(not(unix))]
+    let mut out = stdout.lock();
     // A closed pipe (`pml analyze f | head`) is not an error worth a panic.
     let _ = structure
         .write_json_to(&mut out)

@@ -212,11 +212,13 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   };
   const wants = create(null);
   // How many more operations are reported (start and end; the run sets it when it starts:
-  // `REPORTED_OPERATIONS`); past it they run unreported, counted (`skipped`): a host whose
-  // trace is full by then loses nothing it keeps. `unreported`: those under way (their
-  // `e` reports nothing either).
+  // `REPORTED_OPERATIONS`); past it they run unreported, counted when they start
+  // (`skipped`): a host whose trace is full by then loses nothing it keeps. `unreported`:
+  // the probes of those under way, innermost last; an `e` pairs with the innermost of its
+  // probe (one that threw stays below, unpaired; an `e` with no `b`, a short-circuited
+  // operand, is reported as before).
   let reportsLeft = 0;
-  let unreported = 0;
+  const unreported = list();
   let skipped = 0;
   // The run gives the probes whose values it wants when it starts, and how many operations
   // are reported.
@@ -361,7 +363,12 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
         reportsLeft--;
         record(1, k, it);
       } else {
-        unreported++;
+        // Bounded: the older half of too many that never ended (each threw) is forgotten.
+        if (unreported.length >= 10000) {
+          for (let i = 0; i < 5000; i++) unreported[i] = unreported[i + 5000];
+          unreported.length = 5000;
+        }
+        unreported[unreported.length] = k;
         skipped++;
       }
       return v;
@@ -369,8 +376,8 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     t: (ks, it) => { for (let i = 0; i < ks.length; i++) record(11, ks[i], it); },
     p: (v) => typeof v === "string" ? ToObject(v) : v,
     e: (k, it, v) => {
-      if (unreported > 0) {
-        unreported--;
+      if (unreported.length > 0 && unreported[unreported.length - 1] === k) {
+        unreported.length--;
         return v;
       }
       record(2, k, it);

@@ -559,9 +559,9 @@
   // --- crypto.subtle's digests ---------------------------------------------------------------
   // `crypto.subtle.digest(algorithm, data)`: SHA-1 and the SHA-2 digests (computed natively),
   // each error a rejection in Node's words. The other methods of WebCrypto are not here.
-  const DIGESTS = { __proto__: null, "sha-1": "SHA-1", "sha-256": "SHA-256", "sha-384": "SHA-384", "sha-512": "SHA-512" };
+  const DIGESTS = { __proto__: null, "SHA-1": "SHA-1", "SHA-256": "SHA-256", "SHA-384": "SHA-384", "SHA-512": "SHA-512" };
   const digestNative = urlNative.digest;
-  const toLower = String.prototype.toLowerCase;
+  const toUpper = String.prototype.toUpperCase;
   const coded = (e, code) => {
     define(e, "code", { value: code, writable: true, configurable: true, enumerable: true });
     return e;
@@ -571,6 +571,7 @@
       if (key !== SUBTLE) throw new TypeErr("Illegal constructor");
     }
     async digest(algorithm, data) {
+      if (this !== subtle) throw coded(new TypeErr('Value of "this" must be of type SubtleCrypto'), "ERR_INVALID_THIS");
       if (arguments.length < 2) {
         throw coded(new TypeErr(`Failed to execute 'digest' on 'SubtleCrypto': 2 arguments required, but only ${arguments.length} present.`), "ERR_MISSING_ARGS");
       }
@@ -587,7 +588,7 @@
           throw coded(new TypeErr("Failed to normalize algorithm: passed algorithm can not be converted to 'Algorithm' because 'name' is required in 'Algorithm'."), "ERR_MISSING_OPTION");
         }
       }
-      const known = DIGESTS[apply(toLower, `${name}`, [])];
+      const known = DIGESTS[apply(toUpper, `${name}`, [])];
       if (known === undefined) throw new DOMException("Unrecognized algorithm name", "NotSupportedError");
       // The data as it is now: what the program changes in it later is not digested.
       return digestNative(known, new U8(bytes));
@@ -634,7 +635,8 @@
   };
 
   define(crypto, Symbol.toStringTag, { value: "Crypto", configurable: true });
-  define(crypto, "subtle", { value: subtle, enumerable: true, configurable: true });
+  // Node's is a getter of `Crypto.prototype`: not an own key (`JSON.stringify(crypto)` is `{}`).
+  define(crypto, "subtle", { value: subtle, configurable: true });
 
   // `performance.now()` and `performance.timeOrigin` (High Resolution Time) over the program's
   // own clock (`Date.now()` at the time of the call: a resumed run reads it again from its

@@ -1416,7 +1416,8 @@ await t(() => crypto.subtle.digest("SHA-256"));
 await t(() => crypto.subtle.digest({}, enc));
 // What the program changes in the data after the call is not digested.
 await t(() => { const d = new Uint8Array([1]); const p = crypto.subtle.digest("SHA-1", d); d[0] = 2; return p; });
-out.push([typeof SubtleCrypto, Object.prototype.toString.call(crypto.subtle), crypto.subtle.digest.length].join(" "));
+await t(() => { const { digest } = crypto.subtle; return digest("SHA-256", enc); });
+out.push([typeof SubtleCrypto, Object.prototype.toString.call(crypto.subtle), crypto.subtle.digest.length, JSON.stringify(crypto)].join(" "));
 return out;"#;
     assert_eq!(
         run(shared(), source).unwrap(),
@@ -1430,7 +1431,8 @@ return out;"#;
             "TypeError ERR_MISSING_ARGS Failed to execute 'digest' on 'SubtleCrypto': 2 arguments required, but only 1 present.",
             "TypeError ERR_MISSING_OPTION Failed to normalize algorithm: passed algorithm can not be converted to 'Algorithm' because 'name' is required in 'Algorithm'.",
             "bf8b4530d8d246dd74ac53a13471bba17941dff7",
-            "function [object SubtleCrypto] 2",
+            "TypeError ERR_INVALID_THIS Value of \"this\" must be of type SubtleCrypto",
+            "function [object SubtleCrypto] 2 {}",
         ])
     );
 }
