@@ -214,11 +214,15 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
   // How many more operations are reported (start and end; the run sets it when it starts:
   // `REPORTED_OPERATIONS`); past it they run unreported, counted when they start
   // (`skipped`): a host whose trace is full by then loses nothing it keeps. `unreported`:
-  // the probes of those under way, innermost last; an `e` pairs with the innermost of its
-  // probe (one that threw stays below, unpaired; an `e` with no `b`, a short-circuited
-  // operand, is reported as before).
+  // the probes of those under way, innermost last (`unreportedOpen` of them); an `e` pairs with the
+  // innermost of its probe (one that threw stays below, unpaired; an `e` with no `b`, a
+  // short-circuited operand, is reported as before). A typed array made once, when the
+  // first operation goes unreported: the probes allocate nothing after (a program filling
+  // its memory runs out in its own code).
+  const U32 = Uint32Array;
   let reportsLeft = 0;
-  const unreported = list();
+  let unreported;
+  let unreportedOpen = 0;
   let skipped = 0;
   // The run gives the probes whose values it wants when it starts, and how many operations
   // are reported.
@@ -363,12 +367,13 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
         reportsLeft--;
         record(1, k, it);
       } else {
+        if (unreported === undefined) unreported = new U32(8192);
         // Bounded: the older half of too many that never ended (each threw) is forgotten.
-        if (unreported.length >= 10000) {
-          for (let i = 0; i < 5000; i++) unreported[i] = unreported[i + 5000];
-          unreported.length = 5000;
+        if (unreportedOpen === 8192) {
+          for (let i = 0; i < 4096; i++) unreported[i] = unreported[i + 4096];
+          unreportedOpen = 4096;
         }
-        unreported[unreported.length] = k;
+        unreported[unreportedOpen++] = k;
         skipped++;
       }
       return v;
@@ -376,8 +381,8 @@ pub(super) const SETUP: &str = r#"(function (call, toJson, record, isProxy, isPr
     t: (ks, it) => { for (let i = 0; i < ks.length; i++) record(11, ks[i], it); },
     p: (v) => typeof v === "string" ? ToObject(v) : v,
     e: (k, it, v) => {
-      if (unreported.length > 0 && unreported[unreported.length - 1] === k) {
-        unreported.length--;
+      if (unreportedOpen > 0 && unreported[unreportedOpen - 1] === k) {
+        unreportedOpen--;
         return v;
       }
       record(2, k, it);
