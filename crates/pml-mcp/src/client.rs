@@ -7,7 +7,8 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientCapabilities,
-    ClientConfig, ClientRequest, Implementation, ProtocolVersion, RequestId, ServerResult,
+    ClientConfig, ClientRequest, CustomRequest, Implementation, ProtocolVersion, RequestId,
+    ServerResult,
 };
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestHandle, RunningService, ServiceError,
@@ -352,6 +353,9 @@ impl SentCall {
                     "answered with an input request or a task, which pml does not support".into(),
                 ))
             }
+            // A call sent as a custom request (arguments that are no object) comes back as
+            // whichever result its shape reads as.
+            Ok(_) if written.is_some() => Ok(CallOutcome::from_result(written.unwrap_or_default())),
             Ok(_) => Err(server
                 .service_error(&tool, ServiceError::UnexpectedResponse)
                 .await),
@@ -582,19 +586,20 @@ impl Server {
         if self.process.health().is_faulty() {
             return Err(self.failure(tool).await);
         }
-        let mut params = CallToolRequestParams::new(tool.to_owned());
-        match arguments {
-            Value::Object(arguments) => params = params.with_arguments(arguments),
-            Value::Null => {}
-            other => {
-                return Err(McpError::InvalidArguments {
-                    server: self.name.clone(),
-                    tool: tool.to_owned(),
-                    found: crate::config::kind(&other).to_owned(),
-                })
-            }
-        }
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let request = match arguments {
+            Value::Object(arguments) => ClientRequest::CallToolRequest(CallToolRequest::new(
+                CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
+            )),
+            Value::Null => ClientRequest::CallToolRequest(CallToolRequest::new(
+                CallToolRequestParams::new(tool.to_owned()),
+            )),
+            // Arguments that are no object go as they are, as Node's client sends them: the
+            // server answers (rmcp's typed request holds only an object).
+            other => ClientRequest::CustomRequest(CustomRequest::new(
+                crate::wire::TOOLS_CALL,
+                Some(serde_json::json!({ "name": tool, "arguments": other })),
+            )),
+        };
         let deadline = Instant::now() + timeout;
         let queued = tokio::select! {
             biased;

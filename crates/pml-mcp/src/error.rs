@@ -91,12 +91,6 @@ pub enum McpError {
         code: i32,
         message: String,
     },
-    #[error("mcp tool `{server}.{tool}`: arguments must be a JSON object, found {found}")]
-    InvalidArguments {
-        server: String,
-        tool: String,
-        found: String,
-    },
     /// [`McpClients::shutdown`](crate::McpClients::shutdown) ran (or the clients were
     /// dropped) before or during the call.
     #[error("mcp server `{server}` was shut down{}", ForTool(tool))]
@@ -118,7 +112,6 @@ impl McpError {
             | McpError::Protocol { server, .. }
             | McpError::Tool { server, .. }
             | McpError::Rpc { server, .. }
-            | McpError::InvalidArguments { server, .. }
             | McpError::Closed { server, .. } => server,
         }
     }

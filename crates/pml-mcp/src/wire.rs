@@ -20,6 +20,9 @@ use rmcp::RoleClient;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader, DuplexStream};
 
+/// The method of a tool call, sent as a custom request when its arguments are no object.
+pub(crate) const TOOLS_CALL: &str = "tools/call";
+
 /// `tools/call` results as the server wrote them, by request id, between the request being
 /// written and its caller taking the answer.
 #[derive(Default)]
@@ -146,7 +149,12 @@ impl Transport<RoleClient> for Wire {
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         // Before it is written, so its answer cannot come first.
         if let TxJsonRpcMessage::<RoleClient>::Request(request) = &item {
-            if let ClientRequest::CallToolRequest(_) = request.request {
+            let call = match &request.request {
+                ClientRequest::CallToolRequest(_) => true,
+                ClientRequest::CustomRequest(custom) => custom.method == TOOLS_CALL,
+                _ => false,
+            };
+            if call {
                 self.results.expect(request.id.clone());
             }
         }

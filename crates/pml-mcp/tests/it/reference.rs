@@ -78,6 +78,42 @@ async fn filesystem_write_read_list() {
     .await;
 }
 
+/// Arguments that are no object reach the server as they are, as Node's client sends them, and
+/// the call ends with the server's answer (the filesystem server's: a JSON-RPC error).
+#[tokio::test]
+async fn arguments_that_are_no_object_reach_the_server() {
+    within(60, async {
+        let (root, scratch) = (TempDir::new("na-root"), TempDir::new("na-scratch"));
+        let mcp = McpClients::new(reference_config(&root, &scratch), ClientOptions::default());
+        for (arguments, received) in [
+            (json!("a.txt"), "received string"),
+            (json!(5), "received number"),
+            (json!([1]), "received array"),
+            (json!(true), "received boolean"),
+        ] {
+            let err = mcp
+                .call_value("filesystem", "list_allowed_directories", arguments)
+                .await
+                .unwrap_err();
+            match &err {
+                pml_mcp::McpError::Rpc { code, message, .. } => {
+                    assert_eq!(*code, -32603, "{err}");
+                    assert_contains(message, &["expected record", received]);
+                }
+                other => panic!("not the server's answer: {other}"),
+            }
+        }
+        // The connection is still good.
+        let listed = mcp
+            .call_value("filesystem", "list_allowed_directories", json!({}))
+            .await
+            .unwrap();
+        assert_contains(listed["content"].as_str().unwrap(), &["Allowed directories"]);
+        mcp.shutdown().await;
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn list_tools_gives_schemas_and_annotations() {
     within(60, async {
