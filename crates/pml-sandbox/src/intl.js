@@ -1,9 +1,10 @@
 // `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat`, `String.prototype.localeCompare`
 // and the `toLocaleString` of numbers, BigInts and dates, as Node 20 (V8 + ICU) has them, over
 // the natives of `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`,
-// `formatNumber(value, locale, digits)`, `loadDates()` (the date patterns of `intl_dates.json`),
+// `formatNumber(value, locale, digits, compact)`, `loadDates()` (the date patterns of `intl_dates.json`),
 // the process's time zone `localZone`, `loadTable(name)` (`"currencies"`:
-// `intl_currencies.json`, `"percent"`: `intl_percent.json`) and `loadRelative()`
+// `intl_currencies.json`, `"percent"`: `intl_percent.json`, `"compact"`: `intl_compact.json`)
+// and `loadRelative()`
 // (`intl_relative.json`). Options
 // are read in ECMA-402's order, with V8's messages; what pml cannot answer as Node does throws
 // a RangeError saying so.
@@ -216,18 +217,17 @@
       percent = own(percents, locale);
       if (percent === undefined) throw unsupported("NumberFormat", `percentages in the locale ${locale}`);
     }
+    // V8 (Node 20) reads the rounding increment here, and the rounding mode last.
+    const roundingIncrement = numberOption(options, "roundingIncrement", 1, 5000, 1);
+    if (roundingIncrement !== 1) throw unsupported("NumberFormat", `roundingIncrement: ${roundingIncrement}`);
     const notation = getOption("NumberFormat", options, "notation", "string", ["standard", "scientific", "engineering", "compact"], "standard");
-    if (notation !== "standard") throw unsupported("NumberFormat", `notation: "${notation}"`);
+    if (notation !== "standard" && notation !== "compact") throw unsupported("NumberFormat", `notation: "${notation}"`);
     // SetNumberFormatDigitOptions.
     const minimumIntegerDigits = numberOption(options, "minimumIntegerDigits", 1, 21, 1);
     let mnfd = options.minimumFractionDigits;
     let mxfd = options.maximumFractionDigits;
     let mnsd = options.minimumSignificantDigits;
     let mxsd = options.maximumSignificantDigits;
-    const roundingIncrement = numberOption(options, "roundingIncrement", 1, 5000, 1);
-    if (roundingIncrement !== 1) throw unsupported("NumberFormat", `roundingIncrement: ${roundingIncrement}`);
-    const roundingMode = getOption("NumberFormat", options, "roundingMode", "string", ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"], "halfExpand");
-    if (roundingMode !== "halfExpand") throw unsupported("NumberFormat", `roundingMode: "${roundingMode}"`);
     const roundingPriority = getOption("NumberFormat", options, "roundingPriority", "string", ["auto", "morePrecision", "lessPrecision"], "auto");
     if (roundingPriority !== "auto") throw unsupported("NumberFormat", `roundingPriority: "${roundingPriority}"`);
     const trailingZeroDisplay = getOption("NumberFormat", options, "trailingZeroDisplay", "string", ["auto", "stripIfInteger"], "auto");
@@ -237,6 +237,9 @@
     const hasSd = mnsd !== undefined || mxsd !== undefined;
     const hasFd = mnfd !== undefined || mxfd !== undefined;
     let significant = false;
+    // Compact notation without digit options: whichever of 2 significant digits and none after
+    // the point rounds at the lower place (roundingPriority "morePrecision").
+    let morePrecision = false;
     if (hasSd) {
       significant = true;
       mnsd = defaultNumber(mnsd, 1, 21, 1, "minimumSignificantDigits");
@@ -247,35 +250,59 @@
       if (mnfd === undefined) mnfd = mnfdDefault < mxfd ? mnfdDefault : mxfd;
       else if (mxfd === undefined) mxfd = mxfdDefault > mnfd ? mxfdDefault : mnfd;
       else if (mnfd > mxfd) throw new RangeErr("maximumFractionDigits value is out of range.");
+    } else if (notation === "compact") {
+      morePrecision = true;
+      mnfd = 0;
+      mxfd = 0;
+      mnsd = 1;
+      mxsd = 2;
     } else {
       mnfd = mnfdDefault;
       mxfd = mxfdDefault;
     }
+    const compactDisplay = getOption("NumberFormat", options, "compactDisplay", "string", ["short", "long"], "short");
+    // The divisor and pattern of each magnitude (`intl_compact.json`, loaded on first use).
+    let compact;
+    if (notation === "compact") {
+      if (compacts === undefined) compacts = loadTable("compact");
+      const data = own(compacts, locale);
+      compact = data === undefined ? null : data[compactDisplay];
+      if (compact === null) throw unsupported("NumberFormat", `notation: "compact" with compactDisplay: "${compactDisplay}" in the locale ${locale}`);
+      // ICU's compact percentages and amounts are checked against Node in English only
+      // (German ones have a plain space where the standard pattern has a no-break one).
+      if (style !== "decimal" && locale !== "en" && apply(stringIndexOf, locale, ["en-"]) !== 0) {
+        throw unsupported("NumberFormat", `notation: "compact" with style: "${style}" in the locale ${locale}`);
+      }
+    }
+    const defaultGrouping = notation === "compact" ? "min2" : "auto";
     let grouping = options.useGrouping;
-    if (grouping === undefined) grouping = "auto";
+    if (grouping === undefined) grouping = defaultGrouping;
     else if (grouping === true) grouping = "always";
     else if (grouping === false || grouping === null || grouping === 0 || grouping === "") grouping = false;
     else {
       grouping = Str(grouping);
-      if (grouping === "true" || grouping === "false") grouping = "auto";
+      if (grouping === "true" || grouping === "false") grouping = defaultGrouping;
       else if (!includes(["min2", "auto", "always"], grouping)) {
         throw new RangeErr(`Value ${grouping} out of range for Intl.NumberFormat options property useGrouping`);
       }
     }
     const signDisplay = getOption("NumberFormat", options, "signDisplay", "string", ["auto", "never", "always", "exceptZero", "negative"], "auto");
     if (signDisplay !== "auto") throw unsupported("NumberFormat", `signDisplay: "${signDisplay}"`);
+    const roundingMode = getOption("NumberFormat", options, "roundingMode", "string", ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"], "halfExpand");
+    if (roundingMode !== "halfExpand") throw unsupported("NumberFormat", `roundingMode: "${roundingMode}"`);
     const digits = [
       style === "percent" ? 1 : 0,
       minimumIntegerDigits,
       significant ? 0 : mnfd,
       significant ? 0 : mxfd,
-      significant ? mnsd : -1,
-      significant ? mxsd : -1,
+      significant || morePrecision ? mnsd : -1,
+      significant || morePrecision ? mxsd : -1,
       grouping === false ? 0 : GROUPINGS.indexOf(grouping),
+      morePrecision ? 1 : 0,
     ];
     return {
-      kind: "NumberFormat", locale, style, money, percent, minimumIntegerDigits, significant,
-      mnfd, mxfd, mnsd, mxsd, grouping, digits, bound: undefined,
+      kind: "NumberFormat", locale, style, money, percent, minimumIntegerDigits, significant, morePrecision,
+      mnfd, mxfd, mnsd, mxsd, grouping, notation, compactDisplay, compact, digits, bound: undefined,
     };
   };
   // Amounts of money: the patterns and symbols of `intl_currencies.json` (loaded on first use),
@@ -283,6 +310,7 @@
   // it touches.
   let currencies;
   let percents;
+  let compacts;
   const symbolClass = /[\p{S}\p{Z}]/u;
   const digitClass = /\p{Nd}/u;
   const spaced = (pattern, symbol, digits) => {
@@ -300,7 +328,15 @@
   const formatWith = (slot, x) => {
     const money = slot.money;
     const percent = slot.percent;
-    if (money === undefined && percent === undefined) return formatNumber(x, slot.locale, slot.digits);
+    if (money === undefined && percent === undefined) {
+      // NaN in the locale's words (those of `intl_percent.json`, the same ICU symbol).
+      if (x !== x) {
+        if (percents === undefined) percents = loadTable("percent");
+        const words = own(percents, slot.locale);
+        if (words !== undefined) return words.nan;
+      }
+      return formatNumber(x, slot.locale, slot.digits, slot.compact);
+    }
     let negative;
     if (typeof x === "number") {
       negative = x < 0 || (x === 0 && 1 / x < 0);
@@ -309,7 +345,7 @@
       negative = x[0] === "-";
       if (negative || x[0] === "+") x = apply(sliceString, x, [1]);
     }
-    const digits = formatNumber(x, slot.locale, slot.digits);
+    const digits = formatNumber(x, slot.locale, slot.digits, slot.compact);
     if (money !== undefined) return spaced(negative ? money.negative : money.positive, money.symbol, digits);
     // NaN has no sign; the digits of 100 times the absolute value, or the locale's words.
     const words = digits === "NaN" ? percent.nan : digits === "∞" ? percent.infinity : digits;
@@ -333,11 +369,16 @@
     }
     return Num(x);
   };
-  const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3];
+  const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3, 0];
   // The resolved digit options of a NumberFormat's slot, in resolvedOptions' order.
   const digitOptions = (out, number) => {
     out.minimumIntegerDigits = number.minimumIntegerDigits;
-    if (number.significant) {
+    if (number.morePrecision) {
+      out.minimumSignificantDigits = number.mnsd;
+      out.maximumSignificantDigits = number.mxsd;
+      out.minimumFractionDigits = number.mnfd;
+      out.maximumFractionDigits = number.mxfd;
+    } else if (number.significant) {
       out.minimumSignificantDigits = number.mnsd;
       out.maximumSignificantDigits = number.mxsd;
     } else {
@@ -378,12 +419,13 @@
     }
     digitOptions(out, slot);
     out.useGrouping = slot.grouping;
-    out.notation = "standard";
+    out.notation = slot.notation;
+    if (slot.notation === "compact") out.compactDisplay = slot.compactDisplay;
     out.signDisplay = "auto";
     out.roundingMode = "halfExpand";
     out.roundingIncrement = 1;
     out.trailingZeroDisplay = "auto";
-    out.roundingPriority = "auto";
+    out.roundingPriority = slot.morePrecision ? "morePrecision" : "auto";
     return out;
   }));
   define(NumberFormatProto, Symbol.toStringTag, { value: "Intl.NumberFormat", configurable: true });

@@ -19,7 +19,9 @@
 //! ~110 locales of [`PERCENT`] (their patterns, minus signs and words for NaN), with
 //! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
 //! `minimumSignificantDigits`/`maximumSignificantDigits` and `useGrouping`, rounded half away
-//! from zero (ECMA-402's `halfExpand`); amounts of money (`style: "currency"`, every ISO
+//! from zero (ECMA-402's `halfExpand`); compact notation (`notation: "compact"`, short in the
+//! ~110 locales of [`COMPACT`], long where its words do not depend on the number; compact
+//! percentages and amounts in English); amounts of money (`style: "currency"`, every ISO
 //! currency, `currencyDisplay` `symbol`, `narrowSymbol` or `code`, `currencySign`) in en-US,
 //! en-GB, en-CA, en-AU, en-IN, de-DE, fr-FR, es-ES, it-IT, nl-NL, pt-BR and ja-JP
 //! ([`CURRENCIES`]); dates in `en-US` (and `en`) and `en-GB` with any of
@@ -34,7 +36,7 @@
 //! **Not covered** (a `RangeError` saying so, never a
 //! different answer): currencies in other locales or by name, en-IN's accounting amounts,
 //! percentages in other locales,
-//! `style: "unit"`, `notation` other than `"standard"`,
+//! `style: "unit"`, scientific and engineering notation, compact notation elsewhere,
 //! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, in other
 //! named time zones, with `era` or `dayPeriod`, the names of a local time zone other than UTC,
 //! `formatRange`; lists (`Intl.ListFormat`) and plural rules (`Intl.PluralRules`) outside
@@ -172,8 +174,9 @@ fn units<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> Vec<u16> {
 /// (flags: sensitivity 0-3 base/accent/case/variant, 4 numeric, caseFirst 0-3
 /// locale's/upper/lower/false << 3, 32 ignorePunctuation) and `formatNumber(value, locale,
 /// [percent, minInt, minFrac, maxFrac, minSig (-1: none), maxSig, grouping 0-3
-/// never/always/min2/auto])`, the value a number, or a decimal literal (a BigInt's digits, a
-/// numeric string) formatted exactly.
+/// never/always/min2/auto, morePrecision 0-1], compact)`, the value a number, or a decimal
+/// literal (a BigInt's digits, a numeric string) formatted exactly, `compact` (optional) the
+/// `[divisor, pattern]` of each magnitude in compact notation (see [`format_number`]).
 pub(crate) fn natives<'js>(
     ctx: &Ctx<'js>,
     cache: &Rc<IntlCache>,
@@ -210,7 +213,8 @@ pub(crate) fn natives<'js>(
             move |ctx: Ctx<'js>,
                   value: Value<'js>,
                   tag: Option<String>,
-                  digits: Vec<f64>|
+                  digits: Vec<f64>,
+                  compact: rquickjs::function::Opt<Option<Vec<rquickjs::Array<'js>>>>|
                   -> rquickjs::Result<String> {
                 let locale = locale_of(tag.as_deref()).ok_or_else(|| {
                     Exception::throw_range(&ctx, "Incorrect locale information provided")
@@ -220,14 +224,24 @@ pub(crate) fn natives<'js>(
                     .formatter(&locale, at(6) as u8)
                     .map_err(|e| Exception::throw_internal(&ctx, &e))?;
                 let significant = (at(4) > 0).then(|| (at(4), at(5)));
+                let compact = (compact.0.flatten())
+                    .map(|magnitudes| {
+                        magnitudes
+                            .iter()
+                            .map(|m| Ok((m.get::<i16>(0)?, m.get::<String>(1)?)))
+                            .collect::<rquickjs::Result<Vec<_>>>()
+                    })
+                    .transpose()?;
                 let digits = Digits {
                     percent: at(0) == 1,
                     min_int: at(1),
                     min_frac: at(2),
                     max_frac: at(3),
                     significant,
+                    more_precision: at(7) == 1,
+                    always: at(6) == 1,
                 };
-                format_number(&ctx, &formatter, value, &digits)
+                format_number(&ctx, &formatter, value, &digits, compact.as_deref())
             },
         )?
     };
@@ -240,8 +254,40 @@ struct Digits {
     min_int: i16,
     min_frac: i16,
     max_frac: i16,
-    /// Minimum and maximum significant digits, when given (they win over fraction digits).
+    /// Minimum and maximum significant digits, when given (they win over fraction digits,
+    /// unless `more_precision`).
     significant: Option<(i16, i16)>,
+    /// `roundingPriority: "morePrecision"` (compact notation's default): of the significant
+    /// and the fraction digits, those rounding at the lower place (significant on a tie).
+    more_precision: bool,
+    /// `useGrouping: "always"` (or `true`).
+    always: bool,
+}
+
+/// `text` as ICU writes it with `useGrouping: "always"`: grouped from four integer digits on.
+/// ICU4X's `Always` keeps the locale's minimum of two digits in the first group (Spanish,
+/// Italian, Polish write `1000` but `10.000`), which ICU's drops.
+fn grouped_from_four_digits(formatter: &DecimalFormatter, text: String) -> String {
+    let thousand = formatter.format_to_string(&Decimal::from(1000)).to_string();
+    if thousand != "1000" {
+        return text;
+    }
+    let ten_thousand = formatter
+        .format_to_string(&Decimal::from(10000))
+        .to_string();
+    let separator: String = (ten_thousand.chars().skip(2))
+        .take_while(|c| !c.is_ascii_digit())
+        .collect();
+    let Some(start) = text.find(|c: char| c.is_ascii_digit()) else {
+        return text;
+    };
+    let run = text[start..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len() - start);
+    match run == 4 && !separator.is_empty() {
+        true => [&text[..=start], &separator, &text[start + 1..]].concat(),
+        false => text,
+    }
 }
 
 /// The native `stringWidth(text)` of `worker/inspect.js`: the columns a terminal gives `text`,
@@ -286,12 +332,17 @@ pub(crate) fn string_width<'js>(ctx: Ctx<'js>, text: rquickjs::String<'js>) -> u
     width
 }
 
-/// A number (or BigInt) as the decimal formatter writes it, rounded as ECMA-402 says.
+/// A number (or BigInt) as the decimal formatter writes it, rounded as ECMA-402 says. With
+/// `compact` (compact notation: for each magnitude 0, 1, ... of the number, the power of ten
+/// its digits are divided by and the pattern around them, `#` the digits; the last stands for
+/// every larger magnitude), the number is divided and written into its magnitude's pattern
+/// as ICU does it: the magnitude chosen again when rounding carries into the next one.
 fn format_number<'js>(
     ctx: &Ctx<'js>,
     formatter: &DecimalFormatter,
     value: Value<'js>,
     digits: &Digits,
+    compact: Option<&[(i16, String)]>,
 ) -> rquickjs::Result<String> {
     // A percentage's sign, pattern and words are `intl.js`'s (`intl_percent.json`): this
     // writes the digits of 100 times its (absolute) value.
@@ -300,8 +351,9 @@ fn format_number<'js>(
             return Ok("NaN".to_owned());
         }
         if n.is_infinite() {
-            let sign = if n < 0.0 { "-" } else { "" };
-            return Ok(format!("{sign}∞"));
+            // With the locale's sign (U+2212 in Swedish).
+            let one = Decimal::from(if n < 0.0 { -1 } else { 1 });
+            return Ok(formatter.format_to_string(&one).replacen('1', "∞", 1));
         }
         Decimal::try_from_f64(n, FloatPrecision::RoundTrip)
             .map_err(|e| Exception::throw_range(ctx, &format!("{e:?}")))?
@@ -316,6 +368,55 @@ fn format_number<'js>(
     if digits.percent {
         decimal.multiply_pow10(2);
     }
+    let pattern = match compact.filter(|c| !c.is_empty()) {
+        None => {
+            round(&mut decimal, digits);
+            None
+        }
+        Some(magnitudes) => {
+            let at =
+                |m: i16| &magnitudes[usize::try_from(m).unwrap_or(0).min(magnitudes.len() - 1)];
+            let top = decimal.absolute.nonzero_magnitude_start();
+            let divisor = match decimal.absolute.is_zero() || top < 0 {
+                true => 0,
+                false => at(top).0,
+            };
+            decimal.multiply_pow10(-divisor);
+            round(&mut decimal, digits);
+            let mut divisor = divisor;
+            if !decimal.absolute.is_zero()
+                && top >= 0
+                && decimal.absolute.nonzero_magnitude_start() != top - divisor
+                && at(top + 1).0 != divisor
+            {
+                // Rounding carried into a magnitude divided otherwise: the rounded digits are
+                // divided again and rounded again (ICU's `chooseMultiplierAndApply`).
+                let next = at(top + 1).0;
+                decimal.multiply_pow10(divisor - next);
+                round(&mut decimal, digits);
+                divisor = next;
+            }
+            let magnitude = match decimal.absolute.is_zero() {
+                true => 0,
+                false => decimal.absolute.nonzero_magnitude_start() + divisor,
+            };
+            (magnitude >= 0).then(|| at(magnitude).1.as_str())
+        }
+    };
+    decimal.absolute.pad_start(digits.min_int);
+    let mut text = formatter.format_to_string(&decimal).to_string();
+    if digits.always {
+        text = grouped_from_four_digits(formatter, text);
+    }
+    Ok(match pattern {
+        Some(pattern) => pattern.replacen('#', &text, 1),
+        None => text,
+    })
+}
+
+/// Rounds `decimal` half away from zero (ECMA-402's `halfExpand`) to the digits asked, and
+/// pads it with the zeros they ask for.
+fn round(decimal: &mut Decimal, digits: &Digits) {
     let half_expand = SignedRoundingMode::Unsigned(UnsignedRoundingMode::HalfExpand);
     // Rounding pads with zeros down to where it rounds: round only where there are digits.
     let round_at = |decimal: &mut Decimal, position: i16| {
@@ -323,21 +424,21 @@ fn format_number<'js>(
             decimal.round_with_mode(position, half_expand);
         }
     };
-    match digits.significant {
+    let top = decimal.absolute.nonzero_magnitude_start();
+    let significant = digits
+        .significant
+        .filter(|&(_, max_sig)| !digits.more_precision || top - max_sig < -digits.max_frac);
+    match significant {
         Some((min_sig, max_sig)) => {
-            // Significant digits win over fraction digits (roundingPriority "auto").
-            let top = decimal.absolute.nonzero_magnitude_start();
-            round_at(&mut decimal, top - max_sig + 1);
+            round_at(decimal, top - max_sig + 1);
             let top = decimal.absolute.nonzero_magnitude_start();
             decimal.absolute.pad_end((top - min_sig + 1).min(0));
         }
         None => {
-            round_at(&mut decimal, -digits.max_frac);
+            round_at(decimal, -digits.max_frac);
             decimal.absolute.pad_end(-digits.min_frac);
         }
     }
-    decimal.absolute.pad_start(digits.min_int);
-    Ok(formatter.format_to_string(&decimal).to_string())
 }
 
 /// For each locale dates are formatted in, the pattern Node 20's ICU chooses for every
@@ -355,6 +456,12 @@ pub(crate) const CURRENCIES: &str = include_str!("intl_currencies.json");
 /// [`INTL`].
 pub(crate) const RELATIVE: &str = include_str!("intl_relative.json");
 
+/// For each locale numbers are written in compact notation in, for `compactDisplay` "short"
+/// and "long", the power of ten a number of each magnitude is divided by and the pattern
+/// around its digits, as Node 20's ICU has them: written by `tools/intl-compact.mjs` (which
+/// checks them against Node), read by [`INTL`].
+pub(crate) const COMPACT: &str = include_str!("intl_compact.json");
+
 /// For each locale percentages are formatted in, the patterns of positive and negative ones
 /// and the words for NaN and infinity as Node 20's ICU has them: written by
 /// `tools/intl-percent.mjs` (which checks them against Node), read by [`INTL`].
@@ -370,6 +477,7 @@ pub(crate) fn relative<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
 pub(crate) fn table<'js>(ctx: Ctx<'js>, name: String) -> rquickjs::Result<Value<'js>> {
     match name.as_str() {
         "percent" => ctx.json_parse(PERCENT),
+        "compact" => ctx.json_parse(COMPACT),
         _ => ctx.json_parse(CURRENCIES),
     }
 }

@@ -108,7 +108,10 @@ async fn arguments_that_are_no_object_reach_the_server() {
             .call_value("filesystem", "list_allowed_directories", json!({}))
             .await
             .unwrap();
-        assert_contains(listed["content"].as_str().unwrap(), &["Allowed directories"]);
+        assert_contains(
+            listed["content"].as_str().unwrap(),
+            &["Allowed directories"],
+        );
         mcp.shutdown().await;
     })
     .await;

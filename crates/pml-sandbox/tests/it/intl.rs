@@ -76,6 +76,11 @@ fn collation_and_numbers_give_what_node_gives() {
 }
 
 #[test]
+fn compact_notation_gives_what_node_gives() {
+    same_as_node(include_str!("intl/compact.js"));
+}
+
+#[test]
 fn amounts_of_money_are_written_as_node_writes_them() {
     same_as_node(include_str!("intl/currencies.js"));
 }
@@ -203,7 +208,7 @@ fn what_pml_cannot_answer_as_node_does_is_an_error() {
     let result = sandbox_returns(
         &sandbox,
         "const out = [];
-for (const [l, o] of [['en', { style: 'unit', unit: 'meter' }], ['en', { notation: 'compact' }], ['en', { signDisplay: 'always' }], ['de', { style: 'currency', currency: 'EUR' }], ['en-IN', { style: 'currency', currency: 'INR', currencySign: 'accounting' }], ['en', { style: 'currency', currency: 'EUR', currencyDisplay: 'name' }]]) {
+for (const [l, o] of [['en', { style: 'unit', unit: 'meter' }], ['en', { notation: 'scientific' }], ['de', { notation: 'compact', compactDisplay: 'long' }], ['de', { notation: 'compact', style: 'percent' }], ['en', { signDisplay: 'always' }], ['de', { style: 'currency', currency: 'EUR' }], ['en-IN', { style: 'currency', currency: 'INR', currencySign: 'accounting' }], ['en', { style: 'currency', currency: 'EUR', currencyDisplay: 'name' }]]) {
   try { out.push((5).toLocaleString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
 }
 for (const [l, o] of [['de'], ['en', { era: 'long' }], ['en', { timeZone: 'Europe/Paris' }]]) {
@@ -216,7 +221,9 @@ return out;",
         result,
         json!([
             "RangeError: pml: Intl.NumberFormat does not support style: \"unit\" (Node's answer would differ)",
-            "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support notation: \"scientific\" (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" with compactDisplay: \"long\" in the locale de (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" with style: \"percent\" in the locale de (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support signDisplay: \"always\" (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support currencies in the locale de (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support currencySign: \"accounting\" in the locale en-IN (Node's answer would differ)",

@@ -76,4 +76,8 @@ const dates = [new Date(Date.UTC(2024, 0, 2, 15, 4, 5)), new Date(Date.UTC(2024,
 t(() => dates.map((d) => [d.toLocaleString(), d.toLocaleDateString(), d.toLocaleTimeString()]));
 t(() => dates.map((d) => [d.toLocaleString("en-US", { timeZone: "UTC" }), d.toLocaleDateString("en"), d.toLocaleTimeString(undefined, { timeZone: "utc" })]));
 t(() => [dates[0]].toLocaleString());
+// The locale's words for NaN and its minus before infinity; ICU's "always" groups four digits.
+t(() => [NaN, -Infinity, Infinity, 12, 1000, 1234.5, -9999, 12345].map((v) => [new Intl.NumberFormat("ru").format(v), new Intl.NumberFormat("sv").format(v),
+  new Intl.NumberFormat("es", { useGrouping: true }).format(v), new Intl.NumberFormat("pl", { useGrouping: "always" }).format(v),
+  v.toLocaleString("it", { useGrouping: true, minimumIntegerDigits: 4 }), v.toLocaleString("es", { useGrouping: "min2" })]));
 return out;
