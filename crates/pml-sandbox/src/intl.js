@@ -3,12 +3,13 @@
 // the natives of `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`,
 // `formatNumber(value, locale, digits, compact)`, `loadDates()` (the date patterns of `intl_dates.json`),
 // the process's time zone `localZone`, `loadTable(name)` (`"currencies"`:
-// `intl_currencies.json`, `"percent"`: `intl_percent.json`, `"compact"`: `intl_compact.json`)
-// and `loadRelative()`
-// (`intl_relative.json`). Options
+// `intl_currencies.json`, `"percent"`: `intl_percent.json`, `"compact"`: `intl_compact.json`,
+// `"zones"`: `intl_zones.json`), `loadRelative()` (`intl_relative.json`) and `zoneOffset(zone, t)`
+// (minutes east of UTC of an IANA time zone at an instant).
+// Options
 // are read in ECMA-402's order, with V8's messages; what pml cannot answer as Node does throws
 // a RangeError saying so.
-(function (canonical, collate, formatNumber, loadDates, localZone, loadTable, loadRelative) {
+(function (canonical, collate, formatNumber, loadDates, localZone, loadTable, loadRelative, zoneOffset) {
   "use strict";
   const O = Object;
   const create = O.create;
@@ -437,11 +438,15 @@
   // `Intl.DateTimeFormat` and `Date.prototype.toLocale{,Date,Time}String` as V8 makes them
   // (ECMA-402's option reading, V8's hour-cycle rule and messages), in the locales of
   // `dates` (`intl_dates.json`: the pattern ICU chooses for every combination of options, and
-  // the names, as Node 20 has them), in UTC or the process's own time zone (`localZone`).
-  // Anything else (other locales and time zones, `era`, `dayPeriod`, other calendars and
-  // numbering systems, ranges) throws a RangeError saying so rather than answer otherwise.
+  // the names, as Node 20 has them), in UTC, the process's own time zone (`localZone`) or any
+  // IANA time zone ICU knows (`intl_zones.json`: the names it accepts, and the zones' names in
+  // 2020-2035; the offsets are the IANA database's, `zoneOffset`). Anything else (other
+  // locales, `era`, `dayPeriod`, other calendars and numbering systems, ranges, the names of
+  // a zone in other years) throws a RangeError saying so rather than answer otherwise.
   const UTC_ALIASES = ["UTC", "ETC/UTC", "GMT", "ETC/GMT", "UCT", "ETC/UCT", "UNIVERSAL", "ETC/UNIVERSAL", "ZULU", "ETC/ZULU", "GMT0", "ETC/GMT0", "GMT+0", "ETC/GMT+0", "GMT-0", "ETC/GMT-0", "GREENWICH", "ETC/GREENWICH"];
   const toUpper = String.prototype.toUpperCase;
+  const toLower = String.prototype.toLowerCase;
+  let zones;
   const exec = RegExp.prototype.exec;
   const zoneName = (name) => (includes(UTC_ALIASES, apply(toUpper, name, [])) ? "UTC" : name);
   const LOCAL_ZONE = zoneName(localZone);
@@ -503,11 +508,18 @@
     if (calendar !== undefined && calendar !== "gregory") throw unsupported("DateTimeFormat", `calendar: "${calendar}"`);
     if (numberingSystem !== undefined && numberingSystem !== "latn") throw unsupported("DateTimeFormat", `numberingSystem: "${numberingSystem}"`);
     let timeZone = options.timeZone;
+    let named = false;
     if (timeZone === undefined) {
       timeZone = LOCAL_ZONE;
     } else {
       timeZone = zoneName(Str(timeZone));
-      if (timeZone !== "UTC" && timeZone !== LOCAL_ZONE) throw unsupported("DateTimeFormat", `timeZone: "${timeZone}"`);
+      if (timeZone !== "UTC" && timeZone !== LOCAL_ZONE) {
+        if (zones === undefined) zones = loadTable("zones");
+        const id = own(zones.ids, apply(toLower, timeZone, []));
+        if (id === undefined) throw new RangeErr(`Invalid time zone specified: ${timeZone}`);
+        timeZone = id;
+        named = true;
+      }
     }
     const asked = create(null);
     let explicit;
@@ -531,7 +543,7 @@
     getOption("DateTimeFormat", options, "formatMatcher", "string", ["basic", "best fit"], "best fit");
     const dateStyle = getOption("DateTimeFormat", options, "dateStyle", "string", STYLES, undefined);
     const timeStyle = getOption("DateTimeFormat", options, "timeStyle", "string", STYLES, undefined);
-    const slot = { kind: "DateTimeFormat", locale, data, timeZone, utc: timeZone === "UTC" || LOCAL_ZONE === "UTC" && timeZone === LOCAL_ZONE };
+    const slot = { kind: "DateTimeFormat", locale, data, timeZone, named, utc: timeZone === "UTC" || LOCAL_ZONE === "UTC" && timeZone === LOCAL_ZONE };
     if (dateStyle !== undefined || timeStyle !== undefined) {
       if (explicit !== undefined) {
         throw new TypeErr(`Can't set option ${explicit} when ${dateStyle !== undefined ? "dateStyle" : "timeStyle"} is used`);
@@ -555,7 +567,7 @@
     const localeCycle = data.hourCycle;
     const elevenOr23 = localeCycle === "h11" || localeCycle === "h23";
     const cycle = hour12 === undefined ? hourCycle ?? localeCycle : hour12 ? (elevenOr23 ? "h11" : "h12") : elevenOr23 ? "h23" : "h24";
-    if (slot.timeZone !== "UTC" && !slot.utc && (asked.timeZoneName !== undefined || timeStyle === "full" || timeStyle === "long")) {
+    if (slot.timeZone !== "UTC" && !slot.utc && !named && (asked.timeZoneName !== undefined || timeStyle === "full" || timeStyle === "long")) {
       throw unsupported("DateTimeFormat", `the names of the time zone ${slot.timeZone}`);
     }
     let pattern;
@@ -643,9 +655,57 @@
   const UTC_GETTERS = getters(true);
   const DateCtor = Date;
   const dateTime = Date.prototype.getTime;
+  // The name of a named zone at instant `t` that is `offset` minutes east of UTC: `O`/`OOOO`
+  // written from the offset, `z`/`zzzz` and `v`/`vvvv` from `intl_zones.json`.
+  const namedZone = (slot, letter, n, t, offset) => {
+    const zone = slot.timeZone;
+    if (letter === "O") {
+      if (offset !== floor(offset)) throw unsupported("DateTimeFormat", `the offset of the time zone ${zone} at this date`);
+      if (offset === 0) return n === 4 ? "GMT+00:00" : "GMT+0";
+      const a = offset < 0 ? -offset : offset;
+      const h = floor(a / 60);
+      const m = a % 60;
+      const sign = offset < 0 ? "-" : "+";
+      return n === 4 ? `GMT${sign}${pad(h, 2)}:${pad(m, 2)}` : m === 0 ? `GMT${sign}${h}` : `GMT${sign}${h}:${pad(m, 2)}`;
+    }
+    const table = own(zones.names, slot.locale === "en" ? "en-US" : slot.locale);
+    const names = table === undefined ? undefined : own(table, zone);
+    const year = new DateCtor(t).getUTCFullYear();
+    if (names === undefined || names === null || year < zones.first || year > zones.last) {
+      throw unsupported("DateTimeFormat", `the names of the time zone ${zone} at this date`);
+    }
+    if (letter === "v") {
+      // In the hour a clock turned back repeats, ICU writes a generic name with its country
+      // (`Central European Time (Germany)`) unless the zone is its region's reference one.
+      const wall = t + offset * 60000;
+      for (const around of [t - 86400000, t + 86400000]) {
+        const other = zoneOffset(zone, around);
+        if (other !== offset && zoneOffset(zone, wall - other * 60000) === other) {
+          throw unsupported("DateTimeFormat", `the generic names of the time zone ${zone} in an hour its clocks repeat`);
+        }
+      }
+      return names.generic[n === 4 ? 1 : 0];
+    }
+    for (let i = 0; i < names.offsets.length; i++) {
+      const entry = names.offsets[i];
+      if (entry[0] === offset) return entry[n === 4 ? 2 : 1];
+    }
+    throw unsupported("DateTimeFormat", `the names of the time zone ${zone} at this date`);
+  };
   const partsOf = (slot, t) => {
-    const date = new DateCtor(t);
-    const get = slot.timeZone === "UTC" ? UTC_GETTERS : LOCAL_GETTERS;
+    let date;
+    let get;
+    let offset;
+    if (slot.named) {
+      // The zone's wall clock: the UTC fields of the instant moved by its offset then.
+      offset = zoneOffset(slot.timeZone, t);
+      if (offset === undefined) throw unsupported("DateTimeFormat", `timeZone: "${slot.timeZone}"`);
+      date = new DateCtor(t + offset * 60000);
+      get = UTC_GETTERS;
+    } else {
+      date = new DateCtor(t);
+      get = slot.timeZone === "UTC" ? UTC_GETTERS : LOCAL_GETTERS;
+    }
     const field = (i) => apply(get[i], date, []);
     const data = slot.data;
     const out = [];
@@ -677,7 +737,7 @@
         case "m": value = pad(field(4), n); break;
         case "s": value = pad(field(5), n); break;
         case "S": value = apply(sliceString, pad(field(6), 3), [0, n]); break;
-        case "z": case "O": case "v": value = data.utc[n === 4 ? c + c + c + c : c]; break;
+        case "z": case "O": case "v": value = slot.named ? namedZone(slot, c, n, t, offset) : data.utc[n === 4 ? c + c + c + c : c]; break;
         default: throw unsupported("DateTimeFormat", `the pattern field ${c}`);
       }
       out[out.length] = { type: FIELD_TYPES[c], value };
@@ -1050,6 +1110,14 @@
   define(Intl, "RelativeTimeFormat", method(RelativeTimeFormat));
   define(Intl, "getCanonicalLocales", method(function getCanonicalLocales(locales) {
     return localeList(locales);
+  }));
+  // Node's lists (`intl_zones.json`), a new array each time.
+  define(Intl, "supportedValuesOf", method(function supportedValuesOf(key) {
+    key = Str(key);
+    if (zones === undefined) zones = loadTable("zones");
+    const list = own(zones.supported, key);
+    if (list === undefined) throw new RangeErr(`Invalid key : ${key}`);
+    return apply(Array.prototype.slice, list, []);
   }));
   define(Intl, Symbol.toStringTag, { value: "Intl", configurable: true });
   define(globalThis, "Intl", method(Intl));

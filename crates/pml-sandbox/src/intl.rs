@@ -26,8 +26,10 @@
 //! en-GB, en-CA, en-AU, en-IN, de-DE, fr-FR, es-ES, it-IT, nl-NL, pt-BR and ja-JP
 //! ([`CURRENCIES`]); dates in `en-US` (and `en`) and `en-GB` with any of
 //! `weekday`, `year`, `month`, `day`, `hour`, `minute`, `second`, `fractionalSecondDigits`,
-//! `timeZoneName`, `hour12`/`hourCycle`, or `dateStyle`/`timeStyle`, in UTC or in the
-//! process's own time zone (`format`, `formatToParts`, `resolvedOptions` with V8's quirks:
+//! `timeZoneName`, `hour12`/`hourCycle`, or `dateStyle`/`timeStyle`, in UTC, in the
+//! process's own time zone or in any time zone ICU knows by any of its names ([`ZONES`]; the
+//! offsets from the IANA database 2025c that `jiff` bundles, Node 20's; the zones' names in
+//! 2020-2035) (`format`, `formatToParts`, `resolvedOptions` with V8's quirks:
 //! `hour12: false` in en-US is `h24`, the components read back from the pattern's text, U+202F
 //! written as a space by `format`); `Intl.ListFormat` in en, en-US, en-GB, en-CA, en-AU and
 //! en-IN, `Intl.PluralRules` (cardinal and ordinal, with the digit options) in English,
@@ -37,8 +39,9 @@
 //! different answer): currencies in other locales or by name, en-IN's accounting amounts,
 //! percentages in other locales,
 //! `style: "unit"`, scientific and engineering notation, compact notation elsewhere,
-//! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, in other
-//! named time zones, with `era` or `dayPeriod`, the names of a local time zone other than UTC,
+//! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, with
+//! `era` or `dayPeriod`, the names of a local time zone other than UTC, the names of a named
+//! one outside 2020-2035 (or, generic, in an hour its clocks repeat),
 //! `formatRange`; lists (`Intl.ListFormat`) and plural rules (`Intl.PluralRules`) outside
 //! English; relative times outside English; the other `Intl` services do not exist. A locale is
 //! resolved to its canonical tag (Node resolves to the best locale its ICU has: `fr-FR` is `fr`
@@ -467,17 +470,32 @@ pub(crate) const COMPACT: &str = include_str!("intl_compact.json");
 /// `tools/intl-percent.mjs` (which checks them against Node), read by [`INTL`].
 pub(crate) const PERCENT: &str = include_str!("intl_percent.json");
 
+/// The time zones `Intl.DateTimeFormat` accepts as Node 20's ICU does (each name and the ID it
+/// resolves to) and their names in the English locales dates are formatted in: written by
+/// `tools/intl-zones.mjs`, read by [`INTL`].
+pub(crate) const ZONES: &str = include_str!("intl_zones.json");
+
+/// The native `zoneOffset(zone, t)` of [`INTL`]: how many minutes east of UTC the IANA time
+/// zone `zone` is at the instant `t` (milliseconds since the epoch), from the database `jiff`
+/// bundles (never the machine's); `None` (`undefined`) for a zone it does not have.
+pub(crate) fn zone_offset(zone: String, t: f64) -> Option<f64> {
+    let zone = jiff::tz::TimeZone::get(&zone).ok()?;
+    let instant = jiff::Timestamp::from_millisecond(t as i64).ok()?;
+    Some(f64::from(zone.to_offset(instant).seconds()) / 60.0)
+}
+
 /// The native `loadRelative()` of [`INTL`]: [`RELATIVE`] parsed.
 pub(crate) fn relative<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
     ctx.json_parse(RELATIVE)
 }
 
-/// The native `loadTable(name)` of [`INTL`]: [`CURRENCIES`] (`"currencies"`) or [`PERCENT`]
-/// (`"percent"`) parsed.
+/// The native `loadTable(name)` of [`INTL`]: [`PERCENT`] (`"percent"`), [`COMPACT`]
+/// (`"compact"`), [`ZONES`] (`"zones"`) or [`CURRENCIES`] (any other name) parsed.
 pub(crate) fn table<'js>(ctx: Ctx<'js>, name: String) -> rquickjs::Result<Value<'js>> {
     match name.as_str() {
         "percent" => ctx.json_parse(PERCENT),
         "compact" => ctx.json_parse(COMPACT),
+        "zones" => ctx.json_parse(ZONES),
         _ => ctx.json_parse(CURRENCIES),
     }
 }

@@ -721,15 +721,18 @@ impl Engine {
             let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
             let tables = Function::new(ctx.clone(), intl::table)?;
             let relative = Function::new(ctx.clone(), intl::relative)?;
-            install.call::<_, ()>((
-                canonical,
-                collate,
-                format,
-                dates,
-                intl::local_zone(),
-                tables,
-                relative,
-            ))
+            let zone_offset = Function::new(ctx.clone(), intl::zone_offset)?;
+            // More natives than a tuple of arguments holds.
+            let mut natives = rquickjs::function::Args::new(ctx.clone(), 8);
+            natives.push_arg(canonical)?;
+            natives.push_arg(collate)?;
+            natives.push_arg(format)?;
+            natives.push_arg(dates)?;
+            natives.push_arg(intl::local_zone())?;
+            natives.push_arg(tables)?;
+            natives.push_arg(relative)?;
+            natives.push_arg(zone_offset)?;
+            install.call_arg::<()>(natives)
         })?;
         let lazy = Function::from_js(ctx, bytecode::run(ctx, &self.intl_lazy)?)?;
         lazy.call::<_, ()>((load, intl::local_zone_long_name()))

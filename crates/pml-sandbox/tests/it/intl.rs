@@ -101,6 +101,11 @@ fn dates_are_formatted_as_node_formats_them() {
 }
 
 #[test]
+fn dates_in_named_time_zones_are_node_s() {
+    same_as_node(include_str!("intl/zones.js"));
+}
+
+#[test]
 fn dates_are_parsed_as_node_parses_them() {
     // Date.parse and new Date(text) over some 7,200 texts, and what `Date` keeps.
     same_as_node(include_str!("intl/date-parse.js"));
@@ -211,10 +216,11 @@ fn what_pml_cannot_answer_as_node_does_is_an_error() {
 for (const [l, o] of [['en', { style: 'unit', unit: 'meter' }], ['en', { notation: 'scientific' }], ['de', { notation: 'compact', compactDisplay: 'long' }], ['de', { notation: 'compact', style: 'percent' }], ['en', { signDisplay: 'always' }], ['de', { style: 'currency', currency: 'EUR' }], ['en-IN', { style: 'currency', currency: 'INR', currencySign: 'accounting' }], ['en', { style: 'currency', currency: 'EUR', currencyDisplay: 'name' }]]) {
   try { out.push((5).toLocaleString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
 }
-for (const [l, o] of [['de'], ['en', { era: 'long' }], ['en', { timeZone: 'Europe/Paris' }]]) {
+for (const [l, o] of [['de'], ['en', { era: 'long' }], ['en', { timeZone: 'Europe/Paris', timeZoneName: 'short' }]]) {
   try { out.push(new Date(0).toLocaleDateString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
 }
 try { out.push(new Intl.RelativeTimeFormat('fr').format(1, 'day')); } catch (e) { out.push(e.name + ': ' + e.message); }
+try { out.push(new Date(Date.UTC(2024, 9, 27, 0, 59)).toLocaleString('en', { timeZone: 'Europe/Berlin', timeZoneName: 'longGeneric' })); } catch (e) { out.push(e.name + ': ' + e.message); }
 return out;",
     );
     assert_eq!(
@@ -230,8 +236,9 @@ return out;",
             "RangeError: pml: Intl.NumberFormat does not support currencyDisplay: \"name\" (Node's answer would differ)",
             "RangeError: pml: Intl.DateTimeFormat does not support the locale de (Node's answer would differ)",
             "RangeError: pml: Intl.DateTimeFormat does not support the option era (Node's answer would differ)",
-            "RangeError: pml: Intl.DateTimeFormat does not support timeZone: \"Europe/Paris\" (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support the names of the time zone Europe/Paris at this date (Node's answer would differ)",
             "RangeError: pml: Intl.RelativeTimeFormat does not support the locale fr (Node's answer would differ)",
+            "RangeError: pml: Intl.DateTimeFormat does not support the generic names of the time zone Europe/Berlin in an hour its clocks repeat (Node's answer would differ)",
         ])
     );
 }
