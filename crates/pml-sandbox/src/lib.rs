@@ -58,7 +58,8 @@
 //! callbacks run in order of when they are due, then of when they were set, each followed by
 //! the jobs it queued; waiting for one is not the program's time), the web platform's data
 //! functions as Node's (`atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`,
-//! `URL` and `URLSearchParams` over the URL Standard's parser, `crypto.getRandomValues` and
+//! `URL` and `URLSearchParams` over the URL Standard's parser, `Event`, `EventTarget`, `AbortController`,
+//! `AbortSignal`, `crypto.getRandomValues` and
 //! `crypto.randomUUID` drawing from `Math.random`, `crypto.subtle.digest` (SHA-1, SHA-2),
 //! `performance.now()` over the program's
 //! clock, `DOMException`: `worker/web.js`), Node's

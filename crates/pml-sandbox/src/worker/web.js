@@ -1,7 +1,7 @@
 // The web platform's data functions that Node 20 has as globals and QuickJS has not, as Node's
 // behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `URL`,
-// `URLSearchParams`, `crypto`'s random values and `crypto.subtle.digest`, `performance.now()` and
-// the `DOMException` they throw. Pure computation over the program's
+// `URLSearchParams`, `crypto`'s random values and `crypto.subtle.digest`, `performance.now()`,
+// `Event`, `EventTarget`, `AbortController`, `AbortSignal` and the `DOMException` they throw. Pure computation over the program's
 // values, nothing reaching outside. Run once in a program's context before the program: it
 // takes the built-ins it uses then, so a program that replaces them changes nothing here.
 // `urlNative` is `{ parse(input, base?), set(href, component, value) }` (`src/url.rs`: the
@@ -599,6 +599,282 @@
   define(SubtleCrypto.prototype, "digest", { enumerable: true });
   const subtle = new SubtleCrypto(SUBTLE);
 
+  // --- Event, EventTarget, AbortController, AbortSignal --------------------------------------
+  // As Node 20's (`lib/internal/event_target.js`, `abort_controller.js`): listeners called in
+  // the order added (a listener once per type and capture flag; `once`, `signal`;
+  // `handleEvent` objects), `preventDefault` on cancelable events, the abort event and its
+  // reason (`AbortError` by default, `TimeoutError` for `AbortSignal.timeout`), Node's errors.
+  const codeError = (Ctor, code, message) => {
+    const e = new Ctor(message);
+    define(e, "code", { value: code, writable: true, configurable: true, enumerable: true });
+    return e;
+  };
+  const describe = (v) => {
+    if (v === null || v === undefined) return ` Received ${v}`;
+    if (typeof v === "function") return ` Received function ${v.name}`;
+    if (typeof v === "object") {
+      const ctor = v.constructor;
+      return ctor && typeof ctor.name === "string" && ctor.name !== "" ? ` Received an instance of ${ctor.name}` : " Received an instance of Object";
+    }
+    const shown = typeof v === "string" ? `'${v.length > 28 ? `${apply(String.prototype.slice, v, [0, 25])}...` : v}'` : typeof v === "bigint" ? `${v}n` : typeof v === "symbol" ? String(v) : `${v}`;
+    return ` Received type ${typeof v} (${shown})`;
+  };
+  const eventState = new WeakMap();
+  const stateOf = (e, method) => {
+    const state = typeof e === "object" && e !== null ? apply(WeakMap.prototype.get, eventState, [e]) : undefined;
+    if (state === undefined) throw codeError(TypeErr, "ERR_INVALID_THIS", 'Value of "this" must be of type Event');
+    return state;
+  };
+  const clock = () => globals.performance.now();
+  class Event {
+    constructor(type, options = undefined) {
+      if (arguments.length === 0) throw codeError(TypeErr, "ERR_MISSING_ARGS", 'The "type" argument must be specified');
+      if (options !== undefined && options !== null && typeof options !== "object" && typeof options !== "function") {
+        throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "options" argument must be of type object.${describe(options)}`);
+      }
+      const o = options ?? {};
+      apply(WeakMap.prototype.set, eventState, [this, {
+        type: `${type}`, bubbles: !!o.bubbles, cancelable: !!o.cancelable, composed: !!o.composed,
+        defaultPrevented: false, timeStamp: clock(), target: null, current: null, phase: 0,
+        stop: false, stopImmediate: false, dispatched: false, trusted: false,
+      }]);
+    }
+    get type() { return stateOf(this).type; }
+    get bubbles() { return stateOf(this).bubbles; }
+    get cancelable() { return stateOf(this).cancelable; }
+    get composed() { return stateOf(this).composed; }
+    get defaultPrevented() { const s = stateOf(this); return s.cancelable && s.defaultPrevented; }
+    get timeStamp() { return stateOf(this).timeStamp; }
+    get isTrusted() { return stateOf(this).trusted; }
+    get target() { return stateOf(this).target; }
+    get currentTarget() { return stateOf(this).current; }
+    get srcElement() { return stateOf(this).target; }
+    get eventPhase() { return stateOf(this).phase; }
+    get returnValue() { const s = stateOf(this); return !(s.cancelable && s.defaultPrevented); }
+    get cancelBubble() { return stateOf(this).stop; }
+    set cancelBubble(value) { if (value) stateOf(this).stop = true; }
+    composedPath() { const s = stateOf(this); return s.phase === 0 || s.current === null ? [] : [s.current]; }
+    preventDefault() { stateOf(this).defaultPrevented = true; }
+    stopPropagation() { stateOf(this).stop = true; }
+    stopImmediatePropagation() { const s = stateOf(this); s.stop = true; s.stopImmediate = true; }
+    initEvent(type, bubbles = false, cancelable = false) {
+      const s = stateOf(this);
+      if (arguments.length === 0) throw codeError(TypeErr, "ERR_MISSING_ARGS", 'The "type" argument must be specified');
+      if (s.dispatched) return;
+      s.type = `${type}`;
+      s.bubbles = !!bubbles;
+      s.cancelable = !!cancelable;
+    }
+  }
+  for (const [name, value] of [["NONE", 0], ["CAPTURING_PHASE", 1], ["AT_TARGET", 2], ["BUBBLING_PHASE", 3]]) {
+    define(Event, name, { value, enumerable: true });
+  }
+
+  const listenersOf = new WeakMap();
+  const listeners = (target) => {
+    const table = typeof target === "object" && target !== null ? apply(WeakMap.prototype.get, listenersOf, [target]) : undefined;
+    if (table === undefined) throw codeError(TypeErr, "ERR_INVALID_THIS", 'Value of "this" must be of type EventTarget');
+    return table;
+  };
+  const captureOf = (options) => (typeof options === "boolean" ? options : typeof options === "object" && options !== null ? !!options.capture : false);
+  const removeListener = (table, type, listener, capture) => {
+    const list = apply(mapGet, table, [type]);
+    if (list === undefined) return;
+    for (let i = 0; i < list.length; i++) {
+      if (list[i].listener === listener && list[i].capture === capture) {
+        list[i].removed = true;
+        apply(Array.prototype.splice, list, [i, 1]);
+        return;
+      }
+    }
+  };
+  const dispatch = (target, event) => {
+    const s = stateOf(event);
+    const list = apply(mapGet, listeners(target), [s.type]);
+    s.dispatched = true;
+    s.target = target;
+    s.current = target;
+    s.phase = 2;
+    if (list !== undefined) {
+      const snapshot = apply(Array.prototype.slice, list, []);
+      for (let i = 0; i < snapshot.length && !s.stopImmediate; i++) {
+        const entry = snapshot[i];
+        if (entry.removed) continue;
+        if (entry.once) removeListener(listeners(target), s.type, entry.listener, entry.capture);
+        const listener = entry.listener;
+        try {
+          if (typeof listener === "function") apply(listener, target, [event]);
+          else if (typeof listener.handleEvent === "function") apply(listener.handleEvent, listener, [event]);
+        } catch (error) {
+          // Node reports a listener's error as an uncaught exception, after the dispatch.
+          globals.queueMicrotask(() => { throw error; });
+        }
+      }
+    }
+    s.current = null;
+    s.phase = 0;
+    return !(s.cancelable && s.defaultPrevented);
+  };
+  class EventTarget {
+    constructor() {
+      apply(WeakMap.prototype.set, listenersOf, [this, new M()]);
+    }
+    addEventListener(type, listener, options = undefined) {
+      const table = listeners(this);
+      if (arguments.length < 2) throw codeError(TypeErr, "ERR_MISSING_ARGS", 'The "type" and "listener" arguments must be specified');
+      if (listener === null || listener === undefined) return;
+      if (typeof listener !== "function" && typeof listener !== "object") {
+        throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "listener" argument must be an instance of EventListener.${describe(listener)}`);
+      }
+      const once = typeof options === "object" && options !== null ? !!options.once : false;
+      const signal = typeof options === "object" && options !== null ? options.signal : undefined;
+      const capture = captureOf(options);
+      type = `${type}`;
+      if (signal !== undefined) {
+        if (!(signal instanceof AbortSignal)) {
+          throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "options.signal" property must be an instance of AbortSignal.${describe(signal)}`);
+        }
+        if (signal.aborted) return;
+      }
+      let list = apply(mapGet, table, [type]);
+      if (list === undefined) {
+        list = [];
+        apply(mapSet, table, [type, list]);
+      }
+      for (let i = 0; i < list.length; i++) if (list[i].listener === listener && list[i].capture === capture) return;
+      list[list.length] = { listener, capture, once, removed: false };
+      if (signal !== undefined) {
+        apply(EventTarget.prototype.addEventListener, signal, ["abort", () => removeListener(table, type, listener, capture), { once: true }]);
+      }
+    }
+    removeEventListener(type, listener, options = undefined) {
+      const table = listeners(this);
+      if (arguments.length < 2) throw codeError(TypeErr, "ERR_MISSING_ARGS", 'The "type" and "listener" arguments must be specified');
+      removeListener(table, `${type}`, listener, captureOf(options));
+    }
+    dispatchEvent(event) {
+      listeners(this);
+      if (!(event instanceof Event)) {
+        throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "event" argument must be an instance of Event.${describe(event)}`);
+      }
+      return dispatch(this, event);
+    }
+  }
+
+  const signalState = new WeakMap();
+  const signalOf = (signal) => {
+    const state = typeof signal === "object" && signal !== null ? apply(WeakMap.prototype.get, signalState, [signal]) : undefined;
+    if (state === undefined) throw codeError(TypeErr, "ERR_INVALID_THIS", 'Value of "this" must be of type AbortSignal');
+    return state;
+  };
+  const SIGNAL = {};
+  const abortSignal = (signal, reason) => {
+    const state = signalOf(signal);
+    if (state.aborted) return;
+    state.aborted = true;
+    state.reason = reason;
+    const event = new Event("abort");
+    apply(WeakMap.prototype.get, eventState, [event]).trusted = true;
+    dispatch(signal, event);
+  };
+  const aborted = () => new DOMException("This operation was aborted", "AbortError");
+  class AbortSignal extends EventTarget {
+    constructor(key) {
+      if (key !== SIGNAL) throw codeError(TypeErr, "ERR_ILLEGAL_CONSTRUCTOR", "Illegal constructor");
+      super();
+      apply(WeakMap.prototype.set, signalState, [this, { aborted: false, reason: undefined, onabort: null }]);
+    }
+    get aborted() { return signalOf(this).aborted; }
+    get reason() { return signalOf(this).reason; }
+    get onabort() { return signalOf(this).onabort; }
+    set onabort(handler) {
+      const state = signalOf(this);
+      if (state.handler === undefined) {
+        state.handler = (event) => {
+          const f = state.onabort;
+          if (typeof f === "function") apply(f, this, [event]);
+        };
+        apply(EventTarget.prototype.addEventListener, this, ["abort", state.handler]);
+      }
+      state.onabort = typeof handler === "function" || (typeof handler === "object" && handler !== null) ? handler : null;
+    }
+    throwIfAborted() {
+      const state = signalOf(this);
+      if (state.aborted) throw state.reason;
+    }
+    static abort(reason = aborted()) {
+      const signal = new AbortSignal(SIGNAL);
+      const state = signalOf(signal);
+      state.aborted = true;
+      state.reason = reason;
+      return signal;
+    }
+    static timeout(delay) {
+      const ms = Number(delay);
+      if (typeof delay !== "number") throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "delay" argument must be of type number.${describe(delay)}`);
+      if (!(ms >= 0 && ms <= 4294967295) || ms !== floor(ms)) {
+        throw codeError(RangeErr, "ERR_OUT_OF_RANGE", `The value of "delay" is out of range. It must be >= 0 && <= 4294967295. Received ${ms}`);
+      }
+      const signal = new AbortSignal(SIGNAL);
+      globals.setTimeout(() => abortSignal(signal, new DOMException("The operation was aborted due to timeout", "TimeoutError")), ms);
+      return signal;
+    }
+    static any(signals) {
+      const signal = new AbortSignal(SIGNAL);
+      const list = [...signals];
+      for (let i = 0; i < list.length; i++) {
+        if (!(list[i] instanceof AbortSignal)) {
+          throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "signals[${i}]" argument must be an instance of AbortSignal.${describe(list[i])}`);
+        }
+      }
+      for (let i = 0; i < list.length; i++) {
+        if (list[i].aborted) {
+          const state = signalOf(signal);
+          state.aborted = true;
+          state.reason = list[i].reason;
+          return signal;
+        }
+      }
+      for (let i = 0; i < list.length; i++) {
+        const source = list[i];
+        apply(EventTarget.prototype.addEventListener, source, ["abort", () => abortSignal(signal, source.reason), { once: true }]);
+      }
+      return signal;
+    }
+  }
+  const controllerSignal = new WeakMap();
+  const controllerOf = (controller) => {
+    const signal = typeof controller === "object" && controller !== null ? apply(WeakMap.prototype.get, controllerSignal, [controller]) : undefined;
+    if (signal === undefined) throw codeError(TypeErr, "ERR_INVALID_THIS", 'Value of "this" must be of type AbortController');
+    return signal;
+  };
+  class AbortController {
+    constructor() {
+      apply(WeakMap.prototype.set, controllerSignal, [this, new AbortSignal(SIGNAL)]);
+    }
+    get signal() { return controllerOf(this); }
+    abort(reason = aborted()) { abortSignal(controllerOf(this), reason); }
+  }
+  // Node's order of their prototypes' members, and which are enumerable.
+  const arrange = (proto, order, enumerable) => {
+    for (let i = 0; i < order.length; i++) {
+      const d = Object.getOwnPropertyDescriptor(proto, order[i]);
+      delete proto[order[i]];
+      d.enumerable = apply(Array.prototype.includes, enumerable, [order[i]]);
+      define(proto, order[i], d);
+    }
+  };
+  const EVENT_MEMBERS = ["initEvent", "stopImmediatePropagation", "preventDefault", "target", "currentTarget", "srcElement", "type", "cancelable",
+    "defaultPrevented", "timeStamp", "composedPath", "returnValue", "bubbles", "composed", "eventPhase", "cancelBubble", "stopPropagation", "isTrusted"];
+  arrange(Event.prototype, EVENT_MEMBERS, EVENT_MEMBERS);
+  arrange(EventTarget.prototype, ["addEventListener", "removeEventListener", "dispatchEvent"], ["addEventListener", "removeEventListener", "dispatchEvent"]);
+  arrange(AbortSignal.prototype, ["aborted", "reason", "throwIfAborted", "onabort"], ["aborted", "onabort"]);
+  arrange(AbortController.prototype, ["signal", "abort"], ["signal", "abort"]);
+  define(Event.prototype, Symbol.toStringTag, { value: "Event", configurable: true });
+  define(EventTarget.prototype, Symbol.toStringTag, { value: "EventTarget", configurable: true });
+  define(AbortSignal.prototype, Symbol.toStringTag, { value: "AbortSignal", configurable: true });
+  define(AbortController.prototype, Symbol.toStringTag, { value: "AbortController", configurable: true });
+
   // --- crypto's random values --------------------------------------------------------------
   // Drawn from the run's `Math.random`, read when called: a resumed run's journal answers them
   // as it answers the program's own draws.
@@ -669,6 +945,10 @@
     ["TextEncoder", TextEncoder],
     ["TextDecoder", TextDecoder],
     ["structuredClone", structuredClone],
+    ["Event", Event],
+    ["EventTarget", EventTarget],
+    ["AbortController", AbortController],
+    ["AbortSignal", AbortSignal],
   ]) {
     define(globals, name, { value, writable: true, configurable: true, enumerable: /^[a-z]/.test(name) });
   }

@@ -14,6 +14,7 @@ mod math;
 mod probes;
 mod program;
 mod results;
+mod web;
 
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 

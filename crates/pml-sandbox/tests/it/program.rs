@@ -800,7 +800,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
     );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
     // code task has it only when its code names it), `console`, timers, the web platform's
-    // data functions, `performance` and Node's `Buffer`.
+    // data functions, events and aborts, `performance` and Node's `Buffer`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -812,12 +812,16 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
     assert_eq!(
         extra,
         vec![
+            "AbortController",
+            "AbortSignal",
             "ArrayBuffer",
             "BigInt64Array",
             "BigUint64Array",
             "Buffer",
             "DOMException",
             "DataView",
+            "Event",
+            "EventTarget",
             "FinalizationRegistry",
             "Float32Array",
             "Float64Array",
