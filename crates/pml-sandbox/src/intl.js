@@ -177,6 +177,7 @@
     return floor(n);
   };
   const GROUPINGS = ["never", "always", "min2", "auto"];
+  const SIGN_DISPLAYS = ["auto", "never", "always", "exceptZero", "negative"];
   const resolveNumberFormat = (locales, options) => {
     options = optionsOf(options);
     const locale = firstLocale(locales);
@@ -288,7 +289,9 @@
       }
     }
     const signDisplay = getOption("NumberFormat", options, "signDisplay", "string", ["auto", "never", "always", "exceptZero", "negative"], "auto");
-    if (signDisplay !== "auto") throw unsupported("NumberFormat", `signDisplay: "${signDisplay}"`);
+    if (signDisplay !== "auto" && money !== undefined && money.currencySign === "accounting") {
+      throw unsupported("NumberFormat", `signDisplay: "${signDisplay}" with currencySign: "accounting"`);
+    }
     const roundingMode = getOption("NumberFormat", options, "roundingMode", "string", ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"], "halfExpand");
     if (roundingMode !== "halfExpand") throw unsupported("NumberFormat", `roundingMode: "${roundingMode}"`);
     const digits = [
@@ -300,10 +303,12 @@
       significant || morePrecision ? mxsd : -1,
       grouping === false ? 0 : GROUPINGS.indexOf(grouping),
       morePrecision ? 1 : 0,
+      SIGN_DISPLAYS.indexOf(signDisplay),
     ];
     return {
-      kind: "NumberFormat", locale, style, money, percent, minimumIntegerDigits, significant, morePrecision,
+      kind: "NumberFormat", locale, style, money, percent, minimumIntegerDigits, significant, morePrecision, signDisplay,
       mnfd, mxfd, mnsd, mxsd, grouping, notation, compactDisplay, compact, digits, bound: undefined,
+      unsigned: apply(Array.prototype.slice, digits, [0, 8]),
     };
   };
   // Amounts of money: the patterns and symbols of `intl_currencies.json` (loaded on first use),
@@ -325,6 +330,18 @@
   };
   const stringReplace = String.prototype.replace;
   const stringIndexOf = String.prototype.indexOf;
+  // The locale's minus and plus signs, as its decimal formatter writes them (`‎-` in Hebrew).
+  const signs = (locale) => {
+    const minus = formatNumber(-1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 0]);
+    const plus = formatNumber(1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 2]);
+    return [apply(stringReplace, minus, ["1", ""]), apply(stringReplace, plus, ["1", ""])];
+  };
+  // A positive amount or percentage with its sign: the negative pattern, its minus a plus.
+  const plus = (slot, negative) => {
+    const [minus, plusSign] = signs(slot.locale);
+    if (apply(stringIndexOf, negative, [minus]) === -1) throw unsupported("NumberFormat", `signDisplay: "${slot.signDisplay}" in the locale ${slot.locale}`);
+    return apply(stringReplace, negative, [minus, () => plusSign]);
+  };
   // `x` (a Number, or the digits of a BigInt or decimal string) formatted by `slot`.
   const formatWith = (slot, x) => {
     const money = slot.money;
@@ -334,7 +351,8 @@
       if (x !== x) {
         if (percents === undefined) percents = loadTable("percent");
         const words = own(percents, slot.locale);
-        if (words !== undefined) return words.nan;
+        const nan = words === undefined ? "NaN" : words.nan;
+        return slot.signDisplay === "always" ? `${signs(slot.locale)[1]}${nan}` : nan;
       }
       return formatNumber(x, slot.locale, slot.digits, slot.compact);
     }
@@ -346,11 +364,20 @@
       negative = x[0] === "-";
       if (negative || x[0] === "+") x = apply(sliceString, x, [1]);
     }
-    const digits = formatNumber(x, slot.locale, slot.digits, slot.compact);
-    if (money !== undefined) return spaced(negative ? money.negative : money.positive, money.symbol, digits);
+    // The digits of the absolute value, without a sign (the pattern has it).
+    const digits = formatNumber(x, slot.locale, slot.unsigned, slot.compact);
+    // The sign the option asks for, of the rounded value (`exceptZero`: none on a zero).
+    let sign = negative && digits !== "NaN" ? "-" : "";
+    if (slot.signDisplay !== "auto") {
+      const zero = digits === "NaN" || apply(exec, /[1-9∞]/, [digits]) === null;
+      const mode = slot.signDisplay;
+      sign = mode === "never" ? "" : mode === "always" ? (negative && digits !== "NaN" ? "-" : "+")
+        : zero ? "" : negative ? "-" : mode === "exceptZero" ? "+" : "";
+    }
+    if (money !== undefined) return spaced(sign === "-" ? money.negative : sign === "+" ? plus(slot, money.negative) : money.positive, money.symbol, digits);
     // NaN has no sign; the digits of 100 times the absolute value, or the locale's words.
     const words = digits === "NaN" ? percent.nan : digits === "∞" ? percent.infinity : digits;
-    const pattern = negative && digits !== "NaN" ? percent.negative : percent.positive;
+    const pattern = sign === "-" ? percent.negative : sign === "+" ? plus(slot, percent.negative) : percent.positive;
     return apply(stringReplace, pattern, ["#", () => words]);
   };
   // ToIntlMathematicalValue: a BigInt as its digits, a string holding a decimal literal as
@@ -370,7 +397,7 @@
     }
     return Num(x);
   };
-  const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3, 0];
+  const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3, 0, 0];
   // The resolved digit options of a NumberFormat's slot, in resolvedOptions' order.
   const digitOptions = (out, number) => {
     out.minimumIntegerDigits = number.minimumIntegerDigits;
@@ -422,7 +449,7 @@
     out.useGrouping = slot.grouping;
     out.notation = slot.notation;
     if (slot.notation === "compact") out.compactDisplay = slot.compactDisplay;
-    out.signDisplay = "auto";
+    out.signDisplay = slot.signDisplay;
     out.roundingMode = "halfExpand";
     out.roundingIncrement = 1;
     out.trailingZeroDisplay = "auto";

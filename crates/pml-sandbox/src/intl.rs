@@ -18,7 +18,7 @@
 //! (and the `-u-kn`/`-u-kf` locale extensions); decimal numbers, and percentages in the
 //! ~110 locales of [`PERCENT`] (their patterns, minus signs and words for NaN), with
 //! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
-//! `minimumSignificantDigits`/`maximumSignificantDigits` and `useGrouping`, rounded half away
+//! `minimumSignificantDigits`/`maximumSignificantDigits`, `useGrouping` and `signDisplay`, rounded half away
 //! from zero (ECMA-402's `halfExpand`); compact notation (`notation: "compact"`, short in the
 //! ~110 locales of [`COMPACT`], long where its words do not depend on the number; compact
 //! percentages and amounts in English); amounts of money (`style: "currency"`, every ISO
@@ -39,7 +39,7 @@
 //! different answer): currencies in other locales or by name, en-IN's accounting amounts,
 //! percentages in other locales,
 //! `style: "unit"`, scientific and engineering notation, compact notation elsewhere,
-//! `signDisplay` other than `"auto"`, other rounding modes; dates in other locales, with
+//! `signDisplay` with accounting amounts, other rounding modes; dates in other locales, with
 //! `era` or `dayPeriod`, the names of a local time zone other than UTC, the names of a named
 //! one outside 2020-2035 (or, generic, in an hour its clocks repeat),
 //! `formatRange`; lists (`Intl.ListFormat`) and plural rules (`Intl.PluralRules`) outside
@@ -51,7 +51,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use fixed_decimal::{Decimal, FloatPrecision, SignedRoundingMode, UnsignedRoundingMode};
+use fixed_decimal::{
+    Decimal, FloatPrecision, SignDisplay, SignedRoundingMode, UnsignedRoundingMode,
+};
 use icu_collator::options::{AlternateHandling, CaseLevel, CollatorOptions, Strength};
 use icu_collator::preferences::{CollationCaseFirst, CollationNumericOrdering};
 use icu_collator::{CollatorBorrowed, CollatorPreferences};
@@ -177,7 +179,8 @@ fn units<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> Vec<u16> {
 /// (flags: sensitivity 0-3 base/accent/case/variant, 4 numeric, caseFirst 0-3
 /// locale's/upper/lower/false << 3, 32 ignorePunctuation) and `formatNumber(value, locale,
 /// [percent, minInt, minFrac, maxFrac, minSig (-1: none), maxSig, grouping 0-3
-/// never/always/min2/auto, morePrecision 0-1], compact)`, the value a number, or a decimal
+/// never/always/min2/auto, morePrecision 0-1, signDisplay 0-4 auto/never/always/exceptZero/
+/// negative], compact)`, the value a number, or a decimal
 /// literal (a BigInt's digits, a numeric string) formatted exactly, `compact` (optional) the
 /// `[divisor, pattern]` of each magnitude in compact notation (see [`format_number`]).
 pub(crate) fn natives<'js>(
@@ -243,6 +246,13 @@ pub(crate) fn natives<'js>(
                     significant,
                     more_precision: at(7) == 1,
                     always: at(6) == 1,
+                    sign_display: match at(8) {
+                        1 => SignDisplay::Never,
+                        2 => SignDisplay::Always,
+                        3 => SignDisplay::ExceptZero,
+                        4 => SignDisplay::Negative,
+                        _ => SignDisplay::Auto,
+                    },
                 };
                 format_number(&ctx, &formatter, value, &digits, compact.as_deref())
             },
@@ -265,6 +275,8 @@ struct Digits {
     more_precision: bool,
     /// `useGrouping: "always"` (or `true`).
     always: bool,
+    /// `signDisplay`, applied to the rounded number.
+    sign_display: SignDisplay,
 }
 
 /// `text` as ICU writes it with `useGrouping: "always"`: grouped from four integer digits on.
@@ -355,7 +367,8 @@ fn format_number<'js>(
         }
         if n.is_infinite() {
             // With the locale's sign (U+2212 in Swedish).
-            let one = Decimal::from(if n < 0.0 { -1 } else { 1 });
+            let mut one = Decimal::from(if n < 0.0 { -1 } else { 1 });
+            one.apply_sign_display(digits.sign_display);
             return Ok(formatter.format_to_string(&one).replacen('1', "∞", 1));
         }
         Decimal::try_from_f64(n, FloatPrecision::RoundTrip)
@@ -407,6 +420,7 @@ fn format_number<'js>(
         }
     };
     decimal.absolute.pad_start(digits.min_int);
+    decimal.apply_sign_display(digits.sign_display);
     let mut text = formatter.format_to_string(&decimal).to_string();
     if digits.always {
         text = grouped_from_four_digits(formatter, text);

@@ -80,4 +80,17 @@ t(() => [dates[0]].toLocaleString());
 t(() => [NaN, -Infinity, Infinity, 12, 1000, 1234.5, -9999, 12345].map((v) => [new Intl.NumberFormat("ru").format(v), new Intl.NumberFormat("sv").format(v),
   new Intl.NumberFormat("es", { useGrouping: true }).format(v), new Intl.NumberFormat("pl", { useGrouping: "always" }).format(v),
   v.toLocaleString("it", { useGrouping: true, minimumIntegerDigits: 4 }), v.toLocaleString("es", { useGrouping: "min2" })]));
+// signDisplay, of the rounded value, in decimals, percentages and amounts of money.
+const signed = [1.5, -1.5, 0, -0, 0.0004, -0.0004, NaN, Infinity, -Infinity, 1234567.891, -0.004];
+for (const signDisplay of ["auto", "always", "exceptZero", "negative", "never"]) {
+  for (const locale of ["en", "de", "sv", "fr", "he", "ru", "ja", "en-IN"]) {
+    t(() => [signDisplay, locale, signed.map((v) => new Intl.NumberFormat(locale, { signDisplay }).format(v)),
+      signed.map((v) => new Intl.NumberFormat(locale, { signDisplay, style: "percent" }).format(v)),
+      signed.map((v) => new Intl.NumberFormat(locale, { signDisplay, notation: "compact" }).format(v))]);
+  }
+  for (const [locale, currency] of [["en-US", "USD"], ["en-GB", "EUR"], ["de-DE", "EUR"], ["fr-FR", "EUR"], ["ja-JP", "JPY"]]) {
+    t(() => signed.map((v) => new Intl.NumberFormat(locale, { signDisplay, style: "currency", currency }).format(v)));
+  }
+  t(() => [(5).toLocaleString("en", { signDisplay }), (-5n).toLocaleString("en", { signDisplay }), new Intl.NumberFormat("en", { signDisplay }).resolvedOptions().signDisplay]);
+}
 return out;
