@@ -85,7 +85,7 @@ impl pml_sandbox::OriginalText for NodeMap {
         let culprit = match fault {
             Fault::NotAFunction => Culprit::Callee,
             Fault::NotAConstructor => Culprit::Constructor,
-            Fault::NotIterable { nullish } => Culprit::Iterable { nullish },
+            Fault::NotIterable { nullish, null } => Culprit::Iterable { nullish, null },
             Fault::NotAnObject => Culprit::Parameter,
             Fault::ReadOnly => Culprit::ReadOnly,
         };

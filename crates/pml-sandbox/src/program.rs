@@ -108,8 +108,8 @@ pub enum Fault {
     /// `new` of something that is not a constructor.
     NotAConstructor,
     /// An iteration (`for ... of`, a spread) over a value that is not iterable; `nullish`: it
-    /// is `undefined` or `null`.
-    NotIterable { nullish: bool },
+    /// is `undefined` or `null`; `null`: it is `null`.
+    NotIterable { nullish: bool, null: bool },
     /// Nothing to convert to an object where the program's code is (an object pattern given
     /// `undefined` or `null`).
     NotAnObject,

@@ -30,8 +30,9 @@ pub enum Culprit {
     /// `not a constructor`: a `new` whose callee is at fault.
     Constructor,
     /// An iteration (`for ... of`, a spread) over a value that is not iterable; `nullish` when
-    /// the value is `undefined` or `null` (V8 words those otherwise in a call's spread).
-    Iterable { nullish: bool },
+    /// the value is `undefined` or `null` (V8 words those otherwise in a call's spread), `null`
+    /// when it is `null`.
+    Iterable { nullish: bool, null: bool },
     /// `cannot convert to object` in the program's own code where a function's parameter is an
     /// object pattern: the function was given `undefined` (or `null`, which the engine's
     /// message does not tell: `undefined` is said, by far the likelier).
@@ -135,10 +136,13 @@ pub fn culprit_message(
         },
         Found::ForOf(e) | Found::ArraySpread(e) => format!("{} is not iterable", print(e)),
         Found::CallSpread(e) => match culprit {
-            Culprit::Iterable { nullish: true } => {
-                let value = match e {
-                    Expr::Lit(Lit::Null(_)) => "null",
-                    _ => "undefined",
+            Culprit::Iterable {
+                nullish: true,
+                null,
+            } => {
+                let value = match null {
+                    true => "null",
+                    false => "undefined",
                 };
                 format!(
                     "{} is not iterable (cannot read property {value})",
@@ -1403,7 +1407,10 @@ mod tests {
 
     #[test]
     fn array_patterns_name_their_value() {
-        let iterable = Culprit::Iterable { nullish: false };
+        let iterable = Culprit::Iterable {
+            nullish: false,
+            null: false,
+        };
         assert_eq!(
             at("const [first] = rows;", "first", iterable).as_deref(),
             Some("rows is not iterable")
@@ -1690,8 +1697,18 @@ mod tests {
 
     #[test]
     fn iterables_print_as_v8_prints_them() {
-        let undefined = Culprit::Iterable { nullish: true };
-        let number = Culprit::Iterable { nullish: false };
+        let undefined = Culprit::Iterable {
+            nullish: true,
+            null: false,
+        };
+        let null = Culprit::Iterable {
+            nullish: true,
+            null: true,
+        };
+        let number = Culprit::Iterable {
+            nullish: false,
+            null: false,
+        };
         let cases = [
             (
                 "for (const f of data.files) {}",
@@ -1716,6 +1733,12 @@ mod tests {
                 "o.nope",
                 undefined,
                 "o.nope is not iterable (cannot read property undefined)",
+            ),
+            (
+                "out.push(...tags);",
+                "tags",
+                null,
+                "tags is not iterable (cannot read property null)",
             ),
             (
                 "Math.max(...5);",

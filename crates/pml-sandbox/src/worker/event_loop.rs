@@ -1832,10 +1832,20 @@ fn run_with<'js>(
                 let fault = match kind {
                     0 => crate::Fault::NotAFunction,
                     1 => crate::Fault::NotAConstructor,
-                    2 => crate::Fault::NotIterable { nullish: true },
+                    2 => crate::Fault::NotIterable {
+                        nullish: true,
+                        null: false,
+                    },
+                    7 => crate::Fault::NotIterable {
+                        nullish: true,
+                        null: true,
+                    },
                     4 => crate::Fault::NotAnObject,
                     5 => crate::Fault::ReadOnly,
-                    _ => crate::Fault::NotIterable { nullish: false },
+                    _ => crate::Fault::NotIterable {
+                        nullish: false,
+                        null: false,
+                    },
                 };
                 match (file, line, column) {
                     (Some(file), Some(line), Some(column)) if file == name => {

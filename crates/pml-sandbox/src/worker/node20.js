@@ -102,9 +102,9 @@
   // Messages V8 words after the program's text at the place of the error (`o.list.map is
   // not a function`, `data.files is not iterable`): the native `culpritOf(kind, file, line,
   // column)` a program's run sets reads it there (`culprit.rs` of pml-structure); kinds: 0 not
-  // a function, 1 not a constructor, 2 not iterable (undefined or null), 3 not iterable, 4
-  // nothing to convert to an object (a parameter's object pattern), 5 a write to what is
-  // read-only (a `const`: `Assignment to constant variable.`).
+  // a function, 1 not a constructor, 2 not iterable (undefined), 7 not iterable (null), 3 not
+  // iterable, 4 nothing to convert to an object (a parameter's object pattern), 5 a write to
+  // what is read-only (a `const`: `Assignment to constant variable.`).
   let culpritOf;
   const iteratorOfNothing = /^cannot read property 'Symbol\.iterator' of (undefined|null)$/;
   const readOnly = /^'.*' is read-only$/s;
@@ -118,7 +118,7 @@
     else if (apply(exec, readOnly, [message]) !== null) kind = 5;
     else {
       nothing = apply(exec, iteratorOfNothing, [message]);
-      if (nothing !== null) kind = 2;
+      if (nothing !== null) kind = nothing[1] === "null" ? 7 : 2;
     }
     if (kind < 0) return undefined;
     if (culpritOf !== undefined && first !== undefined && !first.isNative()) {
