@@ -331,10 +331,11 @@
   const stringReplace = String.prototype.replace;
   const stringIndexOf = String.prototype.indexOf;
   // The locale's minus and plus signs, as its decimal formatter writes them (`‎-` in Hebrew).
+  const ANY_DIGIT = /\p{Nd}/u;
   const signs = (locale) => {
     const minus = formatNumber(-1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 0]);
     const plus = formatNumber(1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 2]);
-    return [apply(stringReplace, minus, ["1", ""]), apply(stringReplace, plus, ["1", ""])];
+    return [apply(stringReplace, minus, [ANY_DIGIT, ""]), apply(stringReplace, plus, [ANY_DIGIT, ""])];
   };
   // A positive amount or percentage with its sign: the negative pattern, its minus a plus.
   const plus = (slot, negative) => {
@@ -349,9 +350,7 @@
     if (money === undefined && percent === undefined) {
       // NaN in the locale's words (those of `intl_percent.json`, the same ICU symbol).
       if (x !== x) {
-        if (percents === undefined) percents = loadTable("percent");
-        const words = own(percents, slot.locale);
-        const nan = words === undefined ? "NaN" : words.nan;
+        const nan = nanWord(slot.locale);
         return slot.signDisplay === "always" ? `${signs(slot.locale)[1]}${nan}` : nan;
       }
       return formatNumber(x, slot.locale, slot.digits, slot.compact);
@@ -433,6 +432,105 @@
     enumerable: false,
     configurable: true,
   });
+  // `formatToParts`: the formatted text cut where ICU cuts it, by the locale's symbols (its
+  // group and decimal separators and signs, as its decimal formatter writes them; the
+  // percent sign, the currency's symbol, the compact words of the slot's patterns; the
+  // words for NaN and infinity); anything else is literal. A bidirectional mark next to a
+  // sign is literal too.
+  const MARKS = /[\u200e\u200f\u061c]/g;
+  const partsSymbols = (slot) => {
+    if (slot.symbols !== undefined) return slot.symbols;
+    const grouped = formatNumber(1234.5, slot.locale, [0, 1, 1, 1, -1, -1, 1, 0, 0]);
+    const digitsAt = (text, from) => {
+      let i = from;
+      while (i < text.length && isDigit(text[i])) i++;
+      return i;
+    };
+    const afterOne = digitsAt(grouped, 0);
+    const afterThousands = digitsAt(grouped, afterOne + 1);
+    let beforeThree = afterOne;
+    while (beforeThree < grouped.length && !isDigit(grouped[beforeThree])) beforeThree++;
+    const group = apply(sliceString, grouped, [afterOne, beforeThree]);
+    const end = digitsAt(grouped, beforeThree);
+    let fractionAt = end;
+    while (fractionAt < grouped.length && !isDigit(grouped[fractionAt])) fractionAt++;
+    const decimal = apply(sliceString, grouped, [end, fractionAt]);
+    void afterThousands;
+    const [minus, plus] = signs(slot.locale);
+    const words = [];
+    if (slot.compact !== undefined) {
+      for (let i = 0; i < slot.compact.length; i++) {
+        const word = apply(String.prototype.trim, apply(stringReplace, apply(stringReplace, slot.compact[i][1], ["#", ""]), [MARKS, ""]), []);
+        if (word !== "" && !includes(words, word)) words[words.length] = word;
+      }
+      apply(Array.prototype.sort, words, [(a, b) => b.length - a.length]);
+    }
+    slot.symbols = {
+      group, decimal,
+      minus: apply(stringReplace, minus, [MARKS, ""]),
+      plus: apply(stringReplace, plus, [MARKS, ""]),
+      nan: nanWord(slot.locale),
+      words,
+    };
+    return slot.symbols;
+  };
+  // NaN in the locale's words (those of `intl_percent.json`, or of its language).
+  const nanWord = (locale) => {
+    if (percents === undefined) percents = loadTable("percent");
+    let words = own(percents, locale);
+    if (words === undefined) words = own(percents, apply(String.prototype.split, locale, ["-"])[0]);
+    if (words === undefined) throw unsupported("NumberFormat", `NaN in the locale ${locale}`);
+    return words.nan;
+  };
+  // A decimal digit of any script (the locale's own: Arabic-Indic in ar-EG).
+  const isDigit = (c) => c !== undefined && apply(exec, ANY_DIGIT, [c]) !== null;
+  const startsAt = (text, at, word) => word !== "" && apply(String.prototype.startsWith, text, [word, at]);
+  const partsOfNumber = (slot, text) => {
+    const sym = partsSymbols(slot);
+    const out = [];
+    let literal = "";
+    let fraction = false;
+    const push = (type, value) => {
+      if (literal !== "") { out[out.length] = { type: "literal", value: literal }; literal = ""; }
+      out[out.length] = { type, value };
+    };
+    for (let i = 0; i < text.length;) {
+      const c = text[i];
+      if (isDigit(c)) {
+        let j = i;
+        while (j < text.length && isDigit(text[j])) j++;
+        push(fraction ? "fraction" : "integer", apply(sliceString, text, [i, j]));
+        i = j;
+        if (!fraction && startsAt(text, i, sym.group) && isDigit(text[i + sym.group.length])) {
+          push("group", sym.group);
+          i += sym.group.length;
+        } else if (!fraction && startsAt(text, i, sym.decimal) && isDigit(text[i + sym.decimal.length])) {
+          push("decimal", sym.decimal);
+          i += sym.decimal.length;
+          fraction = true;
+        }
+        continue;
+      }
+      let matched = false;
+      const tries = [["currency", slot.money === undefined ? "" : slot.money.symbol], ["nan", sym.nan], ["infinity", "∞"], ["minusSign", sym.minus], ["plusSign", sym.plus]];
+      for (let k = 0; k < sym.words.length; k++) tries[tries.length] = ["compact", sym.words[k]];
+      if (slot.percent !== undefined) { tries[tries.length] = ["percentSign", "%"]; tries[tries.length] = ["percentSign", "٪"]; }
+      for (let k = 0; k < tries.length && !matched; k++) {
+        if (startsAt(text, i, tries[k][1])) {
+          push(tries[k][0], tries[k][1]);
+          i += tries[k][1].length;
+          matched = true;
+        }
+      }
+      if (!matched) { literal += c; i++; }
+    }
+    if (literal !== "") out[out.length] = { type: "literal", value: literal };
+    return out;
+  };
+  define(NumberFormatProto, "formatToParts", method(function formatToParts(x) {
+    const slot = slotOf(this, "NumberFormat", "formatToParts");
+    return partsOfNumber(slot, formatWith(slot, mathematical(x)));
+  }));
   define(NumberFormatProto, "resolvedOptions", method(function resolvedOptions() {
     const slot = slotOf(this, "NumberFormat", "resolvedOptions");
     const out = {

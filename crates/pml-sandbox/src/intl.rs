@@ -18,7 +18,8 @@
 //! (and the `-u-kn`/`-u-kf` locale extensions); decimal numbers, and percentages in the
 //! ~110 locales of [`PERCENT`] (their patterns, minus signs and words for NaN), with
 //! `minimumIntegerDigits`, `minimumFractionDigits`/`maximumFractionDigits`,
-//! `minimumSignificantDigits`/`maximumSignificantDigits`, `useGrouping` and `signDisplay`, rounded half away
+//! `minimumSignificantDigits`/`maximumSignificantDigits`, `useGrouping` and `signDisplay`
+//! (`format` and `formatToParts`), rounded half away
 //! from zero (ECMA-402's `halfExpand`); compact notation (`notation: "compact"`, short in the
 //! ~110 locales of [`COMPACT`], long where its words do not depend on the number; compact
 //! percentages and amounts in English); amounts of money (`style: "currency"`, every ISO
@@ -369,7 +370,12 @@ fn format_number<'js>(
             // With the locale's sign (U+2212 in Swedish).
             let mut one = Decimal::from(if n < 0.0 { -1 } else { 1 });
             one.apply_sign_display(digits.sign_display);
-            return Ok(formatter.format_to_string(&one).replacen('1', "∞", 1));
+            // Its one digit, in the locale's script (`١` in ar-EG), made the sign of infinity.
+            let text = formatter.format_to_string(&one).to_string();
+            return Ok(match text.char_indices().find(|(_, c)| c.is_numeric()) {
+                Some((at, c)) => [&text[..at], "∞", &text[at + c.len_utf8()..]].concat(),
+                None => text,
+            });
         }
         Decimal::try_from_f64(n, FloatPrecision::RoundTrip)
             .map_err(|e| Exception::throw_range(ctx, &format!("{e:?}")))?

@@ -76,6 +76,11 @@ fn collation_and_numbers_give_what_node_gives() {
 }
 
 #[test]
+fn number_parts_are_node_s() {
+    same_as_node(include_str!("intl/parts.js"));
+}
+
+#[test]
 fn compact_notation_gives_what_node_gives() {
     same_as_node(include_str!("intl/compact.js"));
 }
