@@ -203,13 +203,20 @@
       if (data === undefined || !apply(O.prototype.hasOwnProperty, currencies, [locale === "en" ? "en-US" : locale])) {
         throw unsupported("NumberFormat", `currencies in the locale ${locale}`);
       }
-      if (currencyDisplay === "name") throw unsupported("NumberFormat", `currencyDisplay: "name"`);
-      const symbols = data.symbols[currencyDisplay];
-      const symbol = currencyDisplay === "code" || own(symbols, currency) === undefined ? currency : own(symbols, currency);
+      let names;
+      let symbol;
+      if (currencyDisplay === "name") {
+        // English only: the number, a space and the name in the number's plural form.
+        if (data.names === null) throw unsupported("NumberFormat", `currencyDisplay: "name" in the locale ${locale}`);
+        names = { one: own(data.names.one, currency) ?? currency, other: own(data.names.other, currency) ?? currency };
+      } else {
+        const symbols = data.symbols[currencyDisplay];
+        symbol = currencyDisplay === "code" || own(symbols, currency) === undefined ? currency : own(symbols, currency);
+      }
       const patterns = data.patterns[currencySign];
       if (patterns === null) throw unsupported("NumberFormat", `currencySign: "${currencySign}" in the locale ${locale}`);
       const digits = own(currencies.digits, currency);
-      money = { currency, currencyDisplay, currencySign, symbol, positive: patterns[0], negative: patterns[1], digits: digits === undefined ? 2 : digits };
+      money = { currency, currencyDisplay, currencySign, symbol, names, positive: patterns[0], negative: patterns[1], digits: digits === undefined ? 2 : digits };
     }
     if (style === "unit") throw unsupported("NumberFormat", `style: "${style}"`);
     // Percentages: the locale's patterns and words of `intl_percent.json` (loaded on first use).
@@ -373,6 +380,10 @@
       sign = mode === "never" ? "" : mode === "always" ? (negative && digits !== "NaN" ? "-" : "+")
         : zero ? "" : negative ? "-" : mode === "exceptZero" ? "+" : "";
     }
+    if (money !== undefined && money.names !== undefined) {
+      const signText = sign === "" ? "" : signs(slot.locale)[sign === "-" ? 0 : 1];
+      return `${signText}${digits} ${digits === "1" ? money.names.one : money.names.other}`;
+    }
     if (money !== undefined) return spaced(sign === "-" ? money.negative : sign === "+" ? plus(slot, money.negative) : money.positive, money.symbol, digits);
     // NaN has no sign; the digits of 100 times the absolute value, or the locale's words.
     const words = digits === "NaN" ? percent.nan : digits === "∞" ? percent.infinity : digits;
@@ -512,7 +523,10 @@
         continue;
       }
       let matched = false;
-      const tries = [["currency", slot.money === undefined ? "" : slot.money.symbol], ["nan", sym.nan], ["infinity", "∞"], ["minusSign", sym.minus], ["plusSign", sym.plus]];
+      const money = slot.money;
+      const tries = money === undefined ? [] : money.names !== undefined ? [["currency", money.names.other], ["currency", money.names.one]] : [["currency", money.symbol]];
+      const more = [["nan", sym.nan], ["infinity", "∞"], ["minusSign", sym.minus], ["plusSign", sym.plus]];
+      for (let k = 0; k < more.length; k++) tries[tries.length] = more[k];
       for (let k = 0; k < sym.words.length; k++) tries[tries.length] = ["compact", sym.words[k]];
       if (slot.percent !== undefined) { tries[tries.length] = ["percentSign", "%"]; tries[tries.length] = ["percentSign", "٪"]; }
       for (let k = 0; k < tries.length && !matched; k++) {

@@ -23,7 +23,8 @@
 //! from zero (ECMA-402's `halfExpand`); compact notation (`notation: "compact"`, short in the
 //! ~110 locales of [`COMPACT`], long where its words do not depend on the number; compact
 //! percentages and amounts in English); amounts of money (`style: "currency"`, every ISO
-//! currency, `currencyDisplay` `symbol`, `narrowSymbol` or `code`, `currencySign`) in en-US,
+//! currency, `currencyDisplay` `symbol`, `narrowSymbol` or `code` (and `name` in English),
+//! `currencySign`) in en-US,
 //! en-GB, en-CA, en-AU, en-IN, de-DE, fr-FR, es-ES, it-IT, nl-NL, pt-BR and ja-JP
 //! ([`CURRENCIES`]); dates in `en-US` (and `en`) and `en-GB` with any of
 //! `weekday`, `year`, `month`, `day`, `hour`, `minute`, `second`, `fractionalSecondDigits`,
@@ -37,7 +38,7 @@
 //! `Intl.RelativeTimeFormat` (every style and unit, `numeric` `always` or `auto`, `format`,
 //! `formatToParts`) in the same English locales ([`RELATIVE`]).
 //! **Not covered** (a `RangeError` saying so, never a
-//! different answer): currencies in other locales or by name, en-IN's accounting amounts,
+//! different answer): currencies in other locales, by name outside English, en-IN's accounting amounts,
 //! percentages in other locales,
 //! `style: "unit"`, scientific and engineering notation, compact notation elsewhere,
 //! `signDisplay` with accounting amounts, other rounding modes; dates in other locales, with

@@ -1,7 +1,8 @@
 // Writes `src/intl_currencies.json`: how Node 20's ICU writes an amount of money in each locale
 // pml formats currencies in: the patterns (`¤` the currency, `#` the number) of positive and
 // negative amounts, standard and accounting, each currency's symbol and narrow symbol where it
-// is not its code, and each currency's number of fraction digits. `intl.js` formats with them,
+// is not its code, each currency's number of fraction digits, and in English each currency's
+// names (`currencyDisplay: "name"`). `intl.js` formats with them,
 // putting ICU's no-break space between a currency that ends (or starts) with a letter and the
 // digits. The script checks that this gives what Node gives for every currency, display and
 // sign before it writes anything. Run with Node 20 (the version pml answers as):
@@ -74,6 +75,27 @@ for (const locale of LOCALES) {
       if (ours !== node) throw new Error(`${locale} ${currency} ${display} ${sign} ${v}: ${JSON.stringify(ours)} but Node ${JSON.stringify(node)}`);
     });
   }
-  out[locale] = { patterns, symbols };
+  // English names (`currencyDisplay: "name"`): the number, a space and the currency's name in
+  // the plural form of the number's digits ("1 US dollar", "1.00 US dollars"); checked below.
+  let names = null;
+  if (locale.startsWith("en-")) {
+    names = { one: {}, other: {} };
+    for (const currency of CURRENCIES) {
+      const nameOf = (digits) => new Intl.NumberFormat(locale, { style: "currency", currency, currencyDisplay: "name", minimumFractionDigits: digits, maximumFractionDigits: digits })
+        .formatToParts(1).find((p) => p.type === "currency").value;
+      const one = nameOf(0);
+      const other = nameOf(2);
+      if (one !== currency) names.one[currency] = one;
+      if (other !== currency) names.other[currency] = other;
+    }
+    for (const currency of [...CURRENCIES, "ABC"]) for (const v of [1, -1, 2, 0, 1.5, -0, 1234.5]) for (const digits of [0, 2]) {
+      const node = new Intl.NumberFormat(locale, { style: "currency", currency, currencyDisplay: "name", minimumFractionDigits: digits, maximumFractionDigits: digits }).format(v);
+      const number = new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(v);
+      const form = number.replace(/^-/, "") === "1" ? "one" : "other";
+      const ours = `${number} ${names[form][currency] ?? currency}`;
+      if (ours !== node) throw new Error(`${locale} ${currency} name ${v}: ${JSON.stringify(ours)} but Node ${JSON.stringify(node)}`);
+    }
+  }
+  out[locale] = { patterns, symbols, names };
 }
 process.stdout.write(JSON.stringify(out) + "\n");

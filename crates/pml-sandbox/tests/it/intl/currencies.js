@@ -24,4 +24,14 @@ t(() => new Intl.NumberFormat("en", { style: "currency", currency: "U$D" }));
 t(() => new Intl.NumberFormat("en", { currency: "USD" }).format(5));
 t(() => new Intl.NumberFormat("en", { style: "currency", currency: "USD", currencyDisplay: "nam" }));
 t(() => `Total: ${(1234.5).toLocaleString("en-US", { style: "currency", currency: "USD" })}`);
+// Names (English): the plural form of the digits written.
+for (const locale of ["en", "en-US", "en-GB", "en-CA", "en-AU", "en-IN"]) {
+  for (const currency of ["USD", "EUR", "JPY", "GBP", "INR", "CHF", "XYZ", "usd"]) {
+    t(() => [1, 1.5, 2, 0, -1, -0, 1234567.891, NaN, Infinity, 0.999].map((v) => new Intl.NumberFormat(locale, { style: "currency", currency, currencyDisplay: "name" }).format(v)));
+  }
+}
+t(() => [{ minimumFractionDigits: 0 }, { maximumFractionDigits: 0 }, { notation: "compact" }, { signDisplay: "always" }, { currencySign: "accounting" }, { signDisplay: "exceptZero" }]
+  .map((o) => [1, -5, 1234, 0].map((v) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", currencyDisplay: "name", ...o }).format(v))));
+t(() => [-1234.5, 1, 2].map((v) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", currencyDisplay: "name" }).formatToParts(v)));
+t(() => new Intl.NumberFormat("en-GB", { style: "currency", currency: "EUR", currencyDisplay: "name" }).resolvedOptions());
 return out;
