@@ -230,7 +230,11 @@
     const roundingIncrement = numberOption(options, "roundingIncrement", 1, 5000, 1);
     if (roundingIncrement !== 1) throw unsupported("NumberFormat", `roundingIncrement: ${roundingIncrement}`);
     const notation = getOption("NumberFormat", options, "notation", "string", ["standard", "scientific", "engineering", "compact"], "standard");
-    if (notation !== "standard" && notation !== "compact") throw unsupported("NumberFormat", `notation: "${notation}"`);
+    // Scientific and engineering notation in English (other locales write the exponent
+    // otherwise: `×10^`, `أس`, a minus with a mark).
+    if ((notation === "scientific" || notation === "engineering") && locale !== "en" && apply(stringIndexOf, locale, ["en-"]) !== 0) {
+      throw unsupported("NumberFormat", `notation: "${notation}" in the locale ${locale}`);
+    }
     // SetNumberFormatDigitOptions.
     const minimumIntegerDigits = numberOption(options, "minimumIntegerDigits", 1, 21, 1);
     let mnfd = options.minimumFractionDigits;
@@ -311,11 +315,12 @@
       grouping === false ? 0 : GROUPINGS.indexOf(grouping),
       morePrecision ? 1 : 0,
       SIGN_DISPLAYS.indexOf(signDisplay),
+      notation === "scientific" ? 1 : notation === "engineering" ? 3 : 0,
     ];
     return {
       kind: "NumberFormat", locale, style, money, percent, minimumIntegerDigits, significant, morePrecision, signDisplay,
       mnfd, mxfd, mnsd, mxsd, grouping, notation, compactDisplay, compact, digits, bound: undefined,
-      unsigned: apply(Array.prototype.slice, digits, [0, 8]),
+      unsigned: [digits[0], digits[1], digits[2], digits[3], digits[4], digits[5], digits[6], digits[7], 0, digits[9]],
     };
   };
   // Amounts of money: the patterns and symbols of `intl_currencies.json` (loaded on first use),
@@ -407,7 +412,7 @@
     }
     return Num(x);
   };
-  const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3, 0, 0];
+  const DEFAULT_DIGITS = [0, 1, 0, 3, -1, -1, 3, 0, 0, 0];
   // The resolved digit options of a NumberFormat's slot, in resolvedOptions' order.
   const digitOptions = (out, number) => {
     out.minimumIntegerDigits = number.minimumIntegerDigits;
@@ -501,6 +506,7 @@
     const out = [];
     let literal = "";
     let fraction = false;
+    let exponent = false;
     const push = (type, value) => {
       if (literal !== "") { out[out.length] = { type: "literal", value: literal }; literal = ""; }
       out[out.length] = { type, value };
@@ -510,8 +516,15 @@
       if (isDigit(c)) {
         let j = i;
         while (j < text.length && isDigit(text[j])) j++;
-        push(fraction ? "fraction" : "integer", apply(sliceString, text, [i, j]));
+        push(exponent ? "exponentInteger" : fraction ? "fraction" : "integer", apply(sliceString, text, [i, j]));
         i = j;
+        if (slot.notation !== "standard" && slot.notation !== "compact" && text[i] === "E") {
+          push("exponentSeparator", "E");
+          i++;
+          if (text[i] === "-") { push("exponentMinusSign", "-"); i++; }
+          exponent = true;
+          continue;
+        }
         if (!fraction && startsAt(text, i, sym.group) && isDigit(text[i + sym.group.length])) {
           push("group", sym.group);
           i += sym.group.length;

@@ -22,7 +22,8 @@
 //! (`format` and `formatToParts`), rounded half away
 //! from zero (ECMA-402's `halfExpand`); compact notation (`notation: "compact"`, short in the
 //! ~110 locales of [`COMPACT`], long where its words do not depend on the number; compact
-//! percentages and amounts in English); amounts of money (`style: "currency"`, every ISO
+//! percentages and amounts in English), scientific and engineering notation in English;
+//! amounts of money (`style: "currency"`, every ISO
 //! currency, `currencyDisplay` `symbol`, `narrowSymbol` or `code` (and `name` in English),
 //! `currencySign`) in en-US,
 //! en-GB, en-CA, en-AU, en-IN, de-DE, fr-FR, es-ES, it-IT, nl-NL, pt-BR and ja-JP
@@ -40,7 +41,8 @@
 //! **Not covered** (a `RangeError` saying so, never a
 //! different answer): currencies in other locales, by name outside English, en-IN's accounting amounts,
 //! percentages in other locales,
-//! `style: "unit"`, scientific and engineering notation, compact notation elsewhere,
+//! `style: "unit"`, scientific and engineering notation outside English, compact notation
+//! elsewhere,
 //! `signDisplay` with accounting amounts, other rounding modes; dates in other locales, with
 //! `era` or `dayPeriod`, the names of a local time zone other than UTC, the names of a named
 //! one outside 2020-2035 (or, generic, in an hour its clocks repeat),
@@ -182,7 +184,7 @@ fn units<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> Vec<u16> {
 /// locale's/upper/lower/false << 3, 32 ignorePunctuation) and `formatNumber(value, locale,
 /// [percent, minInt, minFrac, maxFrac, minSig (-1: none), maxSig, grouping 0-3
 /// never/always/min2/auto, morePrecision 0-1, signDisplay 0-4 auto/never/always/exceptZero/
-/// negative], compact)`, the value a number, or a decimal
+/// negative, exponent step 0/1/3 standard or compact/scientific/engineering], compact)`, the value a number, or a decimal
 /// literal (a BigInt's digits, a numeric string) formatted exactly, `compact` (optional) the
 /// `[divisor, pattern]` of each magnitude in compact notation (see [`format_number`]).
 pub(crate) fn natives<'js>(
@@ -248,6 +250,7 @@ pub(crate) fn natives<'js>(
                     significant,
                     more_precision: at(7) == 1,
                     always: at(6) == 1,
+                    exponent_step: at(9).max(0),
                     sign_display: match at(8) {
                         1 => SignDisplay::Never,
                         2 => SignDisplay::Always,
@@ -279,6 +282,8 @@ struct Digits {
     always: bool,
     /// `signDisplay`, applied to the rounded number.
     sign_display: SignDisplay,
+    /// Scientific notation (1) or engineering (3): the exponent a multiple of it; 0 otherwise.
+    exponent_step: i16,
 }
 
 /// `text` as ICU writes it with `useGrouping: "always"`: grouped from four integer digits on.
@@ -391,40 +396,59 @@ fn format_number<'js>(
     if digits.percent {
         decimal.multiply_pow10(2);
     }
-    let pattern = match compact.filter(|c| !c.is_empty()) {
-        None => {
-            round(&mut decimal, digits);
-            None
-        }
-        Some(magnitudes) => {
-            let at =
-                |m: i16| &magnitudes[usize::try_from(m).unwrap_or(0).min(magnitudes.len() - 1)];
+    // The power of ten the digits are divided by, by the number's magnitude: compact
+    // notation's table, scientific notation's magnitude (one integer digit), engineering's
+    // multiple of three (one to three).
+    let compact = compact.filter(|c| !c.is_empty());
+    let entry = |m: i16| {
+        let table = compact.unwrap_or_default();
+        &table[usize::try_from(m)
+            .unwrap_or(0)
+            .min(table.len().saturating_sub(1))]
+    };
+    let divisor_of = |m: i16| match (digits.exponent_step, compact) {
+        (1, _) => Some(m),
+        (3, _) => Some(m - m.rem_euclid(3)),
+        (_, Some(_)) => Some(if m < 0 { 0 } else { entry(m).0 }),
+        _ => None,
+    };
+    let mut divided = None;
+    match divisor_of(0) {
+        None => round(&mut decimal, digits),
+        Some(_) => {
             let top = decimal.absolute.nonzero_magnitude_start();
-            let divisor = match decimal.absolute.is_zero() || top < 0 {
+            let divisor = match decimal.absolute.is_zero() {
                 true => 0,
-                false => at(top).0,
+                false => divisor_of(top).unwrap_or(0),
             };
             decimal.multiply_pow10(-divisor);
             round(&mut decimal, digits);
             let mut divisor = divisor;
+            let next = divisor_of(top + 1).unwrap_or(0);
             if !decimal.absolute.is_zero()
-                && top >= 0
                 && decimal.absolute.nonzero_magnitude_start() != top - divisor
-                && at(top + 1).0 != divisor
+                && next != divisor
             {
                 // Rounding carried into a magnitude divided otherwise: the rounded digits are
                 // divided again and rounded again (ICU's `chooseMultiplierAndApply`).
-                let next = at(top + 1).0;
                 decimal.multiply_pow10(divisor - next);
                 round(&mut decimal, digits);
                 divisor = next;
             }
+            divided = Some(divisor);
+        }
+    }
+    let pattern = match (divided, compact) {
+        (Some(divisor), Some(_)) if digits.exponent_step == 0 => {
             let magnitude = match decimal.absolute.is_zero() {
                 true => 0,
                 false => decimal.absolute.nonzero_magnitude_start() + divisor,
             };
-            (magnitude >= 0).then(|| at(magnitude).1.as_str())
+            (magnitude >= 0).then(|| entry(magnitude).1.clone())
         }
+        // Scientific and engineering (English): the exponent after an `E`.
+        (Some(divisor), _) => Some(format!("#E{divisor}")),
+        _ => None,
     };
     decimal.absolute.pad_start(digits.min_int);
     decimal.apply_sign_display(digits.sign_display);

@@ -45,4 +45,13 @@ t(() => {
   new Intl.NumberFormat("en", o);
   return read.filter((k) => typeof k === "string");
 });
+// Scientific and engineering notation (English).
+const exponents = [98765, 0.00012345, 0, -0, -12345, 1, 9.9999, 999999, 999.9996, NaN, Infinity, -Infinity, 1e21, 123, 1e-7, 5e-324, 1.7976931348623157e308];
+for (const notation of ["scientific", "engineering"]) {
+  for (const o of [{}, { maximumSignificantDigits: 2 }, { minimumFractionDigits: 2 }, { style: "percent" }, { style: "currency", currency: "USD" }, { signDisplay: "always" }, { minimumIntegerDigits: 2 }, { maximumFractionDigits: 0 }]) {
+    t(() => exponents.map((v) => new Intl.NumberFormat("en", { notation, ...o }).format(v)));
+  }
+  t(() => [new Intl.NumberFormat("en-GB", { notation }).formatToParts(-0.00012345), new Intl.NumberFormat("en", { notation }).formatToParts(98765), new Intl.NumberFormat("en", { notation }).resolvedOptions()]);
+  t(() => ["12345678901234567890", 12345678901234567890n, "0.000001"].map((v) => new Intl.NumberFormat("en", { notation }).format(v)));
+}
 return out;
