@@ -193,8 +193,17 @@
     }
     const currencyDisplay = getOption("NumberFormat", options, "currencyDisplay", "string", ["code", "symbol", "narrowSymbol", "name"], "symbol");
     const currencySign = getOption("NumberFormat", options, "currencySign", "string", ["standard", "accounting"], "standard");
-    getOption("NumberFormat", options, "unit", "string", undefined, undefined);
-    getOption("NumberFormat", options, "unitDisplay", "string", ["short", "narrow", "long"], "short");
+    const unit = getOption("NumberFormat", options, "unit", "string", undefined, undefined);
+    // IsWellFormedUnitIdentifier: a sanctioned unit, or two joined by `-per-`.
+    if (unit !== undefined) {
+      if (zones === undefined) zones = loadTable("zones");
+      const sanctioned = zones.supported.unit;
+      const per = apply(stringIndexOf, unit, ["-per-"]);
+      const well = includes(sanctioned, unit)
+        || (per > 0 && includes(sanctioned, apply(sliceString, unit, [0, per])) && includes(sanctioned, apply(sliceString, unit, [per + 5])));
+      if (!well) throw new RangeErr(`Invalid unit argument for Intl.NumberFormat() '${unit}'`);
+    }
+    const unitDisplay = getOption("NumberFormat", options, "unitDisplay", "string", ["short", "narrow", "long"], "short");
     let money;
     if (style === "currency") {
       if (currency === undefined) throw new TypeErr("Currency code is required with currency style.");
@@ -218,7 +227,17 @@
       const digits = own(currencies.digits, currency);
       money = { currency, currencyDisplay, currencySign, symbol, names, positive: patterns[0], negative: patterns[1], digits: digits === undefined ? 2 : digits };
     }
-    if (style === "unit") throw unsupported("NumberFormat", `style: "${style}"`);
+    // Units (English, simple units): the pattern of each plural form (`intl_units.json`).
+    let units;
+    if (style === "unit") {
+      if (unit === undefined) throw new TypeErr("Invalid unit argument for Intl.NumberFormat() ''");
+      if (unitTables === undefined) unitTables = loadTable("units");
+      const table = own(unitTables, locale === "en" ? "en-US" : locale);
+      if (table === undefined) throw unsupported("NumberFormat", `style: "unit" in the locale ${locale}`);
+      const entry = own(table[unitDisplay], unit);
+      if (entry === undefined) throw unsupported("NumberFormat", `the unit ${unit}`);
+      units = { unit, unitDisplay, one: typeof entry === "string" ? entry : entry[0], other: typeof entry === "string" ? entry : entry[1] };
+    }
     // Percentages: the locale's patterns and words of `intl_percent.json` (loaded on first use).
     let percent;
     if (style === "percent") {
@@ -318,7 +337,7 @@
       notation === "scientific" ? 1 : notation === "engineering" ? 3 : 0,
     ];
     return {
-      kind: "NumberFormat", locale, style, money, percent, minimumIntegerDigits, significant, morePrecision, signDisplay,
+      kind: "NumberFormat", locale, style, money, percent, units, minimumIntegerDigits, significant, morePrecision, signDisplay,
       mnfd, mxfd, mnsd, mxsd, grouping, notation, compactDisplay, compact, digits, bound: undefined,
       unsigned: [digits[0], digits[1], digits[2], digits[3], digits[4], digits[5], digits[6], digits[7], 0, digits[9]],
     };
@@ -329,6 +348,7 @@
   let currencies;
   let percents;
   let compacts;
+  let unitTables;
   const symbolClass = /[\p{S}\p{Z}]/u;
   const digitClass = /\p{Nd}/u;
   const spaced = (pattern, symbol, digits) => {
@@ -359,6 +379,15 @@
   const formatWith = (slot, x) => {
     const money = slot.money;
     const percent = slot.percent;
+    if (slot.units !== undefined) {
+      // The number as a decimal one, in the pattern of its digits' plural form.
+      const text = x !== x ? formatWith({ ...slot, units: undefined }, x) : formatNumber(x, slot.locale, slot.digits, slot.compact);
+      const [minus, plusSign] = signs(slot.locale);
+      let bare = text;
+      if (apply(String.prototype.startsWith, bare, [minus])) bare = apply(sliceString, bare, [minus.length]);
+      else if (apply(String.prototype.startsWith, bare, [plusSign])) bare = apply(sliceString, bare, [plusSign.length]);
+      return apply(stringReplace, bare === "1" ? slot.units.one : slot.units.other, ["#", () => text]);
+    }
     if (money === undefined && percent === undefined) {
       // NaN in the locale's words (those of `intl_percent.json`, the same ICU symbol).
       if (x !== x) {
@@ -540,6 +569,12 @@
       const tries = money === undefined ? [] : money.names !== undefined ? [["currency", money.names.other], ["currency", money.names.one]] : [["currency", money.symbol]];
       const more = [["nan", sym.nan], ["infinity", "∞"], ["minusSign", sym.minus], ["plusSign", sym.plus]];
       for (let k = 0; k < more.length; k++) tries[tries.length] = more[k];
+      if (slot.units !== undefined) {
+        for (const pattern of [slot.units.other, slot.units.one]) {
+          const word = apply(String.prototype.trim, apply(stringReplace, pattern, ["#", ""]), []);
+          if (word !== "") tries[tries.length] = ["unit", word];
+        }
+      }
       for (let k = 0; k < sym.words.length; k++) tries[tries.length] = ["compact", sym.words[k]];
       if (slot.percent !== undefined) { tries[tries.length] = ["percentSign", "%"]; tries[tries.length] = ["percentSign", "٪"]; }
       for (let k = 0; k < tries.length && !matched; k++) {
@@ -565,6 +600,10 @@
       numberingSystem: "latn",
       style: slot.style,
     };
+    if (slot.units !== undefined) {
+      out.unit = slot.units.unit;
+      out.unitDisplay = slot.units.unitDisplay;
+    }
     if (slot.money !== undefined) {
       out.currency = slot.money.currency;
       out.currencyDisplay = slot.money.currencyDisplay;

@@ -23,7 +23,8 @@
 //! from zero (ECMA-402's `halfExpand`); compact notation (`notation: "compact"`, short in the
 //! ~110 locales of [`COMPACT`], long where its words do not depend on the number; compact
 //! percentages and amounts in English), scientific and engineering notation in English;
-//! amounts of money (`style: "currency"`, every ISO
+//! numbers with a simple unit (`style: "unit"`, every `unitDisplay`) in English; amounts of
+//! money (`style: "currency"`, every ISO
 //! currency, `currencyDisplay` `symbol`, `narrowSymbol` or `code` (and `name` in English),
 //! `currencySign`) in en-US,
 //! en-GB, en-CA, en-AU, en-IN, de-DE, fr-FR, es-ES, it-IT, nl-NL, pt-BR and ja-JP
@@ -41,7 +42,7 @@
 //! **Not covered** (a `RangeError` saying so, never a
 //! different answer): currencies in other locales, by name outside English, en-IN's accounting amounts,
 //! percentages in other locales,
-//! `style: "unit"`, scientific and engineering notation outside English, compact notation
+//! units outside English and compound units (`kilometer-per-hour`), scientific and engineering notation outside English, compact notation
 //! elsewhere,
 //! `signDisplay` with accounting amounts, other rounding modes; dates in other locales, with
 //! `era` or `dayPeriod`, the names of a local time zone other than UTC, the names of a named
@@ -515,6 +516,11 @@ pub(crate) const COMPACT: &str = include_str!("intl_compact.json");
 /// `tools/intl-percent.mjs` (which checks them against Node), read by [`INTL`].
 pub(crate) const PERCENT: &str = include_str!("intl_percent.json");
 
+/// For each English locale, the pattern of every simple unit in every `unitDisplay` and
+/// plural form, as Node 20's ICU has them: written by `tools/intl-units.mjs` (which checks
+/// them against Node), read by [`INTL`].
+pub(crate) const UNITS: &str = include_str!("intl_units.json");
+
 /// The time zones `Intl.DateTimeFormat` accepts as Node 20's ICU does (each name and the ID it
 /// resolves to) and their names in the English locales dates are formatted in: written by
 /// `tools/intl-zones.mjs`, read by [`INTL`].
@@ -535,12 +541,14 @@ pub(crate) fn relative<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
 }
 
 /// The native `loadTable(name)` of [`INTL`]: [`PERCENT`] (`"percent"`), [`COMPACT`]
-/// (`"compact"`), [`ZONES`] (`"zones"`) or [`CURRENCIES`] (any other name) parsed.
+/// (`"compact"`), [`ZONES`] (`"zones"`), [`UNITS`] (`"units"`) or [`CURRENCIES`] (any other
+/// name) parsed.
 pub(crate) fn table<'js>(ctx: Ctx<'js>, name: String) -> rquickjs::Result<Value<'js>> {
     match name.as_str() {
         "percent" => ctx.json_parse(PERCENT),
         "compact" => ctx.json_parse(COMPACT),
         "zones" => ctx.json_parse(ZONES),
+        "units" => ctx.json_parse(UNITS),
         _ => ctx.json_parse(CURRENCIES),
     }
 }

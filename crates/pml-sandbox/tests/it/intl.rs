@@ -218,7 +218,7 @@ fn what_pml_cannot_answer_as_node_does_is_an_error() {
     let result = sandbox_returns(
         &sandbox,
         "const out = [];
-for (const [l, o] of [['en', { style: 'unit', unit: 'meter' }], ['sv', { notation: 'scientific' }], ['de', { notation: 'compact', compactDisplay: 'long' }], ['de', { notation: 'compact', style: 'percent' }], ['en-US', { signDisplay: 'always', style: 'currency', currency: 'USD', currencySign: 'accounting' }], ['de', { style: 'currency', currency: 'EUR' }], ['en-IN', { style: 'currency', currency: 'INR', currencySign: 'accounting' }], ['de-DE', { style: 'currency', currency: 'EUR', currencyDisplay: 'name' }]]) {
+for (const [l, o] of [['en', { style: 'unit', unit: 'kilometer-per-hour' }], ['sv', { notation: 'scientific' }], ['de', { notation: 'compact', compactDisplay: 'long' }], ['de', { notation: 'compact', style: 'percent' }], ['en-US', { signDisplay: 'always', style: 'currency', currency: 'USD', currencySign: 'accounting' }], ['de', { style: 'currency', currency: 'EUR' }], ['en-IN', { style: 'currency', currency: 'INR', currencySign: 'accounting' }], ['de-DE', { style: 'currency', currency: 'EUR', currencyDisplay: 'name' }]]) {
   try { out.push((5).toLocaleString(l, o)); } catch (e) { out.push(e.name + ': ' + e.message); }
 }
 for (const [l, o] of [['de'], ['en', { era: 'long' }], ['en', { timeZone: 'Europe/Paris', timeZoneName: 'short' }]]) {
@@ -231,7 +231,7 @@ return out;",
     assert_eq!(
         result,
         json!([
-            "RangeError: pml: Intl.NumberFormat does not support style: \"unit\" (Node's answer would differ)",
+            "RangeError: pml: Intl.NumberFormat does not support the unit kilometer-per-hour (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support notation: \"scientific\" in the locale sv (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" with compactDisplay: \"long\" in the locale de (Node's answer would differ)",
             "RangeError: pml: Intl.NumberFormat does not support notation: \"compact\" with style: \"percent\" in the locale de (Node's answer would differ)",

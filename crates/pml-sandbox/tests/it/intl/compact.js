@@ -54,4 +54,18 @@ for (const notation of ["scientific", "engineering"]) {
   t(() => [new Intl.NumberFormat("en-GB", { notation }).formatToParts(-0.00012345), new Intl.NumberFormat("en", { notation }).formatToParts(98765), new Intl.NumberFormat("en", { notation }).resolvedOptions()]);
   t(() => ["12345678901234567890", 12345678901234567890n, "0.000001"].map((v) => new Intl.NumberFormat("en", { notation }).format(v)));
 }
+// Units (English).
+for (const locale of ["en", "en-US", "en-GB", "en-IN"]) {
+  for (const unitDisplay of ["short", "long", "narrow"]) {
+    t(() => Intl.supportedValuesOf("unit").map((unit) => [1, -1, 2, 0, 1.5, 1234.5, NaN, -Infinity].map((v) => new Intl.NumberFormat(locale, { style: "unit", unit, unitDisplay }).format(v))));
+  }
+}
+t(() => [{ notation: "compact" }, { maximumFractionDigits: 1 }, { signDisplay: "always" }, { minimumFractionDigits: 2 }, { unitDisplay: "long", notation: "compact", compactDisplay: "long" }]
+  .map((o) => [1, 3.14159, 123456, -1].map((v) => new Intl.NumberFormat("en", { style: "unit", unit: "megabyte", ...o }).format(v))));
+t(() => [new Intl.NumberFormat("en", { style: "unit", unit: "kilobyte", unitDisplay: "long" }).formatToParts(-1234.5), new Intl.NumberFormat("en", { style: "unit", unit: "foot", unitDisplay: "narrow" }).formatToParts(1), new Intl.NumberFormat("en", { style: "unit", unit: "celsius" }).formatToParts(21)]);
+t(() => new Intl.NumberFormat("en", { style: "unit", unit: "kilobyte" }).resolvedOptions());
+t(() => (5).toLocaleString("en-US", { style: "unit", unit: "hour", unitDisplay: "long" }));
+for (const o of [{ unit: "parsec" }, { style: "unit" }, { style: "unit", unit: "KILOBYTE" }, { style: "unit", unit: "foo-per-bar" }, { style: "unit", unit: "kilobyte", unitDisplay: "wide" }]) {
+  t(() => new Intl.NumberFormat("en", o).resolvedOptions().unit);
+}
 return out;
