@@ -39,4 +39,11 @@ const haversine = (a, b, c, d) => {
   return 2 * 6371 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h));
 };
 group("haversine", haversine, many(300, () => [random() * 180 - 90, random() * 360 - 180, random() * 180 - 90, random() * 360 - 180]));
+// What a report computes: logarithms of counts, sines of whole degrees, growth rates.
+const integers = Array.from({ length: 2000 }, (_, i) => [i + 1]);
+for (const name of ["log", "log10", "log1p", "log2", "sqrt"]) group(`${name} of counts`, Math[name], integers);
+for (const name of ["sin", "cos", "tan"]) group(`${name} of degrees`, (d) => Math[name]((d * Math.PI) / 180), Array.from({ length: 721 }, (_, d) => [d - 360]));
+for (const name of ["sinh", "cosh", "tanh", "asinh", "atanh"]) group(`${name} of small values`, Math[name], many(300, () => [(random() - 0.5) * 10 ** (random() * 20 - 19)]));
+group("sin of large angles", Math.sin, many(300, () => [random() * 800000]));
+group("cos of large angles", Math.cos, many(300, () => [-random() * 800000]));
 return out;
