@@ -169,7 +169,7 @@ pub extern "C" fn log(x: f64) -> f64 {
 /// The C library's `log10`, as V8 computes it: fdlibm's `e_log10.c` (over its `log`).
 #[no_mangle]
 pub extern "C" fn log10(x: f64) -> f64 {
-    const IVLN10: f64 = 4.342_944_819_032_518_166_68e-01; // 0x3FDBCB7B 1526E50E
+    const IVLN10: f64 = f64::from_bits(0x3FDB_CB7B_1526_E50E); // 1/ln(10)
     const LOG10_2HI: f64 = 3.010_299_956_636_117_713_06e-01; // 0x3FD34413 509F6000
     const LOG10_2LO: f64 = 3.694_239_077_158_930_786_16e-13; // 0x3D59FEF3 11F12B36
     let mut x = x;
@@ -298,7 +298,7 @@ fn rem_pio2(x: f64) -> Option<(i32, f64, f64)> {
         0x4041475C, 0x4042106C, 0x4042D97C, 0x4043A28C, 0x40446B9C, 0x404534AC, 0x4045FDBB,
         0x4046C6CB, 0x40478FDB, 0x404858EB, 0x404921FB,
     ];
-    const INVPIO2: f64 = 6.366_197_723_675_813_824_33e-01; // 0x3FE45F30 6DC9C883
+    const INVPIO2: f64 = f64::from_bits(0x3FE4_5F30_6DC9_C883); // 2/π
     const PIO2_1: f64 = 1.570_796_326_734_125_614_17e+00; // 0x3FF921FB 54400000
     const PIO2_1T: f64 = 6.077_100_506_506_192_249_32e-11; // 0x3DD0B461 1A626331
     const PIO2_2: f64 = 6.077_100_506_303_965_976_60e-11; // 0x3DD0B461 1A600000
@@ -431,7 +431,7 @@ pub extern "C" fn sin(x: f64) -> f64 {
         return kernel_sin(x, 0.0, false);
     }
     if ix >= 0x7ff0_0000 {
-        return x - x; // NaN
+        return f64::NAN; // ±∞ or NaN
     }
     match rem_pio2(x) {
         Some((n, y0, y1)) => match n & 3 {
@@ -453,7 +453,7 @@ pub extern "C" fn cos(x: f64) -> f64 {
         return kernel_cos(x, 0.0);
     }
     if ix >= 0x7ff0_0000 {
-        return x - x; // NaN
+        return f64::NAN; // ±∞ or NaN
     }
     match rem_pio2(x) {
         Some((n, y0, y1)) => match n & 3 {
