@@ -1,7 +1,8 @@
 // `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat`, `String.prototype.localeCompare`
 // and the `toLocaleString` of numbers, BigInts and dates, as Node 20 (V8 + ICU) has them, over
 // the natives of `intl.rs`: `canonical(tag)`, `collate(a, b, locale, flags)`,
-// `formatNumber(value, locale, digits, compact)`, `loadDates()` (the date patterns of `intl_dates.json`),
+// `formatNumber(value, locale, digits, compact)`, `loadDates(locale)` (a locale's date patterns,
+// `intl_dates/`, or `undefined`),
 // the process's time zone `localZone`, `loadTable(name)` (`"currencies"`:
 // `intl_currencies.json`, `"percent"`: `intl_percent.json`, `"compact"`: `intl_compact.json`,
 // `"zones"`: `intl_zones.json`), `loadRelative()` (`intl_relative.json`) and `zoneOffset(zone, t)`
@@ -178,6 +179,7 @@
   };
   const GROUPINGS = ["never", "always", "min2", "auto"];
   const SIGN_DISPLAYS = ["auto", "never", "always", "exceptZero", "negative"];
+  const ROUNDING_MODES = ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"];
   const resolveNumberFormat = (locales, options) => {
     options = optionsOf(options);
     const locale = firstLocale(locales);
@@ -263,7 +265,6 @@
     const roundingPriority = getOption("NumberFormat", options, "roundingPriority", "string", ["auto", "morePrecision", "lessPrecision"], "auto");
     if (roundingPriority !== "auto") throw unsupported("NumberFormat", `roundingPriority: "${roundingPriority}"`);
     const trailingZeroDisplay = getOption("NumberFormat", options, "trailingZeroDisplay", "string", ["auto", "stripIfInteger"], "auto");
-    if (trailingZeroDisplay !== "auto") throw unsupported("NumberFormat", `trailingZeroDisplay: "${trailingZeroDisplay}"`);
     const mnfdDefault = money !== undefined ? money.digits : 0;
     const mxfdDefault = money !== undefined ? money.digits : style === "percent" ? 0 : 3;
     const hasSd = mnsd !== undefined || mxsd !== undefined;
@@ -322,8 +323,7 @@
     if (signDisplay !== "auto" && money !== undefined && money.currencySign === "accounting") {
       throw unsupported("NumberFormat", `signDisplay: "${signDisplay}" with currencySign: "accounting"`);
     }
-    const roundingMode = getOption("NumberFormat", options, "roundingMode", "string", ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"], "halfExpand");
-    if (roundingMode !== "halfExpand") throw unsupported("NumberFormat", `roundingMode: "${roundingMode}"`);
+    const roundingMode = getOption("NumberFormat", options, "roundingMode", "string", ROUNDING_MODES, "halfExpand");
     const digits = [
       style === "percent" ? 1 : 0,
       minimumIntegerDigits,
@@ -335,11 +335,23 @@
       morePrecision ? 1 : 0,
       SIGN_DISPLAYS.indexOf(signDisplay),
       notation === "scientific" ? 1 : notation === "engineering" ? 3 : 0,
+      ROUNDING_MODES.indexOf(roundingMode),
+      trailingZeroDisplay === "stripIfInteger" ? 1 : 0,
     ];
+    // For an absolute value (a percentage's or an amount's digits; the pattern has the sign):
+    // no sign, and of a negative value, the rounding toward +∞ is toward -∞ (`ceil` is `floor`).
+    const unsigned = (negative) => {
+      const out = apply(Array.prototype.slice, digits, []);
+      out[8] = 0;
+      const mode = ROUNDING_MODES[digits[10]];
+      const mirrored = { ceil: "floor", floor: "ceil", halfCeil: "halfFloor", halfFloor: "halfCeil" }[mode];
+      if (negative && mirrored !== undefined) out[10] = ROUNDING_MODES.indexOf(mirrored);
+      return out;
+    };
     return {
       kind: "NumberFormat", locale, style, money, percent, units, minimumIntegerDigits, significant, morePrecision, signDisplay,
       mnfd, mxfd, mnsd, mxsd, grouping, notation, compactDisplay, compact, digits, bound: undefined,
-      unsigned: [digits[0], digits[1], digits[2], digits[3], digits[4], digits[5], digits[6], digits[7], 0, digits[9]],
+      roundingMode, trailingZeroDisplay, unsigned: [unsigned(false), unsigned(true)],
     };
   };
   // Amounts of money: the patterns and symbols of `intl_currencies.json` (loaded on first use),
@@ -405,7 +417,7 @@
       if (negative || x[0] === "+") x = apply(sliceString, x, [1]);
     }
     // The digits of the absolute value, without a sign (the pattern has it).
-    const digits = formatNumber(x, slot.locale, slot.unsigned, slot.compact);
+    const digits = formatNumber(x, slot.locale, slot.unsigned[negative ? 1 : 0], slot.compact);
     // The sign the option asks for, of the rounded value (`exceptZero`: none on a zero).
     let sign = negative && digits !== "NaN" ? "-" : "";
     if (slot.signDisplay !== "auto") {
@@ -614,9 +626,9 @@
     out.notation = slot.notation;
     if (slot.notation === "compact") out.compactDisplay = slot.compactDisplay;
     out.signDisplay = slot.signDisplay;
-    out.roundingMode = "halfExpand";
+    out.roundingMode = slot.roundingMode;
     out.roundingIncrement = 1;
-    out.trailingZeroDisplay = "auto";
+    out.trailingZeroDisplay = slot.trailingZeroDisplay;
     out.roundingPriority = slot.morePrecision ? "morePrecision" : "auto";
     return out;
   }));
@@ -641,14 +653,20 @@
   const exec = RegExp.prototype.exec;
   const zoneName = (name) => (includes(UTC_ALIASES, apply(toUpper, name, [])) ? "UTC" : name);
   const LOCAL_ZONE = zoneName(localZone);
-  let dates;
+  // Each locale's table, loaded on its first use (`null`: pml has none).
+  const dates = create(null);
+  const datesOf = (locale) => {
+    let data = dates[locale];
+    if (data === undefined) {
+      data = loadDates(locale) ?? null;
+      dates[locale] = data;
+    }
+    return data;
+  };
   const dateLocale = (locales) => {
     const locale = firstLocale(locales);
-    if (dates === undefined) dates = loadDates();
-    const data = locale === "en" ? dates["en-US"] : dates[locale];
-    if (data === undefined || !apply(O.prototype.hasOwnProperty, dates, [locale === "en" ? "en-US" : locale])) {
-      throw unsupported("DateTimeFormat", `the locale ${locale}`);
-    }
+    const data = datesOf(locale);
+    if (data === null) throw unsupported("DateTimeFormat", `the locale ${locale}`);
     return [locale, data];
   };
   const COMPONENTS = [
@@ -702,6 +720,16 @@
     let named = false;
     if (timeZone === undefined) {
       timeZone = LOCAL_ZONE;
+      // The process's zone by the ID ICU gives it, its offsets and names from the tables
+      // (the OS's own database answers only where it has no such ID).
+      if (timeZone !== "UTC") {
+        if (zones === undefined) zones = loadTable("zones");
+        const id = own(zones.ids, apply(toLower, timeZone, []));
+        if (id !== undefined) {
+          timeZone = id;
+          named = true;
+        }
+      }
     } else {
       timeZone = zoneName(Str(timeZone));
       if (timeZone !== "UTC" && timeZone !== LOCAL_ZONE) {
@@ -783,8 +811,12 @@
       }
     }
     slot.parts = compile(pattern);
+    // The pattern's text as ICU has it: the glue between a date and a time (odd places) is a
+    // quoted literal there (Swedish `' kl. '`).
     let text = "";
-    for (let i = 0; i < pattern.length; i++) text += pattern[i];
+    for (let i = 0; i < pattern.length; i++) {
+      text += i % 2 === 1 && apply(exec, /[A-Za-z]/, [pattern[i]]) !== null ? `'${apply(stringReplace, pattern[i], [/'/g, "''"])}'` : pattern[i];
+    }
     slot.pattern = text;
     // V8 keeps an hour cycle when an hour was asked for, the one of the pattern's first hour.
     if (asked.hour !== undefined || timeStyle !== undefined) slot.hourCycle = patternCycle(text) ?? cycle;
@@ -830,7 +862,7 @@
     }
     return out;
   };
-  const FIELD_TYPES = { E: "weekday", y: "year", M: "month", L: "month", d: "day", a: "dayPeriod", h: "hour", H: "hour", K: "hour", k: "hour", m: "minute", s: "second", S: "fractionalSecond", z: "timeZoneName", O: "timeZoneName", v: "timeZoneName" };
+  const FIELD_TYPES = { E: "weekday", c: "weekday", y: "year", M: "month", L: "month", d: "day", a: "dayPeriod", h: "hour", H: "hour", K: "hour", k: "hour", m: "minute", s: "second", S: "fractionalSecond", z: "timeZoneName", O: "timeZoneName", v: "timeZoneName" };
   const pad = (n, width) => {
     let s = `${n}`;
     while (s.length < width) s = `0${s}`;
@@ -851,6 +883,10 @@
   const namedZone = (slot, letter, n, t, offset) => {
     const zone = slot.timeZone;
     if (letter === "O") {
+      // In English (`GMT-5`; French writes `UTC−5`).
+      if (slot.locale !== "en" && apply(stringIndexOf, slot.locale, ["en-"]) !== 0) {
+        throw unsupported("DateTimeFormat", `the offsets of named time zones in the locale ${slot.locale}`);
+      }
       if (offset !== floor(offset)) throw unsupported("DateTimeFormat", `the offset of the time zone ${zone} at this date`);
       if (offset === 0) return n === 4 ? "GMT+00:00" : "GMT+0";
       const a = offset < 0 ? -offset : offset;
@@ -915,10 +951,13 @@
           break;
         }
         case "M": case "L": {
+          // Standalone (`L`) names where the locale has their own (Russian `январь`, `января`).
           const m = field(1);
-          value = n <= 2 ? pad(m + 1, n) : data.months[n === 5 ? 0 : n === 3 ? 1 : 2][m];
+          const names = c === "L" && data.monthsAlone !== undefined ? data.monthsAlone : data.months;
+          value = n <= 2 ? pad(m + 1, n) : names[n === 5 ? 0 : n === 3 ? 1 : 2][m];
           break;
         }
+        case "c": value = (data.weekdaysAlone ?? data.weekdays)[n === 5 ? 0 : n === 4 ? 2 : 1][field(7)]; break;
         case "d": value = pad(field(2), n); break;
         case "a": value = data.dayPeriods[field(3) < 12 ? 0 : 1]; break;
         case "h": value = pad(field(3) % 12 === 0 ? 12 : field(3) % 12, n); break;
@@ -1047,8 +1086,7 @@
   define(DateTimeFormat, "supportedLocalesOf", method(function supportedLocalesOf(locales) {
     const out = [];
     const list = localeList(locales);
-    if (dates === undefined) dates = loadDates();
-    for (let i = 0; i < list.length; i++) if (list[i] === "en" || apply(O.prototype.hasOwnProperty, dates, [list[i]])) out[out.length] = list[i];
+    for (let i = 0; i < list.length; i++) if (datesOf(list[i]) !== null) out[out.length] = list[i];
     return out;
   }));
   // toLocaleString and the others: ToDateTimeOptions(options, required, defaults), then format;
@@ -1153,6 +1191,8 @@
     const names = ["minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits", "minimumSignificantDigits", "maximumSignificantDigits", "roundingPriority", "roundingIncrement", "roundingMode", "trailingZeroDisplay"];
     for (let i = 0; i < names.length; i++) digits[names[i]] = options[names[i]];
     digits.useGrouping = false;
+    // V8 (Node 20) rounds plural operands half away from zero whatever the rounding mode.
+    digits.roundingMode = undefined;
     const number = resolveNumberFormat(locale, digits);
     const self = create(new.target.prototype);
     // ICU's plural rules are by language: an English locale asked for resolves to "en" (the

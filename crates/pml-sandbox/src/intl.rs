@@ -1,7 +1,7 @@
 //! `localeCompare`, `Intl.Collator`, `Intl.NumberFormat`, `Intl.DateTimeFormat` and the
 //! `toLocaleString` of numbers, BigInts and dates as Node's ICU answers them, with ICU4X's
 //! collator and decimal formatter and their compiled CLDR data, and ICU's date patterns as
-//! Node 20 chooses them ([`DATES`]) and its currency patterns ([`CURRENCIES`]).
+//! Node 20 chooses them ([`date_table`]) and its currency patterns ([`CURRENCIES`]).
 //!
 //! QuickJS has no `Intl`; its `localeCompare` compares code points and its `toLocaleString`
 //! is `toString`. Every context (code tasks' and programs') gets [`INTL`], a script that
@@ -185,7 +185,9 @@ fn units<'js>(ctx: &Ctx<'js>, s: &rquickjs::String<'js>) -> Vec<u16> {
 /// locale's/upper/lower/false << 3, 32 ignorePunctuation) and `formatNumber(value, locale,
 /// [percent, minInt, minFrac, maxFrac, minSig (-1: none), maxSig, grouping 0-3
 /// never/always/min2/auto, morePrecision 0-1, signDisplay 0-4 auto/never/always/exceptZero/
-/// negative, exponent step 0/1/3 standard or compact/scientific/engineering], compact)`, the value a number, or a decimal
+/// negative, exponent step 0/1/3 standard or compact/scientific/engineering, roundingMode 0-8
+/// ceil/floor/expand/trunc/halfCeil/halfFloor/halfExpand/halfTrunc/halfEven, stripIfInteger
+/// 0-1], compact)`, the value a number, or a decimal
 /// literal (a BigInt's digits, a numeric string) formatted exactly, `compact` (optional) the
 /// `[divisor, pattern]` of each magnitude in compact notation (see [`format_number`]).
 pub(crate) fn natives<'js>(
@@ -252,6 +254,18 @@ pub(crate) fn natives<'js>(
                     more_precision: at(7) == 1,
                     always: at(6) == 1,
                     exponent_step: at(9).max(0),
+                    rounding: match at(10) {
+                        0 => SignedRoundingMode::Ceil,
+                        1 => SignedRoundingMode::Floor,
+                        2 => SignedRoundingMode::Unsigned(UnsignedRoundingMode::Expand),
+                        3 => SignedRoundingMode::Unsigned(UnsignedRoundingMode::Trunc),
+                        4 => SignedRoundingMode::HalfCeil,
+                        5 => SignedRoundingMode::HalfFloor,
+                        7 => SignedRoundingMode::Unsigned(UnsignedRoundingMode::HalfTrunc),
+                        8 => SignedRoundingMode::Unsigned(UnsignedRoundingMode::HalfEven),
+                        _ => SignedRoundingMode::Unsigned(UnsignedRoundingMode::HalfExpand),
+                    },
+                    strip_if_integer: at(11) == 1,
                     sign_display: match at(8) {
                         1 => SignDisplay::Never,
                         2 => SignDisplay::Always,
@@ -285,6 +299,10 @@ struct Digits {
     sign_display: SignDisplay,
     /// Scientific notation (1) or engineering (3): the exponent a multiple of it; 0 otherwise.
     exponent_step: i16,
+    /// `roundingMode`.
+    rounding: SignedRoundingMode,
+    /// `trailingZeroDisplay: "stripIfInteger"`: no zeros after the point of an integer.
+    strip_if_integer: bool,
 }
 
 /// `text` as ICU writes it with `useGrouping: "always"`: grouped from four integer digits on.
@@ -463,15 +481,18 @@ fn format_number<'js>(
     })
 }
 
-/// Rounds `decimal` half away from zero (ECMA-402's `halfExpand`) to the digits asked, and
-/// pads it with the zeros they ask for.
+/// Rounds `decimal` in the `roundingMode` asked (ECMA-402's default `halfExpand`: half away
+/// from zero) to the digits asked, and pads it with the zeros they ask for (none after the
+/// point of an integer with `stripIfInteger`).
 fn round(decimal: &mut Decimal, digits: &Digits) {
-    let half_expand = SignedRoundingMode::Unsigned(UnsignedRoundingMode::HalfExpand);
     // Rounding pads with zeros down to where it rounds: round only where there are digits.
     let round_at = |decimal: &mut Decimal, position: i16| {
         if !decimal.absolute.is_zero() && decimal.absolute.nonzero_magnitude_end() < position {
-            decimal.round_with_mode(position, half_expand);
+            decimal.round_with_mode(position, digits.rounding);
         }
+    };
+    let integer = |decimal: &Decimal| {
+        decimal.absolute.is_zero() || decimal.absolute.nonzero_magnitude_end() >= 0
     };
     let top = decimal.absolute.nonzero_magnitude_start();
     let significant = digits
@@ -481,19 +502,50 @@ fn round(decimal: &mut Decimal, digits: &Digits) {
         Some((min_sig, max_sig)) => {
             round_at(decimal, top - max_sig + 1);
             let top = decimal.absolute.nonzero_magnitude_start();
-            decimal.absolute.pad_end((top - min_sig + 1).min(0));
+            match digits.strip_if_integer && integer(decimal) {
+                true => decimal.absolute.trim_end(),
+                false => decimal.absolute.pad_end((top - min_sig + 1).min(0)),
+            }
         }
         None => {
             round_at(decimal, -digits.max_frac);
-            decimal.absolute.pad_end(-digits.min_frac);
+            match digits.strip_if_integer && integer(decimal) {
+                true => decimal.absolute.trim_end(),
+                false => decimal.absolute.pad_end(-digits.min_frac),
+            }
         }
     }
 }
 
-/// For each locale dates are formatted in, the pattern Node 20's ICU chooses for every
-/// combination of `Intl.DateTimeFormat`'s options, and its names: written by
-/// `tools/intl-dates.mjs` (run in Node 20), read by [`INTL`].
-pub(crate) const DATES: &str = include_str!("intl_dates.json");
+/// The table of a locale dates are formatted in: the pattern Node 20's ICU chooses for every
+/// combination of `Intl.DateTimeFormat`'s options, and its names; written by
+/// `tools/intl-dates.mjs` (run in Node 20), one file per locale, read by [`INTL`] when a
+/// program first formats a date in that locale. `None`: pml formats no dates in it.
+fn date_table(locale: &str) -> Option<&'static str> {
+    Some(match locale {
+        "de-DE" => include_str!("intl_dates/de-DE.json"),
+        "en-AU" => include_str!("intl_dates/en-AU.json"),
+        "en-CA" => include_str!("intl_dates/en-CA.json"),
+        "en-GB" => include_str!("intl_dates/en-GB.json"),
+        "en-IE" => include_str!("intl_dates/en-IE.json"),
+        "en-IN" => include_str!("intl_dates/en-IN.json"),
+        "en-NZ" => include_str!("intl_dates/en-NZ.json"),
+        "en-SG" => include_str!("intl_dates/en-SG.json"),
+        "en" | "en-US" => include_str!("intl_dates/en-US.json"),
+        "en-ZA" => include_str!("intl_dates/en-ZA.json"),
+        "es-ES" => include_str!("intl_dates/es-ES.json"),
+        "fr-FR" => include_str!("intl_dates/fr-FR.json"),
+        "ja-JP" => include_str!("intl_dates/ja-JP.json"),
+        "ko-KR" => include_str!("intl_dates/ko-KR.json"),
+        "nl-NL" => include_str!("intl_dates/nl-NL.json"),
+        "pl-PL" => include_str!("intl_dates/pl-PL.json"),
+        "pt-BR" => include_str!("intl_dates/pt-BR.json"),
+        "ru-RU" => include_str!("intl_dates/ru-RU.json"),
+        "sv-SE" => include_str!("intl_dates/sv-SE.json"),
+        "zh-CN" => include_str!("intl_dates/zh-CN.json"),
+        _ => return None,
+    })
+}
 
 /// For each locale currencies are formatted in, the patterns of amounts and the currencies'
 /// symbols, and each currency's fraction digits, as Node 20's ICU has them: written by
@@ -553,9 +605,13 @@ pub(crate) fn table<'js>(ctx: Ctx<'js>, name: String) -> rquickjs::Result<Value<
     }
 }
 
-/// The native `loadDates()` of [`INTL`]: [`DATES`] parsed.
-pub(crate) fn dates<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Value<'js>> {
-    ctx.json_parse(DATES)
+/// The native `loadDates(locale)` of [`INTL`]: the locale's [`date_table`] parsed, or
+/// `undefined`.
+pub(crate) fn dates<'js>(ctx: Ctx<'js>, locale: String) -> rquickjs::Result<Value<'js>> {
+    match date_table(&locale) {
+        Some(table) => ctx.json_parse(table),
+        None => Ok(Value::new_undefined(ctx)),
+    }
 }
 
 /// The IANA name of the time zone this process's local time is in, as ICU finds it: `TZ`
@@ -640,16 +696,28 @@ pub(crate) const LAZY: &str = r#"(function (load, zoneName) {
   const define = Object.defineProperty;
   const apply = Reflect.apply;
   // V8 ends a date's text with the local time zone's name: `... GMT+0000 (Coordinated
-  // Universal Time)`.
-  if (zoneName !== undefined) {
-    for (const name of ["toString", "toTimeString"]) {
-      const original = Date.prototype[name];
-      const named = { [name]() {
-        const text = apply(original, this, []);
-        return text === "Invalid Date" ? text : `${text} (${zoneName})`;
-      } }[name];
-      define(Date.prototype, name, { value: named, writable: true, enumerable: false, configurable: true });
-    }
+  // Universal Time)`; elsewhere than in UTC, its long name at that date, as `Intl` has it
+  // (`Central European Summer Time`; none where pml does not know it).
+  const getTime = Date.prototype.getTime;
+  let longName;
+  const nameAt = (t) => {
+    if (zoneName !== undefined) return zoneName;
+    try {
+      if (longName === undefined) longName = new globalThis.Intl.DateTimeFormat("en-US", { timeZoneName: "long" });
+      const parts = longName.formatToParts(t);
+      for (let i = 0; i < parts.length; i++) if (parts[i].type === "timeZoneName") return parts[i].value;
+    } catch {}
+    return undefined;
+  };
+  for (const name of ["toString", "toTimeString"]) {
+    const original = Date.prototype[name];
+    const named = { [name]() {
+      const text = apply(original, this, []);
+      if (text === "Invalid Date") return text;
+      const zone = nameAt(apply(getTime, this, []));
+      return zone === undefined ? text : `${text} (${zone})`;
+    } }[name];
+    define(Date.prototype, name, { value: named, writable: true, enumerable: false, configurable: true });
   }
   let loaded = false;
   const ensure = () => {

@@ -716,7 +716,7 @@ impl Engine {
         let cache = self.intl_cache.clone();
         let load = Function::new(ctx.clone(), move |ctx: Ctx<'_>| {
             let (canonical, collate, format) = intl::natives(&ctx, &cache)?;
-            // Parsed when a context first formats a date (~100 KB of JSON).
+            // A locale's table, parsed when a context first formats a date in it (~40 KB).
             let dates = Function::new(ctx.clone(), intl::dates)?;
             let install = Function::from_js(&ctx, bytecode::run(&ctx, &script)?)?;
             let tables = Function::new(ctx.clone(), intl::table)?;

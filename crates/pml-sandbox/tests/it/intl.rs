@@ -106,6 +106,20 @@ fn dates_are_formatted_as_node_formats_them() {
 }
 
 #[test]
+fn dates_in_other_locales_are_node_s() {
+    // Every locale with a table of its own (en-US and en-GB are `dates.js`'s).
+    let locales = [
+        "de-DE", "en-AU", "en-CA", "en-IE", "en-IN", "en-NZ", "en-SG", "en-ZA", "es-ES", "fr-FR",
+        "ja-JP", "ko-KR", "nl-NL", "pl-PL", "pt-BR", "ru-RU", "sv-SE", "zh-CN",
+    ];
+    let locales = serde_json::to_string(&locales).unwrap();
+    same_as_node(&format!(
+        "const LOCALES = {locales};\n{}",
+        include_str!("intl/dates-locales.js")
+    ));
+}
+
+#[test]
 fn dates_in_named_time_zones_are_node_s() {
     same_as_node(include_str!("intl/zones.js"));
 }

@@ -93,4 +93,15 @@ for (const signDisplay of ["auto", "always", "exceptZero", "negative", "never"])
   }
   t(() => [(5).toLocaleString("en", { signDisplay }), (-5n).toLocaleString("en", { signDisplay }), new Intl.NumberFormat("en", { signDisplay }).resolvedOptions().signDisplay]);
 }
+// roundingMode and trailingZeroDisplay, in decimals, percentages, amounts and compact numbers.
+const roundings = [1.005, 2.5, -2.5, 1.45, -1.45, 0.125, 1, 1.1, -0, 12.3456, -0.0004, 999.95, 1999];
+for (const roundingMode of ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"]) {
+  t(() => [roundingMode, ...[{ maximumFractionDigits: 1 }, { maximumSignificantDigits: 2 }, { style: "percent" }, { style: "currency", currency: "USD" }, { notation: "compact" }, { maximumFractionDigits: 0, signDisplay: "exceptZero" }]
+    .map((o) => roundings.map((v) => new Intl.NumberFormat("en", { roundingMode, ...o }).format(v)))]);
+}
+t(() => [{ minimumFractionDigits: 2 }, { minimumSignificantDigits: 3 }, { style: "currency", currency: "EUR" }, { style: "percent", minimumFractionDigits: 1 }]
+  .map((o) => roundings.map((v) => new Intl.NumberFormat("de-DE", { trailingZeroDisplay: "stripIfInteger", ...o }).format(v))));
+t(() => new Intl.NumberFormat("en", { roundingMode: "floor", trailingZeroDisplay: "stripIfInteger" }).resolvedOptions());
+t(() => new Intl.NumberFormat("en", { roundingMode: "up" }));
+t(() => [new Intl.PluralRules("en", { roundingMode: "floor", maximumFractionDigits: 0 }).select(1.9), new Intl.PluralRules("en", { roundingMode: "up" }).select(1)]);
 return out;
