@@ -28,7 +28,8 @@
 //! currency, `currencyDisplay` `symbol`, `narrowSymbol` or `code` (and `name` in English),
 //! `currencySign`) in en-US,
 //! en-GB, en-CA, en-AU, en-IN, de-DE, fr-FR, es-ES, it-IT, nl-NL, pt-BR and ja-JP
-//! ([`CURRENCIES`]); dates in `en-US` (and `en`) and `en-GB` with any of
+//! ([`CURRENCIES`]); dates in the 20 locales of [`date_table`] (English in nine regions, German, French,
+//! Spanish, Dutch, Portuguese, Polish, Swedish, Russian, Japanese, Korean, Chinese) with any of
 //! `weekday`, `year`, `month`, `day`, `hour`, `minute`, `second`, `fractionalSecondDigits`,
 //! `timeZoneName`, `hour12`/`hourCycle`, or `dateStyle`/`timeStyle`, in UTC, in the
 //! process's own time zone or in any time zone ICU knows by any of its names ([`ZONES`]; the
@@ -520,10 +521,11 @@ fn round(decimal: &mut Decimal, digits: &Digits) {
 /// The table of a locale dates are formatted in: the pattern Node 20's ICU chooses for every
 /// combination of `Intl.DateTimeFormat`'s options, and its names; written by
 /// `tools/intl-dates.mjs` (run in Node 20), one file per locale, read by [`INTL`] when a
-/// program first formats a date in that locale. `None`: pml formats no dates in it.
+/// program first formats a date in that locale (a language alone has its likeliest region's,
+/// as ICU's data has it). `None`: pml formats no dates in it.
 fn date_table(locale: &str) -> Option<&'static str> {
     Some(match locale {
-        "de-DE" => include_str!("intl_dates/de-DE.json"),
+        "de" | "de-DE" => include_str!("intl_dates/de-DE.json"),
         "en-AU" => include_str!("intl_dates/en-AU.json"),
         "en-CA" => include_str!("intl_dates/en-CA.json"),
         "en-GB" => include_str!("intl_dates/en-GB.json"),
@@ -533,16 +535,16 @@ fn date_table(locale: &str) -> Option<&'static str> {
         "en-SG" => include_str!("intl_dates/en-SG.json"),
         "en" | "en-US" => include_str!("intl_dates/en-US.json"),
         "en-ZA" => include_str!("intl_dates/en-ZA.json"),
-        "es-ES" => include_str!("intl_dates/es-ES.json"),
-        "fr-FR" => include_str!("intl_dates/fr-FR.json"),
-        "ja-JP" => include_str!("intl_dates/ja-JP.json"),
-        "ko-KR" => include_str!("intl_dates/ko-KR.json"),
-        "nl-NL" => include_str!("intl_dates/nl-NL.json"),
-        "pl-PL" => include_str!("intl_dates/pl-PL.json"),
-        "pt-BR" => include_str!("intl_dates/pt-BR.json"),
-        "ru-RU" => include_str!("intl_dates/ru-RU.json"),
-        "sv-SE" => include_str!("intl_dates/sv-SE.json"),
-        "zh-CN" => include_str!("intl_dates/zh-CN.json"),
+        "es" | "es-ES" => include_str!("intl_dates/es-ES.json"),
+        "fr" | "fr-FR" => include_str!("intl_dates/fr-FR.json"),
+        "ja" | "ja-JP" => include_str!("intl_dates/ja-JP.json"),
+        "ko" | "ko-KR" => include_str!("intl_dates/ko-KR.json"),
+        "nl" | "nl-NL" => include_str!("intl_dates/nl-NL.json"),
+        "pl" | "pl-PL" => include_str!("intl_dates/pl-PL.json"),
+        "pt" | "pt-BR" => include_str!("intl_dates/pt-BR.json"),
+        "ru" | "ru-RU" => include_str!("intl_dates/ru-RU.json"),
+        "sv" | "sv-SE" => include_str!("intl_dates/sv-SE.json"),
+        "zh" | "zh-CN" => include_str!("intl_dates/zh-CN.json"),
         _ => return None,
     })
 }
