@@ -895,8 +895,11 @@
       const sign = offset < 0 ? "-" : "+";
       return n === 4 ? `GMT${sign}${pad(h, 2)}:${pad(m, 2)}` : m === 0 ? `GMT${sign}${h}` : `GMT${sign}${h}:${pad(m, 2)}`;
     }
-    const table = own(zones.names, slot.locale === "en" ? "en-US" : slot.locale);
-    const names = table === undefined ? undefined : own(table, zone);
+    // A locale's table lists the zones whose names differ from en-US's.
+    const locale = slot.locale === "en" ? "en-US" : slot.locale;
+    const table = own(zones.names, locale);
+    let names = table === undefined ? undefined : own(table, zone);
+    if (table !== undefined && names === undefined) names = own(zones.names["en-US"], zone);
     const year = new DateCtor(t).getUTCFullYear();
     if (names === undefined || names === null || year < zones.first || year > zones.last) {
       throw unsupported("DateTimeFormat", `the names of the time zone ${zone} at this date`);

@@ -9,14 +9,15 @@
 //   2000-2035, its short and long specific names (`EDT`, `Eastern Daylight Time`; `GMT+1`
 //   where the locale has no abbreviation), and its generic names (`ET`, `Eastern Time`);
 //   `null` where a name depends on more than the offset in those years (pml then throws
-//   rather than answer otherwise);
+//   rather than answer otherwise); a locale other than en-US lists only the zones whose
+//   names differ from en-US's;
 // - `supported`: what `Intl.supportedValuesOf` answers for each of its keys.
 // Run with Node 20 (the version pml answers as):
 //   node crates/pml-sandbox/tools/intl-zones.mjs > crates/pml-sandbox/src/intl_zones.json
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-const LOCALES = ["en-US", "en-GB"];
+const LOCALES = ["en-US", "en-GB", "en-CA", "en-AU", "en-IN", "en-NZ", "en-IE", "en-ZA", "en-SG"];
 const FIRST_YEAR = 2020;
 const LAST_YEAR = 2035;
 
@@ -83,6 +84,11 @@ for (const locale of LOCALES) {
     };
   }
   names[locale] = table;
+}
+for (const locale of LOCALES.slice(1)) {
+  for (const zone of zones) {
+    if (JSON.stringify(names[locale][zone]) === JSON.stringify(names["en-US"][zone])) delete names[locale][zone];
+  }
 }
 const supported = {};
 for (const key of ["calendar", "collation", "currency", "numberingSystem", "timeZone", "unit"]) supported[key] = Intl.supportedValuesOf(key);
