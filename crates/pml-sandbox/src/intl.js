@@ -376,14 +376,23 @@
   const stringIndexOf = String.prototype.indexOf;
   // The locale's minus and plus signs, as its decimal formatter writes them (`‎-` in Hebrew).
   const ANY_DIGIT = /\p{Nd}/u;
+  // Found once per locale (a unit's pattern asks for them at every number).
+  const signsByLocale = create(null);
   const signs = (locale) => {
-    const minus = formatNumber(-1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 0]);
-    const plus = formatNumber(1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 2]);
-    return [apply(stringReplace, minus, [ANY_DIGIT, ""]), apply(stringReplace, plus, [ANY_DIGIT, ""])];
+    let known = signsByLocale[locale];
+    if (known === undefined) {
+      const minus = formatNumber(-1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 0]);
+      const plus = formatNumber(1, locale, [0, 1, 0, 0, -1, -1, 0, 0, 2]);
+      known = [apply(stringReplace, minus, [ANY_DIGIT, ""]), apply(stringReplace, plus, [ANY_DIGIT, ""])];
+      signsByLocale[locale] = known;
+    }
+    return known;
   };
   // A positive amount or percentage with its sign: the negative pattern, its minus a plus.
   const plus = (slot, negative) => {
-    const [minus, plusSign] = signs(slot.locale);
+    const both = signs(slot.locale);
+    const minus = both[0];
+    const plusSign = both[1];
     if (apply(stringIndexOf, negative, [minus]) === -1) throw unsupported("NumberFormat", `signDisplay: "${slot.signDisplay}" in the locale ${slot.locale}`);
     return apply(stringReplace, negative, [minus, () => plusSign]);
   };
@@ -394,7 +403,9 @@
     if (slot.units !== undefined) {
       // The number as a decimal one, in the pattern of its digits' plural form.
       const text = x !== x ? formatWith({ ...slot, units: undefined }, x) : formatNumber(x, slot.locale, slot.digits, slot.compact);
-      const [minus, plusSign] = signs(slot.locale);
+      const both = signs(slot.locale);
+      const minus = both[0];
+      const plusSign = both[1];
       let bare = text;
       if (apply(String.prototype.startsWith, bare, [minus])) bare = apply(sliceString, bare, [minus.length]);
       else if (apply(String.prototype.startsWith, bare, [plusSign])) bare = apply(sliceString, bare, [plusSign.length]);
@@ -513,7 +524,9 @@
     while (fractionAt < grouped.length && !isDigit(grouped[fractionAt])) fractionAt++;
     const decimal = apply(sliceString, grouped, [end, fractionAt]);
     void afterThousands;
-    const [minus, plus] = signs(slot.locale);
+    const both = signs(slot.locale);
+    const minus = both[0];
+    const plus = both[1];
     const words = [];
     if (slot.compact !== undefined) {
       for (let i = 0; i < slot.compact.length; i++) {
@@ -582,8 +595,8 @@
       const more = [["nan", sym.nan], ["infinity", "∞"], ["minusSign", sym.minus], ["plusSign", sym.plus]];
       for (let k = 0; k < more.length; k++) tries[tries.length] = more[k];
       if (slot.units !== undefined) {
-        for (const pattern of [slot.units.other, slot.units.one]) {
-          const word = apply(String.prototype.trim, apply(stringReplace, pattern, ["#", ""]), []);
+        for (let k = 0; k < 2; k++) {
+          const word = apply(String.prototype.trim, apply(stringReplace, k === 0 ? slot.units.other : slot.units.one, ["#", ""]), []);
           if (word !== "") tries[tries.length] = ["unit", word];
         }
       }
@@ -908,8 +921,8 @@
       // In the hour a clock turned back repeats, ICU writes a generic name with its country
       // (`Central European Time (Germany)`) unless the zone is its region's reference one.
       const wall = t + offset * 60000;
-      for (const around of [t - 86400000, t + 86400000]) {
-        const other = zoneOffset(zone, around);
+      for (let k = -1; k <= 1; k += 2) {
+        const other = zoneOffset(zone, t + k * 86400000);
         if (other !== offset && zoneOffset(zone, wall - other * 60000) === other) {
           throw unsupported("DateTimeFormat", `the generic names of the time zone ${zone} in an hour its clocks repeat`);
         }

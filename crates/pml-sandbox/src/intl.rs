@@ -78,6 +78,9 @@ pub(crate) struct IntlCache {
     /// By locale and `collate`'s flags.
     collators: RefCell<HashMap<(String, u32), Rc<CollatorBorrowed<'static>>>>,
     formatters: RefCell<HashMap<(String, u8), Rc<DecimalFormatter>>>,
+    /// By locale: the group separator ICU's `"always"` puts in four-digit numbers where the
+    /// locale's own minimum keeps them ungrouped (`None`: it groups them already).
+    four_digit_separators: RefCell<HashMap<String, Option<Rc<str>>>>,
 }
 
 /// How many collators or formatters a worker keeps at most (the cache is emptied when full).
@@ -155,6 +158,32 @@ impl IntlCache {
         }
         formatters.insert(key, formatter.clone());
         Ok(formatter)
+    }
+
+    /// ICU's `"always"` groups from four integer digits on; ICU4X's `Always` keeps the
+    /// locale's minimum of two digits in the first group (Spanish, Italian, Polish write
+    /// `1000` but `10.000`): the separator to put back there, found once per locale from the
+    /// formatter for `"always"`.
+    fn four_digit_separator(&self, locale: &Locale, always: &DecimalFormatter) -> Option<Rc<str>> {
+        let key = locale.to_string();
+        if let Some(known) = self.four_digit_separators.borrow().get(&key) {
+            return known.clone();
+        }
+        let separator = (always.format_to_string(&Decimal::from(1000)) == "1000")
+            .then(|| {
+                let ten_thousand = always.format_to_string(&Decimal::from(10000)).to_string();
+                let separator: String = (ten_thousand.chars().skip(2))
+                    .take_while(|c| !c.is_ascii_digit())
+                    .collect();
+                (!separator.is_empty()).then(|| Rc::from(separator))
+            })
+            .flatten();
+        let mut separators = self.four_digit_separators.borrow_mut();
+        if separators.len() >= CACHE_ENTRIES {
+            separators.clear();
+        }
+        separators.insert(key, separator.clone());
+        separator
     }
 }
 
@@ -253,7 +282,9 @@ pub(crate) fn natives<'js>(
                     max_frac: at(3),
                     significant,
                     more_precision: at(7) == 1,
-                    always: at(6) == 1,
+                    four_digit_separator: (at(6) == 1)
+                        .then(|| cache.four_digit_separator(&locale, &formatter))
+                        .flatten(),
                     exponent_step: at(9).max(0),
                     rounding: match at(10) {
                         0 => SignedRoundingMode::Ceil,
@@ -294,8 +325,9 @@ struct Digits {
     /// `roundingPriority: "morePrecision"` (compact notation's default): of the significant
     /// and the fraction digits, those rounding at the lower place (significant on a tie).
     more_precision: bool,
-    /// `useGrouping: "always"` (or `true`).
-    always: bool,
+    /// With `useGrouping: "always"` (or `true`), the separator of a four-digit integer part
+    /// where ICU4X leaves it out ([`IntlCache::four_digit_separator`]).
+    four_digit_separator: Option<Rc<str>>,
     /// `signDisplay`, applied to the rounded number.
     sign_display: SignDisplay,
     /// Scientific notation (1) or engineering (3): the exponent a multiple of it; 0 otherwise.
@@ -306,28 +338,17 @@ struct Digits {
     strip_if_integer: bool,
 }
 
-/// `text` as ICU writes it with `useGrouping: "always"`: grouped from four integer digits on.
-/// ICU4X's `Always` keeps the locale's minimum of two digits in the first group (Spanish,
-/// Italian, Polish write `1000` but `10.000`), which ICU's drops.
-fn grouped_from_four_digits(formatter: &DecimalFormatter, text: String) -> String {
-    let thousand = formatter.format_to_string(&Decimal::from(1000)).to_string();
-    if thousand != "1000" {
-        return text;
-    }
-    let ten_thousand = formatter
-        .format_to_string(&Decimal::from(10000))
-        .to_string();
-    let separator: String = (ten_thousand.chars().skip(2))
-        .take_while(|c| !c.is_ascii_digit())
-        .collect();
+/// `text` with `separator` after the first digit of its integer part when that part has four
+/// digits (ICU's `"always"`, see [`IntlCache::four_digit_separator`]).
+fn grouped_from_four_digits(text: String, separator: &str) -> String {
     let Some(start) = text.find(|c: char| c.is_ascii_digit()) else {
         return text;
     };
     let run = text[start..]
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len() - start);
-    match run == 4 && !separator.is_empty() {
-        true => [&text[..=start], &separator, &text[start + 1..]].concat(),
+    match run == 4 {
+        true => [&text[..=start], separator, &text[start + 1..]].concat(),
         false => text,
     }
 }
@@ -473,8 +494,8 @@ fn format_number<'js>(
     decimal.absolute.pad_start(digits.min_int);
     decimal.apply_sign_display(digits.sign_display);
     let mut text = formatter.format_to_string(&decimal).to_string();
-    if digits.always {
-        text = grouped_from_four_digits(formatter, text);
+    if let Some(separator) = &digits.four_digit_separator {
+        text = grouped_from_four_digits(text, separator);
     }
     Ok(match pattern {
         Some(pattern) => pattern.replacen('#', &text, 1),
