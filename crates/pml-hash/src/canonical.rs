@@ -6,13 +6,13 @@ use std::fmt::Write;
 
 use pml_structure::{
     is_global, is_ident_name, is_simple_path, js_value, key_text, quote_str, ArgumentValue,
-    Arguments, Canonical, Edge, Key, Node, NodeKind, Piece, Scope, StaticStructure,
+    Arguments, Canonical, Edge, Effect, Key, Node, NodeKind, Piece, Scope, StaticStructure,
 };
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 
 /// First line of every canonical form.
-pub const VERSION_TAG: &str = "pml-hash/v7";
+pub const VERSION_TAG: &str = "pml-hash/v8";
 
 /// State shared by everything printed for one structure.
 struct Names<'s> {
@@ -290,28 +290,7 @@ impl<'s> Names<'s> {
         out.push_str(kind_name(n.kind));
         out.push('\n');
         if let Some(scope) = &n.scope {
-            out.push_str("  scope ");
-            match scope {
-                Scope::Decision { id, outcome } => {
-                    out.push_str("decision ");
-                    push_id(id, out);
-                    out.push(' ');
-                    quote_str(self.outcome(id, outcome), out);
-                }
-                Scope::Fork { id } => {
-                    out.push_str("fork ");
-                    push_id(id, out);
-                }
-                Scope::Loop { id } => {
-                    out.push_str("loop ");
-                    push_id(id, out);
-                }
-                Scope::Function { id } => {
-                    out.push_str("function ");
-                    push_id(id, out);
-                }
-            }
-            out.push('\n');
+            self.scope(scope, out);
         }
         if let Some(tool) = &n.tool {
             out.push_str("  tool ");
@@ -377,6 +356,44 @@ impl<'s> Names<'s> {
         if let Some(arguments) = &n.arguments {
             self.arguments(arguments, out);
         }
+    }
+
+    /// `  scope ...` of a node or an effect.
+    fn scope(&self, scope: &Scope, out: &mut String) {
+        out.push_str("  scope ");
+        match scope {
+            Scope::Decision { id, outcome } => {
+                out.push_str("decision ");
+                push_id(id, out);
+                out.push(' ');
+                quote_str(self.outcome(id, outcome), out);
+            }
+            Scope::Fork { id } => {
+                out.push_str("fork ");
+                push_id(id, out);
+            }
+            Scope::Loop { id } => {
+                out.push_str("loop ");
+                push_id(id, out);
+            }
+            Scope::Function { id } => {
+                out.push_str("function ");
+                push_id(id, out);
+            }
+        }
+        out.push('\n');
+    }
+
+    /// A statement that made no node: `effect`, its scope, its printing (holes filled as a
+    /// reference's are).
+    fn effect(&mut self, e: &'s Effect, out: &mut String) {
+        out.push_str("effect\n");
+        if let Some(scope) = &e.scope {
+            self.scope(scope, out);
+        }
+        out.push_str("  code ");
+        self.fill(&e.code, &mut Mode::Expr, out);
+        out.push('\n');
     }
 
     /// The arguments of a task or capability, one line each (`arg "<name>" <value>`, or
@@ -526,8 +543,15 @@ pub(crate) fn canonical_form(structure: &StaticStructure, budget: usize) -> Stri
     let mut out = String::with_capacity(64 + structure.nodes.len() * 160);
     out.push_str(VERSION_TAG);
     out.push('\n');
-    for n in &structure.nodes {
+    let mut effects = structure.effects.iter().peekable();
+    for (i, n) in structure.nodes.iter().enumerate() {
+        while let Some(e) = effects.next_if(|e| e.after <= i) {
+            names.effect(e, &mut out);
+        }
         names.node(n, &mut out);
+    }
+    for e in effects {
+        names.effect(e, &mut out);
     }
     if let Some(result) = &structure.result {
         out.push_str("result ");

@@ -62,6 +62,7 @@ impl StaticStructure {
             diagnostics,
             declared: _,
             changed: _,
+            effects: _,
         } = self;
         out.extend_from_slice(b"{\"nodes\":");
         list(out, nodes, |out, n| {
@@ -702,6 +703,7 @@ mod tests {
                 diagnostics: diagnostics.clone(),
                 declared: ["rows".to_owned()].into_iter().collect(),
                 changed: ["rows".to_owned()].into_iter().collect(),
+                effects: Vec::new(),
             });
         }
         same_as_serde(&StaticStructure::default());

@@ -77,8 +77,8 @@ pub use instrument::{Instrumented, Probe, ProbeKind};
 pub use invariants::check_invariants;
 pub use model::{
     collides_with_ids, escape_name, ArgumentValue, Arguments, Canonical, ComputedKey, Coverage,
-    Diagnostic, Edge, EdgeKind, Hole, Key, Label, Leaf, LeafKind, Leaves, LoopKind, Names, Node,
-    NodeCanonical, NodeKind, Piece, Scope, Severity, Span, StaticStructure,
+    Diagnostic, Edge, EdgeKind, Effect, Hole, Key, Label, Leaf, LeafKind, Leaves, LoopKind, Names,
+    Node, NodeCanonical, NodeKind, Piece, Scope, Severity, Span, StaticStructure,
 };
 pub use parameterize::{parameterize, parameters_schema, ParameterizeReturn};
 pub use parse::Dialect;

@@ -42,6 +42,29 @@ pub struct StaticStructure {
     /// parameters cannot be read ahead of it. Not part of the JSON (nor the hash).
     #[serde(skip)]
     pub changed: Names,
+    /// What the program does that no node says, in its order: each statement outside loops
+    /// and functions (whose code is a node's) that made no node, printed canonically (see
+    /// [`Effect`]). Made with the canonical printings (not with [`crate::BuildOptions::no_hash`]).
+    /// Not part of the JSON; the hash reads it.
+    #[serde(skip)]
+    pub effects: Vec<Effect>,
+}
+
+/// A statement that made no node: a `return` or `throw` inside a branch, an assignment
+/// (`s = "y"`, `o.a = 1`), a change in place (`out.push(x)`), a declaration whose value the
+/// structure does not hold (`let s = "x"` assigned later), a call of a global
+/// (`console.log(..)`), or a whole `if`/`try`/`switch` none of whose parts made a node. Two
+/// programs that differ in one of these do different things, which the hash must tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effect {
+    /// How many nodes come before it (it sits between node `after - 1` and node `after`).
+    pub after: usize,
+    /// The innermost decision outcome or fork around it.
+    pub scope: Option<Scope>,
+    /// The statement printed canonically: a bound name as the node result or expression it
+    /// holds, every other name the program declares a hole (the hash numbers them as it
+    /// numbers a reference's).
+    pub code: Canonical,
 }
 
 /// A set of the program's names (asked whether it holds one, never listed in an order that

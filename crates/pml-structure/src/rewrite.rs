@@ -928,6 +928,20 @@ pub(crate) fn print_code(
     }
 }
 
+/// A statement that made no node ([`crate::Effect`]) printed canonically: the names it reads
+/// as references read them (a bound name as the result or expression it holds), the names it
+/// declares at its top (`let s = ...`) as holes like the names it assigns.
+pub(crate) fn print_effect(b: &Builder<'_>, stmt: &Stmt) -> Canonical {
+    let names = Names {
+        b,
+        root: (0, 0),
+        mode: NamesMode::Reference,
+    };
+    let mut p = Printer::new(b.src, b.base, names);
+    p.effect(stmt);
+    p.finish(PRIMARY)
+}
+
 /// The code of a loop (its statement, or the call of a callback loop) printed canonically,
 /// its free names holes.
 pub(crate) fn print_loop(b: &Builder<'_>, code: LoopOf<'_>) -> Canonical {

@@ -18,7 +18,7 @@ const users = JSON.parse(file.content).filter(u => u.active);
 await mcp.memory.create_entities({ entities: users.map(u => ({ name: u.name })), dryRun: false });
 "#,
         expect![[r#"
-            pml-hash/v7
+            pml-hash/v8
             node n1 task
               tool "filesystem:read_text_file"
               arg "path" ref args.root + "/users.json"
@@ -55,7 +55,7 @@ if (ok.fine && ok.count > 3) {
 }
 "#,
         expect![[r#"
-            pml-hash/v7
+            pml-hash/v8
             node n1 task
               tool "a:check"
               arg "level" lit 2
@@ -90,10 +90,12 @@ const [a, b] = await Promise.all([mcp.x.one({}), mcp.x.two({})]);
 return JSON.stringify({ seen, a, b });
 "#,
         expect![[r#"
-            pml-hash/v7
+            pml-hash/v8
             node n1 task
               tool "fs:list"
               arg "path" param "dir"
+            effect
+              code const _v0 = [];
             node l1 loop
               loop forOf
               condition n1.entries
@@ -133,13 +135,13 @@ fn the_hash_is_64_lowercase_hex_digits() {
     assert!(h
         .bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
-    assert!(form("await mcp.a.b({});").starts_with("pml-hash/v7\n"));
+    assert!(form("await mcp.a.b({});").starts_with("pml-hash/v8\n"));
 }
 
 #[test]
 fn the_empty_structure_has_a_hash() {
     let s = pml_structure::StaticStructure::default();
-    assert_eq!(pml_hash::canonical_form(&s), "pml-hash/v7\n");
+    assert_eq!(pml_hash::canonical_form(&s), "pml-hash/v8\n");
     assert_eq!(pml_hash::semantic_hash(&s).unwrap().len(), 64);
 }
 

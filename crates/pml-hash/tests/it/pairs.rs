@@ -500,3 +500,67 @@ fn switch_cases_count_by_their_printing() {
         &program("wanted", "args.first"),
     );
 }
+
+/// Statements that make no node (hash v8, found running the original's test programs): what a
+/// branch returns or throws, what the program assigns or changes in place, what it logs, a
+/// `let`'s first value. Two programs differing there are two capabilities; renaming and
+/// reformatting them still changes nothing.
+#[test]
+fn what_statements_without_nodes_do_counts() {
+    let read = "const r = await mcp.s.t({});\n";
+    let pairs: &[(&str, &str)] = &[
+        (
+            "if (!r.ok) return \"a\";\nreturn r.v;",
+            "if (!r.ok) return \"b\";\nreturn r.v;",
+        ),
+        (
+            "if (!r.ok) throw new Error(\"a\");\nreturn r.v;",
+            "if (!r.ok) throw new Error(\"b\");\nreturn r.v;",
+        ),
+        (
+            "try { return r.a; } catch { return null; }",
+            "try { return r.b; } catch { return null; }",
+        ),
+        (
+            "let s = \"x\";\nif (r.ok) { s = \"y\"; }\nawait mcp.s.u({ s });",
+            "let s = \"x\";\nif (r.ok) { s = \"z\"; }\nawait mcp.s.u({ s });",
+        ),
+        (
+            "let s = \"x\";\nif (r.ok) { s = \"y\"; }\nawait mcp.s.u({ s });",
+            "let s = \"w\";\nif (r.ok) { s = \"y\"; }\nawait mcp.s.u({ s });",
+        ),
+        (
+            "const out = [];\nif (r.ok) out.push(1);\nreturn out;",
+            "const out = [];\nif (r.ok) out.push(2);\nreturn out;",
+        ),
+        (
+            "const o = { a: 1 };\no.a = r.x;\nreturn o;",
+            "const o = { a: 1 };\no.a = r.y;\nreturn o;",
+        ),
+        ("delete r.a;\nreturn r;", "delete r.b;\nreturn r;"),
+        (
+            "console.log(\"a\");\nreturn r;",
+            "console.log(\"b\");\nreturn r;",
+        ),
+        (
+            "switch (r.k) { case 1: return \"a\"; default: return \"b\"; }",
+            "switch (r.k) { case 1: return \"c\"; default: return \"b\"; }",
+        ),
+        (
+            "let s;\ntry { s = r.a.b; } catch { s = 1; }\nreturn s;",
+            "let s;\ntry { s = r.a.b; } catch { s = 2; }\nreturn s;",
+        ),
+        // Which name a call reads.
+        (
+            "let s = \"x\";\nlet t = \"w\";\ns = s + t;\nawait mcp.s.u({ s });",
+            "let s = \"x\";\nlet t = \"w\";\nt = s + t;\nawait mcp.s.u({ s: t });",
+        ),
+    ];
+    for (a, b) in pairs {
+        differ(&format!("{read}{a}"), &format!("{read}{b}"));
+    }
+    same(
+        "const r = await mcp.s.t({});\nif (!r.ok) return \"a\";\nlet s = \"x\";\nif (r.n) { s = \"y\"; }\nreturn s + r.v;",
+        "const res = await mcp.s.t({});\nif (!res.ok) {\n  return 'a';\n}\nlet msg = 'x';\nif (res.n) msg = 'y';\nreturn msg + res.v;",
+    );
+}

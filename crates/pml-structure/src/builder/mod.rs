@@ -268,6 +268,7 @@ struct Checkpoint {
     edges: usize,
     counters: [usize; 8],
     frontier: Vec<Pending>,
+    effects: usize,
 }
 
 pub(crate) struct Builder<'a> {
@@ -337,6 +338,8 @@ pub(crate) struct Builder<'a> {
     guarded: usize,
     /// How many paths ended so far (`return`, `throw`, `break`, `continue`).
     ends: usize,
+    /// Statements that made no node, printed (see [`crate::Effect`]; only when printing).
+    effects: Vec<crate::Effect>,
 }
 
 impl Env for Builder<'_> {
@@ -402,6 +405,7 @@ impl<'a> Builder<'a> {
             results: Vec::new(),
             guarded: 0,
             ends: 0,
+            effects: Vec::new(),
         }
     }
 
@@ -623,6 +627,7 @@ impl<'a> Builder<'a> {
             result: self.result,
             result_span: self.result_span,
             diagnostics: self.diagnostics,
+            effects: self.effects,
         }
     }
 
@@ -880,6 +885,7 @@ impl<'a> Builder<'a> {
             edges: self.edges.len(),
             counters: self.counters,
             frontier: self.frontier.clone(),
+            effects: self.effects.len(),
         }
     }
 
@@ -889,6 +895,7 @@ impl<'a> Builder<'a> {
         self.edges.truncate(cp.edges);
         self.counters = cp.counters;
         self.frontier = cp.frontier;
+        self.effects.truncate(cp.effects);
     }
 
     fn record_span(&mut self, span: SwcSpan, value: &str) {

@@ -165,8 +165,54 @@ impl<'a> Builder<'a> {
     pub(super) fn stmt(&mut self, stmt: &Stmt) {
         // What a statement's expressions computed can be no later operation's operand.
         let results = self.results.len();
+        let (nodes, effects) = (self.nodes.len(), self.effects.len());
         self.stmt_inner(stmt);
         self.results.truncate(results);
+        if self.printing && self.nodes.len() == nodes && self.is_effect(stmt) {
+            // What it does is only in its text: the statement, whole (what its parts left
+            // is in it).
+            self.effects.truncate(effects);
+            let code = rewrite::print_effect(self, stmt);
+            let scope = self.scopes.last().cloned();
+            self.effects.push(crate::Effect {
+                after: nodes,
+                scope,
+                code,
+            });
+        }
+    }
+
+    /// Whether `stmt`, which made no node, is an [`crate::Effect`]: something the program does
+    /// that the structure does not hold otherwise: outside a loop or a function (whose code is their node's), anything but a
+    /// jump (an edge says it), a function (its node) or a declaration whose names the
+    /// structure resolves (a constant, an expression over results, a parameter).
+    fn is_effect(&mut self, stmt: &Stmt) -> bool {
+        if !self.loops.is_empty() || !self.functions.is_empty() {
+            return false;
+        }
+        match stmt {
+            // Its statements are, each.
+            Stmt::Block(_)
+            | Stmt::Empty(_)
+            | Stmt::Debugger(_)
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::Decl(Decl::Fn(_)) => false,
+            Stmt::Decl(Decl::Var(var)) => var.decls.iter().any(|d| {
+                let mut names = Vec::new();
+                rewrite::pattern_names(&d.name, &mut names);
+                // Unknown, or a constant only until it is assigned again (its first value
+                // counts then).
+                names.iter().any(|n| match self.lookup(n) {
+                    None | Some(Binding::Opaque) => true,
+                    Some(Binding::Literal(_)) => self.reassigned(n).is_some(),
+                    Some(_) => false,
+                })
+            }),
+            Stmt::Decl(Decl::Class(_)) => true,
+            Stmt::Decl(_) => false,
+            _ => true,
+        }
     }
 
     pub(super) fn stmt_inner(&mut self, stmt: &Stmt) {

@@ -382,6 +382,12 @@ impl<'s, 'a, R: Resolve> Printer<'s, 'a, R> {
         self.leave();
     }
 
+    /// A statement of the program on its own: the names it declares at its top are not its
+    /// own (they are the program's, read elsewhere), so they are resolved like every free name.
+    pub(crate) fn effect(&mut self, s: &'a Stmt) {
+        self.stmt(s);
+    }
+
     fn stmts(&mut self, stmts: &'a [Stmt]) {
         let mut first = true;
         for s in stmts {
