@@ -188,6 +188,37 @@ fn roots_as(e: &Expr, tie: Tie, out: &mut Roots) {
     }
 }
 
+/// Whether the value of `e` is an object `e` makes anew, whose top level no name holds: an
+/// array or object literal, a new array of a receiver's elements (`xs.filter(f)`,
+/// `Object.values(o)`), or such an array sorted or reversed in place.
+fn made_anew(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Array(_) | Expr::Object(_) => true,
+        Expr::Call(call) => {
+            let Callee::Expr(callee) = &call.callee else {
+                return false;
+            };
+            let Expr::Member(m) = strip(callee) else {
+                return false;
+            };
+            let MemberProp::Ident(method) = &m.prop else {
+                return false;
+            };
+            let of = |owner: &str| matches!(strip(&m.obj), Expr::Ident(o) if &*o.sym == owner);
+            match &*method.sym {
+                // They return their receiver.
+                "sort" | "reverse" | "fill" | "copyWithin" => made_anew(&m.obj),
+                "slice" | "map" | "filter" | "concat" | "flat" | "flatMap" | "toSorted"
+                | "toReversed" | "toSpliced" | "with" => !of("Object") && !of("Reflect"),
+                "keys" | "values" | "entries" | "fromEntries" => of("Object"),
+                "from" | "of" => of("Array"),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// Methods whose result is an element or a part of the receiver.
 const PART_METHODS: &[&str] = &[
     "find", "findLast", "at", "get", "pop", "shift", "values", "entries",
@@ -469,12 +500,16 @@ impl Mutations {
     }
 
     /// The object `value` is, changed in place (`value.a = 1`, `value.push(x)`): the names it
-    /// is or is part of ([`value_roots`]), those it is part of below their top level.
+    /// is or is part of ([`value_roots`]), those it is part of below their top level. An
+    /// object `value` itself makes anew (`xs.filter(f)`, `[...xs]`, `{ k: o }`) changes no
+    /// name: `xs.filter(f).sort()` sorts the new array.
     fn changes(&mut self, value: &Expr) -> Vec<Atom> {
         let mut roots = Vec::new();
         value_roots(value, &mut roots);
-        for (root, tie) in &roots {
-            self.change(root, *tie != Tie::Same);
+        if !made_anew(value) {
+            for (root, tie) in &roots {
+                self.change(root, *tie != Tie::Same);
+            }
         }
         roots.into_iter().map(|(root, _)| root).collect()
     }

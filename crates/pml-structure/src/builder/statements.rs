@@ -184,7 +184,7 @@ impl<'a> Builder<'a> {
 
     /// Whether `stmt`, which made no node, is an [`crate::Effect`]: something the program does
     /// that the structure does not hold otherwise: outside a loop or a function (whose code is their node's), anything but a
-    /// jump (an edge says it), a function (its node) or a declaration whose names the
+    /// jump (an edge says it), a function (its node), a class (its uses are in the texts that use it) or a declaration whose names the
     /// structure resolves (a constant, an expression over results, a parameter).
     fn is_effect(&mut self, stmt: &Stmt) -> bool {
         if !self.loops.is_empty() || !self.functions.is_empty() {
@@ -209,7 +209,8 @@ impl<'a> Builder<'a> {
                     Some(_) => false,
                 })
             }),
-            Stmt::Decl(Decl::Class(_)) => true,
+            // A class does nothing until used (its uses are in the nodes' texts), and its
+            // body prints as its text, which types and formatting change.
             Stmt::Decl(_) => false,
             _ => true,
         }

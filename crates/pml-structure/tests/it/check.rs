@@ -268,6 +268,7 @@ fn constants_changed_under_other_names_are_not_literals() {
         "const h = { fix(f) { f.query = 1; } }; h.fix(filter);",
         "class Q { constructor(f) { this.f = f; } } new Q(filter).f.query = 1;",
         "const all = []; all.push(filter); all[0].query = 1;",
+        "[filter].slice()[0].query = 1;",
     ] {
         let code = format!(
             "const filter = {{ query: [\"a\"] }}; const word = \"w\"; {changes}\nawait mcp.s.t({{ filter, word }});"
@@ -290,6 +291,14 @@ fn constants_changed_under_other_names_are_not_literals() {
             "{changes}"
         );
     }
+    // A chain over a constant ending in a method that changes its receiver (found in the
+    // original's tests: `numbers.filter(..).map(..).sort()`) sorts the chain's new array.
+    let code = "const numbers = [5, 3, 8];\nconst r = numbers.filter((n) => n > 2).map((n) => n * 2).sort();\nawait mcp.s.t({ r, numbers });";
+    let s = build_structure(code, &BuildOptions::default()).structure;
+    assert_eq!(
+        s.literal_bindings.get("numbers"),
+        Some(&serde_json::json!([5, 3, 8]))
+    );
     // Read, compared, given to a tool or to the language's own functions: still a constant.
     let code = r#"const filter = { query: "a" }; console.log(filter); JSON.stringify(filter);
 const keys = Object.keys(filter); if ([1].includes(filter)) {}
@@ -330,6 +339,8 @@ fn results_changed_under_other_names_are_changed() {
         "const { files } = c; files.reverse();",
         "const all = [...[c]]; all[0].dir = 2;",
         "const box = { c }; box.c.dir = 3;",
+        "c.files.filter((f) => f).sort()[0].dir = 4;",
+        "[...c.files].reverse(); c.files.sort();",
     ] {
         assert!(changed(body), "{body}");
     }
@@ -337,6 +348,9 @@ fn results_changed_under_other_names_are_changed() {
         "const files = c.files.slice(); files.shift();",
         "const names = c.files.map((f) => f.name); names.sort();",
         "console.log(c); const n = Object.keys(c).length;",
+        // A new array's own order or length changed, in one expression.
+        "const top = c.files.filter((f) => f.big).sort((a, b) => a.n - b.n);",
+        "[...c.files].reverse(); ({ c }).extra = 1;",
     ] {
         assert!(!changed(body), "{body}");
     }
