@@ -21,8 +21,10 @@ impl Rule for SequentialFusion {
         NAME
     }
 
-    /// Fuses every eligible pair at once (pairs sharing a task wait for the next application),
-    /// so a chain of k operations needs about log2(k) applications, each O(tasks).
+    /// Fuses every eligible pair at once, a pair whose first task ends a group of this
+    /// application growing that group while it holds at most `max_fused` operations: a chain
+    /// is cut into full tasks in program order (20 links, at most 5: four tasks of 5), in one
+    /// application, O(tasks).
     fn apply(&self, dag: &mut Dag, logical: &Dag, options: &OptimizerOptions) -> bool {
         let usage = Usage::of(dag);
         let index: HashMap<&str, usize> = dag
@@ -33,6 +35,9 @@ impl Rule for SequentialFusion {
             .collect();
         let mut taken: HashSet<usize> = HashSet::new();
         let mut groups: Vec<Vec<String>> = Vec::new();
+        // Each group's operations, and the group each task ends.
+        let mut sizes: Vec<usize> = Vec::new();
+        let mut ends: HashMap<usize, usize> = HashMap::new();
         for (bi, b) in dag.tasks.iter().enumerate() {
             if !fusable(b) || !matches!(fusion(b), None | Some(NAME)) || taken.contains(&bi) {
                 continue;
@@ -51,14 +56,20 @@ impl Rule for SequentialFusion {
             else {
                 continue;
             };
-            let ok = !taken.contains(&ai)
+            let grows = ends.get(&ai).copied();
+            let room = match grows {
+                Some(g) => sizes[g] + size(dag, &b.id) <= options.max_fused,
+                None => {
+                    !taken.contains(&ai) && size(dag, &a.id) + size(dag, &b.id) <= options.max_fused
+                }
+            };
+            let ok = room
                 && fusable(a)
                 && matches!(fusion(a), None | Some(NAME))
                 && a.condition == b.condition
                 && b.metadata.reads.contains(&a.id)
                 && usage.readers(&a.id).iter().all(|&r| r == bi)
                 && usage.dependents(&a.id).iter().all(|&r| r == bi)
-                && size(dag, &a.id) + size(dag, &b.id) <= options.max_fused
                 // Never across a call: what lies between them in program order is code.
                 && (dag.tasks.get(ai + 1..bi)).is_some_and(|between| {
                     between
@@ -66,9 +77,22 @@ impl Rule for SequentialFusion {
                         .all(|t| t.kind == pml_dag::TaskType::CodeExecution)
                 });
             if ok {
-                taken.insert(ai);
+                let g = match grows {
+                    Some(g) => {
+                        ends.remove(&ai);
+                        groups[g].push(b.id.clone());
+                        sizes[g] += size(dag, &b.id);
+                        g
+                    }
+                    None => {
+                        taken.insert(ai);
+                        groups.push(vec![a.id.clone(), b.id.clone()]);
+                        sizes.push(size(dag, &a.id) + size(dag, &b.id));
+                        groups.len() - 1
+                    }
+                };
                 taken.insert(bi);
-                groups.push(vec![a.id.clone(), b.id.clone()]);
+                ends.insert(bi, g);
             }
         }
         if groups.is_empty() {

@@ -114,6 +114,37 @@ fn the_limit_splits_long_chains() {
     assert_eq!(sizes.len() - 1, 3, "{sizes:?}");
 }
 
+/// A chain is cut into full tasks in program order (the original's "respects maxFusionSize":
+/// 20 maps under a limit of 5 are four tasks of 5; they were five of 4, pairs merging in
+/// rounds stopping at 4 + 4 > 5).
+#[test]
+fn the_limit_packs_chains_into_full_tasks() {
+    for (links, max, expected) in [
+        (20, 5, vec![5, 5, 5, 5]),
+        (6, 3, vec![3, 3]),
+        (23, 10, vec![10, 10, 3]),
+        (7, 2, vec![2, 2, 2, 1]),
+    ] {
+        let code = format!(
+            "const xs = await mcp.db.q({{}}); return xs{};",
+            ".map(x => x + 1)".repeat(links)
+        );
+        let physical = optimize(
+            &logical(&code),
+            &OptimizerOptions {
+                max_fused: max,
+                explain: false,
+            },
+        )
+        .physical;
+        let map = physical.physical_to_logical.unwrap();
+        let sizes: Vec<usize> = (physical.tasks.iter().skip(1))
+            .map(|t| map[&t.id].len())
+            .collect();
+        assert_eq!(sizes, expected, "{links} links, at most {max}");
+    }
+}
+
 #[test]
 fn siblings_in_promise_all_fuse_into_one_task() {
     expect_test::expect![[r#"
