@@ -40,6 +40,7 @@
 //! assert_eq!(args["path"], ArgumentValue::Parameter { parameter_name: "path".into() });
 //! ```
 
+mod args;
 mod builder;
 mod canon;
 mod compile;

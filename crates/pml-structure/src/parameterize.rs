@@ -27,11 +27,12 @@ use swc_atoms::Atom;
 use swc_common::Spanned;
 use swc_ecma_ast::{
     ArrowExpr, ArrowFunctionBody, BlockStmt, CallExpr, Callee, CatchClause, Decl, Expr, ForHead,
-    ForInStmt, ForOfStmt, ForStmt, Function, Lit, MemberExpr, MemberProp, Pat, Prop, PropName,
-    PropOrSpread, Stmt, Tpl, UnaryOp, VarDeclKind, VarDeclOrExpr,
+    ForInStmt, ForOfStmt, ForStmt, Function, Lit, MemberProp, Pat, Prop, PropName, PropOrSpread,
+    Stmt, Tpl, UnaryOp, VarDeclKind, VarDeclOrExpr,
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
+use crate::args::ArgsRead;
 use crate::builder::member_path;
 use crate::model::Diagnostic;
 use crate::mutations::mutated_names;
@@ -189,78 +190,6 @@ impl Names {
             .push((base.to_owned(), value.clone(), name.clone()));
         self.parameters.insert(name.clone(), value.clone());
         name
-    }
-}
-
-/// What the program reads of `args`: the names it reads (`args.x`, `args["x"]`, `args?.x`,
-/// `const { x } = args`), in order of first reading, and whether it also uses `args` some other
-/// way (passed on, spread, a computed key, a rest pattern...), which may read any name.
-#[derive(Default)]
-struct ArgsRead {
-    names: Vec<String>,
-    whole: bool,
-}
-
-impl ArgsRead {
-    fn read(&mut self, name: &str) {
-        if !self.names.iter().any(|n| n == name) {
-            self.names.push(name.to_owned());
-        }
-    }
-}
-
-fn is_args(e: &Expr) -> bool {
-    matches!(e, Expr::Ident(id) if &*id.sym == "args")
-}
-
-impl Visit for ArgsRead {
-    fn visit_member_expr(&mut self, m: &MemberExpr) {
-        if is_args(&m.obj) {
-            let key = match &m.prop {
-                MemberProp::Ident(prop) => Some(prop.sym.as_str()),
-                MemberProp::Computed(c) => match &*c.expr {
-                    Expr::Lit(Lit::Str(s)) => s.value.as_str(),
-                    _ => None,
-                },
-                MemberProp::PrivateName(_) => None,
-            };
-            if let Some(key) = key {
-                self.read(key);
-                return;
-            }
-        }
-        m.visit_children_with(self);
-    }
-
-    fn visit_var_declarator(&mut self, d: &swc_ecma_ast::VarDeclarator) {
-        if let (Pat::Object(obj), Some(init)) = (&d.name, &d.init) {
-            if is_args(init) {
-                for prop in &obj.props {
-                    match prop {
-                        swc_ecma_ast::ObjectPatProp::KeyValue(kv) => {
-                            match crate::fold::prop_name(&kv.key) {
-                                Some(key) => self.read(&key),
-                                None => self.whole = true,
-                            }
-                            kv.value.visit_with(self);
-                        }
-                        swc_ecma_ast::ObjectPatProp::Assign(a) => {
-                            self.read(a.key.id.sym.as_str());
-                            a.value.visit_with(self);
-                        }
-                        swc_ecma_ast::ObjectPatProp::Rest(_) => self.whole = true,
-                    }
-                }
-                return;
-            }
-        }
-        d.visit_children_with(self);
-    }
-
-    fn visit_ident(&mut self, id: &swc_ecma_ast::Ident) {
-        if &*id.sym == "args" {
-            self.whole = true;
-        }
     }
 }
 
@@ -640,10 +569,7 @@ fn parameterize_here(code: &str, dialect: Dialect) -> ParameterizeReturn {
 
 /// [`parameterize`] of `code` already parsed (`parsed`, its syntax tree).
 pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> ParameterizeReturn {
-    let mut read = ArgsRead::default();
-    for stmt in &parsed.body {
-        stmt.visit_with(&mut read);
-    }
+    let read = ArgsRead::of(&parsed.body);
     // A constant the program assigns again (`total += n`, where it is not shadowed) fails there:
     // it stays a constant, so that the program fails as it did. Found by a first attempt.
     let mutated = mutated_names(&parsed.body).names;
@@ -654,7 +580,7 @@ pub(crate) fn parameterize_parsed(code: &str, parsed: &parse::Parsed) -> Paramet
         if written.is_empty() {
             return ParameterizeReturn {
                 code: out,
-                schema: with_reads(parameters_schema(&parameters), &read),
+                schema: read.add_to(parameters_schema(&parameters)),
                 parameters,
                 diagnostics: Vec::new(),
             };
@@ -674,7 +600,7 @@ fn parameterize_keeping(
 ) -> (String, IndexMap<String, Value>, FxHashSet<Atom>) {
     // Names the program already reads as parameters are never given to another value.
     let mut allocator = ParameterNames::new();
-    for name in &read.names {
+    for name in read.names() {
         allocator.reserve(name);
     }
     let mut rewriter = Rewriter {
@@ -741,23 +667,4 @@ fn parameterize_keeping(
     }
     out.push_str(&code[at..]);
     (out, rewriter.names.parameters, rewriter.written)
-}
-
-/// `schema` listing also the names the program reads of `args` (any value, not required: the
-/// program decides what it does without them), and, when it reads `args` only by those names,
-/// closed to others (`additionalProperties: false`: a misspelt name is an error, not an
-/// `undefined` the program never sees).
-fn with_reads(mut schema: Value, read: &ArgsRead) -> Value {
-    let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
-        return schema;
-    };
-    for name in &read.names {
-        if !properties.contains_key(name) {
-            properties.insert(name.clone(), json!({}));
-        }
-    }
-    if !read.whole {
-        schema["additionalProperties"] = Value::Bool(false);
-    }
-    schema
 }

@@ -942,6 +942,13 @@ pub(crate) fn print_effect(b: &Builder<'_>, stmt: &Stmt) -> Canonical {
     p.finish(PRIMARY)
 }
 
+/// A whole program printed canonically (its names `_p0, _p1...`).
+pub(crate) fn print_program(b: &Builder<'_>, stmts: &[Stmt]) -> Canonical {
+    let mut p = Printer::new(b.src, b.base, Names::code(b));
+    p.program(stmts);
+    p.finish(PRIMARY)
+}
+
 /// The code of a loop (its statement, or the call of a callback loop) printed canonically,
 /// its free names holes.
 pub(crate) fn print_loop(b: &Builder<'_>, code: LoopOf<'_>) -> Canonical {

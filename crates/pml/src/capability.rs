@@ -169,21 +169,35 @@ pub fn prepare(
     })
 }
 
-/// What a call of each of `called` must fit, by the name it is called by: its parameter schema,
-/// without requiring the parameters it has values for (a call's arguments are laid over them).
+/// What a call of each of `called` must fit, by the name it is called by (see
+/// [`call_schema`]).
 pub fn call_schemas(called: &[Called]) -> HashMap<String, Value> {
     (called.iter())
-        .map(|c| {
-            let mut schema = c.stored.parameter_schema.clone();
-            let defaults = c.stored.parameters.as_object();
-            if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
-                required.retain(|r| {
-                    (r.as_str()).is_none_or(|r| !defaults.is_some_and(|d| d.contains_key(r)))
-                });
-            }
-            (c.name.clone(), schema)
-        })
+        .map(|c| (c.name.clone(), call_schema(&c.stored)))
         .collect()
+}
+
+/// What a call of `stored` must fit: its parameter schema without requiring the parameters it
+/// has values for (a call's arguments are laid over them), and of the names its program reads
+/// of `args` only that they are names it reads (`additionalProperties`): their types and
+/// whether they are required are inferred from the program's uses, for its callers to read,
+/// and the program runs without them as it would directly (an inherited `root`, a value
+/// converted where it is used).
+pub fn call_schema(stored: &pml_store::Capability) -> Value {
+    let mut schema = stored.parameter_schema.clone();
+    let defaults = stored.parameters.as_object();
+    let saved = |name: &str| defaults.is_some_and(|d| d.contains_key(name));
+    if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+        required.clear();
+    }
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, property) in properties.iter_mut() {
+            if !saved(name) {
+                *property = Value::Object(Default::default());
+            }
+        }
+    }
+    schema
 }
 
 /// A capability a program calls, found in the store, with its program as JavaScript (its

@@ -564,3 +564,13 @@ fn what_statements_without_nodes_do_counts() {
         "const res = await mcp.s.t({});\nif (!res.ok) {\n  return 'a';\n}\nlet msg = 'x';\nif (res.n) msg = 'y';\nreturn msg + res.v;",
     );
 }
+
+/// A program in which the structure holds nothing (no node, no effect, no result) is hashed
+/// by its own canonical printing (the original's `hashCode` tests: `const x = 1;` and
+/// `const x = 2;` differ), still blind to names and presentation.
+#[test]
+fn programs_the_structure_holds_nothing_of_count_as_printed() {
+    differ("const x = 1;", "const x = 2;");
+    same("const x = 1;", "const   y = 1 // one\n");
+    differ("const a = 1;", "const b = 2;");
+}

@@ -120,6 +120,20 @@ impl<'a> Builder<'a> {
             }
         }
         self.unreached_functions(stmts);
+        if self.printing
+            && self.nodes.is_empty()
+            && self.effects.is_empty()
+            && self.result.is_none()
+        {
+            // Nothing the structure holds tells two such programs apart (`const x = 1;`,
+            // `const x = 2;`): the program is its own effect, printed whole.
+            let code = rewrite::print_program(self, stmts);
+            self.effects.push(crate::Effect {
+                after: 0,
+                scope: None,
+                code,
+            });
+        }
     }
 
     pub(crate) fn stmts(&mut self, stmts: &[Stmt]) {

@@ -63,9 +63,49 @@ fn nothing_to_parameterize_leaves_the_code_as_it_is() {
     let out = p(code);
     assert_eq!(out.code, code);
     assert!(out.parameters.is_empty());
-    // What it reads of `args` is in the schema: any value, not required.
+    // What it reads of `args` is in the schema: read without asking whether it is there,
+    // required; nothing says its type.
     assert_eq!(out.schema["properties"], json!({"existing": {}}));
-    assert_eq!(out.schema["required"], json!([]));
+    assert_eq!(out.schema["required"], json!(["existing"]));
+}
+
+/// What the uses of a name say of it (the original's `schema_inferrer_test.ts`, and more): its
+/// type, and whether it is required (read without asking whether it is there).
+#[test]
+fn the_schema_says_what_the_uses_of_args_say() {
+    for (code, properties, required) in [
+        ("const t = args.config.timeout;", json!({"config": {"type": "object"}}), json!(["config"])),
+        ("const t = args.a.b.c.d.e;", json!({"a": {"type": "object"}}), json!(["a"])),
+        ("if (args.debug === true) { console.log(1); }", json!({"debug": {"type": "boolean"}}), json!(["debug"])),
+        ("if (args.count > 0) { console.log(1); }", json!({"count": {"type": "number"}}), json!(["count"])),
+        ("const n = args.items.length;", json!({"items": {"type": "array"}}), json!(["items"])),
+        ("const l = args.name.toLowerCase();", json!({"name": {"type": "string"}}), json!(["name"])),
+        ("const v = args?.optional;", json!({"optional": {}}), json!([])),
+        ("const v = args.required;", json!({"required": {}}), json!(["required"])),
+        ("const t = args.config?.timeout;", json!({"config": {"type": "object"}}), json!([])),
+        (
+            "const r = args.count > 0 && args.name.toUpperCase() && args.enabled === true;",
+            json!({"count": {"type": "number"}, "name": {"type": "string"}, "enabled": {"type": "boolean"}}),
+            json!(["count", "name", "enabled"]),
+        ),
+        // Asking whether it is there makes it optional.
+        (
+            "const r = args.root ?? '/w';\nconst n = Number(args.limit) || 5;\nif (!args.dry) {}\nconst t = typeof args.t;\nconst k = 'k' in args;\nconst { d = 1 } = args;",
+            json!({"root": {}, "limit": {}, "dry": {}, "t": {}, "k": {}, "d": {}}),
+            json!([]),
+        ),
+        // Iterated, an array; `length` beside a string method, a string; uses that disagree,
+        // nothing.
+        (
+            "for (const f of args.files) {}\nconst s = args.s.length + args.s.trim().length;\nconst m = args.m * 2 + args.m.toUpperCase().length;",
+            json!({"files": {"type": "array"}, "s": {"type": "string"}, "m": {}}),
+            json!(["files", "s", "m"]),
+        ),
+    ] {
+        let out = p(code);
+        assert_eq!(out.schema["properties"], properties, "{code}");
+        assert_eq!(out.schema["required"], required, "{code}");
+    }
 }
 
 /// The schema lists every name the program reads of `args`, lifted literals first, and is
@@ -79,7 +119,8 @@ fn the_schema_lists_what_the_program_reads_of_args() {
         .keys()
         .collect();
     assert_eq!(properties, ["mode", "root", "depth", "limit", "sub"]);
-    assert_eq!(out.schema["required"], json!(["mode"]));
+    // `depth` has a default, `limit` a fallback and an optional read: not required.
+    assert_eq!(out.schema["required"], json!(["mode", "root", "sub"]));
     assert_eq!(out.schema["additionalProperties"], json!(false));
     // `args` passed on whole (or spread, or read by a computed name) may read any name.
     for code in [

@@ -809,7 +809,8 @@ impl Gateway {
         let args = Value::Object(args);
         // As `capabilities.NAME(args)` in a program is checked: a misspelt parameter would
         // otherwise run the saved default in silence (a write to the saved path).
-        let misfits = crate::checks::value_misfits(&args, &stored.parameter_schema, "capability");
+        let schema = crate::capability::call_schema(&stored);
+        let misfits = crate::checks::value_misfits(&args, &schema, "capability");
         if !misfits.is_empty() {
             return failure(&format!(
                 "capability `{name}`: {}; nothing ran",
