@@ -72,14 +72,33 @@ pub enum InputError {
     NotUtf8 { path: PathBuf, offset: usize },
     #[error("{path}: {message}")]
     BadConfig { path: PathBuf, message: String },
+    #[error("{path}: larger than {limit} bytes, the most pml reads of a program or a config")]
+    TooLarge { path: PathBuf, limit: u64 },
 }
 
-/// Read a source file as UTF-8 text.
+/// The most bytes [`read_source`] reads: 16 MiB, ten times the largest program of the
+/// benchmarks. A file that does not end (`/dev/zero`, a pipe) or a program whose one string
+/// is tens of MiB is refused before it costs memory.
+pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// Read a source file as UTF-8 text (at most [`MAX_SOURCE_BYTES`]).
 pub fn read_source(path: &Path) -> Result<String, InputError> {
-    let bytes = std::fs::read(path).map_err(|source| InputError::Unreadable {
+    use std::io::Read;
+    let unreadable = |source| InputError::Unreadable {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut bytes = Vec::new();
+    (file.take(MAX_SOURCE_BYTES + 1))
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            limit: MAX_SOURCE_BYTES,
+        });
+    }
     String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to(),

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod diff;
+mod out;
 mod store_cli;
 
 // The builder allocates many small objects; mimalloc halves the time glibc malloc takes.
@@ -802,8 +803,8 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 return Ok(ExitCode::from(1));
             }
             match pml::semantic_hash(&structure) {
-                Ok(_) if explain => print!("{}", pml::canonical_form(&structure)),
-                Ok(digest) => println!("{digest}"),
+                Ok(_) if explain => out::text(&pml::canonical_form(&structure)),
+                Ok(digest) => out::line(&digest),
                 Err(e) => {
                     eprintln!("{}: {e}", display(&file));
                     return Ok(ExitCode::from(1));
@@ -820,7 +821,7 @@ fn run(cli: Cli) -> Result<ExitCode, pml::InputError> {
                 "{}",
                 pml::render_diagnostics(&display(&file), &out.diagnostics)
             );
-            print!("{}", out.code);
+            out::text(&out.code);
             Ok(exit_status(&out.diagnostics))
         }
         command @ Command::Run { .. } => Ok(run_program(command)),
@@ -935,9 +936,7 @@ fn summary_wanted(pretty: bool, json: bool) -> bool {
 }
 
 fn print_text(text: &str) {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe is not an error worth a panic.
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    out::text(text);
 }
 
 fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
@@ -948,14 +947,16 @@ fn emit<T: serde::Serialize>(value: &T, pretty: bool) {
     } else {
         serde_json::to_string(value)
     };
-    // A closed pipe (`pml analyze f | head`) is not an error worth a panic.
     if let Ok(text) = text {
         // Strings are pml text: lone surrogates written as JavaScript writes them (`\udXXX`).
         let text = pml_jstext::to_js_json(&text);
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-        let _ = out.write_all(text.as_bytes());
-        let _ = writeln!(out);
-        let _ = out.flush();
+        if let Err(e) = (out.write_all(text.as_bytes()))
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush())
+        {
+            out::failed(e)
+        }
     }
 }
 
@@ -978,11 +979,13 @@ fn emit_structure(structure: &pml::StaticStructure, pretty: bool) {
     };
     #[cfg(not(unix))]
     let mut out = stdout.lock();
-    // A closed pipe (`pml analyze f | head`) is not an error worth a panic.
-    let _ = structure
+    if let Err(e) = structure
         .write_json_to(&mut out)
         .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
+        .and_then(|()| out.flush())
+    {
+        out::failed(e)
+    }
 }
 
 /// A runtime for the commands that talk to servers.
@@ -1064,9 +1067,7 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), ExitCode> {
             ExitCode::from(2)
         }),
         None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`pml types | head`) is not an error.
-            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+            out::text(text);
             Ok(())
         }
     }

@@ -202,7 +202,7 @@ pub fn save(args: SaveArgs) -> ExitCode {
     if args.json {
         print_json(&saved);
     } else {
-        println!("{}", describe_save(&saved));
+        crate::out::line(&describe_save(&saved));
     }
     ExitCode::SUCCESS
 }
@@ -228,32 +228,32 @@ pub fn capabilities(action: Option<CapabilitiesAction>, store: StoreArg, json: b
     match action.unwrap_or(CapabilitiesAction::List) {
         CapabilitiesAction::List => match with_store(&store, async |s| s.capabilities().await) {
             Ok(list) if json => print_json(&list),
-            Ok(list) => print!("{}", table(&list)),
+            Ok(list) => crate::out::text(&table(&list)),
             Err(code) => return code,
         },
         CapabilitiesAction::Show { key } => {
             match with_store(&store, async |s| s.capability(&key).await) {
                 Ok(c) if json => print_json(&c),
-                Ok(c) => print!("{}", describe(&c)),
+                Ok(c) => crate::out::text(&describe(&c)),
                 Err(code) => return code,
             }
         }
         CapabilitiesAction::Remove { key } => {
             match with_store(&store, async |s| s.remove_capability(&key).await) {
                 Ok(r) if json => print_json(&r),
-                Ok(r) if r.capability_removed => println!(
+                Ok(r) if r.capability_removed => crate::out::line(&format!(
                     "removed capability {} ({})",
                     r.code_hash,
                     match r.names.is_empty() {
                         true => "it had no names".to_string(),
                         false => quoted(&r.names),
                     }
-                ),
-                Ok(r) => println!(
+                )),
+                Ok(r) => crate::out::line(&format!(
                     "removed the name {} of capability {} (it keeps its other names)",
                     quoted(&r.names),
                     r.code_hash
-                ),
+                )),
                 Err(code) => return code,
             }
         }
@@ -303,7 +303,7 @@ pub fn view(
         }
     };
     match output {
-        None => print!("{text}"),
+        None => crate::out::text(&text),
         Some(path) => {
             if let Err(e) = std::fs::write(path, &text) {
                 eprintln!("pml: {}: cannot write the view: {e}", path.display());
@@ -342,8 +342,8 @@ pub fn learn(
     });
     match learned {
         Ok(learned) if json => print_json(&learned.to_json()),
-        Ok(learned) if dot => print!("{}", learned.to_dot()),
-        Ok(learned) => print!("{}", pml::learn::describe(&learned)),
+        Ok(learned) if dot => crate::out::text(&learned.to_dot()),
+        Ok(learned) => crate::out::text(&pml::learn::describe(&learned)),
         Err(pml::learn::LearnFailure::Store(e)) => return failed(&e),
         Err(e) => {
             eprintln!("pml: {e}");
@@ -383,13 +383,13 @@ pub fn runs(
             });
             match listed {
                 Ok(list) if json => print_json(&list),
-                Ok(list) => print!("{}", runs_table(&list)),
+                Ok(list) => crate::out::text(&runs_table(&list)),
                 Err(code) => return code,
             }
         }
         RunsAction::Show { id } => match with_store(&store, async |s| s.run(&id).await) {
             Ok(run) if json => print_json(&run),
-            Ok(run) => print!("{}", describe_run(&run)),
+            Ok(run) => crate::out::text(&describe_run(&run)),
             Err(code) => return code,
         },
         RunsAction::Diff { a, b } => return runs_diff(&a, &b, &store, json),
@@ -466,7 +466,7 @@ fn runs_diff(a: &str, b: &str, store: &StoreArg, json: bool) -> ExitCode {
     };
     match json {
         true => print_json(&compared),
-        false => print!("{}", crate::diff::describe(&compared)),
+        false => crate::out::text(&crate::diff::describe(&compared)),
     }
     match compared.same {
         true => ExitCode::SUCCESS,
@@ -747,7 +747,7 @@ fn quoted(names: &[String]) -> String {
 fn print_json<T: serde::Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {
         // Strings are pml text: lone surrogates written as JavaScript writes them.
-        Ok(json) => println!("{}", pml_jstext::to_js_json(&json)),
+        Ok(json) => crate::out::line(&pml_jstext::to_js_json(&json)),
         Err(e) => eprintln!("pml: cannot write JSON: {e}"),
     }
 }

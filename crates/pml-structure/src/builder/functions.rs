@@ -247,6 +247,11 @@ impl<'a> Builder<'a> {
     ) -> usize {
         let mut node = self.new_node(NodeKind::Function, span);
         node.name = name.map(str::to_owned);
+        if !self.copies(span) {
+            // Refused (see `Builder::copies`): nothing more is copied or walked.
+            self.nodes.push(node);
+            return self.nodes.len() - 1;
+        }
         node.code = Some(self.text(span).to_string());
         if self.printing {
             node.canonical = Some(Box::new(NodeCanonical {
@@ -295,6 +300,9 @@ impl<'a> Builder<'a> {
     /// scope and its own control flow starts at the function node. `first` binds the first
     /// parameter (a `.then` callback's value); the others are unknown.
     pub(super) fn function_body(&mut self, index: usize, f: &ArrowOrFn, first: Option<Binding>) {
+        if self.too_deep.is_some() {
+            return;
+        }
         let id = self.nodes[index].id.clone();
         let outer = Pending {
             from: id.clone(),

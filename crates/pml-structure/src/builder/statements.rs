@@ -177,6 +177,13 @@ impl<'a> Builder<'a> {
     }
 
     pub(super) fn stmt(&mut self, stmt: &Stmt) {
+        let is_loop = matches!(
+            stmt,
+            Stmt::For(_) | Stmt::ForIn(_) | Stmt::ForOf(_) | Stmt::While(_) | Stmt::DoWhile(_)
+        );
+        if self.too_deep.is_some() || (is_loop && !self.copies(stmt.span())) {
+            return;
+        }
         // What a statement's expressions computed can be no later operation's operand.
         let results = self.results.len();
         let (nodes, effects) = (self.nodes.len(), self.effects.len());
@@ -796,6 +803,10 @@ impl<'a> Builder<'a> {
         };
         let mut node = self.new_node(NodeKind::Loop, span);
         node.loop_kind = Some(kind);
+        // A statement was charged in `stmt`; a callback loop here. Refused: nothing more.
+        if matches!(code, LoopOf::Call(_)) && !self.copies(span) || self.too_deep.is_some() {
+            return self.add_node(node);
+        }
         node.code = Some(self.text(span).to_string());
         let mut canonical = NodeCanonical {
             code: self.printing.then(|| rewrite::print_loop(self, code)),

@@ -252,3 +252,57 @@ fn the_release_binary_carries_no_debug_info() {
         "{release}"
     );
 }
+
+/// Output nobody reads any more (`pml runs --json | head -c 600`) ends pml quietly with the
+/// status of a process `SIGPIPE` killed, and output a full disk refused with a message and
+/// status 2: never a panic, never a success with the output lost.
+#[test]
+fn stdout_that_cannot_be_written_ends_pml_without_a_panic() {
+    use std::process::Stdio;
+    for args in [
+        vec!["hash", "FILE"],
+        vec!["normalize", "FILE"],
+        vec!["analyze", "FILE"],
+        vec!["view", "FILE"],
+    ] {
+        let args: Vec<String> = (args.iter())
+            .map(|a| match *a {
+                "FILE" => fixture("example-mission"),
+                a => a.to_owned(),
+            })
+            .collect();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pml"))
+            .args(&args)
+            .env("PML_STORE", test_store())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before pml writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        let full = Command::new(env!("CARGO_BIN_EXE_pml"))
+            .args(&args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&full.stderr);
+        assert_eq!(full.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write to stdout"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// A program file is read up to 16 MiB: a file that does not end (`/dev/zero`) or a bigger one
+/// is refused before it costs memory (exit 2, saying so).
+#[test]
+fn program_files_over_the_limit_are_refused() {
+    let (code, _, stderr) = pml(&["hash", "/dev/zero"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("larger than 16777216 bytes"), "{stderr}");
+}
