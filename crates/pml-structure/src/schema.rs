@@ -147,7 +147,10 @@ pub fn coverage(
 }
 
 /// Add `provides` edges: A -> B when A runs before B on some path (A is an ancestor of B in the
-/// sequence/conditional graph) and A's output schema intersects B's input schema.
+/// sequence/conditional graph), A's output schema intersects B's input schema, and A is the
+/// nearest such ancestor calling its tool (an earlier call of the same tool provides the same:
+/// 4,000 reads and writes made 16 million edges). Each search stops once every tool the
+/// program calls has been met, so the cost is linear in the calls for a given catalog.
 pub(crate) fn add_provides_edges(structure: &mut StaticStructure, catalog: &ToolCatalog) {
     let index: HashMap<&str, usize> = structure
         .nodes
@@ -171,25 +174,31 @@ pub(crate) fn add_provides_edges(structure: &mut StaticStructure, catalog: &Tool
         .map(|(i, _)| i)
         .collect();
     let task_set: HashSet<usize> = tasks.iter().copied().collect();
+    let tool = |i: usize| structure.nodes[i].tool.as_deref().unwrap_or("");
+    let tools: HashSet<&str> = tasks.iter().map(|&t| tool(t)).collect();
     let mut new_edges = Vec::new();
+    let mut seen = vec![usize::MAX; structure.nodes.len()];
     for &b in &tasks {
         let node_b = &structure.nodes[b];
         let schema_b = catalog.get(node_b.tool.as_deref().unwrap_or(""));
         let (inputs, required) = properties(schema_b.and_then(|s| s.input_schema.as_ref()));
         let optional: BTreeSet<String> = inputs.difference(&required).cloned().collect();
-        // Ancestors of b, nearest first.
-        let mut seen = vec![false; structure.nodes.len()];
-        let mut stack = preds[b].clone();
-        let mut ancestors = Vec::new();
-        while let Some(a) = stack.pop() {
-            if std::mem::replace(&mut seen[a], true) {
+        // The nearest ancestor of b calling each tool (breadth first), until every tool is met.
+        let mut nearest: HashMap<&str, usize> = HashMap::new();
+        let mut queue: std::collections::VecDeque<usize> = preds[b].iter().copied().collect();
+        while let Some(a) = queue.pop_front() {
+            if nearest.len() == tools.len() {
+                break;
+            }
+            if std::mem::replace(&mut seen[a], b) == b {
                 continue;
             }
             if task_set.contains(&a) {
-                ancestors.push(a);
+                nearest.entry(tool(a)).or_insert(a);
             }
-            stack.extend(preds[a].iter().copied());
+            queue.extend(preds[a].iter().copied());
         }
+        let mut ancestors: Vec<usize> = nearest.into_values().collect();
         ancestors.sort_unstable();
         for a in ancestors {
             let node_a = &structure.nodes[a];
@@ -356,6 +365,45 @@ mod tests {
         assert_eq!(p.approval("filesystem:write_file"), Some(Approval::Hil));
         assert_eq!(p.approval("memory:read_graph"), Some(Approval::Auto));
         assert!(Permissions::from_json(r#"{"permissions": {"x": "maybe"}}"#).is_err());
+    }
+
+    /// A call gets a `provides` edge from the nearest earlier call of each tool whose output
+    /// fits its input, not from every earlier call: 4,000 reads and writes made 16 million.
+    #[test]
+    fn provides_edges_come_from_the_nearest_call_of_each_tool() {
+        let catalog = ToolCatalog::from_json(
+            r#"{"tools": [
+                {"name": "fs:read", "inputSchema": {"properties": {"path": {}}, "required": ["path"]},
+                 "outputSchema": {"properties": {"path": {}, "content": {}}}},
+                {"name": "fs:write", "inputSchema": {"properties": {"path": {}, "content": {}}, "required": ["path", "content"]},
+                 "outputSchema": {"properties": {"path": {}}}}
+            ]}"#,
+        )
+        .unwrap();
+        let provides = |calls: usize| {
+            let code = "const r = await mcp.fs.read({ path: args.p });\nawait mcp.fs.write({ path: args.p, content: r.content });\n"
+                .repeat(calls);
+            let mut s = crate::build_structure(&code, &Default::default()).structure;
+            add_provides_edges(&mut s, &catalog);
+            let edges: Vec<(String, String)> = (s.edges.iter())
+                .filter(|e| e.kind == EdgeKind::Provides)
+                .map(|e| (e.from.clone(), e.to.clone()))
+                .collect();
+            edges
+        };
+        // n1 read, n2 write, n3 read, n4 write: n3's nearest read is n1, its nearest write n2.
+        assert_eq!(
+            provides(2),
+            [
+                ("n1", "n2"),
+                ("n1", "n3"),
+                ("n2", "n3"),
+                ("n2", "n4"),
+                ("n3", "n4"),
+            ]
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        );
+        assert!(provides(2_000).len() < 2 * 4_000);
     }
 
     #[test]
