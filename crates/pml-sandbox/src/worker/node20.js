@@ -989,8 +989,13 @@
     value: {
       parse(text, reviver) {
         const source = `${text}`;
+        // Node 20 calls a reviver with the key and the value; QuickJS adds a third argument
+        // (`{ source }`, a later standard) that a feature-detecting reviver would use.
+        const revive = typeof reviver === "function"
+          ? function (key, value) { return apply(reviver, this, [key, value]); }
+          : reviver;
         try {
-          return apply(nativeParse, json, [source, reviver]);
+          return apply(nativeParse, json, [source, revive]);
         } catch (error) {
           if (error === null || typeof error !== "object" || protoOf(error) !== SyntaxErrorProto) throw error;
           let message;

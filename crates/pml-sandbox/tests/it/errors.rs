@@ -119,6 +119,15 @@ fn json_parse_errors_say_what_v8_says() {
         ),
         json!(["parse", 2, [1, {"a": 2}]])
     );
+    // A reviver gets the key and the value, and the holder as `this`, as in Node 20 (QuickJS
+    // adds `{ source }`, which a reviver keeping big ids exact would use).
+    assert_eq!(
+        value(
+            "JSON.parse('{\"id\":9007199254740993,\"a\":[1]}', function (k, v, ctx) { return k === 'id' ? [arguments.length, typeof ctx, Array.isArray(this.a)] : v; })",
+            &[]
+        ),
+        json!({"id": [2, "undefined", true], "a": [1]})
+    );
 }
 
 /// QuickJS words some of the errors it throws otherwise than V8: a program that catches one
