@@ -1,7 +1,7 @@
 // The web platform's data functions that Node 20 has as globals and QuickJS has not, as Node's
 // behave: `atob`, `btoa`, `structuredClone`, `TextEncoder`, `TextDecoder`, `URL`,
 // `URLSearchParams`, `crypto`'s random values and `crypto.subtle.digest`, `performance.now()`,
-// `Event`, `EventTarget`, `AbortController`, `AbortSignal` and the `DOMException` they throw. Pure computation over the program's
+// `Event`, `EventTarget`, `AbortController`, `AbortSignal`, `Blob` and the `DOMException` they throw. Pure computation over the program's
 // values, nothing reaching outside. Run once in a program's context before the program: it
 // takes the built-ins it uses then, so a program that replaces them changes nothing here.
 // `urlNative` is `{ parse(input, base?), set(href, component, value) }` (`src/url.rs`: the
@@ -875,6 +875,80 @@
   define(AbortSignal.prototype, Symbol.toStringTag, { value: "AbortSignal", configurable: true });
   define(AbortController.prototype, Symbol.toStringTag, { value: "AbortController", configurable: true });
 
+  // --- Blob ---------------------------------------------------------------------------------
+  // Bytes and a type, as Node 20's `Blob` (`new Blob([text]).size` is how programs count a
+  // text's UTF-8 bytes): the parts copied when it is made (strings as UTF-8, buffers and views
+  // as their bytes, blobs as theirs, anything else as its string), read back as text, an
+  // `ArrayBuffer` or bytes, and sliced. No `stream()`: Node's needs web streams, which pml
+  // has not.
+  const TextDecoderCtor = TextDecoder;
+  const setBytes = U8.prototype.set;
+  const lowerCase = String.prototype.toLowerCase;
+  const printable = /^[\x20-\x7e]*$/;
+  const regexTest = RegExp.prototype.test;
+  const [trunc, max, min] = [Math.trunc, Math.max, Math.min];
+  class Blob {
+    #bytes;
+    #type;
+    constructor(sources = [], options = undefined) {
+      if (sources === null || (typeof sources !== "object" && typeof sources !== "function") || typeof sources[Symbol.iterator] !== "function") {
+        throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "sources" argument must be a sequence.${describe(sources)}`);
+      }
+      if (options !== undefined && options !== null && typeof options !== "object" && typeof options !== "function") {
+        throw codeError(TypeErr, "ERR_INVALID_ARG_TYPE", `The "options" argument must be a dictionary.${describe(options)}`);
+      }
+      const parts = [];
+      let size = 0;
+      for (const part of sources) {
+        let bytes;
+        if (typeof part === "object" && part !== null && #bytes in part) bytes = part.#bytes;
+        else if (part instanceof AB) bytes = new U8(apply(sliceBuffer, part, [0]));
+        else if (isView(part)) bytes = new U8(apply(sliceBuffer, part.buffer, [part.byteOffset, part.byteOffset + part.byteLength]));
+        else bytes = new U8(utf8(`${part}`));
+        parts[parts.length] = bytes;
+        size += bytes.length;
+      }
+      const all = new U8(size);
+      let at = 0;
+      for (let i = 0; i < parts.length; i++) {
+        apply(setBytes, all, [parts[i], at]);
+        at += parts[i].length;
+      }
+      const type = options === undefined || options === null || options.type === undefined ? "" : `${options.type}`;
+      this.#bytes = all;
+      this.#type = apply(regexTest, printable, [type]) ? apply(lowerCase, type, []) : "";
+    }
+    get size() {
+      return this.#bytes.length;
+    }
+    get type() {
+      return this.#type;
+    }
+    slice(start = 0, end = undefined, contentType = undefined) {
+      const size = this.#bytes.length;
+      const at = (n, fallback) => {
+        if (n === undefined) return fallback;
+        const i = trunc(+n) || 0;
+        return i < 0 ? max(size + i, 0) : min(i, size);
+      };
+      const from = at(start, 0);
+      const to = max(at(end, size), from);
+      const part = new Blob([], contentType === undefined ? undefined : { type: contentType });
+      part.#bytes = new U8(apply(sliceBuffer, this.#bytes.buffer, [from, to]));
+      return part;
+    }
+    async text() {
+      return new TextDecoderCtor().decode(this.#bytes);
+    }
+    async arrayBuffer() {
+      return apply(sliceBuffer, this.#bytes.buffer, [0]);
+    }
+    async bytes() {
+      return new U8(apply(sliceBuffer, this.#bytes.buffer, [0]));
+    }
+  }
+  define(Blob.prototype, Symbol.toStringTag, { value: "Blob", configurable: true });
+
   // --- crypto's random values --------------------------------------------------------------
   // Drawn from the run's `Math.random`, read when called: a resumed run's journal answers them
   // as it answers the program's own draws.
@@ -949,6 +1023,7 @@
     ["EventTarget", EventTarget],
     ["AbortController", AbortController],
     ["AbortSignal", AbortSignal],
+    ["Blob", Blob],
   ]) {
     define(globals, name, { value, writable: true, configurable: true, enumerable: /^[a-z]/.test(name) });
   }

@@ -800,7 +800,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
     );
     // The globals are a code task's plus `Proxy`, typed arrays, weak references, `Intl` (a
     // code task has it only when its code names it), `console`, timers, the web platform's
-    // data functions, events and aborts, `performance` and Node's `Buffer`.
+    // data functions, events and aborts, `Blob`, `performance` and Node's `Buffer`.
     let program = run(
         shared(),
         "return Object.getOwnPropertyNames(globalThis).sort();",
@@ -817,6 +817,7 @@ fn io_is_unavailable_and_code_from_strings_is_the_language() {
             "ArrayBuffer",
             "BigInt64Array",
             "BigUint64Array",
+            "Blob",
             "Buffer",
             "DOMException",
             "DataView",

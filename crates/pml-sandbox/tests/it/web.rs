@@ -7,3 +7,8 @@ use crate::intl::same_as_node;
 fn events_and_aborts_give_what_node_gives() {
     same_as_node(include_str!("web/events.js"));
 }
+
+#[test]
+fn blobs_give_what_node_gives() {
+    same_as_node(include_str!("web/blob.js"));
+}

@@ -1,0 +1,28 @@
+// Blob: `tests/it/web.rs` runs this program in the sandbox and in Node and compares the results.
+const out = [];
+const t = (f) => { try { out.push(f()); } catch (e) { out.push([e.name, e.message, e.code]); } };
+t(() => new Blob(["h\u00e9llo \u{1F600}"]).size);
+t(() => new Blob([1, null, { a: 1 }, "\u00e9", new Uint8Array([65, 66]), new Uint16Array([1]).buffer, new DataView(new ArrayBuffer(3), 1, 2)]).size);
+t(() => [new Blob().size, new Blob([]).type, new Blob(["\ud800"]).size, new Blob(["x"], { type: "Text/Plain" }).type, new Blob(["x"], { type: "\u00e9" }).type]);
+t(() => new Blob(5));
+t(() => new Blob("abc"));
+t(() => new Blob([], 5));
+t(() => Blob());
+t(() => [new Blob([], null).size, new Blob(undefined, { type: undefined }).type, new Blob(["a"], () => 1).size, new Blob(new Set(["ab"])).size]);
+t(() => new Blob(null));
+t(() => new Blob({ length: 1, 0: "a" }));
+t(() => { const b = new Blob(["hello \u00e9"]); return [b.size, Object.prototype.toString.call(b), JSON.stringify(b), String(b), b instanceof Blob, Blob.name, Blob.length]; });
+t(() => { const b = new Blob(["abcdef"]); return [b.slice(1, -1).size, b.slice(-3).size, b.slice(4, 2).size, b.slice(1, 3, "A/B").type, b.slice(undefined, 100).size]; });
+t(() => new Blob([new Blob(["ab"]), "c", new Blob(["de"]).slice(1)]).size);
+const b = new Blob(["hello \u00e9", new Uint8Array([0xff])]);
+out.push(await b.text());
+out.push(await b.slice(1, -2).text());
+const ab = await b.arrayBuffer();
+out.push([ab.byteLength, ab instanceof ArrayBuffer, [...new Uint8Array(ab)]]);
+const by = await b.bytes();
+out.push([by.length, by instanceof Uint8Array]);
+const parts = [new TextEncoder().encode("x"), "y"];
+const m = new Blob(parts);
+parts[0][0] = 65;
+out.push(await m.text());
+return out;
