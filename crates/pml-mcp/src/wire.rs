@@ -91,17 +91,34 @@ impl Wire {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        // Not JSON: no id to answer (rmcp and the other SDKs ignore such input).
-        let Ok(mut value) = serde_json::from_slice::<Value>(line) else {
-            return Ok(None);
+        let mut value = match serde_json::from_slice::<Value>(line) {
+            Ok(value) => value,
+            // JSON-RPC (the relay checked) that cannot be read (nested deeper than serde_json
+            // goes, 128 levels): the call waiting for it fails saying so, rather than waiting
+            // until its timeout. Without an id, nothing waits for it.
+            Err(e) => {
+                let why = match e.to_string() {
+                    m if m.starts_with("recursion limit exceeded") => {
+                        "it nests deeper than the 128 levels pml reads".to_owned()
+                    }
+                    m => m,
+                };
+                return Ok(top_level_id(line).map(|id| unreadable(id, &why)));
+            }
         };
         self.set_result_aside(&mut value);
         let notification = value.get("id").is_none() && value.get("method").is_some();
+        let answer = (value.get("method").is_none())
+            .then(|| value.get("id"))
+            .flatten()
+            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
         match serde_json::from_value(value) {
             Ok(message) => Ok(Some(message)),
             // A notification rmcp does not know needs no answer.
             Err(_) if notification => Ok(None),
-            // A request or answer of the wrong shape: answered `Invalid Request`, as rmcp does.
+            // An answer of the wrong shape (`error.code` no integer...): its call fails now.
+            Err(e) if answer.is_some() => Ok(answer.map(|id| unreadable(id, &e.to_string()))),
+            // A request of the wrong shape: answered `Invalid Request`, as rmcp does.
             Err(_) => Err(()),
         }
     }
@@ -138,6 +155,70 @@ impl Wire {
             *result = written;
         }
     }
+}
+
+/// The answer to request `id` that pml could not read, as a JSON-RPC parse error saying why.
+fn unreadable(id: RequestId, why: &str) -> RxJsonRpcMessage<RoleClient> {
+    let error = ErrorData::new(
+        rmcp::model::ErrorCode::PARSE_ERROR,
+        format!("pml could not read the server's answer: {why}"),
+        None,
+    );
+    RxJsonRpcMessage::<RoleClient>::Error(JsonRpcError::new(Some(id), error))
+}
+
+/// The `id` at the top level of the JSON object on `line` (a number or a string), found
+/// without building the value (which may be too deep to build).
+fn top_level_id(line: &[u8]) -> Option<RequestId> {
+    let n = line.len();
+    let string_end = |mut i: usize| {
+        // `i` is past an opening quote: the index of the closing one.
+        while i < n && line[i] != b'"' {
+            i += if line[i] == b'\\' { 2 } else { 1 };
+        }
+        i
+    };
+    let skip_ws = |mut i: usize| {
+        while i < n && line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let (mut depth, mut key_next, mut i) = (0usize, false, 0usize);
+    while i < n {
+        match line[i] {
+            b'"' => {
+                let end = string_end(i + 1);
+                let key = depth == 1 && key_next;
+                key_next = false;
+                let after = skip_ws(end + 1);
+                if key && &line[i + 1..end.min(n)] == b"id" && line.get(after) == Some(&b':') {
+                    let from = skip_ws(after + 1);
+                    let to = match line.get(from) {
+                        Some(b'"') => string_end(from + 1) + 1,
+                        _ => (from..n)
+                            .find(|&k| {
+                                matches!(line[k], b',' | b'}') || line[k].is_ascii_whitespace()
+                            })
+                            .unwrap_or(n),
+                    };
+                    return serde_json::from_slice(line.get(from..to)?).ok();
+                }
+                i = end + 1;
+                continue;
+            }
+            b'{' => {
+                depth += 1;
+                key_next = depth == 1;
+            }
+            b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' => key_next = depth == 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 impl Transport<RoleClient> for Wire {
@@ -204,5 +285,35 @@ impl Transport<RoleClient> for Wire {
 
     fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
         self.writer.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_of_an_answer_too_deep_to_read() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","result":{{"structuredContent":{}1{}}},"id":7}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(serde_json::from_slice::<Value>(deep.as_bytes()).is_err());
+        assert_eq!(top_level_id(deep.as_bytes()), Some(RequestId::Number(7)));
+        for (line, id) in [
+            (
+                r#"{"id": "a\"}b", "x": {"id": 3}}"#,
+                Some(RequestId::String("a\"}b".into())),
+            ),
+            (
+                r#"{"x": {"id": 3}, "s": "\"id\": 4", "id" : 5 }"#,
+                Some(RequestId::Number(5)),
+            ),
+            (r#"{"x": [{"id": 3}]}"#, None),
+            (r#"{"result": "id", "y": 1}"#, None),
+        ] {
+            assert_eq!(top_level_id(line.as_bytes()), id, "{line}");
+        }
     }
 }
