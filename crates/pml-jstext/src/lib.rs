@@ -129,6 +129,17 @@ pub fn to_js_json(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Program text held as pml text, as JavaScript source: each lone surrogate as the escape
+/// `\udXXX`. Inside a string, template or regular expression literal (the only places a
+/// program can hold one) the escape stands for the same code unit, so a program a client sent
+/// with a lone surrogate in a string runs as it would in Node.
+pub fn to_js_source(text: &str) -> Cow<'_, str> {
+    decode(text, |out, unit| {
+        out.push_str("\\u");
+        push_hex(out, unit);
+    })
+}
+
 /// JSON text with its numbers written as JavaScript writes them (`Number::prototype.toString`,
 /// which `JSON.stringify` uses), or `None` when each already is. `serde_json` writes a float in
 /// the shortest form that reads back, but not JavaScript's: `1e20` and `1e-6` where JavaScript

@@ -54,4 +54,4 @@ pub use client::{ClientOptions, McpClients, SentCall};
 pub use config::{ConfigError, McpConfig, ServerConfig, DEFAULT_CONFIG_TEMPLATE};
 pub use error::McpError;
 pub use outcome::{CallOutcome, ToolAnnotations, ToolInfo};
-pub use process::relay_js_json;
+pub use process::{relay_from_js_json, relay_js_json};

@@ -400,6 +400,29 @@ pub async fn relay_js_json(
     let _ = to.shutdown().await;
 }
 
+/// Forwards what a client writes to `pml serve` (one JSON-RPC message per line) to rmcp, its
+/// strings as pml text ([`from_js_json`]): a lone surrogate a JavaScript client writes as
+/// `\udXXX` (which serde_json refuses, so rmcp dropped the request and the client waited for
+/// ever) is kept exactly. Closes `to` when the client closes `from`.
+pub async fn relay_from_js_json(
+    from: impl tokio::io::AsyncRead + Unpin,
+    mut to: impl tokio::io::AsyncWrite + Unpin,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, from);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if to.write_all(&from_js_json(&line)).await.is_err() || to.flush().await.is_err() {
+            break; // rmcp is gone
+        }
+    }
+    let _ = to.shutdown().await;
+}
+
 /// A JSON-RPC line from a server, its strings as pml text: a lone surrogate (`\udXXX`) kept
 /// exactly (see `pml_jstext`). A line that is not UTF-8 is left alone.
 fn from_js_json(line: &[u8]) -> Cow<'_, [u8]> {

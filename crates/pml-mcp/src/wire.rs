@@ -91,20 +91,16 @@ impl Wire {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        let mut value = match serde_json::from_slice::<Value>(line) {
+        // As deep as Node's client reads (serde_json alone stops at 128 levels).
+        let parsed = std::str::from_utf8(line)
+            .map_err(|e| e.to_string())
+            .and_then(|text| pml_jstext::parse(text).map_err(|e| e.to_string()));
+        let mut value = match parsed {
             Ok(value) => value,
-            // JSON-RPC (the relay checked) that cannot be read (nested deeper than serde_json
-            // goes, 128 levels): the call waiting for it fails saying so, rather than waiting
-            // until its timeout. Without an id, nothing waits for it.
-            Err(e) => {
-                let why = match e.to_string() {
-                    m if m.starts_with("recursion limit exceeded") => {
-                        "it nests deeper than the 128 levels pml reads".to_owned()
-                    }
-                    m => m,
-                };
-                return Ok(top_level_id(line).map(|id| unreadable(id, &why)));
-            }
+            // JSON-RPC (the relay checked) that cannot be read (nested deeper than
+            // `pml_jstext::MAX_DEPTH`): the call waiting for it fails saying so, rather than
+            // waiting until its timeout. Without an id, nothing waits for it.
+            Err(why) => return Ok(top_level_id(line).map(|id| unreadable(id, &why))),
         };
         self.set_result_aside(&mut value);
         let notification = value.get("id").is_none() && value.get("method").is_some();

@@ -404,7 +404,8 @@ impl Gateway {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let code = match input.get("code") {
-            Some(Value::String(code)) => code.clone(),
+            // A lone surrogate the client's string held, as the escape that writes it.
+            Some(Value::String(code)) => pml_jstext::to_js_source(code).into_owned(),
             _ => return failure("execute needs `code`: the program, as a string"),
         };
         let args = match input.get("args") {
@@ -612,6 +613,7 @@ impl Gateway {
         ) else {
             return failure("save_capability needs `code` and `name` (strings)");
         };
+        let code = &*pml_jstext::to_js_source(code);
         if let Err(why) = crate::capability::check_name(name) {
             return failure(&format!("name {name:?}: {why}"));
         }

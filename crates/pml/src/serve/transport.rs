@@ -20,9 +20,12 @@ pub async fn serve_stdio(
     // as JavaScript writes them), through a relay that ends when rmcp's end is dropped.
     let (rmcp_out, relay_in) = tokio::io::duplex(64 * 1024);
     let relay = tokio::spawn(pml_mcp::relay_js_json(relay_in, tokio::io::stdout()));
+    // What the client writes comes in as pml text (a lone surrogate as the client wrote it).
+    let (client_out, rmcp_in) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(pml_mcp::relay_from_js_json(tokio::io::stdin(), client_out));
     let service = gateway
         .clone()
-        .serve((tokio::io::stdin(), rmcp_out))
+        .serve((rmcp_in, rmcp_out))
         .await
         .map_err(|e| ServeError::Transport(format!("the client did not initialize: {e}")));
     let outcome = match service {
@@ -146,6 +149,7 @@ pub async fn serve_http(
     let token = options.token.clone();
     let router = axum::Router::new()
         .nest_service(HTTP_PATH, service)
+        .layer(axum::middleware::map_request(js_json_request))
         .layer(axum::middleware::from_fn(move |request, next| {
             let token = token.clone();
             async move { authorize(token.as_deref(), request, next).await }
@@ -221,6 +225,38 @@ fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
             None => origin.eq_ignore_ascii_case(pattern),
         }
     })
+}
+
+/// The most a request's body may hold: 64 MiB.
+const MAX_BODY: usize = 64 << 20;
+
+/// A client's JSON body as pml text: a lone surrogate a JavaScript client writes as `\udXXX`
+/// (which serde_json refuses, so rmcp refused the request) kept as the client wrote it, as
+/// [`pml_mcp::relay_from_js_json`] does on stdio.
+async fn js_json_request(request: axum::extract::Request) -> axum::extract::Request {
+    use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+    let json = (request.headers().get(CONTENT_TYPE))
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|k| k.starts_with("application/json"));
+    if !json {
+        return request;
+    }
+    let (mut parts, body) = request.into_parts();
+    let body = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(bytes) => match std::str::from_utf8(&bytes).map(pml_jstext::from_js_json) {
+            Ok(std::borrow::Cow::Owned(text)) => {
+                parts.headers.remove(CONTENT_LENGTH);
+                axum::body::Body::from(text)
+            }
+            _ => axum::body::Body::from(bytes),
+        },
+        // Too large (or cut off): an empty body, which rmcp refuses as no JSON-RPC.
+        Err(_) => {
+            parts.headers.remove(CONTENT_LENGTH);
+            axum::body::Body::empty()
+        }
+    };
+    axum::extract::Request::from_parts(parts, body)
 }
 
 /// What rmcp answers over HTTP (a JSON body, or the `data:` lines of an event stream), as

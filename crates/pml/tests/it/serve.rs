@@ -1280,3 +1280,51 @@ fn malformed_requests_get_json_rpc_codes() {
         json!("tools/call: invalid params: missing field `name`")
     );
 }
+
+/// A lone surrogate a JavaScript client writes (`\ud800`, as `JSON.stringify` writes one)
+/// reaches the program as that code unit: the request was dropped (serde_json refuses the
+/// escape) and the client waited for ever.
+#[test]
+fn a_lone_surrogate_in_a_request_reaches_the_program() {
+    let dir = folder();
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_pml"))
+        .args(["serve", "--no-store", "--root"])
+        .arg(dir.path())
+        .env("PML_MCP_SERVERS", SERVERS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = gateway.stdin.take().unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"\ud800"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute","arguments":{"code":"const s = \"a\ud800b\";\nreturn [s.length, s.charCodeAt(1), args.t.length];","args":{"t":"\udc00"}}}}"#,
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut answers = std::collections::BTreeMap::new();
+    for line in BufReader::new(gateway.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = answer["id"].as_u64().filter(|&id| id > 1) {
+            answers.insert(id, answer);
+        }
+        if answers.len() == 2 {
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = gateway.kill();
+    let _ = gateway.wait();
+    assert_eq!(answers[&2]["result"], json!({}));
+    assert_eq!(
+        answers[&3]["result"]["structuredContent"]["result"],
+        json!([3, 0xd800, 1]),
+        "{:?}",
+        answers[&3]
+    );
+}
