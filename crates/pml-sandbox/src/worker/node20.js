@@ -984,6 +984,87 @@
 
   define(globals, "global", { value: globals, writable: true, enumerable: true, configurable: true });
 
+  // --- Number.prototype.toString(radix) as V8's -----------------------------------------------
+  // V8 writes a number in another radix than 10 with its own method (`DoubleToRadixCString`):
+  // fraction digits only as far as the double's precision (half the gap to the next double),
+  // rounded half to even, and an integer part past 2**53 written as zeros; QuickJS's digits
+  // differ for fractions and large integers (`(0.001).toString(36)` ends `gez5` here, `gez6` in
+  // Node). The method, written again; radix 10 and the checks are the engine's.
+  const nativeNumberToString = Number.prototype.toString;
+  const numberValueOf = Number.prototype.valueOf;
+  const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
+  const [floor, log2] = [Math.floor, Math.log2];
+  // Half the gap from positive finite `x` to the next double (at least the smallest double).
+  const halfGap = (x) => {
+    let e = floor(log2(x));
+    if (2 ** e > x) e--;
+    else if (2 ** (e + 1) <= x) e++;
+    return mathMax(0.5 * 2 ** mathMax(e - 52, -1074), 2 ** -1074);
+  };
+  const inRadix = (value, radix) => {
+    const negative = value < 0;
+    if (negative) value = -value;
+    let integer = floor(value);
+    let fraction = value - integer;
+    let delta = halfGap(value);
+    const frac = [];
+    if (fraction >= delta) {
+      do {
+        fraction *= radix;
+        delta *= radix;
+        const digit = floor(fraction);
+        frac[frac.length] = digit;
+        fraction -= digit;
+        if (fraction > 0.5 || (fraction === 0.5 && (digit & 1))) {
+          if (fraction + delta > 1) {
+            // Round up, carrying through the digits written.
+            for (;;) {
+              if (frac.length === 0) {
+                integer += 1;
+                break;
+              }
+              const last = frac[frac.length - 1] + 1;
+              if (last < radix) {
+                frac[frac.length - 1] = last;
+                break;
+              }
+              frac.length--;
+            }
+            break;
+          }
+        }
+      } while (fraction >= delta);
+    }
+    let int = "";
+    while (integer / radix >= 2 ** 53) {
+      integer /= radix;
+      int = "0" + int;
+    }
+    do {
+      const remainder = integer % radix;
+      int = DIGITS[floor(remainder)] + int;
+      integer = (integer - remainder) / radix;
+    } while (integer > 0);
+    let out = negative ? "-" + int : int;
+    if (frac.length > 0) {
+      out += ".";
+      for (let i = 0; i < frac.length; i++) out += DIGITS[frac[i]];
+    }
+    return out;
+  };
+  const numberToString = {
+    toString(radix) {
+      // The engine's checks (`this` a number, the radix 2 to 36) and its radix 10.
+      const text = apply(nativeNumberToString, this, [radix]);
+      if (radix === undefined) return text;
+      const r = +radix;
+      const value = apply(numberValueOf, this, []);
+      if (r === 10 || value !== value || value === Infinity || value === -Infinity || value === 0) return text;
+      return inRadix(value, floor(r));
+    },
+  }.toString;
+  define(Number.prototype, "toString", { value: numberToString, writable: true, enumerable: false, configurable: true });
+
   const json = globals.JSON;
   define(json, "parse", {
     value: {

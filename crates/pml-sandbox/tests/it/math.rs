@@ -54,3 +54,11 @@ fn code_tasks_compute_powers_as_programs_do() {
     );
     assert_eq!(value("Math.pow(1.07, 3)", &[]), json!(1.2250430000000003));
 }
+
+/// Numbers written in another radix than 10 give V8's digits (`(0.001).toString(36)` ended
+/// `gez5` in pml, `gez6` in Node): fractions, integers past 2**53, the smallest and largest
+/// doubles, every radix.
+#[test]
+fn numbers_in_other_radixes_are_node_s() {
+    crate::intl::same_as_node(include_str!("math/radix.js"));
+}
