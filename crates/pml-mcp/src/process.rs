@@ -383,21 +383,9 @@ async fn relay_stdout(
 /// what `pml serve` writes to its client.
 pub async fn relay_js_json(
     from_rmcp: impl tokio::io::AsyncRead + Unpin,
-    mut to: impl tokio::io::AsyncWrite + Unpin,
+    to: impl tokio::io::AsyncWrite + Unpin,
 ) {
-    let mut reader = BufReader::with_capacity(64 * 1024, from_rmcp);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if to.write_all(&to_js_json(&line)).await.is_err() || to.flush().await.is_err() {
-            break; // the other end is gone
-        }
-    }
-    let _ = to.shutdown().await;
+    relay_lines(from_rmcp, to, to_js_json).await;
 }
 
 /// Forwards what a client writes to `pml serve` (one JSON-RPC message per line) to rmcp, its
@@ -406,7 +394,16 @@ pub async fn relay_js_json(
 /// ever) is kept exactly. Closes `to` when the client closes `from`.
 pub async fn relay_from_js_json(
     from: impl tokio::io::AsyncRead + Unpin,
+    to: impl tokio::io::AsyncWrite + Unpin,
+) {
+    relay_lines(from, to, from_js_json).await;
+}
+
+/// Each line of `from`, converted, to `to`, until either end closes; then closes `to`.
+async fn relay_lines(
+    from: impl tokio::io::AsyncRead + Unpin,
     mut to: impl tokio::io::AsyncWrite + Unpin,
+    convert: fn(&[u8]) -> Cow<'_, [u8]>,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, from);
     let mut line = Vec::new();
@@ -416,8 +413,8 @@ pub async fn relay_from_js_json(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if to.write_all(&from_js_json(&line)).await.is_err() || to.flush().await.is_err() {
-            break; // rmcp is gone
+        if to.write_all(&convert(&line)).await.is_err() || to.flush().await.is_err() {
+            break; // the other end is gone
         }
     }
     let _ = to.shutdown().await;

@@ -90,7 +90,10 @@ pub fn read_source(path: &Path) -> Result<String, InputError> {
     };
     let file = std::fs::File::open(path).map_err(unreadable)?;
     // Its size, when it has one (a pipe or a device has none): read in one go.
-    let size = file.metadata().map_or(0, |m| m.len()).min(MAX_SOURCE_BYTES + 1);
+    let size = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min(MAX_SOURCE_BYTES + 1);
     let mut bytes = Vec::with_capacity(size as usize + 1);
     (file.take(MAX_SOURCE_BYTES + 1))
         .read_to_end(&mut bytes)

@@ -1232,8 +1232,9 @@ fn progress_comes_before_the_answer() {
 
 /// Requests whose params do not fit their method get JSON-RPC's invalid params (-32602) saying
 /// why, a method no one knows method not found (-32601), as a raw client sees them on stdio.
-#[test]
-fn malformed_requests_get_json_rpc_codes() {
+/// A `pml serve` on stdio given `lines` as a raw client writes them (after `initialize`): the
+/// answers with an id above 1, by id, once `count` have come.
+fn raw_answers(lines: &[&str], count: usize) -> std::collections::BTreeMap<u64, Value> {
     let dir = folder();
     let mut gateway = Command::new(env!("CARGO_BIN_EXE_pml"))
         .args(["serve", "--no-store", "--root"])
@@ -1245,30 +1246,43 @@ fn malformed_requests_get_json_rpc_codes() {
         .spawn()
         .unwrap();
     let mut stdin = gateway.stdin.take().unwrap();
-    let lines = [
+    let opening = [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute","arguments":"return 1"}}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#,
-        r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{}}"#,
-        r#"{"jsonrpc":"2.0","id":5,"method":"tools/nonsense","params":{}}"#,
     ];
-    for line in lines {
+    for line in opening.iter().chain(lines) {
         writeln!(stdin, "{line}").unwrap();
     }
     let mut answers = std::collections::BTreeMap::new();
     for line in BufReader::new(gateway.stdout.take().unwrap()).lines() {
         let answer: Value = serde_json::from_str(&line.unwrap()).unwrap();
         if let Some(id) = answer["id"].as_u64().filter(|&id| id > 1) {
-            answers.insert(id, answer["error"].clone());
+            answers.insert(id, answer);
         }
-        if answers.len() == 4 {
+        if answers.len() == count {
             break;
         }
     }
     drop(stdin);
     let _ = gateway.kill();
     let _ = gateway.wait();
+    answers
+}
+
+#[test]
+fn malformed_requests_get_json_rpc_codes() {
+    let answers = raw_answers(
+        &[
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute","arguments":"return 1"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/nonsense","params":{}}"#,
+        ],
+        4,
+    );
+    let answers: std::collections::BTreeMap<u64, Value> = (answers.into_iter())
+        .map(|(id, a)| (id, a["error"].clone()))
+        .collect();
     let code = |id: u64| answers[&id]["code"].as_i64();
     assert_eq!(
         [code(2), code(3), code(4), code(5)],
@@ -1286,40 +1300,13 @@ fn malformed_requests_get_json_rpc_codes() {
 /// escape) and the client waited for ever.
 #[test]
 fn a_lone_surrogate_in_a_request_reaches_the_program() {
-    let dir = folder();
-    let mut gateway = Command::new(env!("CARGO_BIN_EXE_pml"))
-        .args(["serve", "--no-store", "--root"])
-        .arg(dir.path())
-        .env("PML_MCP_SERVERS", SERVERS)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = gateway.stdin.take().unwrap();
-    let lines = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"\ud800"}}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute","arguments":{"code":"const s = \"a\ud800b\";\nreturn [s.length, s.charCodeAt(1), args.t.length];","args":{"t":"\udc00"}}}}"#,
-    ];
-    for line in lines {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    let mut answers = std::collections::BTreeMap::new();
-    for line in BufReader::new(gateway.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
-        if let Some(id) = answer["id"].as_u64().filter(|&id| id > 1) {
-            answers.insert(id, answer);
-        }
-        if answers.len() == 2 {
-            break;
-        }
-    }
-    drop(stdin);
-    let _ = gateway.kill();
-    let _ = gateway.wait();
+    let answers = raw_answers(
+        &[
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"\ud800"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute","arguments":{"code":"const s = \"a\ud800b\";\nreturn [s.length, s.charCodeAt(1), args.t.length];","args":{"t":"\udc00"}}}}"#,
+        ],
+        2,
+    );
     assert_eq!(answers[&2]["result"], json!({}));
     assert_eq!(
         answers[&3]["result"]["structuredContent"]["result"],
