@@ -204,9 +204,11 @@ impl<'a> Builder<'a> {
     }
 
     /// Whether `stmt`, which made no node, is an [`crate::Effect`]: something the program does
-    /// that the structure does not hold otherwise: outside a loop or a function (whose code is their node's), anything but a
-    /// jump (an edge says it), a function (its node), a class (its uses are in the texts that use it) or a declaration whose names the
-    /// structure resolves (a constant, an expression over results, a parameter).
+    /// that the structure does not hold otherwise. Outside a loop or a function (whose code is
+    /// their node's), anything but a block (its statements are, each), a jump (an edge says
+    /// it), a function (its node), a class (its uses are in the texts that use it) or a
+    /// declaration whose names the structure resolves (a constant, an expression over
+    /// results, a parameter).
     fn is_effect(&mut self, stmt: &Stmt) -> bool {
         if !self.loops.is_empty() || !self.functions.is_empty() {
             return false;
